@@ -1,0 +1,5 @@
+"""Allow ``python -m devlint``."""
+
+from devlint.cli import main
+
+main()

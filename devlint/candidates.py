@@ -1,0 +1,69 @@
+"""Candidate findings: what one file's traversal can say before the project is known.
+
+Whether ``x.cuda()`` is a bug, and which fix is right, depends on the class it is
+in, and that class's bases may live in other files. So the traversal records a
+Candidate (where, in which scope, and every fix it might need) and the project
+index later decides, through the rule's ``resolve``, whether it becomes a Finding.
+Candidates are plain data so they can be cached and shipped between processes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from devlint.findings import Edit, Fix, Location
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a candidate sits: the enclosing class and outermost function, if any."""
+
+    class_name: str | None = None
+    """Qualified name of the innermost enclosing class (``pkg.mod.Model``)."""
+    function_name: str | None = None
+    """Qualified name of the outermost function or method (``pkg.mod.Model.forward``)."""
+    method: str | None = None
+    """Bare method name when the function is a method of ``class_name``."""
+    has_self: bool = False
+    """The method is a plain method whose first parameter is ``self``."""
+    tensor_param: str | None = None
+    """A parameter known to hold a tensor, whose ``.device`` a fix may borrow."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A possible finding with every fix variant its rule might choose."""
+
+    code: str
+    start: Location
+    end: Location
+    scope: Scope
+    data: Mapping[str, str] = field(default_factory=dict)
+    """Facts for the message (the literal, the factory name, ...)."""
+    fixes: Mapping[str, tuple[Edit, ...]] = field(default_factory=dict)
+    """Edits per fix variant, e.g. ``{"self_device": ..., "tensor_device": ...}``."""
+
+
+@dataclass(frozen=True)
+class ScopeInfo:
+    """What the project index knows about a candidate's scope."""
+
+    model_code: bool = False
+    """Inside a model class, or a project function that model code calls."""
+    device_aware: bool = False
+    """``self.device`` exists here (device-aware class and ``self`` in scope)."""
+    lightning: bool = False
+    """The class is a LightningModule: the trainer moves it to the right device."""
+    in_init: bool = False
+    """Inside ``__init__``, where ``self.device`` is still the CPU."""
+    forward_path: bool = False
+    """Runs on every batch: ``forward``, ``*_step``, ``on_*`` hooks and what they call."""
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """A rule's verdict on a candidate: the message and the fix to offer."""
+
+    message: str
+    fix: Fix | None = None

@@ -1,0 +1,187 @@
+"""Which files a run checks, and which project each one belongs to.
+
+Walking is where a linter wastes most time on large repositories, so excluded,
+gitignored and virtualenv folders are pruned before they are entered, each
+folder is listed once, and each ``.gitignore`` is compiled once per run.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import stat
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Literal
+
+from pathspec import GitIgnoreSpec
+
+from devlint.config import Config
+
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+SOURCE_SUFFIXES = (".py",)
+
+# A compiled .gitignore paired with the walked folder's path relative to the
+# .gitignore's folder ("" for that folder itself, else ending in "/").
+_Ignores = tuple[tuple[GitIgnoreSpec, str], ...]
+
+
+class DiscoveryError(Exception):
+    """A path given by the user cannot be checked; the message names it."""
+
+
+def find_project_root(path: Path) -> Path:
+    """The absolute project folder of ``path``: the nearest one holding a marker, else cwd."""
+    start = path if path.is_dir() else path.parent
+    return _marked_folder(Path(os.path.abspath(start))) or Path.cwd()
+
+
+@functools.cache
+def _marked_folder(directory: Path) -> Path | None:
+    """Memoised per folder: every file of a project asks about the same few folders."""
+    if any((directory / marker).exists() for marker in PROJECT_MARKERS):
+        return directory
+    parent = directory.parent
+    return None if parent == directory else _marked_folder(parent)
+
+
+def discover_files(paths: Sequence[Path], config_for: Callable[[Path], Config]) -> list[Path]:
+    """Files to check under ``paths``, sorted and deduplicated, spelled as the caller spelled them.
+
+    An explicit file is kept whatever its suffix and even when gitignored (the
+    user or pre-commit named it), but ``exclude`` still applies to it.
+    """
+    walker = _Walker(config_for)
+    found: dict[str, Path] = {}
+    for path in paths:
+        try:
+            is_dir = stat.S_ISDIR(os.stat(path).st_mode)
+        except (FileNotFoundError, NotADirectoryError):
+            raise DiscoveryError(f"path '{path}' does not exist") from None
+        except OSError:
+            is_dir = False  # unreadable: the checker reports it as a DEV000 finding
+        if _explicitly_excluded(path, is_dir, config_for):
+            continue
+        for file in walker.files_under(path) if is_dir else [path]:
+            found.setdefault(os.path.abspath(file), file)
+    return sorted(found.values())
+
+
+def _explicitly_excluded(path: Path, is_dir: bool, config_for: Callable[[Path], Config]) -> bool:
+    """Whether ``exclude`` drops a path the user named, or one of its folders.
+
+    Only folders strictly inside the path's project count: the project folder
+    and those above it are where the project lives, not what it contains.
+    """
+    project = find_project_root(path)
+    current, current_is_dir = path, is_dir
+    while current != current.parent and project in Path(os.path.abspath(current)).parents:
+        if config_for(current.parent).is_excluded(current, is_dir=current_is_dir):
+            return True
+        current, current_is_dir = current.parent, True
+    return False
+
+
+class _Walker:
+    """One run's folder walk, holding the compiled ``.gitignore`` files."""
+
+    def __init__(self, config_for: Callable[[Path], Config]) -> None:
+        self._config_for = config_for
+        self._gitignores: dict[str, GitIgnoreSpec | None] = {}
+
+    def files_under(self, top: Path) -> Iterator[Path]:
+        """Source files below ``top``; symlinked folders are not entered, so no loops."""
+        pending: list[tuple[Path, _Ignores]] = [(top, self._enclosing_ignores(top))]
+        while pending:
+            folder, ignores = pending.pop()
+            try:
+                with os.scandir(folder) as listing:
+                    entries = list(listing)
+            except OSError:
+                continue  # unreadable or vanished: skip it, check the rest
+            names = {entry.name for entry in entries}
+            if "pyvenv.cfg" in names:
+                continue  # a virtualenv, whatever it is called
+            if ".git" in names:
+                ignores = ()  # a nested repository does not see the outer .gitignore files
+            own = self._gitignore(folder) if ".gitignore" in names else None
+            if own is not None:
+                ignores = (*ignores, (own, ""))
+            config = self._config_for(folder)
+            for entry in entries:
+                kind = _classify(entry)
+                if kind is None:
+                    continue
+                is_dir = kind == "dir"
+                child = folder / entry.name
+                if config.is_excluded(child, is_dir=is_dir):
+                    continue
+                if config.respect_gitignore and _gitignored(ignores, entry.name, is_dir):
+                    continue
+                if is_dir:
+                    below = tuple((spec, f"{prefix}{entry.name}/") for spec, prefix in ignores)
+                    pending.append((child, below))
+                else:
+                    yield child
+
+    def _enclosing_ignores(self, top: Path) -> _Ignores:
+        """The ``.gitignore`` files from ``top``'s repository root down to its parent."""
+        absolute = Path(os.path.abspath(top))
+        chain = [absolute, *absolute.parents]
+        depth = next((i for i, folder in enumerate(chain) if (folder / ".git").exists()), 0)
+        ignores: _Ignores = ()
+        for folder in reversed(chain[1 : depth + 1]):
+            spec = self._gitignore(folder)
+            if spec is not None:
+                ignores = (*ignores, (spec, f"{absolute.relative_to(folder).as_posix()}/"))
+        return ignores
+
+    def _gitignore(self, folder: Path) -> GitIgnoreSpec | None:
+        key = os.path.abspath(folder / ".gitignore")
+        if key not in self._gitignores:
+            self._gitignores[key] = _compile_gitignore(Path(key))
+        return self._gitignores[key]
+
+
+def _classify(entry: os.DirEntry[str]) -> Literal["dir", "file"] | None:
+    """A folder to walk, a source file to check, or neither.
+
+    Symlinked folders are neither (no loops); symlinked files are checked.
+    """
+    try:
+        if entry.is_dir(follow_symlinks=False):
+            return "dir"
+        if entry.name.endswith(SOURCE_SUFFIXES) and entry.is_file():
+            return "file"
+    except OSError:
+        pass  # cannot even stat it: nothing to check
+    return None
+
+
+def _gitignored(ignores: _Ignores, name: str, is_dir: bool) -> bool:
+    """Gitignore precedence: the deepest ``.gitignore`` with a matching pattern decides."""
+    for spec, prefix in reversed(ignores):
+        verdict = spec.check_file(f"{prefix}{name}/" if is_dir else f"{prefix}{name}").include
+        if verdict is not None:
+            return verdict
+    return False
+
+
+def _compile_gitignore(path: Path) -> GitIgnoreSpec | None:
+    """None when absent or unreadable; lines git would reject are dropped, as git does."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    try:
+        return GitIgnoreSpec.from_lines(lines)
+    except ValueError:
+        return GitIgnoreSpec.from_lines([line for line in lines if _compiles(line)])
+
+
+def _compiles(line: str) -> bool:
+    try:
+        GitIgnoreSpec.from_lines([line])
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,68 @@
+"""Per-file facts that other files need: imports, classes and their bases, calls.
+
+Collected during the file's single traversal, then merged into the project index.
+Plain data, so they can be cached and sent between processes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class FunctionFacts:
+    """A module-level function or a method, and whom it calls."""
+
+    name: str
+    """Qualified name: ``pkg.mod.func`` or ``pkg.mod.Class.method``."""
+    calls: tuple[str, ...] = ()
+    """Qualified names of the functions it calls (resolved through imports)."""
+    self_calls: tuple[str, ...] = ()
+    """Names of the methods it calls on ``self``."""
+
+
+@dataclass(frozen=True)
+class ClassFacts:
+    """A class definition with its bases resolved as far as this file knows."""
+
+    name: str
+    bases: tuple[str, ...] = ()
+    """Qualified names of the bases; bases that are not plain names are left out."""
+    methods: tuple[str, ...] = ()
+    defines_device: bool = False
+    """The class defines ``device`` itself (a property or an attribute)."""
+
+
+@dataclass(frozen=True)
+class FileFacts:
+    """Everything about one file that the project index needs."""
+
+    module: str
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    """Module-level names bound by imports and definitions, to qualified names."""
+    classes: tuple[ClassFacts, ...] = ()
+    functions: tuple[FunctionFacts, ...] = ()
+
+
+def resolve_alias(dotted: str, aliases: Mapping[str, str]) -> str | None:
+    """``nn.Module`` -> ``torch.nn.Module`` when ``nn`` is bound to ``torch.nn``."""
+    head, dot, rest = dotted.partition(".")
+    target = aliases.get(head)
+    if target is None:
+        return None
+    return f"{target}{dot}{rest}"
+
+
+def absolute_module(module: str, is_package: bool, level: int, target: str | None) -> str:
+    """The absolute module a relative import (``from ..x import y``) refers to."""
+    if level == 0:
+        return target or ""
+    parts = module.split(".")
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)]
+    if target:
+        parts.append(target)
+    return ".".join(parts)

@@ -1,0 +1,137 @@
+"""What a rule is: metadata, documentation, examples, and two hooks.
+
+A rule never walks the tree. It names the node types it wants (``node_types``);
+the single traversal calls ``visit`` for each such node with a FileContext, and
+the rule reports candidates there. Later, once the project is known, the engine
+calls ``resolve`` with what the index knows about the candidate's scope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar, Literal, Protocol
+
+import libcst as cst
+
+from devlint.candidates import Candidate, Resolution, Scope, ScopeInfo
+from devlint.findings import Applicability, Fix
+
+Side = Literal["start", "end", "line_start", "next_line_start"]
+"""Where an edit boundary sits relative to its node; the line sides remove whole lines."""
+
+
+@dataclass(frozen=True)
+class PendingEdit:
+    """An edit anchored to nodes; the engine turns node positions into locations."""
+
+    start_node: cst.CSTNode
+    start_side: Side
+    end_node: cst.CSTNode
+    end_side: Side
+    content: str
+
+
+def replace(node: cst.CSTNode, content: str) -> PendingEdit:
+    return PendingEdit(node, "start", node, "end", content)
+
+
+def insert_after(node: cst.CSTNode, content: str) -> PendingEdit:
+    return PendingEdit(node, "end", node, "end", content)
+
+
+def delete_lines(node: cst.CSTNode) -> PendingEdit:
+    """Delete the whole lines a statement occupies, line breaks included."""
+    return PendingEdit(node, "line_start", node, "next_line_start", "")
+
+
+def delete_between(after: cst.CSTNode, through: cst.CSTNode) -> PendingEdit:
+    """Delete from the end of ``after`` to the end of ``through`` (``x.cuda()`` -> ``x``)."""
+    return PendingEdit(after, "end", through, "end", "")
+
+
+class FileContext(Protocol):
+    """What the traversal offers a rule while it visits one file."""
+
+    @property
+    def scope(self) -> Scope: ...
+
+    @property
+    def in_checked_branch(self) -> bool:
+        """Under ``if torch.cuda.is_available():`` or similar: an explicit choice."""
+        ...
+
+    def qualified_name(self, node: cst.BaseExpression) -> str | None:
+        """``nn.Module`` -> ``torch.nn.Module`` through this file's imports, else None."""
+        ...
+
+    def code_for(self, node: cst.CSTNode) -> str:
+        """The source text libcst generates for ``node``."""
+        ...
+
+    def mark(self, node: cst.CSTNode, tag: str) -> None:
+        """Leave a note on a node that a later visit (of a child) can read."""
+        ...
+
+    def marks(self, node: cst.CSTNode) -> frozenset[str]: ...
+
+    def report(
+        self,
+        code: str,
+        node: cst.CSTNode,
+        *,
+        end: cst.CSTNode | None = None,
+        data: Mapping[str, str] | None = None,
+        fixes: Mapping[str, tuple[PendingEdit, ...]] | None = None,
+    ) -> None:
+        """Record a candidate spanning ``node`` (through ``end``, when given)."""
+        ...
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """An example the rule must flag, where, and the exact result of its fix."""
+
+    code: str
+    line: int
+    column: int
+    fixed: str | None = None
+    """The source after applying the rule's fix; None when the rule offers none."""
+    unsafe: bool = False
+    """The fix is offered only with ``--unsafe-fixes``."""
+
+
+class Rule:
+    """Base class of every rule. Subclasses fill in the class variables below.
+
+    The class docstring is the rule's documentation, in the sections
+    ``What it does``, ``Why is this bad?``, ``Example``, ``Use instead`` and
+    ``Fix safety``; ``devlint rule CODE`` renders it.
+    """
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    default_enabled: ClassVar[bool] = True
+    fix_safety: ClassVar[str] = "none"
+    """One word for the rules table: ``safe``, ``unsafe``, ``safe/unsafe`` or ``none``."""
+    node_types: ClassVar[tuple[type[cst.CSTNode], ...]] = ()
+    VALID: ClassVar[tuple[str, ...]] = ()
+    INVALID: ClassVar[tuple[Invalid, ...]] = ()
+
+    def visit(self, node: cst.CSTNode, context: FileContext) -> None:
+        """Called for every node of a type in ``node_types``."""
+
+    def resolve(self, candidate: Candidate, scope: ScopeInfo) -> Resolution | None:
+        """Turn a candidate into a finding's message and fix, or None to drop it."""
+        return None
+
+
+def choose_fix(
+    candidate: Candidate, variant: str, applicability: Applicability, message: str
+) -> Fix | None:
+    """The candidate's edits for ``variant`` as a Fix, if the traversal prepared them."""
+    edits = candidate.fixes.get(variant)
+    if not edits:
+        return None
+    return Fix(applicability, message, edits)

@@ -1,0 +1,234 @@
+"""DEV002: ``.cuda()`` in model code."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devlint.candidates import Candidate, Resolution, ScopeInfo
+from devlint.findings import Applicability
+from devlint.rules.base import (
+    FileContext,
+    Invalid,
+    PendingEdit,
+    Rule,
+    choose_fix,
+    delete_between,
+    delete_lines,
+)
+from devlint.symbols import DATA_FACTORIES, TENSOR_FACTORIES
+
+_KEPT_KEYWORDS = ("non_blocking", "memory_format")
+"""Arguments of ``.cuda()`` that ``.to()`` also takes."""
+
+
+class CudaCall(Rule):
+    """## What it does
+    Finds `.cuda()` and `.cuda(N)` calls in model code.
+
+    ## Why is this bad?
+    `.cuda()` moves to the *current* CUDA device, which is GPU 0 in every process
+    unless something called `torch.cuda.set_device`. Under DDP the second rank's
+    tensors end up on GPU 0 next to weights on GPU 1; on a CPU-only machine or a
+    Mac the call fails outright. In `__init__` of a LightningModule it is also
+    pointless: the trainer moves the whole module to the right device.
+
+    ## Example
+    ```python
+    class Model(pl.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.encoder = Encoder().cuda()
+
+        def forward(self, x):
+            return self.encoder(x.cuda())
+    ```
+
+    ## Use instead
+    ```python
+    class Model(pl.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.encoder = Encoder()
+
+        def forward(self, x):
+            return self.encoder(x.to(self.device))
+    ```
+
+    ## Fix safety
+    Outside `__init__` of a class that has `.device`, `.cuda()` becomes
+    `.to(self.device)` (safe; `non_blocking=` and `memory_format=` are kept). In
+    `__init__` of a LightningModule the call is deleted (safe: Lightning moves
+    submodules itself); a statement that only moves a submodule
+    (`self.encoder.cuda()`) is removed. A tensor created in `__init__` and moved
+    with `.cuda()` gets no fix: it must become a buffer (see DEV007). In a plain
+    `nn.Module`, the fix borrows a tensor argument's `.device` (unsafe).
+    """
+
+    code = "DEV002"
+    name = "cuda-call"
+    summary = "`.cuda()` in model code"
+    fix_safety = "safe/unsafe"
+    node_types = (cst.IndentedBlock, cst.Call)
+
+    VALID = (
+        "import torch\nimport torch.nn as nn\n\n"
+        "class M(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x.cpu().numpy(), torch.cuda.is_available()\n",
+        'import torch\n\nif __name__ == "__main__":\n    model = build().cuda()\n',
+        "import torch\nimport torch.nn as nn\n\n"
+        "class M(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        if torch.cuda.is_available():\n"
+        "            x = x.cuda()\n"
+        "        return x\n",
+    )
+    INVALID = (
+        Invalid(
+            "import pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            "        return x.cuda(non_blocking=True)\n",
+            line=5,
+            column=18,
+            fixed="import pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            "        return x.to(self.device, non_blocking=True)\n",
+        ),
+        Invalid(
+            "import torch.nn as nn\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.layer = nn.Linear(3, 4).cuda()\n",
+            line=7,
+            column=38,
+            fixed="import torch.nn as nn\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.layer = nn.Linear(3, 4)\n",
+        ),
+        Invalid(
+            "import pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self, encoder):\n"
+            "        super().__init__()\n"
+            "        self.encoder = encoder\n"
+            "        self.encoder.cuda()\n",
+            line=7,
+            column=22,
+            fixed="import pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self, encoder):\n"
+            "        super().__init__()\n"
+            "        self.encoder = encoder\n",
+        ),
+        Invalid(
+            "import torch\nimport torch.nn as nn\n\n"
+            "class M(nn.Module):\n"
+            "    def forward(self, x: torch.Tensor, y):\n"
+            "        return x + y.cuda(1)\n",
+            line=6,
+            column=22,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class M(nn.Module):\n"
+            "    def forward(self, x: torch.Tensor, y):\n"
+            "        return x + y.to(x.device)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            "import torch\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.scale = torch.ones(3).cuda()\n",
+            line=7,
+            column=36,
+        ),
+    )
+
+    def visit(self, node: cst.CSTNode, context: FileContext) -> None:
+        if isinstance(node, cst.IndentedBlock):
+            self._mark_statements(node, context)
+            return
+        assert isinstance(node, cst.Call)
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value != "cuda":
+            return
+        if context.in_checked_branch or context.qualified_name(func.value) == "torch":
+            return
+        kept = [
+            context.code_for(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+            for arg in node.args
+            if arg.keyword is not None and arg.keyword.value in _KEPT_KEYWORDS
+        ]
+
+        def move_to(device: str) -> tuple[PendingEdit, ...]:
+            """Rewrite ``cuda(...)`` after the dot; the receiver's text stays as it is."""
+            return (
+                PendingEdit(func.attr, "start", node, "end", f"to({', '.join([device, *kept])})"),
+            )
+
+        fixes = {"self_device": move_to("self.device")}
+        param = context.scope.tensor_param
+        if param is not None and context.code_for(func.value) != param:
+            fixes["tensor_device"] = move_to(f"{param}.device")
+        marks = context.marks(node)
+        if "removable_statement" in marks:
+            fixes["delete"] = (delete_lines(node),)
+        elif "statement" not in marks and not _creates_tensor(func.value, context):
+            fixes["delete"] = (delete_between(func.value, node),)
+        context.report(self.code, func.attr, end=node, fixes=fixes)
+
+    @staticmethod
+    def _mark_statements(block: cst.IndentedBlock, context: FileContext) -> None:
+        """Mark ``x.cuda()`` calls that are whole statements: the fix removes the line."""
+        for statement in block.body:
+            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+                continue
+            expression = statement.body[0]
+            if isinstance(expression, cst.Expr) and isinstance(expression.value, cst.Call):
+                tag = "removable_statement" if len(block.body) > 1 else "statement"
+                context.mark(expression.value, tag)
+
+    def resolve(self, candidate: Candidate, scope: ScopeInfo) -> Resolution | None:
+        if not scope.model_code:
+            return None
+        if scope.in_init:
+            if scope.lightning:
+                fix = choose_fix(candidate, "delete", Applicability.SAFE, "Remove `.cuda()`")
+                if fix is not None:
+                    return Resolution(
+                        "`.cuda()` in `__init__` of a LightningModule: the trainer moves "
+                        "the module to the right device",
+                        fix,
+                    )
+                return Resolution(
+                    "`.cuda()` on a tensor in `__init__`: register it as a buffer so the "
+                    "trainer moves it"
+                )
+            return Resolution(
+                "`.cuda()` in `__init__` pins the module to the current GPU; move the "
+                "whole model once, where it is used"
+            )
+        if scope.device_aware:
+            fix = choose_fix(candidate, "self_device", Applicability.SAFE, "Use `.to(self.device)`")
+            return Resolution("`.cuda()` in model code; use `.to(self.device)`", fix)
+        param = candidate.scope.tensor_param
+        if param is not None and "tensor_device" in candidate.fixes:
+            fix = choose_fix(
+                candidate, "tensor_device", Applicability.UNSAFE, f"Use `.to({param}.device)`"
+            )
+            return Resolution(f"`.cuda()` in model code; use `.to({param}.device)`", fix)
+        return Resolution("`.cuda()` in model code; move to an input tensor's `.device`")
+
+
+def _creates_tensor(receiver: cst.BaseExpression, context: FileContext) -> bool:
+    """``torch.ones(3).cuda()``: deleting the call would leave a CPU tensor attribute."""
+    if not isinstance(receiver, cst.Call):
+        return False
+    name = context.qualified_name(receiver.func) or ""
+    module, _, function = name.rpartition(".")
+    return module == "torch" and (function in TENSOR_FACTORIES or function in DATA_FACTORIES)

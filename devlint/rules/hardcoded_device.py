@@ -1,0 +1,206 @@
+"""DEV001: a literal device such as "cuda:1" written into model code."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devlint.candidates import Candidate, Resolution, ScopeInfo
+from devlint.findings import Applicability
+from devlint.rules._devices import device_literal, first_positional, keyword_argument
+from devlint.rules.base import FileContext, Invalid, Rule, choose_fix, replace
+
+
+class HardcodedDevice(Rule):
+    """## What it does
+    Finds a literal accelerator device (`"cuda"`, `"cuda:1"`, `"mps"`, `0`) passed
+    to `.to()`, to a `device=` argument, or to `torch.device()` inside model code:
+    methods of `nn.Module`, `LightningModule`, `PreTrainedModel` and torchmetrics
+    `Metric` subclasses, and the project functions they call.
+
+    ## Why is this bad?
+    Under distributed training every process owns a different GPU. A literal
+    `"cuda"` or `"cuda:0"` sends every rank's tensors to GPU 0, and the second rank
+    crashes with `Expected all tensors to be on the same device, but found at least
+    two devices, cuda:0 and cuda:1!`. On a CPU-only machine the same line fails with
+    `Torch not compiled with CUDA enabled`. The module already knows where it lives.
+
+    ## Example
+    ```python
+    class Model(pl.LightningModule):
+        def forward(self, x):
+            mask = torch.ones(4, device="cuda")
+            return x.to("cuda:0") * mask
+    ```
+
+    ## Use instead
+    ```python
+    class Model(pl.LightningModule):
+        def forward(self, x):
+            mask = torch.ones(4, device=self.device)
+            return x.to(self.device) * mask
+    ```
+
+    ## Fix safety
+    In a class that has `.device` (LightningModule, PreTrainedModel, Metric, or a
+    class defining `device`), replacing the literal with `self.device` is safe: it
+    is the device the module's parameters are on. Not in `__init__`, `setup` or
+    `configure_model`, where Lightning has not moved the module yet. A plain
+    `nn.Module` has no `.device`; there the fix borrows `.device` from a tensor
+    argument of the function, which is unsafe (the tensor may live elsewhere on
+    purpose). Code under `if torch.cuda.is_available():` is an explicit choice and
+    is not flagged, and neither is `"cpu"`.
+    """
+
+    code = "DEV001"
+    name = "hardcoded-device"
+    summary = "Literal device string or index in model code"
+    fix_safety = "safe/unsafe"
+    node_types = (cst.Call,)
+
+    VALID = (
+        # A device chosen by the caller, the tensor's own device, the module's device.
+        "import torch\nimport pytorch_lightning as pl\n\n"
+        "class M(pl.LightningModule):\n"
+        "    def forward(self, x, other):\n"
+        "        return x.to(self.device) + other.to(x.device)\n",
+        # "cpu" is portable, an f-string is computed per rank.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class M(nn.Module):\n"
+        "    def forward(self, x, rank):\n"
+        '        return x.to("cpu"), x.to(f"cuda:{rank}")\n',
+        # Device selection in a script is the user's explicit choice.
+        "import torch\n\n"
+        'if __name__ == "__main__":\n'
+        '    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+        '    x = torch.zeros(3).to("cuda")\n',
+        # An explicit, checked choice inside model code.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class M(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        if torch.cuda.is_available():\n"
+        '            x = x.to("cuda")\n'
+        "        return x\n",
+        # A class that is not model code.
+        'import torch\n\nclass Loader:\n    def load(self, x):\n        return x.to("cuda")\n',
+        # A device parameter with a default that callers override.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class M(nn.Module):\n"
+        '    def forward(self, x, device="cuda"):\n'
+        "        return x.to(device)\n",
+    )
+    INVALID = (
+        Invalid(
+            "import pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            '        return x.to("cuda:1")\n',
+            line=5,
+            column=21,
+            fixed="import pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            "        return x.to(self.device)\n",
+        ),
+        Invalid(
+            "import torch\nfrom lightning import LightningModule as LM\n\n"
+            "class M(LM):\n"
+            "    def training_step(self, batch, batch_idx):\n"
+            '        return torch.ones(3, device="cuda") + batch\n',
+            line=6,
+            column=37,
+            fixed="import torch\nfrom lightning import LightningModule as LM\n\n"
+            "class M(LM):\n"
+            "    def training_step(self, batch, batch_idx):\n"
+            "        return torch.ones(3, device=self.device) + batch\n",
+        ),
+        Invalid(
+            "import torch\nimport lightning.pytorch as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            '        return x.to(torch.device("cuda"))\n',
+            line=6,
+            column=21,
+            fixed="import torch\nimport lightning.pytorch as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            "        return x.to(self.device)\n",
+        ),
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "class Block(nn.Module):\n"
+            "    def forward(self, x: torch.Tensor):\n"
+            "        return x + torch.ones(3, device=0)\n",
+            line=6,
+            column=41,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Block(nn.Module):\n"
+            "    def forward(self, x: torch.Tensor):\n"
+            "        return x + torch.ones(3, device=x.device)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            "import pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("w", torch.ones(3, device="cuda"))\n',
+            line=6,
+            column=56,
+        ),
+    )
+
+    def visit(self, node: cst.CSTNode, context: FileContext) -> None:
+        assert isinstance(node, cst.Call)
+        if context.in_checked_branch:
+            return
+        if context.qualified_name(node.func) == "torch.device":
+            first = first_positional(node)
+            literal = device_literal(first.value) if first else None
+            if literal is not None:
+                self._report(context, node, literal)
+            return
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
+            first = first_positional(node)
+            if first is not None:
+                literal = device_literal(first.value)
+                if literal is not None:
+                    self._report(context, first.value, literal, receiver=node.func.value)
+        keyword = keyword_argument(node, "device")
+        if keyword is not None:
+            literal = device_literal(keyword.value)
+            if literal is not None:
+                self._report(context, keyword.value, literal)
+
+    def _report(
+        self,
+        context: FileContext,
+        node: cst.CSTNode,
+        literal: str,
+        receiver: cst.BaseExpression | None = None,
+    ) -> None:
+        fixes = {"self_device": (replace(node, "self.device"),)}
+        param = context.scope.tensor_param
+        # ``x.to("cuda")`` -> ``x.to(x.device)`` would silently stop moving x.
+        if param is not None and (receiver is None or context.code_for(receiver) != param):
+            fixes["tensor_device"] = (replace(node, f"{param}.device"),)
+        context.report(self.code, node, data={"literal": literal}, fixes=fixes)
+
+    def resolve(self, candidate: Candidate, scope: ScopeInfo) -> Resolution | None:
+        if not scope.model_code:
+            return None
+        literal = candidate.data["literal"]
+        message = f"Hard-coded device {literal} in model code"
+        if scope.in_init:
+            return Resolution(
+                f"{message}: the module is still on the CPU here; let the trainer move it"
+            )
+        if scope.device_aware:
+            fix = choose_fix(candidate, "self_device", Applicability.SAFE, "Use `self.device`")
+            return Resolution(f"{message}; use `self.device`", fix)
+        param = candidate.scope.tensor_param
+        if param is not None and "tensor_device" in candidate.fixes:
+            fix = choose_fix(
+                candidate, "tensor_device", Applicability.UNSAFE, f"Use `{param}.device`"
+            )
+            return Resolution(f"{message}; derive it from a tensor (`{param}.device`)", fix)
+        return Resolution(f"{message}; derive it from an input tensor's `.device`")

@@ -1,0 +1,448 @@
+"""The one traversal of a parsed file: collects FileFacts and feeds every rule.
+
+libcst's own ``visit`` rebuilds every node on the way back up; a linter only
+reads, so this module walks the node fields directly with an explicit stack
+(no recursion limit for deeply nested expressions). Positions are computed only
+when the file produced candidates.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+
+from devlint.candidates import Candidate, Scope
+from devlint.facts import ClassFacts, FileFacts, FunctionFacts, absolute_module, resolve_alias
+from devlint.findings import Edit, Location
+from devlint.rules.base import PendingEdit, Rule
+from devlint.source import split_lines
+from devlint.symbols import AVAILABILITY_CHECKS
+
+_SKIPPED_FIELDS = frozenset(
+    {"lpar", "rpar", "comma", "semicolon", "header", "footer", "leading_lines", "newline"}
+    | {"lines_after_decorators", "colon", "equal", "dot", "whitespace", "operator", "star"}
+)
+_TENSOR_PARAM_NAMES = frozenset(
+    {"x", "input", "hidden_states", "inputs_embeds", "input_ids", "pixel_values"}
+    | {"logits", "tensor", "feats", "features"}
+)
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
+
+_child_fields: dict[type[cst.CSTNode], tuple[str, ...]] = {}
+
+
+def _fields_of(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
+    names = _child_fields.get(node_type)
+    if names is None:
+        names = tuple(
+            f.name
+            for f in dataclasses.fields(node_type)
+            if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace")
+        )
+        _child_fields[node_type] = names
+    return names
+
+
+def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Child nodes that can hold code (whitespace and punctuation are skipped)."""
+    for name in _fields_of(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (tuple, list)):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
+
+
+def dotted_name(node: cst.CSTNode) -> str | None:
+    """``a.b.c`` for a chain of attributes on a name, else None."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _mentions_availability_check(test: cst.CSTNode) -> bool:
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Attribute) and node.attr.value in AVAILABILITY_CHECKS:
+            return True
+        stack.extend(iter_children(node))
+    return False
+
+
+def _is_tensor_annotation(annotation: cst.Annotation | None) -> bool:
+    if annotation is None:
+        return False
+    name = dotted_name(annotation.annotation)
+    return name is not None and name.rsplit(".", 1)[-1].endswith("Tensor")
+
+
+def _tensor_param(function: cst.FunctionDef) -> str | None:
+    """A parameter a fix may take ``.device`` from: annotated as a tensor, or named like one."""
+    params = [*function.params.posonly_params, *function.params.params]
+    for param in params:
+        if _is_tensor_annotation(param.annotation):
+            return param.name.value
+    for param in params:
+        unannotated = param.annotation is None and param.default is None
+        if unannotated and param.name.value in _TENSOR_PARAM_NAMES:
+            return param.name.value
+    return None
+
+
+def _has_self(function: cst.FunctionDef) -> bool:
+    for decorator in function.decorators:
+        if dotted_name(decorator.decorator) in ("staticmethod", "classmethod"):
+            return False
+    params = [*function.params.posonly_params, *function.params.params]
+    return bool(params) and params[0].name.value == "self"
+
+
+def _defines_device(node: cst.ClassDef) -> bool:
+    for statement in node.body.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == "device":
+            return True
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                targets: Sequence[cst.BaseExpression] = ()
+                if isinstance(small, cst.Assign):
+                    targets = [target.target for target in small.targets]
+                elif isinstance(small, cst.AnnAssign):
+                    targets = [small.target]
+                if any(isinstance(t, cst.Name) and t.value == "device" for t in targets):
+                    return True
+    return False
+
+
+@dataclass
+class _Function:
+    name: str
+    calls: set[str] = field(default_factory=set)
+    self_calls: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _Class:
+    name: str
+    raw_bases: list[str]
+    defines_device: bool
+    methods: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _RawCandidate:
+    code: str
+    node: cst.CSTNode
+    end_node: cst.CSTNode
+    scope: Scope
+    data: Mapping[str, str]
+    fixes: Mapping[str, tuple[PendingEdit, ...]]
+
+
+@dataclass(frozen=True)
+class TraversalResult:
+    facts: FileFacts
+    candidates: tuple[Candidate, ...]
+
+
+class Traversal:
+    """Walks one module once, keeping track of scope, imports and rule callbacks.
+
+    It implements ``devlint.rules.base.FileContext`` for the rules it calls.
+    """
+
+    def __init__(
+        self, module: cst.Module, module_name: str, is_package: bool, rules: Sequence[Rule]
+    ) -> None:
+        self._module = module
+        self._module_name = module_name
+        self._is_package = is_package
+        self._dispatch: dict[type[cst.CSTNode], list[Rule]] = {}
+        for rule in rules:
+            for node_type in rule.node_types:
+                self._dispatch.setdefault(node_type, []).append(rule)
+        self._aliases: dict[str, str] = {}
+        self._classes: list[_Class] = []
+        self._functions: list[_Function] = []
+        self._scopes: list[_Class | _Function | None] = []
+        """Enclosing class and function frames; None for a nested function."""
+        self._function: _Function | None = None
+        self._scope = Scope()
+        self._checked_depth = 0
+        self._marks: dict[int, set[str]] = {}
+        self._raw: list[_RawCandidate] = []
+
+    # FileContext -------------------------------------------------------------
+
+    @property
+    def scope(self) -> Scope:
+        return self._scope
+
+    @property
+    def in_checked_branch(self) -> bool:
+        return self._checked_depth > 0
+
+    def qualified_name(self, node: cst.BaseExpression) -> str | None:
+        dotted = dotted_name(node)
+        return None if dotted is None else resolve_alias(dotted, self._aliases)
+
+    def code_for(self, node: cst.CSTNode) -> str:
+        return self._module.code_for_node(node)
+
+    def mark(self, node: cst.CSTNode, tag: str) -> None:
+        self._marks.setdefault(id(node), set()).add(tag)
+
+    def marks(self, node: cst.CSTNode) -> frozenset[str]:
+        return frozenset(self._marks.get(id(node), ()))
+
+    def report(
+        self,
+        code: str,
+        node: cst.CSTNode,
+        *,
+        end: cst.CSTNode | None = None,
+        data: Mapping[str, str] | None = None,
+        fixes: Mapping[str, tuple[PendingEdit, ...]] | None = None,
+    ) -> None:
+        self._raw.append(
+            _RawCandidate(code, node, end or node, self._scope, data or {}, fixes or {})
+        )
+
+    # The walk ----------------------------------------------------------------
+
+    def run(self) -> TraversalResult:
+        stack: list[tuple[cst.CSTNode, bool]] = [(self._module, False)]
+        while stack:
+            node, leaving = stack.pop()
+            if leaving:
+                self._leave(node)
+                continue
+            self._enter(node)
+            stack.append((node, True))
+            children = list(iter_children(node))
+            stack.extend((child, False) for child in reversed(children))
+        return TraversalResult(self._facts(), self._candidates())
+
+    def _enter(self, node: cst.CSTNode) -> None:
+        node_type = type(node)
+        if node_type is cst.ClassDef:
+            assert isinstance(node, cst.ClassDef)
+            self._enter_class(node)
+        elif node_type is cst.FunctionDef:
+            assert isinstance(node, cst.FunctionDef)
+            self._enter_function(node)
+        elif node_type is cst.Import or node_type is cst.ImportFrom:
+            assert isinstance(node, (cst.Import, cst.ImportFrom))
+            self._record_import(node)
+        elif node_type is cst.If or node_type is cst.IfExp:
+            assert isinstance(node, (cst.If, cst.IfExp))
+            if _mentions_availability_check(node.test):
+                self.mark(node, "checked")
+                self._checked_depth += 1
+        elif node_type is cst.Call and self._function is not None:
+            assert isinstance(node, cst.Call)
+            self._record_call(node)
+        for rule in self._dispatch.get(node_type, ()):
+            rule.visit(node, self)
+
+    def _leave(self, node: cst.CSTNode) -> None:
+        node_type = type(node)
+        if node_type is cst.ClassDef or node_type is cst.FunctionDef:
+            self._scopes.pop()
+            self._update_scope()
+        elif (node_type is cst.If or node_type is cst.IfExp) and "checked" in self.marks(node):
+            self._checked_depth -= 1
+
+    def _enter_class(self, node: cst.ClassDef) -> None:
+        parent = self._innermost_class()
+        prefix = parent.name if parent else self._module_name
+        if self._function is not None:
+            prefix = self._function.name
+        bases = [dotted_name(arg.value) for arg in node.bases if arg.keyword is None]
+        frame = _Class(
+            f"{prefix}.{node.name.value}",
+            [base for base in bases if base is not None],
+            _defines_device(node),
+        )
+        self._classes.append(frame)
+        if not self._scopes:
+            self._aliases[node.name.value] = frame.name
+        self._scopes.append(frame)
+        self._update_scope(node_class=frame)
+
+    def _enter_function(self, node: cst.FunctionDef) -> None:
+        if self._function is not None:
+            self._scopes.append(None)
+            return
+        owner = self._scopes[-1] if self._scopes else None
+        if owner is None and not self._scopes:
+            self._aliases[node.name.value] = f"{self._module_name}.{node.name.value}"
+        method_of = owner if isinstance(owner, _Class) else None
+        prefix = method_of.name if method_of else self._module_name
+        frame = _Function(f"{prefix}.{node.name.value}")
+        if method_of is not None:
+            method_of.methods.append(node.name.value)
+        self._functions.append(frame)
+        self._scopes.append(frame)
+        self._function = frame
+        self._scope = Scope(
+            class_name=method_of.name if method_of else None,
+            function_name=frame.name,
+            method=node.name.value if method_of else None,
+            has_self=method_of is not None and _has_self(node),
+            tensor_param=_tensor_param(node),
+        )
+
+    def _innermost_class(self) -> _Class | None:
+        for frame in reversed(self._scopes):
+            if isinstance(frame, _Class):
+                return frame
+        return None
+
+    def _update_scope(self, node_class: _Class | None = None) -> None:
+        """Recompute the scope after leaving a frame (or entering a class)."""
+        if node_class is not None:
+            self._function = None
+            self._scope = Scope(class_name=node_class.name)
+            return
+        for frame in reversed(self._scopes):
+            if isinstance(frame, _Class):
+                self._function = None
+                self._scope = Scope(class_name=frame.name)
+                return
+            if isinstance(frame, _Function):
+                # Only reached when leaving a class nested in a function: keep it simple
+                # and treat the rest of that function as its own scope.
+                self._function = frame
+                self._scope = Scope(function_name=frame.name)
+                return
+        self._function = None
+        self._scope = Scope()
+
+    def _record_import(self, node: cst.Import | cst.ImportFrom) -> None:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = dotted_name(alias.name) or ""
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    self._aliases[alias.asname.name.value] = full
+                else:
+                    head = full.split(".", 1)[0]
+                    self._aliases[head] = head
+            return
+        if isinstance(node.names, cst.ImportStar):
+            return
+        target = dotted_name(node.module) if node.module is not None else None
+        base = absolute_module(self._module_name, self._is_package, len(node.relative), target)
+        for alias in node.names:
+            name = alias.name.value if isinstance(alias.name, cst.Name) else None
+            if name is None:
+                continue
+            bound = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                bound = alias.asname.name.value
+            self._aliases[bound] = f"{base}.{name}" if base else name
+
+    def _record_call(self, node: cst.Call) -> None:
+        assert self._function is not None
+        dotted = dotted_name(node.func)
+        if dotted is None:
+            return
+        if dotted.startswith("self.") and dotted.count(".") == 1:
+            self._function.self_calls.add(dotted[5:])
+        else:
+            self._function.calls.add(dotted)
+
+    # Results -----------------------------------------------------------------
+
+    def _facts(self) -> FileFacts:
+        def resolved(names: set[str]) -> tuple[str, ...]:
+            found = (resolve_alias(name, self._aliases) for name in sorted(names))
+            return tuple(name for name in found if name is not None)
+
+        return FileFacts(
+            module=self._module_name,
+            aliases=dict(self._aliases),
+            classes=tuple(
+                ClassFacts(
+                    name=frame.name,
+                    bases=tuple(resolve_alias(b, self._aliases) or b for b in frame.raw_bases),
+                    methods=tuple(frame.methods),
+                    defines_device=frame.defines_device,
+                )
+                for frame in self._classes
+            ),
+            functions=tuple(
+                FunctionFacts(frame.name, resolved(frame.calls), tuple(sorted(frame.self_calls)))
+                for frame in self._functions
+            ),
+        )
+
+    def _candidates(self) -> tuple[Candidate, ...]:
+        if not self._raw:
+            return ()
+        positions = MetadataWrapper(self._module, unsafe_skip_copy=True).resolve(PositionProvider)
+        lines = split_lines(self._module.code)
+        candidates = []
+        for raw in self._raw:
+            first: CodeRange = positions[raw.node]
+            last: CodeRange = positions[raw.end_node]
+            start = Location(first.start.line, first.start.column + 1)
+            if _suppressed(lines, start.row, raw.code):
+                continue
+            fixes = {
+                variant: tuple(_to_edit(edit, positions) for edit in edits)
+                for variant, edits in raw.fixes.items()
+            }
+            candidates.append(
+                Candidate(
+                    code=raw.code,
+                    start=start,
+                    end=Location(last.end.line, last.end.column + 1),
+                    scope=raw.scope,
+                    data=raw.data,
+                    fixes=fixes,
+                )
+            )
+        return tuple(candidates)
+
+
+def _to_edit(edit: PendingEdit, positions: Mapping[cst.CSTNode, CodeRange]) -> Edit:
+    def location(node: cst.CSTNode, side: str) -> Location:
+        span = positions[node]
+        if side == "line_start":
+            return Location(span.start.line, 1)
+        if side == "next_line_start":
+            return Location(span.end.line + 1, 1)
+        point = span.start if side == "start" else span.end
+        return Location(point.line, point.column + 1)
+
+    return Edit(
+        location(edit.start_node, edit.start_side),
+        location(edit.end_node, edit.end_side),
+        edit.content,
+    )
+
+
+def _suppressed(lines: Sequence[str], row: int, code: str) -> bool:
+    """``# noqa`` or ``# noqa: CODE,...`` on the row where the finding starts."""
+    if row > len(lines):
+        return False
+    match = _NOQA.search(lines[row - 1])
+    if match is None:
+        return False
+    codes = match.group("codes")
+    if codes is None:
+        return True
+    return code in {part.strip().upper() for part in codes.split(",")}

@@ -1,0 +1,33 @@
+"""Helpers shared by the tests: lint a snippet as a one-file project."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from devlint.config import config_for_directory
+from devlint.engine import FileResult, Overrides, Project, check_project, plan_projects
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def lint_snippet(
+    folder: Path, source: str, *, select: tuple[str, ...] | None = None, name: str = "snippet.py"
+) -> tuple[Project, FileResult]:
+    """Check ``source`` as the only file of a fresh project in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "pyproject.toml").write_text('[project]\nname = "snippet"\n')
+    path = folder / name
+    path.write_bytes(source.encode())
+    (project,) = plan_projects([path], config_for_directory, Overrides(select=select))
+    check_project(project)
+    (result,) = project.files
+    return project, result
+
+
+@pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Run the test from an empty folder so displayed paths are short and stable."""
+    monkeypatch.chdir(tmp_path)
+    return tmp_path

@@ -1,0 +1,286 @@
+"""The command line as a user drives it: exit codes, output, config errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from devlint import __version__, engine
+from devlint.cli import main
+from devlint.findings import Applicability, Edit, Fix, Location
+
+LIGHTNING = (
+    "import torch\n"
+    "import pytorch_lightning as pl\n"
+    "\n"
+    "\n"
+    "class Model(pl.LightningModule):\n"
+    "    def forward(self, x):\n"
+    '        return x.to("cuda:1") + torch.arange(3)\n'
+)
+LIGHTNING_FIXED = LIGHTNING.replace('"cuda:1"', "self.device").replace(
+    "arange(3)", "arange(3, device=self.device)"
+)
+PLAIN = (
+    "import torch\n"
+    "from torch import nn\n"
+    "\n"
+    "\n"
+    "class Block(nn.Module):\n"
+    "    def forward(self, batch):\n"
+    "        return batch.cuda()\n"
+)
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def project(root: Path, files: dict[str, str], config: str = "") -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text('[project]\nname = "p"\n' + config)
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def test_check_reports_findings_with_source_and_exits_1(in_tmp: Path) -> None:
+    project(in_tmp, {"model.py": LIGHTNING})
+    result = run("check", "--no-color", ".")
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert (
+        lines[0]
+        == 'model.py:7:21: DEV001 Hard-coded device "cuda:1" in model code; use `self.device`'
+    )
+    assert lines[1] == '        return x.to("cuda:1") + torch.arange(3)'
+    assert lines[2] == "                    ^^^^^^^^"
+    assert lines[3] == "fix available: Use `self.device`"
+    assert lines[5].startswith("model.py:7:33: DEV003 `torch.arange()` without `device=`")
+    assert lines[-1] == "Found 2 findings (2 fixable)"
+
+
+def test_check_clean_project_exits_0(in_tmp: Path) -> None:
+    project(in_tmp, {"model.py": "import torch\n\nx = torch.zeros(3)\n"})
+    result = run("check", ".")
+    assert (result.exit_code, result.output) == (0, "All checks passed!\n")
+
+
+def test_exit_zero_keeps_output_but_exits_0(in_tmp: Path) -> None:
+    project(in_tmp, {"model.py": LIGHTNING})
+    result = run("check", "--exit-zero", ".")
+    assert result.exit_code == 0
+    assert "Found 2 findings" in result.output
+
+
+def test_json_output_shape(in_tmp: Path) -> None:
+    project(in_tmp, {"model.py": LIGHTNING})
+    result = run("check", "--output-format", "json", "--select", "DEV001", ".")
+    assert result.exit_code == 1
+    assert json.loads(result.output) == [
+        {
+            "code": "DEV001",
+            "name": "hardcoded-device",
+            "message": 'Hard-coded device "cuda:1" in model code; use `self.device`',
+            "filename": "model.py",
+            "location": {"row": 7, "column": 21},
+            "end_location": {"row": 7, "column": 29},
+            "fix": {
+                "applicability": "safe",
+                "message": "Use `self.device`",
+                "edits": [
+                    {
+                        "content": "self.device",
+                        "location": {"row": 7, "column": 21},
+                        "end_location": {"row": 7, "column": 29},
+                    }
+                ],
+            },
+            "url": None,
+        }
+    ]
+
+
+def test_fix_without_write_prints_diff_and_changes_nothing(in_tmp: Path) -> None:
+    project(in_tmp, {"model.py": LIGHTNING})
+    result = run("fix", ".")
+    assert result.exit_code == 1
+    assert (in_tmp / "model.py").read_text() == LIGHTNING
+    assert result.stdout.startswith("--- a/model.py\n+++ b/model.py\n")
+    assert '-        return x.to("cuda:1") + torch.arange(3)\n' in result.stdout
+    assert "+        return x.to(self.device) + torch.arange(3, device=self.device)\n" in (
+        result.stdout
+    )
+    assert "Would fix 2 findings in 1 file." in result.stderr
+
+
+def test_fix_write_applies_safe_fixes_keeps_mode_and_converges(in_tmp: Path) -> None:
+    project(in_tmp, {"model.py": LIGHTNING})
+    os.chmod(in_tmp / "model.py", 0o640)
+    result = run("fix", "--write", ".")
+    assert result.exit_code == 0
+    assert (in_tmp / "model.py").read_text() == LIGHTNING_FIXED
+    assert stat.S_IMODE((in_tmp / "model.py").stat().st_mode) == 0o640
+    assert "Fixed 2 findings in 1 file." in result.stderr
+    assert sorted(os.listdir(in_tmp)) == ["model.py", "pyproject.toml"]
+    again = run("fix", "--write", ".")
+    assert again.exit_code == 0
+    assert (in_tmp / "model.py").read_text() == LIGHTNING_FIXED
+
+
+def test_unsafe_fixes_need_the_flag(in_tmp: Path) -> None:
+    source = PLAIN.replace("batch", "x")
+    project(in_tmp, {"block.py": source.replace("x.cuda()", "x + x.cuda(0)")})
+    (in_tmp / "block.py").write_text(
+        source.replace("(self, x)", "(self, x: torch.Tensor, y)").replace("x.cuda()", "y.cuda()")
+    )
+    safe_only = run("fix", "--write", ".")
+    assert safe_only.exit_code == 1
+    assert "y.cuda()" in (in_tmp / "block.py").read_text()
+    assert "unsafe fix available (--unsafe-fixes): Use `.to(x.device)`" in safe_only.stdout
+    unsafe = run("fix", "--write", "--unsafe-fixes", ".")
+    assert unsafe.exit_code == 0
+    assert "        return y.to(x.device)\n" in (in_tmp / "block.py").read_text()
+
+
+def test_fix_with_findings_left_exits_1(in_tmp: Path) -> None:
+    project(in_tmp, {"block.py": PLAIN})
+    result = run("fix", "--write", ".")
+    assert result.exit_code == 1
+    assert (in_tmp / "block.py").read_text() == PLAIN
+    assert "block.py:7:22: DEV002" in result.stdout
+
+
+def test_syntax_error_is_dev000_and_other_files_are_checked(in_tmp: Path) -> None:
+    project(in_tmp, {"a_broken.py": "def f(:\n    pass\n", "model.py": LIGHTNING})
+    result = run("check", "--output-format", "json", ".")
+    assert result.exit_code == 1
+    found = [(f["filename"], f["code"], f["location"]["row"]) for f in json.loads(result.output)]
+    assert found == [
+        ("a_broken.py", "DEV000", 1),
+        ("model.py", "DEV001", 7),
+        ("model.py", "DEV003", 7),
+    ]
+    assert "Traceback" not in result.output
+
+
+def test_undecodable_file_is_dev000(in_tmp: Path) -> None:
+    project(in_tmp, {})
+    (in_tmp / "bad.py").write_bytes(b"x = '\xff\xfe'\n")
+    result = run("check", "--output-format", "json", ".")
+    (finding,) = json.loads(result.output)
+    assert finding["code"] == "DEV000"
+    assert finding["message"].startswith("cannot decode file: cannot decode as utf-8")
+
+
+def test_noqa_suppresses_named_codes_only(in_tmp: Path) -> None:
+    source = LIGHTNING.replace("arange(3)\n", "arange(3)  # noqa: DEV003\n")
+    project(in_tmp, {"model.py": source, "bare.py": LIGHTNING.replace("(3)\n", "(3)  # noqa\n")})
+    result = run("check", "--output-format", "json", ".")
+    found = [(f["filename"], f["code"]) for f in json.loads(result.output)]
+    assert found == [("model.py", "DEV001")]
+
+
+def test_select_ignore_and_per_file_ignores(in_tmp: Path) -> None:
+    config = (
+        '[tool.devlint]\nignore = ["DEV003"]\n'
+        '[tool.devlint.per-file-ignores]\n"legacy/*" = ["DEV001"]\n'
+    )
+    project(in_tmp, {"model.py": LIGHTNING, "legacy/old.py": LIGHTNING}, config)
+    result = run("check", "--output-format", "json", ".")
+    found = [(f["filename"], f["code"]) for f in json.loads(result.output)]
+    assert found == [("model.py", "DEV001")]
+    selected = run("check", "--output-format", "json", "--select", "DEV003", ".")
+    found = [(f["filename"], f["code"]) for f in json.loads(selected.output)]
+    assert found == [("legacy/old.py", "DEV003"), ("model.py", "DEV003")]
+
+
+def test_bad_config_is_one_line_exit_2(in_tmp: Path) -> None:
+    project(in_tmp, {"model.py": LIGHTNING}, "[tool.devlint]\nselct = []\n")
+    result = CliRunner().invoke(main, ["check", "."])
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1
+    assert "unknown key 'selct'" in result.stderr
+    assert "pyproject.toml" in result.stderr
+
+
+def test_unknown_rule_code_is_exit_2(in_tmp: Path) -> None:
+    project(in_tmp, {"model.py": LIGHTNING})
+    result = CliRunner().invoke(main, ["check", "--select", "DEV9", "."])
+    assert result.exit_code == 2
+    assert result.stderr == "devlint: error: select: unknown rule code or prefix 'DEV9'\n"
+
+
+def test_missing_path_is_exit_2(in_tmp: Path) -> None:
+    result = CliRunner().invoke(main, ["check", "nope"])
+    assert (result.exit_code, result.stderr) == (2, "devlint: error: path 'nope' does not exist\n")
+
+
+def test_internal_error_has_no_traceback_without_debug(
+    in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project(in_tmp, {"model.py": LIGHTNING})
+
+    def explode(*_: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("devlint.cli.check_project", explode)
+    result = CliRunner().invoke(main, ["check", "."])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "devlint: internal error: RuntimeError: boom (run with --debug for the traceback)\n"
+    )
+    debug = CliRunner().invoke(main, ["check", "--debug", "."])
+    assert debug.exit_code == 2
+    assert "Traceback" in debug.stderr
+
+
+def test_a_fix_that_breaks_code_is_not_written(
+    in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project(in_tmp, {"model.py": LIGHTNING})
+    broken = Fix(Applicability.SAFE, "break", (Edit(Location(7, 9), Location(7, 15), "return ("),))
+    original_resolve = engine.resolve
+
+    def resolve_with_bad_fix(project: engine.Project, result: engine.FileResult) -> None:
+        original_resolve(project, result)
+        result.findings = [
+            finding.__class__(**{**finding.__dict__, "fix": broken})
+            for finding in result.findings[:1]
+        ]
+
+    monkeypatch.setattr(engine, "resolve", resolve_with_bad_fix)
+    result = CliRunner().invoke(main, ["fix", "--write", "."])
+    assert result.exit_code == 2
+    assert "model.py: fix by DEV001 produced invalid code" in result.stderr
+    assert (in_tmp / "model.py").read_text() == LIGHTNING
+
+
+def test_rules_and_rule_commands() -> None:
+    table = run("rules")
+    assert table.exit_code == 0
+    for code in ("DEV000", "DEV001", "DEV002", "DEV003"):
+        assert code in table.output
+    doc = run("rule", "dev002")
+    assert doc.exit_code == 0
+    assert doc.output.startswith("DEV002 cuda-call\n")
+    assert "Why is this bad?" in doc.output
+    unknown = CliRunner().invoke(main, ["rule", "DEV999"])
+    assert unknown.exit_code == 2
+
+
+def test_version_and_python_m() -> None:
+    assert run("--version").output == f"devlint {__version__}\n"
+    completed = subprocess.run(
+        [sys.executable, "-m", "devlint", "--version"], capture_output=True, text=True, check=False
+    )
+    assert (completed.returncode, completed.stdout) == (0, f"devlint {__version__}\n")

@@ -49,7 +49,6 @@ TENSOR_FACTORIES = frozenset(
         "randn",
         "randint",
         "randperm",
-        "normal",
         "tensor",
         "as_tensor",
         "empty_strided",
@@ -79,9 +78,9 @@ LEGACY_TENSOR_TYPES = frozenset(
 )
 """Legacy constructors ``torch.FloatTensor(...)``: always CPU, no usable ``device=``."""
 
-DEVICE_TYPES = frozenset({"cuda", "mps", "xpu", "hpu", "npu", "xla", "meta", "ipu", "mtia"})
-"""Accelerator device types that make a literal device string hard-coded ("cpu" is not one:
-moving to the CPU is a deliberate, portable choice)."""
+DEVICE_TYPES = frozenset({"cuda", "mps", "xpu", "hpu", "npu", "xla", "ipu", "mtia"})
+"""Accelerator device types that make a literal device string hard-coded. Not "cpu" (moving
+to the CPU is a deliberate, portable choice) nor "meta" (lazy initialisation, no data)."""
 
 CPU_RESULT_METHODS = frozenset({"cpu", "numpy", "tolist", "item"})
 """Methods whose call on a fresh tensor shows it is meant to live on the CPU."""
@@ -95,7 +94,72 @@ FORWARD_PATH_METHODS = frozenset({"forward", "__call__", "generate"})
 AVAILABILITY_CHECKS = frozenset({"is_available", "device_count", "is_built"})
 """Calls that make a surrounding ``if`` an explicit, checked device choice."""
 
+DEVICE_PREDICATES = frozenset({"is_cuda", "is_mps", "is_xpu", "is_cpu", "is_meta"})
+"""Tensor attributes that make a surrounding ``if`` a deliberate per-device branch."""
+
+CPU_LIBRARIES = frozenset(
+    {"numpy", "matplotlib", "pandas", "PIL", "cv2", "sklearn", "scipy", "math", "seaborn"}
+    | {"wandb", "json", "pickle", "csv", "logging", "plotly", "tensorboardX", "mlflow"}
+)
+"""Libraries whose functions take CPU tensors (or convert them): not model code."""
+
 SETUP_METHODS = frozenset(
     {"__init__", "setup", "configure_model", "configure_sharded_model", "prepare_data"}
 )
 """Methods that run before Lightning moves the module: ``self.device`` is still the CPU."""
+
+TENSOR_ARGUMENT_METHODS = frozenset(
+    {
+        "index_select",
+        "gather",
+        "scatter",
+        "scatter_",
+        "scatter_add",
+        "scatter_add_",
+        "masked_fill",
+        "masked_fill_",
+        "masked_select",
+        "masked_scatter",
+        "index_add",
+        "index_add_",
+        "index_copy",
+        "index_fill",
+        "index_put",
+        "index_put_",
+        "take",
+        "take_along_dim",
+        "where",
+        "add",
+        "add_",
+        "sub",
+        "sub_",
+        "mul",
+        "mul_",
+        "div",
+        "div_",
+        "matmul",
+        "mm",
+        "bmm",
+        "expand_as",
+        "view_as",
+        "reshape_as",
+        "copy_",
+        "lerp",
+        "maximum",
+        "minimum",
+        "pow",
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "repeat_interleave",
+    }
+)
+"""Tensor methods whose tensor arguments must be on the receiver's device."""
+
+ITERATING_BUILTINS = frozenset(
+    {"zip", "enumerate", "list", "tuple", "iter", "sorted", "set", "int", "float", "bool"}
+)
+"""Builtins that turn a tensor into Python values: no device is involved any more."""

@@ -19,9 +19,10 @@ from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from devlint.candidates import Candidate, Scope
 from devlint.facts import ClassFacts, FileFacts, FunctionFacts, absolute_module, resolve_alias
 from devlint.findings import Edit, Location
+from devlint.nodes import dotted_name
 from devlint.rules.base import PendingEdit, Rule
 from devlint.source import split_lines
-from devlint.symbols import AVAILABILITY_CHECKS
+from devlint.symbols import AVAILABILITY_CHECKS, DEVICE_PREDICATES
 
 _SKIPPED_FIELDS = frozenset(
     {"lpar", "rpar", "comma", "semicolon", "header", "footer", "leading_lines", "newline"}
@@ -60,26 +61,35 @@ def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                     yield item
 
 
-def dotted_name(node: cst.CSTNode) -> str | None:
-    """``a.b.c`` for a chain of attributes on a name, else None."""
-    parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return None
-    parts.append(node.value)
-    return ".".join(reversed(parts))
-
-
 def _mentions_availability_check(test: cst.CSTNode) -> bool:
+    """The test asks which devices exist or where a tensor is: the branch is deliberate."""
     stack = [test]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Attribute) and node.attr.value in AVAILABILITY_CHECKS:
-            return True
+        if isinstance(node, cst.Attribute):
+            if node.attr.value in AVAILABILITY_CHECKS or node.attr.value in DEVICE_PREDICATES:
+                return True
+            inner = node.value
+            device_type = isinstance(inner, cst.Attribute) and inner.attr.value == "device"
+            if node.attr.value == "type" and device_type:
+                return True  # x.device.type == "mps"
         stack.extend(iter_children(node))
     return False
+
+
+def _after_availability_guard(block: cst.IndentedBlock | cst.Module) -> list[cst.CSTNode]:
+    """Statements after ``if not torch.cuda.is_available(): return``: a checked region."""
+    for position, statement in enumerate(block.body):
+        if not isinstance(statement, cst.If) or statement.orelse is not None:
+            continue
+        body = statement.body.body
+        last = body[-1] if body else None
+        exits = isinstance(last, cst.SimpleStatementLine) and isinstance(
+            last.body[-1], (cst.Return, cst.Raise, cst.Continue, cst.Break)
+        )
+        if exits and _mentions_availability_check(statement.test):
+            return list(block.body[position + 1 :])
+    return []
 
 
 def _is_tensor_annotation(annotation: cst.Annotation | None) -> bool:
@@ -91,13 +101,17 @@ def _is_tensor_annotation(annotation: cst.Annotation | None) -> bool:
 
 def _tensor_param(function: cst.FunctionDef) -> str | None:
     """A parameter a fix may take ``.device`` from: annotated as a tensor, or named like one."""
-    params = [*function.params.posonly_params, *function.params.params]
+    # A parameter with a default (often None) may not hold a tensor when the fix runs.
+    params = [
+        param
+        for param in (*function.params.posonly_params, *function.params.params)
+        if param.default is None
+    ]
     for param in params:
         if _is_tensor_annotation(param.annotation):
             return param.name.value
     for param in params:
-        unannotated = param.annotation is None and param.default is None
-        if unannotated and param.name.value in _TENSOR_PARAM_NAMES:
+        if param.annotation is None and param.name.value in _TENSOR_PARAM_NAMES:
             return param.name.value
     return None
 
@@ -129,6 +143,7 @@ def _defines_device(node: cst.ClassDef) -> bool:
 @dataclass
 class _Function:
     name: str
+    scope: Scope
     calls: set[str] = field(default_factory=set)
     self_calls: set[str] = field(default_factory=set)
 
@@ -138,6 +153,7 @@ class _Class:
     name: str
     raw_bases: list[str]
     defines_device: bool
+    scope: Scope
     methods: list[str] = field(default_factory=list)
 
 
@@ -149,6 +165,7 @@ class _RawCandidate:
     scope: Scope
     data: Mapping[str, str]
     fixes: Mapping[str, tuple[PendingEdit, ...]]
+    unless_noted: Sequence[tuple[str, str]]
 
 
 @dataclass(frozen=True)
@@ -180,8 +197,12 @@ class Traversal:
         """Enclosing class and function frames; None for a nested function."""
         self._function: _Function | None = None
         self._scope = Scope()
+        self._checked: set[int] = set()
+        """Nodes that open an explicitly checked region (``if torch.cuda.is_available()``)."""
         self._checked_depth = 0
+        self._ancestors: list[cst.CSTNode] = []
         self._marks: dict[int, set[str]] = {}
+        self._notes: set[tuple[str | None, str, str]] = set()
         self._raw: list[_RawCandidate] = []
 
     # FileContext -------------------------------------------------------------
@@ -193,6 +214,10 @@ class Traversal:
     @property
     def in_checked_branch(self) -> bool:
         return self._checked_depth > 0
+
+    @property
+    def ancestors(self) -> Sequence[cst.CSTNode]:
+        return self._ancestors
 
     def qualified_name(self, node: cst.BaseExpression) -> str | None:
         dotted = dotted_name(node)
@@ -207,6 +232,9 @@ class Traversal:
     def marks(self, node: cst.CSTNode) -> frozenset[str]:
         return frozenset(self._marks.get(id(node), ()))
 
+    def note(self, tag: str, name: str) -> None:
+        self._notes.add((self._scope.function_name, tag, name))
+
     def report(
         self,
         code: str,
@@ -215,9 +243,12 @@ class Traversal:
         end: cst.CSTNode | None = None,
         data: Mapping[str, str] | None = None,
         fixes: Mapping[str, tuple[PendingEdit, ...]] | None = None,
+        unless_noted: Sequence[tuple[str, str]] = (),
     ) -> None:
         self._raw.append(
-            _RawCandidate(code, node, end or node, self._scope, data or {}, fixes or {})
+            _RawCandidate(
+                code, node, end or node, self._scope, data or {}, fixes or {}, unless_noted
+            )
         )
 
     # The walk ----------------------------------------------------------------
@@ -249,87 +280,79 @@ class Traversal:
         elif node_type is cst.If or node_type is cst.IfExp:
             assert isinstance(node, (cst.If, cst.IfExp))
             if _mentions_availability_check(node.test):
-                self.mark(node, "checked")
-                self._checked_depth += 1
+                self._checked.add(id(node))
+        elif node_type is cst.IndentedBlock or node_type is cst.Module:
+            assert isinstance(node, (cst.IndentedBlock, cst.Module))
+            self._checked.update(id(statement) for statement in _after_availability_guard(node))
         elif node_type is cst.Call and self._function is not None:
             assert isinstance(node, cst.Call)
             self._record_call(node)
+        if self._checked and id(node) in self._checked:
+            self._checked_depth += 1
         for rule in self._dispatch.get(node_type, ()):
             rule.visit(node, self)
+        self._ancestors.append(node)
 
     def _leave(self, node: cst.CSTNode) -> None:
+        self._ancestors.pop()
         node_type = type(node)
         if node_type is cst.ClassDef or node_type is cst.FunctionDef:
             self._scopes.pop()
             self._update_scope()
-        elif (node_type is cst.If or node_type is cst.IfExp) and "checked" in self.marks(node):
+        if self._checked and id(node) in self._checked:
             self._checked_depth -= 1
 
     def _enter_class(self, node: cst.ClassDef) -> None:
-        parent = self._innermost_class()
-        prefix = parent.name if parent else self._module_name
-        if self._function is not None:
-            prefix = self._function.name
+        enclosing = self._innermost_frame()
+        prefix = enclosing.name if enclosing else self._module_name
+        name = f"{prefix}.{node.name.value}"
         bases = [dotted_name(arg.value) for arg in node.bases if arg.keyword is None]
         frame = _Class(
-            f"{prefix}.{node.name.value}",
+            name,
             [base for base in bases if base is not None],
             _defines_device(node),
+            Scope(class_name=name),
         )
         self._classes.append(frame)
         if not self._scopes:
             self._aliases[node.name.value] = frame.name
         self._scopes.append(frame)
-        self._update_scope(node_class=frame)
+        self._update_scope()
 
     def _enter_function(self, node: cst.FunctionDef) -> None:
         if self._function is not None:
-            self._scopes.append(None)
+            self._scopes.append(None)  # a nested function belongs to its enclosing one
             return
-        owner = self._scopes[-1] if self._scopes else None
-        if owner is None and not self._scopes:
+        if not self._scopes:
             self._aliases[node.name.value] = f"{self._module_name}.{node.name.value}"
+        owner = self._scopes[-1] if self._scopes else None
         method_of = owner if isinstance(owner, _Class) else None
         prefix = method_of.name if method_of else self._module_name
-        frame = _Function(f"{prefix}.{node.name.value}")
+        name = f"{prefix}.{node.name.value}"
+        frame = _Function(
+            name,
+            Scope(
+                class_name=method_of.name if method_of else None,
+                function_name=name,
+                method=node.name.value if method_of else None,
+                has_self=method_of is not None and _has_self(node),
+                tensor_param=_tensor_param(node),
+            ),
+        )
         if method_of is not None:
             method_of.methods.append(node.name.value)
         self._functions.append(frame)
         self._scopes.append(frame)
-        self._function = frame
-        self._scope = Scope(
-            class_name=method_of.name if method_of else None,
-            function_name=frame.name,
-            method=node.name.value if method_of else None,
-            has_self=method_of is not None and _has_self(node),
-            tensor_param=_tensor_param(node),
-        )
+        self._update_scope()
 
-    def _innermost_class(self) -> _Class | None:
-        for frame in reversed(self._scopes):
-            if isinstance(frame, _Class):
-                return frame
-        return None
+    def _innermost_frame(self) -> _Class | _Function | None:
+        return next((frame for frame in reversed(self._scopes) if frame is not None), None)
 
-    def _update_scope(self, node_class: _Class | None = None) -> None:
-        """Recompute the scope after leaving a frame (or entering a class)."""
-        if node_class is not None:
-            self._function = None
-            self._scope = Scope(class_name=node_class.name)
-            return
-        for frame in reversed(self._scopes):
-            if isinstance(frame, _Class):
-                self._function = None
-                self._scope = Scope(class_name=frame.name)
-                return
-            if isinstance(frame, _Function):
-                # Only reached when leaving a class nested in a function: keep it simple
-                # and treat the rest of that function as its own scope.
-                self._function = frame
-                self._scope = Scope(function_name=frame.name)
-                return
-        self._function = None
-        self._scope = Scope()
+    def _update_scope(self) -> None:
+        """Make the innermost class or (outermost) function frame the current scope."""
+        frame = self._innermost_frame()
+        self._function = frame if isinstance(frame, _Function) else None
+        self._scope = frame.scope if frame is not None else Scope()
 
     def _record_import(self, node: cst.Import | cst.ImportFrom) -> None:
         if isinstance(node, cst.Import):
@@ -396,6 +419,9 @@ class Traversal:
         lines = split_lines(self._module.code)
         candidates = []
         for raw in self._raw:
+            function = raw.scope.function_name
+            if any((function, tag, name) in self._notes for tag, name in raw.unless_noted):
+                continue
             first: CodeRange = positions[raw.node]
             last: CodeRange = positions[raw.end_node]
             start = Location(first.start.line, first.start.column + 1)

@@ -8,7 +8,7 @@ calls ``resolve`` with what the index knows about the candidate's scope.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, Protocol
 
@@ -61,6 +61,11 @@ class FileContext(Protocol):
         """Under ``if torch.cuda.is_available():`` or similar: an explicit choice."""
         ...
 
+    @property
+    def ancestors(self) -> Sequence[cst.CSTNode]:
+        """The nodes enclosing the visited one, outermost first (its parent last)."""
+        ...
+
     def qualified_name(self, node: cst.BaseExpression) -> str | None:
         """``nn.Module`` -> ``torch.nn.Module`` through this file's imports, else None."""
         ...
@@ -75,6 +80,10 @@ class FileContext(Protocol):
 
     def marks(self, node: cst.CSTNode) -> frozenset[str]: ...
 
+    def note(self, tag: str, name: str) -> None:
+        """Note something about a variable of the current function (``moved``, ...)."""
+        ...
+
     def report(
         self,
         code: str,
@@ -83,8 +92,13 @@ class FileContext(Protocol):
         end: cst.CSTNode | None = None,
         data: Mapping[str, str] | None = None,
         fixes: Mapping[str, tuple[PendingEdit, ...]] | None = None,
+        unless_noted: Sequence[tuple[str, str]] = (),
     ) -> None:
-        """Record a candidate spanning ``node`` (through ``end``, when given)."""
+        """Record a candidate spanning ``node`` (through ``end``, when given).
+
+        ``unless_noted=[(tag, name), ...]`` drops it if the same function notes one of
+        them anywhere, before or after (``mask = torch.zeros(n)`` ... ``mask.to(d)``).
+        """
         ...
 
 

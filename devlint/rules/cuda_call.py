@@ -15,7 +15,6 @@ from devlint.rules.base import (
     delete_between,
     delete_lines,
 )
-from devlint.symbols import DATA_FACTORIES, TENSOR_FACTORIES
 
 _KEPT_KEYWORDS = ("non_blocking", "memory_format")
 """Arguments of ``.cuda()`` that ``.to()`` also takes."""
@@ -226,9 +225,18 @@ class CudaCall(Rule):
 
 
 def _creates_tensor(receiver: cst.BaseExpression, context: FileContext) -> bool:
-    """``torch.ones(3).cuda()``: deleting the call would leave a CPU tensor attribute."""
-    if not isinstance(receiver, cst.Call):
-        return False
-    name = context.qualified_name(receiver.func) or ""
-    module, _, function = name.rpartition(".")
-    return module == "torch" and (function in TENSOR_FACTORIES or function in DATA_FACTORIES)
+    """``torch.triu(torch.ones(n)).cuda()``: deleting the call would leave a CPU tensor.
+
+    A chain built from a ``torch`` function (not a ``torch.nn`` module class) is a tensor.
+    """
+    node: cst.BaseExpression = receiver
+    while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
+        if isinstance(node, cst.Call):
+            name = context.qualified_name(node.func) or ""
+            module_class = name.startswith("torch.nn.") and ".functional." not in name
+            if name.startswith("torch.") and not module_class:
+                return True
+            node = node.func
+        else:
+            node = node.value
+    return False

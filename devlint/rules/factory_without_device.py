@@ -2,22 +2,42 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Literal
+
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
+from devlint.nodes import dotted_name
 from devlint.rules._devices import first_positional, has_double_star, keyword_argument
-from devlint.rules.base import FileContext, Invalid, Rule, choose_fix, insert_after
+from devlint.rules.base import (
+    FileContext,
+    Invalid,
+    PendingEdit,
+    Rule,
+    choose_fix,
+    insert_after,
+)
 from devlint.symbols import (
+    CPU_LIBRARIES,
     CPU_RESULT_METHODS,
     DATA_FACTORIES,
+    ITERATING_BUILTINS,
     LEGACY_TENSOR_TYPES,
     MOVE_METHODS,
+    TENSOR_ARGUMENT_METHODS,
     TENSOR_FACTORIES,
 )
 
 _PLACED = "placed"
-"""Mark on a call whose result is moved (``.to(...)``) or used on the CPU on purpose."""
+"""A call's result, or a variable, is moved (``.to(...)``) or used on the CPU on purpose."""
+
+_INDEX = "index"
+"""A variable is used as an index, where a CPU tensor is valid."""
+
+_CPU_USE = "cpu_use"
+"""A variable is handed to code that wants CPU tensors (plotting, numpy)."""
 
 _LITERAL_DATA = (cst.List, cst.Tuple, cst.ListComp)
 """Data arguments of ``torch.tensor`` that are certainly not tensors already."""
@@ -67,7 +87,7 @@ class FactoryWithoutDevice(Rule):
     name = "factory-without-device"
     summary = "Tensor factory without `device=` in a forward path"
     fix_safety = "safe/unsafe"
-    node_types = (cst.Call,)
+    node_types = (cst.SubscriptElement, cst.Call)
 
     VALID = (
         "import torch\nimport pytorch_lightning as pl\n\n"
@@ -150,13 +170,27 @@ class FactoryWithoutDevice(Rule):
     )
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
+        if isinstance(node, cst.SubscriptElement):
+            index = node.slice.value if isinstance(node.slice, cst.Index) else None
+            root = _root_name(index) if index is not None else None
+            if root is not None:
+                context.note(_INDEX, root)
+            return
         assert isinstance(node, cst.Call)
         func = node.func
         if isinstance(func, cst.Attribute) and (
             func.attr.value in MOVE_METHODS or func.attr.value in CPU_RESULT_METHODS
         ):
             _mark_receivers(func.value, context)
+            root = _root_name(func.value)
+            if root is not None and func.attr.value in MOVE_METHODS:
+                context.note(_PLACED, root)  # mask = torch.zeros(n) ... mask.to(x.device)
             return
+        if _consumer(node, context) == "other":
+            for arg in node.args:
+                root = _root_name(arg.value)
+                if root is not None:
+                    context.note(_CPU_USE, root)  # time = torch.arange(n) ... ax.plot(time)
         name = context.qualified_name(func) or ""
         module, _, factory = name.rpartition(".")
         if module != "torch":
@@ -166,20 +200,28 @@ class FactoryWithoutDevice(Rule):
             return
         if _PLACED in context.marks(node) or has_double_star(node):
             return
-        if keyword_argument(node, "device") is not None:
+        if keyword_argument(node, "device") or keyword_argument(node, "out"):
+            return
+        usage = _usage(context)
+        if usage.harmless:
             return
         if factory in DATA_FACTORIES:
-            data = first_positional(node)
-            if data is None or not isinstance(data.value, _LITERAL_DATA):
+            payload = first_positional(node)
+            if payload is None or not isinstance(payload.value, _LITERAL_DATA):
                 return
-        fixes = {}
+        fixes: dict[str, tuple[PendingEdit, ...]] = {}
         if not legacy and node.args:
             last = node.args[-1].value
             fixes["self_device"] = (insert_after(last, ", device=self.device"),)
             param = context.scope.tensor_param
             if param is not None:
                 fixes["tensor_device"] = (insert_after(last, f", device={param}.device"),)
-        context.report(self.code, node, data={"factory": name}, fixes=fixes)
+        data = {"factory": name}
+        later: list[tuple[str, str]] = []
+        if usage.variable:
+            data["variable"] = usage.variable
+            later = [(tag, usage.variable) for tag in (_PLACED, _INDEX, _CPU_USE)]
+        context.report(self.code, node, data=data, fixes=fixes, unless_noted=later)
 
     def resolve(self, candidate: Candidate, scope: ScopeInfo) -> Resolution | None:
         if not (scope.model_code and scope.forward_path):
@@ -206,3 +248,71 @@ def _mark_receivers(receiver: cst.BaseExpression, context: FileContext) -> None:
         if not isinstance(receiver.func, cst.Attribute):
             return
         receiver = receiver.func.value
+
+
+def _root_name(node: cst.BaseExpression) -> str | None:
+    """``mask`` in ``mask.view(1, -1)[0]``: the variable a method chain starts from."""
+    while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return node.value if isinstance(node, cst.Name) else None
+
+
+@dataclass(frozen=True)
+class _Usage:
+    harmless: bool = False
+    """Used as an index, in a condition, or handed to code that is not torch's."""
+    variable: str | None = None
+    """The variable the statement assigns the new tensor (or what it computes) to."""
+
+
+def _usage(context: FileContext) -> _Usage:
+    """What the statement does with a fresh tensor, read from its enclosing nodes."""
+    child: cst.CSTNode | None = None
+    for node in reversed(context.ancestors):
+        if isinstance(node, cst.SubscriptElement):
+            return _Usage(harmless=True)  # CPU indices are valid for a tensor on any device
+        if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.Assert)) and child is node.test:
+            return _Usage(harmless=True)
+        if isinstance(node, cst.Call) and child is not node.func:
+            consumer = _consumer(node, context)
+            if consumer == "torch":
+                child = node
+                continue  # torch.cat([x, torch.zeros(n)]) has the same problem
+            return _Usage(harmless=consumer != "model")
+        if isinstance(node, cst.Assign) and len(node.targets) == 1:
+            target = node.targets[0].target
+            return _Usage(variable=target.value if isinstance(target, cst.Name) else None)
+        if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement, cst.Lambda)):
+            break
+        child = node
+    return _Usage()
+
+
+Consumer = Literal["torch", "model", "other", "neutral"]
+
+
+def _consumer(call: cst.Call, context: FileContext) -> Consumer:
+    """Who receives the tensors passed to ``call``.
+
+    ``torch``: a torch function, whose result inherits the problem. ``model``: the
+    module itself, a project or library function, a tensor method that combines its
+    arguments with the receiver: the tensor must be on the model's device. ``other``:
+    plotting, numpy, loggers, containers: they want CPU tensors, and adding
+    ``device=`` would break them. ``neutral``: builtins (``len``, ``zip``) and local
+    helpers, which decide nothing.
+    """
+    func = call.func
+    qualified = context.qualified_name(func)
+    if qualified is not None:
+        root = qualified.split(".", 1)[0]
+        if root == "torch":
+            return "torch"
+        return "other" if root in CPU_LIBRARIES else "model"
+    dotted = dotted_name(func) or ""
+    if dotted == "self" or dotted.startswith("self."):
+        return "model"
+    if isinstance(func, cst.Attribute):
+        return "model" if func.attr.value in TENSOR_ARGUMENT_METHODS else "other"
+    if isinstance(func, cst.Name) and func.value in ITERATING_BUILTINS:
+        return "other"  # for layer, drop in zip(layers, torch.rand(n) < p): Python values
+    return "neutral"

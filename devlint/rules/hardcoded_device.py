@@ -153,10 +153,13 @@ class HardcodedDevice(Rule):
         assert isinstance(node, cst.Call)
         if context.in_checked_branch:
             return
-        if context.qualified_name(node.func) == "torch.device":
+        name = context.qualified_name(node.func) or ""
+        if name.startswith("torch.cuda."):
+            return  # a query such as torch.cuda.get_device_properties(0) places nothing
+        if name == "torch.device":
             first = first_positional(node)
             literal = device_literal(first.value) if first else None
-            if literal is not None:
+            if literal is not None and not _is_query(context):
                 self._report(context, node, literal)
             return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
@@ -204,3 +207,15 @@ class HardcodedDevice(Rule):
             )
             return Resolution(f"{message}; derive it from a tensor (`{param}.device`)", fix)
         return Resolution(f"{message}; derive it from an input tensor's `.device`")
+
+
+def _is_query(context: FileContext) -> bool:
+    """``device == torch.device("mps")`` or ``torch.cuda.x(torch.device(0))`` asks, not places."""
+    ancestors = context.ancestors
+    parent = ancestors[-1] if ancestors else None
+    if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
+        return True
+    grandparent = ancestors[-2] if len(ancestors) > 1 else None
+    if isinstance(parent, cst.Arg) and isinstance(grandparent, cst.Call):
+        return (context.qualified_name(grandparent.func) or "").startswith("torch.cuda.")
+    return False

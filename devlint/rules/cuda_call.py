@@ -146,6 +146,15 @@ class CudaCall(Rule):
             line=7,
             column=36,
         ),
+        Invalid(
+            "import torch\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        self.causal = torch.triu(torch.ones(n, n), diagonal=1).cuda()\n",
+            line=7,
+            column=64,
+        ),
     )
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:

@@ -80,7 +80,13 @@ class FactoryWithoutDevice(Rule):
     `torch.zeros_like(x)`, `x.new_zeros(...)`, a result immediately moved with
     `.to(...)` or kept on the CPU with `.cpu()`, `.tolist()`, `.item()`,
     `.numpy()`; 0-dim Python scalars such as `torch.tensor(3.0)`; `torch.tensor(x)`
-    of a name (it keeps the device of a tensor argument); calls with `**kwargs`.
+    of a name (it keeps the device of a tensor argument); calls with `**kwargs` or
+    `out=`. Also not flagged, because a CPU tensor is right there: a tensor used as
+    an index (`x[torch.arange(n), labels]`, valid for a tensor on any device) or in
+    an `if`/`while`/`assert` condition, one handed to plotting, numpy, loggers or
+    Python builtins that iterate it (`ax.plot(torch.arange(n), y)`), and a variable
+    that the same function later moves (`m = torch.zeros(n)` ... `m.to(x.device)`),
+    indexes with, or hands to such code.
     """
 
     code = "DEV003"
@@ -109,6 +115,19 @@ class FactoryWithoutDevice(Rule):
         "        return torch.zeros(3, **kwargs)\n",
         # Not model code.
         "import torch\n\ndef make_batch():\n    return torch.zeros(3)\n",
+        # CPU tensors where CPU tensors belong: indices, conditions, plots, moved later.
+        "import torch\nimport pytorch_lightning as pl\nimport matplotlib.pyplot as plt\n\n"
+        "class M(pl.LightningModule):\n"
+        "    def training_step(self, batch, batch_idx):\n"
+        "        picked = batch[torch.arange(4), batch.argmax(-1)]\n"
+        "        order = torch.randperm(4)\n"
+        "        if torch.rand(1) < 0.5:\n"
+        "            picked = picked[order]\n"
+        "        steps = torch.arange(4)\n"
+        "        plt.plot(steps, picked.detach().cpu())\n"
+        "        mask = torch.ones(4).bool()\n"
+        "        mask = mask.to(picked.device)\n"
+        "        return picked[mask].sum()\n",
     )
     INVALID = (
         Invalid(

@@ -82,6 +82,21 @@ class HardcodedDevice(Rule):
         "        return x\n",
         # A class that is not model code.
         'import torch\n\nclass Loader:\n    def load(self, x):\n        return x.to("cuda")\n',
+        # Asking about devices is not placing tensors; "meta" is lazy initialisation.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        '        self.lazy = torch.device("meta")\n'
+        "        if not torch.cuda.is_available():\n"
+        "            return\n"
+        '        self.props = torch.cuda.get_device_properties(torch.device("cuda"))\n\n'
+        "    def forward(self, x):\n"
+        '        if x.device == torch.device("mps"):\n'
+        "            x = x.float()\n"
+        '        if x.device.type == "mps":\n'
+        '            x = x.to("cpu").exp().to("mps")\n'
+        "        return x\n",
         # A device parameter with a default that callers override.
         "import torch\nimport torch.nn as nn\n\n"
         "class M(nn.Module):\n"

@@ -6,6 +6,7 @@ left, 2 usage, configuration or internal error. No traceback without ``--debug``
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import sys
 import traceback
@@ -14,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 import click
 from rich.console import Console
@@ -28,9 +29,11 @@ from devlint.docs import rule_documentation
 from devlint.engine import FileResult, Overrides, Project, check_project, fix_file, plan_projects
 from devlint.findings import Applicability, Finding
 from devlint.fixer import FixError, write_atomically
+from devlint.report import OutputFormat
 from devlint.report.json import render_json
 from devlint.report.text import render_summary, render_text
 from devlint.rules import SelectionError, all_rules, rule_by_code
+from devlint.source import split_lines
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -53,13 +56,17 @@ class RunOptions:
     exit_zero: bool
     config: Path | None
     quiet: bool
+    force_exclude: bool
     color: bool | None
 
 
-def _codes(value: str | None) -> tuple[str, ...] | None:
+def _codes(value: str | None, option: str) -> tuple[str, ...] | None:
     if value is None:
         return None
-    return tuple(code.strip() for code in value.split(",") if code.strip())
+    codes = tuple(code.strip() for code in value.split(",") if code.strip())
+    if not codes:
+        raise UserError(f"{option}: no rule codes given")
+    return codes
 
 
 def shared_options(command: F) -> F:
@@ -76,7 +83,7 @@ def shared_options(command: F) -> F:
         ),
         click.option(
             "--output-format",
-            type=click.Choice(["text", "json"]),
+            type=click.Choice(get_args(OutputFormat)),
             default="text",
             show_default=True,
         ),
@@ -91,6 +98,11 @@ def shared_options(command: F) -> F:
             help="Use this TOML file instead of the nearest pyproject.toml.",
         ),
         click.option("--quiet", "-q", is_flag=True, help="Print findings only, no summary."),
+        click.option(
+            "--force-exclude",
+            is_flag=True,
+            help="Apply exclude to paths given explicitly too (for pre-commit).",
+        ),
         click.option("--color/--no-color", default=None, help="Force colour on or off."),
         click.option("--debug", is_flag=True, help="Show tracebacks on internal errors."),
     ]
@@ -103,9 +115,9 @@ def _run_options(paths: tuple[Path, ...], **kwargs: Any) -> RunOptions:
     return RunOptions(
         paths=paths or (Path("."),),
         overrides=Overrides(
-            select=_codes(kwargs["select"]),
-            extend_select=_codes(kwargs["extend_select"]) or (),
-            ignore=_codes(kwargs["ignore"]) or (),
+            select=_codes(kwargs["select"], "--select"),
+            extend_select=_codes(kwargs["extend_select"], "--extend-select") or (),
+            ignore=_codes(kwargs["ignore"], "--ignore") or (),
         ),
         unsafe_fixes=kwargs["unsafe_fixes"],
         output_format=kwargs["output_format"],
@@ -113,6 +125,7 @@ def _run_options(paths: tuple[Path, ...], **kwargs: Any) -> RunOptions:
         exit_zero=kwargs["exit_zero"],
         config=kwargs["config"],
         quiet=kwargs["quiet"],
+        force_exclude=kwargs["force_exclude"],
         color=kwargs["color"],
     )
 
@@ -161,7 +174,7 @@ def _load(options: RunOptions) -> list[Project]:
             return fixed
 
         config_for = the_given_config
-    files = discover_files(options.paths, config_for)
+    files = discover_files(options.paths, config_for, force_exclude=options.force_exclude)
     projects = plan_projects(files, config_for, options.overrides)
     for project in projects:
         check_project(project)
@@ -176,19 +189,16 @@ def _unsafe(options: RunOptions, project: Project) -> bool:
 
 def _report(
     options: RunOptions, results: Sequence[FileResult], *, unsafe: bool, console: Console
-) -> list[Finding]:
+) -> None:
+    """Print the results' findings in the chosen format."""
     findings = sorted((f for result in results for f in result.findings), key=Finding.sort_key)
     if options.output_format == "json":
         click.echo(render_json(findings), nl=False)
     elif options.statistics:
         _print_statistics(findings, console, unsafe=unsafe)
-    elif options.quiet:
-        sources = {r.display: r.source.text for r in results if r.source is not None}
-        render_text(findings, sources, console, unsafe_fixes=unsafe) if findings else None
     else:
         sources = {r.display: r.source.text for r in results if r.source is not None}
-        render_text(findings, sources, console, unsafe_fixes=unsafe)
-    return findings
+        render_text(findings, sources, console, unsafe_fixes=unsafe, summary=not options.quiet)
 
 
 def _print_statistics(findings: Sequence[Finding], console: Console, *, unsafe: bool) -> None:
@@ -222,15 +232,16 @@ def check(paths: tuple[Path, ...], **kwargs: Any) -> None:
     projects = _load(options)
     unsafe = any(_unsafe(options, project) for project in projects)
     results = [result for project in projects for result in project.files]
-    findings = _report(options, results, unsafe=unsafe, console=_console(options.color))
-    sys.exit(EXIT_FINDINGS if findings and not options.exit_zero else EXIT_CLEAN)
+    _report(options, results, unsafe=unsafe, console=_console(options.color))
+    found = any(result.findings for result in results)
+    sys.exit(EXIT_FINDINGS if found and not options.exit_zero else EXIT_CLEAN)
 
 
 def unified_diff(display: str, before: str, after: str) -> str:
     """A ``git diff``-style patch; a missing final newline is marked as diff does."""
 
     def lines(text: str) -> list[str]:
-        split = text.splitlines(keepends=True)
+        split = split_lines(text) if text else []
         if split and not split[-1].endswith(("\n", "\r")):
             split[-1] += "\n\\ No newline at end of file\n"
         return split
@@ -240,24 +251,33 @@ def unified_diff(display: str, before: str, after: str) -> str:
     )
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 @main.command()
 @click.option("--write", is_flag=True, help="Apply the fixes in place (default: show a diff).")
 @shared_options
 @guarded
 def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
-    """Fix device bugs in PATHS: print a diff, or apply the fixes with --write."""
+    """Fix device bugs in PATHS: print a diff, or apply the fixes with --write.
+
+    Without --write, text output is the diff; json and --statistics describe the
+    findings as `check` would. With --write they describe what is left.
+    """
     options = _run_options(paths, **kwargs)
     projects = _load(options)
     err = _console(options.color, stderr=True)
+    out = _console(options.color)
+    results = [result for project in projects for result in project.files]
+    as_checked = [dataclasses.replace(r, findings=list(r.findings)) for r in results]
+    show_diff = not write and options.output_format == "text" and not options.statistics
     fixed_findings = fixed_files = 0
     failed = False
-    pending = False
-    unsafe_any = False
     for project in projects:
         unsafe = _unsafe(options, project)
-        unsafe_any = unsafe_any or unsafe
         for result in project.files:
-            before = result.source.text if result.source else ""
+            before_text = result.source.text if result.source else ""
             outcome = fix_file(project, result, unsafe=unsafe)
             if outcome is None:
                 continue
@@ -265,39 +285,38 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
                 err.print(f"devlint: error: {result.display}: {outcome.error}; not changed")
                 failed = True
                 continue
-            pending = True
             fixed_findings += outcome.fixed
             fixed_files += 1
-            if not write:
-                click.echo(unified_diff(result.display, before, outcome.text), nl=False)
-                continue
-            assert result.source is not None
-            try:
-                write_atomically(result.path, result.original, result.source.encode(outcome.text))
-            except FixError as error:
-                err.print(f"devlint: error: {error}")
-                failed = True
-    results = [result for project in projects for result in project.files]
+            if show_diff:
+                click.echo(unified_diff(result.display, before_text, outcome.text), nl=False)
+            if write:
+                assert result.source is not None
+                try:
+                    new = result.source.encode(outcome.text)
+                    write_atomically(result.path, result.original, new)
+                except FixError as error:
+                    err.print(f"devlint: error: {error}")
+                    failed = True
+    sys.stdout.flush()  # the diff (stdout) before the summary (stderr) on a terminal
+    unsafe_any = any(_unsafe(options, project) for project in projects)
     left = [f for result in results for f in result.findings]
     if write:
-        if left:
-            _report(options, results, unsafe=unsafe_any, console=_console(options.color))
+        if left or options.output_format == "json":
+            _report(options, results, unsafe=unsafe_any, console=out)
         if not options.quiet:
-            noun = "finding" if fixed_findings == 1 else "findings"
-            files = "file" if fixed_files == 1 else "files"
-            err.print(f"Fixed {fixed_findings} {noun} in {fixed_files} {files}.")
+            fixed = _count(fixed_findings, "finding")
+            err.print(f"Fixed {fixed} in {_count(fixed_files, 'file')}.")
+    elif not show_diff:
+        _report(options, as_checked, unsafe=unsafe_any, console=out)
     elif not options.quiet:
-        noun = "finding" if fixed_findings == 1 else "findings"
-        files = "file" if fixed_files == 1 else "files"
-        message = f"Would fix {fixed_findings} {noun} in {fixed_files} {files}"
+        message = f"Would fix {_count(fixed_findings, 'finding')} in {_count(fixed_files, 'file')}"
         if left:
             message += f"; {len(left)} would be left (run `devlint check`)"
         err.print(message + ".")
     if failed:
         sys.exit(EXIT_ERROR)
-    if options.exit_zero:
-        sys.exit(EXIT_CLEAN)
-    sys.exit(EXIT_FINDINGS if left or (pending and not write) else EXIT_CLEAN)
+    pending = fixed_files > 0 and not write
+    sys.exit(EXIT_FINDINGS if (left or pending) and not options.exit_zero else EXIT_CLEAN)
 
 
 @main.command("rules")

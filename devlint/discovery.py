@@ -45,11 +45,15 @@ def _marked_folder(directory: Path) -> Path | None:
     return None if parent == directory else _marked_folder(parent)
 
 
-def discover_files(paths: Sequence[Path], config_for: Callable[[Path], Config]) -> list[Path]:
+def discover_files(
+    paths: Sequence[Path], config_for: Callable[[Path], Config], *, force_exclude: bool = False
+) -> list[Path]:
     """Files to check under ``paths``, sorted and deduplicated, spelled as the caller spelled them.
 
-    An explicit file is kept whatever its suffix and even when gitignored (the
-    user or pre-commit named it), but ``exclude`` still applies to it.
+    An explicit file is kept whatever its suffix and even when gitignored or
+    excluded (the user named it), as in ruff; with ``force_exclude`` (what the
+    pre-commit hooks pass along with every file name) ``exclude`` applies to it too.
+    A file reached twice, through a symlink or two spellings, is checked once.
     """
     walker = _Walker(config_for)
     found: dict[str, Path] = {}
@@ -60,10 +64,10 @@ def discover_files(paths: Sequence[Path], config_for: Callable[[Path], Config]) 
             raise DiscoveryError(f"path '{path}' does not exist") from None
         except OSError:
             is_dir = False  # unreadable: the checker reports it as a DEV000 finding
-        if _explicitly_excluded(path, is_dir, config_for):
+        if (is_dir or force_exclude) and _explicitly_excluded(path, is_dir, config_for):
             continue
         for file in walker.files_under(path) if is_dir else [path]:
-            found.setdefault(os.path.abspath(file), file)
+            found.setdefault(os.path.realpath(file), file)
     return sorted(found.values())
 
 

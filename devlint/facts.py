@@ -35,14 +35,59 @@ class ClassFacts:
 
 
 @dataclass(frozen=True)
+class ReturnedOutput:
+    """A function returns processor output that is still on the CPU.
+
+    Either it makes the output itself (``source`` at ``line``), or it returns what
+    another function returns (``via``, a callee reference; see ``CalleeRef``).
+    """
+
+    function: str
+    source: str
+    line: int = 0
+    kind: str = "batch"
+    """``batch`` (a BatchEncoding/BatchFeature, which has ``.to``) or ``dict``."""
+    via: str | None = None
+
+
+@dataclass(frozen=True)
+class DistributedSignal:
+    """Evidence that the project trains on several processes (``strategy="ddp"``)."""
+
+    description: str
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class DeviceConstant:
+    """A module-level constant holding a literal device: ``DEVICE = torch.device("cuda")``.
+
+    An empty ``literal`` says the name is bound more than once (not a constant).
+    """
+
+    name: str
+    literal: str
+    line: int = 0
+    path: str = ""
+    """The defining file as displayed; the index fills it in."""
+
+
+Fact = ReturnedOutput | DistributedSignal | DeviceConstant
+"""Facts rules contribute during the traversal, for the whole project to use."""
+
+
+@dataclass(frozen=True)
 class FileFacts:
     """Everything about one file that the project index needs."""
 
     module: str
+    path: str = ""
+    """The file as displayed to the user, for messages that point into it."""
     aliases: Mapping[str, str] = field(default_factory=dict)
     """Module-level names bound by imports and definitions, to qualified names."""
     classes: tuple[ClassFacts, ...] = ()
     functions: tuple[FunctionFacts, ...] = ()
+    facts: tuple[Fact, ...] = ()
 
 
 def resolve_alias(dotted: str, aliases: Mapping[str, str]) -> str | None:

@@ -73,16 +73,33 @@ def apply_fixes(text: str, fixes: Sequence[Fix]) -> str:
     return text
 
 
-def verify(text: str, filename: str) -> str | None:
-    """Why the fixed text is not valid Python, or None when it is."""
+def verify(text: str, original: str, filename: str) -> str | None:
+    """Why the fixed text is not valid Python, or None when it is.
+
+    It must parse, and compile unless the original did not compile either (Python
+    rejects some code only when compiling, ``continue`` outside a loop for one:
+    that is not the fix's doing).
+    """
     try:
         cst.parse_module(text)
-        compile(text, filename, "exec", dont_inherit=True)
-    except (cst.ParserSyntaxError, SyntaxError, ValueError) as error:
-        return str(error).splitlines()[0] if str(error) else type(error).__name__
-    except RecursionError:
-        return "too deeply nested to verify"
+    except (cst.ParserSyntaxError, RecursionError, ValueError) as error:
+        return _first_line(error)
+    problem = _compile_error(text, filename)
+    if problem is not None and _compile_error(original, filename) is None:
+        return problem
     return None
+
+
+def _compile_error(text: str, filename: str) -> str | None:
+    try:
+        compile(text, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        return _first_line(error)
+    return None
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
 def write_atomically(path: Path, original: bytes, new: bytes) -> None:
@@ -90,8 +107,10 @@ def write_atomically(path: Path, original: bytes, new: bytes) -> None:
 
     The data goes to a temporary file in the same folder, which then replaces the
     original in one ``os.replace``: a reader (or a crash) sees the old or the new
-    file, never a mix. The original permission bits are kept.
+    file, never a mix. The original permission bits are kept, and a symlink stays a
+    symlink: its target is what gets rewritten.
     """
+    path = Path(os.path.realpath(path))
     try:
         current = path.read_bytes()
         mode = stat.S_IMODE(path.stat().st_mode)

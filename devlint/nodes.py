@@ -15,3 +15,10 @@ def dotted_name(node: cst.CSTNode) -> str | None:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))
+
+
+def chain_root(node: cst.BaseExpression) -> str | None:
+    """``mask`` in ``mask.view(1, -1)[0].to(d)``: the variable a chain of calls starts from."""
+    while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
+        node = node.func if isinstance(node, cst.Call) else node.value
+    return node.value if isinstance(node, cst.Name) else None

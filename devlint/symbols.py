@@ -89,7 +89,16 @@ MOVE_METHODS = frozenset({"to", "cuda", "type_as"})
 """Methods that move a fresh tensor somewhere explicitly."""
 
 FORWARD_PATH_METHODS = frozenset({"forward", "__call__", "generate"})
-"""Methods that run on every batch, besides ``*_step`` and ``on_*`` hooks."""
+"""Methods that run on every batch, besides ``*_step`` and the batch-level hooks."""
+
+FORWARD_PATH_HOOKS = frozenset(
+    {"on_after_batch_transfer", "on_before_backward", "on_after_backward"}
+    | {"on_before_optimizer_step", "on_before_zero_grad"}
+)
+"""Lightning hooks that run with the batch and the module on the device, besides the
+``on_*_batch_start``/``on_*_batch_end`` ones. Not ``on_before_batch_transfer`` (the
+batch is still on the CPU), checkpoint hooks (CPU tensors belong in checkpoints), nor
+epoch-level hooks, where results are commonly gathered on the CPU."""
 
 AVAILABILITY_CHECKS = frozenset({"is_available", "device_count", "is_built"})
 """Calls that make a surrounding ``if`` an explicit, checked device choice."""
@@ -163,3 +172,44 @@ ITERATING_BUILTINS = frozenset(
     {"zip", "enumerate", "list", "tuple", "iter", "sorted", "set", "int", "float", "bool"}
 )
 """Builtins that turn a tensor into Python values: no device is involved any more."""
+
+PROCESSOR_SUFFIXES = ("processor", "tokenizer", "feature_extractor", "image_processor")
+"""Names (or their endings) of objects that behave like HuggingFace processors."""
+
+PROCESSOR_LOADERS = ("Tokenizer", "Processor", "FeatureExtractor")
+"""``X.from_pretrained`` with one of these in X's name loads a processor, not a model."""
+
+PROCESSOR_METHODS = frozenset(
+    {"encode", "encode_plus", "batch_encode_plus", "pad", "__call__", "prepare_seq2seq_batch"}
+)
+"""Processor methods that build tensors when given ``return_tensors="pt"``."""
+
+MOVE_HELPER_NAMES = ("to_device", "move_to", "transfer_batch_to_device")
+"""Fragments of helper names that say the helper moves its argument to a device."""
+
+UNPACKING_BUILTINS = frozenset({"dict", "print", "len", "list", "tuple", "zip", "sorted"})
+"""Builtins that may take ``**inputs`` or ``inputs`` without running a model."""
+
+CPU_CONSUMER_METHODS = frozenset(
+    {"plot", "imshow", "hist", "bar", "barh", "errorbar", "fill_between", "pie", "savefig"}
+    | {"add_scalar", "add_scalars", "add_histogram", "add_image", "add_figure", "annotate"}
+    | {"set_xticks", "set_yticks", "set_xticklabels", "set_yticklabels", "legend"}
+)
+"""Methods (of plots and loggers) that take CPU tensors: a fresh tensor there is right."""
+
+SILENT_BUILTINS = frozenset(
+    {"print", "len", "isinstance", "str", "repr", "format", "range", "type", "id", "hash"}
+)
+"""Builtins that neither move a tensor nor mix it with others."""
+
+TORCH_DTYPES = frozenset(
+    {"float", "float16", "float32", "float64", "bfloat16", "half", "double", "int", "long"}
+    | {"int8", "int16", "int32", "int64", "uint8", "bool", "complex64", "complex128"}
+)
+"""``torch.<dtype>`` names: ``x.to(torch.float32)`` casts, it does not move."""
+
+HYPERPARAMETER_ROOTS = ("self.hparams", "self.config", "hparams.", "config.", "cfg.", "args.")
+"""``torch.tensor(self.hparams.weights)``: configuration values are Python data."""
+
+MODULE_ONLY_METHODS = frozenset({"eval", "train", "apply", "zero_grad"})
+"""Methods modules have and tensors do not: ``x.eval()`` returns a module."""

@@ -17,10 +17,17 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from devlint.candidates import Candidate, Scope
-from devlint.facts import ClassFacts, FileFacts, FunctionFacts, absolute_module, resolve_alias
+from devlint.facts import (
+    ClassFacts,
+    Fact,
+    FileFacts,
+    FunctionFacts,
+    absolute_module,
+    resolve_alias,
+)
 from devlint.findings import Edit, Location
 from devlint.nodes import dotted_name
-from devlint.rules.base import PendingEdit, Rule
+from devlint.rules.base import PendingEdit, Rule, RuleSettings
 from devlint.source import split_lines
 from devlint.symbols import AVAILABILITY_CHECKS, DEVICE_PREDICATES
 
@@ -61,13 +68,18 @@ def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                     yield item
 
 
-def _mentions_availability_check(test: cst.CSTNode) -> bool:
-    """The test asks which devices exist or where a tensor is: the branch is deliberate."""
+def _mentions_availability_check(test: cst.CSTNode, *, tensor_predicates: bool = True) -> bool:
+    """The test asks which devices exist (or where a tensor is): the branch is deliberate."""
     stack = [test]
     while stack:
         node = stack.pop()
         if isinstance(node, cst.Attribute):
-            if node.attr.value in AVAILABILITY_CHECKS or node.attr.value in DEVICE_PREDICATES:
+            if node.attr.value in AVAILABILITY_CHECKS:
+                return True
+            if not tensor_predicates:
+                stack.extend(iter_children(node))
+                continue
+            if node.attr.value in DEVICE_PREDICATES:
                 return True
             inner = node.value
             device_type = isinstance(inner, cst.Attribute) and inner.attr.value == "device"
@@ -87,7 +99,9 @@ def _after_availability_guard(block: cst.IndentedBlock | cst.Module) -> list[cst
         exits = isinstance(last, cst.SimpleStatementLine) and isinstance(
             last.body[-1], (cst.Return, cst.Raise, cst.Continue, cst.Break)
         )
-        if exits and _mentions_availability_check(statement.test):
+        # Only "no such device here" guards: after `if x.is_cuda: return ...` the rest of
+        # the function still runs on every other device.
+        if exits and _mentions_availability_check(statement.test, tensor_predicates=False):
             return list(block.body[position + 1 :])
     return []
 
@@ -166,6 +180,7 @@ class _RawCandidate:
     data: Mapping[str, str]
     fixes: Mapping[str, tuple[PendingEdit, ...]]
     unless_noted: Sequence[tuple[str, str]]
+    lines: Mapping[str, cst.CSTNode]
 
 
 @dataclass(frozen=True)
@@ -181,11 +196,22 @@ class Traversal:
     """
 
     def __init__(
-        self, module: cst.Module, module_name: str, is_package: bool, rules: Sequence[Rule]
+        self,
+        module: cst.Module,
+        module_name: str,
+        is_package: bool,
+        rules: Sequence[Rule],
+        *,
+        path: str = "",
+        settings: RuleSettings | None = None,
     ) -> None:
         self._module = module
         self._module_name = module_name
         self._is_package = is_package
+        self._path = path
+        self._settings = settings or RuleSettings()
+        self._rule_state: dict[str, dict[str, object]] = {}
+        self._facts_found: list[tuple[Fact, cst.CSTNode | None]] = []
         self._dispatch: dict[type[cst.CSTNode], list[Rule]] = {}
         for rule in rules:
             for node_type in rule.node_types:
@@ -208,8 +234,22 @@ class Traversal:
     # FileContext -------------------------------------------------------------
 
     @property
+    def settings(self) -> RuleSettings:
+        return self._settings
+
+    @property
+    def module_name(self) -> str:
+        return self._module_name
+
+    @property
     def scope(self) -> Scope:
         return self._scope
+
+    def add_fact(self, fact: Fact, node: cst.CSTNode | None = None) -> None:
+        self._facts_found.append((fact, node))
+
+    def state(self, rule: Rule) -> dict[str, object]:
+        return self._rule_state.setdefault(rule.code, {})
 
     @property
     def in_checked_branch(self) -> bool:
@@ -244,10 +284,18 @@ class Traversal:
         data: Mapping[str, str] | None = None,
         fixes: Mapping[str, tuple[PendingEdit, ...]] | None = None,
         unless_noted: Sequence[tuple[str, str]] = (),
+        lines: Mapping[str, cst.CSTNode] | None = None,
     ) -> None:
         self._raw.append(
             _RawCandidate(
-                code, node, end or node, self._scope, data or {}, fixes or {}, unless_noted
+                code,
+                node,
+                end or node,
+                self._scope,
+                data or {},
+                fixes or {},
+                unless_noted,
+                lines or {},
             )
         )
 
@@ -264,7 +312,12 @@ class Traversal:
             stack.append((node, True))
             children = list(iter_children(node))
             stack.extend((child, False) for child in reversed(children))
-        return TraversalResult(self._facts(), self._candidates())
+        positions: Mapping[cst.CSTNode, CodeRange] = {}
+        if self._raw or any(node is not None for _, node in self._facts_found):
+            positions = MetadataWrapper(self._module, unsafe_skip_copy=True).resolve(
+                PositionProvider
+            )
+        return TraversalResult(self._facts(positions), self._candidates(positions))
 
     def _enter(self, node: cst.CSTNode) -> None:
         node_type = type(node)
@@ -287,6 +340,11 @@ class Traversal:
         elif node_type is cst.Call and self._function is not None:
             assert isinstance(node, cst.Call)
             self._record_call(node)
+        elif node_type is cst.Param:
+            assert isinstance(node, cst.Param)
+            if node.default is not None:
+                # A default is the caller's to override, and `self` does not exist there.
+                self._checked.add(id(node.default))
         if self._checked and id(node) in self._checked:
             self._checked_depth += 1
         for rule in self._dispatch.get(node_type, ()):
@@ -389,13 +447,14 @@ class Traversal:
 
     # Results -----------------------------------------------------------------
 
-    def _facts(self) -> FileFacts:
+    def _facts(self, positions: Mapping[cst.CSTNode, CodeRange]) -> FileFacts:
         def resolved(names: set[str]) -> tuple[str, ...]:
             found = (resolve_alias(name, self._aliases) for name in sorted(names))
             return tuple(name for name in found if name is not None)
 
         return FileFacts(
             module=self._module_name,
+            path=self._path,
             aliases=dict(self._aliases),
             classes=tuple(
                 ClassFacts(
@@ -410,12 +469,15 @@ class Traversal:
                 FunctionFacts(frame.name, resolved(frame.calls), tuple(sorted(frame.self_calls)))
                 for frame in self._functions
             ),
+            facts=tuple(
+                dataclasses.replace(fact, line=positions[node].start.line) if node else fact
+                for fact, node in self._facts_found
+            ),
         )
 
-    def _candidates(self) -> tuple[Candidate, ...]:
+    def _candidates(self, positions: Mapping[cst.CSTNode, CodeRange]) -> tuple[Candidate, ...]:
         if not self._raw:
             return ()
-        positions = MetadataWrapper(self._module, unsafe_skip_copy=True).resolve(PositionProvider)
         lines = split_lines(self._module.code)
         candidates = []
         for raw in self._raw:
@@ -437,7 +499,10 @@ class Traversal:
                     start=start,
                     end=Location(last.end.line, last.end.column + 1),
                     scope=raw.scope,
-                    data=raw.data,
+                    data={
+                        **raw.data,
+                        **{key: str(positions[n].start.line) for key, n in raw.lines.items()},
+                    },
                     fixes=fixes,
                 )
             )
@@ -462,13 +527,39 @@ def _to_edit(edit: PendingEdit, positions: Mapping[cst.CSTNode, CodeRange]) -> E
 
 
 def _suppressed(lines: Sequence[str], row: int, code: str) -> bool:
-    """``# noqa`` or ``# noqa: CODE,...`` on the row where the finding starts."""
+    """``# noqa`` or ``# noqa: CODE,...`` in the comment of the row where the finding starts."""
     if row > len(lines):
         return False
-    match = _NOQA.search(lines[row - 1])
+    comment = _comment(lines[row - 1])
+    match = _NOQA.search(comment) if comment else None
     if match is None:
         return False
     codes = match.group("codes")
     if codes is None:
         return True
     return code in {part.strip().upper() for part in codes.split(",")}
+
+
+def _comment(line: str) -> str | None:
+    """The comment ending ``line``, skipping ``#`` inside string literals on it."""
+    quote: str | None = None
+    position = 0
+    while position < len(line):
+        char = line[position]
+        if quote is None:
+            if char == "#":
+                return line[position:]
+            if char in "\"'":
+                triple = line[position : position + 3]
+                quote = triple if triple in ('"""', "'''") else char
+                position += len(quote)
+                continue
+        elif char == "\\":
+            position += 2
+            continue
+        elif line.startswith(quote, position):
+            position += len(quote)
+            quote = None
+            continue
+        position += 1
+    return None

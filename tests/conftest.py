@@ -26,6 +26,23 @@ def lint_snippet(
     return project, result
 
 
+def lint_project(
+    folder: Path, files: dict[str, str], *, select: tuple[str, ...] | None = None
+) -> Project:
+    """Check a project made of ``files`` (path -> source) in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "pyproject.toml").write_text('[project]\nname = "snippet"\n')
+    paths = []
+    for name, text in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        paths.append(path)
+    (project,) = plan_projects(sorted(paths), config_for_directory, Overrides(select=select))
+    check_project(project)
+    return project
+
+
 @pytest.fixture
 def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run the test from an empty folder so displayed paths are short and stable."""

@@ -284,3 +284,111 @@ def test_version_and_python_m() -> None:
         [sys.executable, "-m", "devlint", "--version"], capture_output=True, text=True, check=False
     )
     assert (completed.returncode, completed.stdout) == (0, f"devlint {__version__}\n")
+
+
+def test_symlinked_file_is_checked_once_and_fixed_through_the_link(in_tmp: Path) -> None:
+    project(in_tmp, {"real/model.py": LIGHTNING})
+    os.symlink("real/model.py", in_tmp / "link.py")
+    found = json.loads(run("check", "--output-format", "json", ".").output)
+    assert [(f["filename"], f["code"]) for f in found] == [
+        ("link.py", "DEV001"),
+        ("link.py", "DEV003"),
+    ]
+    assert run("fix", "--write", "link.py").exit_code == 0
+    assert (in_tmp / "link.py").is_symlink()
+    assert (in_tmp / "real" / "model.py").read_text() == LIGHTNING_FIXED
+
+
+def test_code_python_rejects_only_when_compiling_does_not_block_fixes(in_tmp: Path) -> None:
+    source = LIGHTNING + "\n\nfor item in []:\n    pass\nelse:\n    continue\n"
+    project(in_tmp, {"model.py": source})
+    result = run("fix", "--write", ".")
+    assert result.exit_code == 0
+    assert (in_tmp / "model.py").read_text() == LIGHTNING_FIXED + source[len(LIGHTNING) :]
+
+
+def test_diff_keeps_form_feeds_inside_lines(in_tmp: Path) -> None:
+    source = LIGHTNING.replace("\n\nclass", "\n\x0c\nclass")
+    project(in_tmp, {"model.py": source})
+    diff = run("fix", "model.py").stdout
+    assert " \x0c\n" in diff
+    assert diff.count("\n@@") + diff.startswith("@@") == 1
+
+
+def test_fix_honours_output_format_statistics_and_quiet(in_tmp: Path) -> None:
+    project(in_tmp, {"model.py": LIGHTNING})
+    dry_json = run("fix", "--output-format", "json", ".")
+    assert [f["code"] for f in json.loads(dry_json.stdout)] == ["DEV001", "DEV003"]
+    assert (in_tmp / "model.py").read_text() == LIGHTNING
+    statistics = run("fix", "--statistics", ".")
+    assert "--- a/model.py" not in statistics.stdout
+    assert "DEV001" in statistics.stdout
+    written = run("fix", "--write", "--output-format", "json", ".")
+    assert (written.exit_code, written.stdout) == (0, "[]\n")
+    project(in_tmp, {"model.py": LIGHTNING})
+    quiet = run("check", "--quiet", ".")
+    assert "Found" not in quiet.stdout
+    assert quiet.stdout.startswith("model.py:7:21: DEV001")
+
+
+def test_per_file_ignores_accept_prefixes_and_all(in_tmp: Path) -> None:
+    config = '[tool.devlint.per-file-ignores]\n"tests/*" = ["DEV00"]\n"other.py" = ["ALL"]\n'
+    project(in_tmp, {"tests/t.py": LIGHTNING, "other.py": LIGHTNING, "m.py": LIGHTNING}, config)
+    found = json.loads(run("check", "--output-format", "json", ".").output)
+    assert {f["filename"] for f in found} == {"m.py"}
+
+
+def test_unknown_code_in_config_names_the_file(in_tmp: Path) -> None:
+    project(in_tmp, {"model.py": LIGHTNING}, '[tool.devlint]\nselect = ["DEV999"]\n')
+    result = CliRunner().invoke(main, ["check", "."])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"devlint: error: {in_tmp / 'pyproject.toml'}: [tool.devlint] "
+        "select: unknown rule code or prefix 'DEV999'\n"
+    )
+    empty = CliRunner().invoke(main, ["check", "--select", "", "."])
+    assert (empty.exit_code, empty.stderr) == (2, "devlint: error: --select: no rule codes given\n")
+
+
+def test_explicit_excluded_file_is_checked_unless_force_exclude(in_tmp: Path) -> None:
+    project(in_tmp, {"build/model.py": LIGHTNING})
+    assert run("check", "build/model.py").exit_code == 1
+    assert run("check", "--force-exclude", "build/model.py").exit_code == 0
+    assert run("check", ".").exit_code == 0
+
+
+def test_noqa_inside_a_string_is_not_a_comment(in_tmp: Path) -> None:
+    source = LIGHTNING.replace(
+        '        return x.to("cuda:1")',
+        '        self.log("note", "# noqa")\n        return x.to("cuda:1")',
+    )
+    project(in_tmp, {"model.py": source})
+    found = json.loads(run("check", "--output-format", "json", "--select", "DEV001", ".").output)
+    assert [f["code"] for f in found] == ["DEV001"]
+
+
+def test_too_deep_nesting_is_dev000_and_the_run_goes_on(in_tmp: Path) -> None:
+    project(in_tmp, {"deep.py": "x = " + "-" * 20_000 + "1\n", "model.py": LIGHTNING})
+    result = run("check", "--output-format", "json", ".")
+    found = [(f["filename"], f["code"]) for f in json.loads(result.output)]
+    assert found == [("deep.py", "DEV000"), ("model.py", "DEV001"), ("model.py", "DEV003")]
+
+
+def test_loose_files_with_the_same_name_do_not_share_classes(in_tmp: Path) -> None:
+    plain = "import torch\nfrom torch import nn\n\n\nclass Model(nn.Module):\n"
+    plain += '    def forward(self, y):\n        return y + torch.ones(3, device="cuda")\n'
+    lightning = "import pytorch_lightning as pl\n\n\nclass Model(pl.LightningModule):\n"
+    lightning += "    def forward(self, x):\n        return x\n"
+    project(in_tmp, {"a/model.py": plain, "b/model.py": lightning})
+    (finding,) = json.loads(run("check", "--output-format", "json", ".").output)
+    assert (finding["filename"], finding["fix"]) == ("a/model.py", None)
+
+
+def test_namespace_package_bases_resolve(in_tmp: Path) -> None:
+    base = "import pytorch_lightning as pl\n\n\nclass BaseModel(pl.LightningModule):\n    pass\n"
+    net = "from proj.models.base import BaseModel\n\n\nclass Net(BaseModel):\n"
+    net += '    def forward(self, x):\n        return x.to("cuda")\n'
+    project(in_tmp, {"src/proj/models/base.py": base, "src/proj/models/net.py": net})
+    (finding,) = json.loads(run("check", "--output-format", "json", ".").output)
+    assert finding["fix"]["applicability"] == "safe"
+    assert finding["fix"]["edits"][0]["content"] == "self.device"

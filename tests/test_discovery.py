@@ -119,16 +119,20 @@ def test_explicit_gitignored_file_is_returned(repo: Path) -> None:
     assert discover("ignored.py", "script") == ["ignored.py", "script"]
 
 
-def test_explicit_excluded_file_is_not_returned(repo: Path) -> None:
+def test_explicit_excluded_file_is_checked_unless_forced(repo: Path) -> None:
     touch(repo, "build/m.py", "pkg/gen/m.py", "pkg/ok.py")
     (repo / "pyproject.toml").write_text('[tool.devlint]\nextend-exclude = ["/pkg/gen/"]\n')
-    assert discover("build/m.py", "pkg/gen/m.py", "pkg/ok.py", "build", "pkg/gen") == ["pkg/ok.py"]
+    paths = ["build/m.py", "pkg/gen/m.py", "pkg/ok.py", "build", "pkg/gen"]
+    assert discover(*paths) == ["build/m.py", "pkg/gen/m.py", "pkg/ok.py"]
+    forced = discover_files([Path(p) for p in paths], config_for_directory, force_exclude=True)
+    assert [p.as_posix() for p in forced] == ["pkg/ok.py"]
 
 
 def test_explicit_file_excluded_by_default_config(repo: Path) -> None:
     touch(repo, "build/m.py")
-    assert discover("build/m.py") == []
-    assert discover_files([repo / "build" / "m.py"], config_for_directory) == []
+    assert discover("build/m.py") == ["build/m.py"]
+    path = repo / "build" / "m.py"
+    assert discover_files([path], config_for_directory, force_exclude=True) == []
 
 
 def test_project_folder_is_not_excluded_by_its_own_name(tmp_path: Path) -> None:

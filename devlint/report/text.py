@@ -34,8 +34,9 @@ def render_text(
     console: Console,
     *,
     unsafe_fixes: bool,
+    summary: bool = True,
 ) -> None:
-    """Print every finding in the given order, then the summary line.
+    """Print every finding in the given order, then (unless told not to) the summary line.
 
     ``sources`` maps a finding's path to the file's decoded text; findings whose file is
     absent are shown without a source snippet.
@@ -51,7 +52,8 @@ def render_text(
         if finding.fix is not None:
             _print(console, _hint(finding.fix, unsafe_fixes=unsafe_fixes))
         console.print()
-    render_summary(findings, console, unsafe_fixes=unsafe_fixes)
+    if summary:
+        render_summary(findings, console, unsafe_fixes=unsafe_fixes)
 
 
 def render_summary(findings: Sequence[Finding], console: Console, *, unsafe_fixes: bool) -> None:

@@ -15,7 +15,9 @@ from typing import ClassVar, Literal, Protocol
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, Scope, ScopeInfo
+from devlint.facts import Fact
 from devlint.findings import Applicability, Fix
+from devlint.index import ProjectIndex
 
 Side = Literal["start", "end", "line_start", "next_line_start"]
 """Where an edit boundary sits relative to its node; the line sides remove whole lines."""
@@ -50,8 +52,24 @@ def delete_between(after: cst.CSTNode, through: cst.CSTNode) -> PendingEdit:
     return PendingEdit(after, "end", through, "end", "")
 
 
+@dataclass(frozen=True)
+class RuleSettings:
+    """Configuration that rules read while they visit a file."""
+
+    processor_names: frozenset[str] = frozenset()
+    """Extra callee names that behave like HF processors (``processor-names``)."""
+
+
 class FileContext(Protocol):
     """What the traversal offers a rule while it visits one file."""
+
+    @property
+    def settings(self) -> RuleSettings: ...
+
+    @property
+    def module_name(self) -> str:
+        """The dotted name of the visited module (``pkg.config``)."""
+        ...
 
     @property
     def scope(self) -> Scope: ...
@@ -84,6 +102,14 @@ class FileContext(Protocol):
         """Note something about a variable of the current function (``moved``, ...)."""
         ...
 
+    def add_fact(self, fact: Fact, node: cst.CSTNode | None = None) -> None:
+        """Contribute a fact for the project index; its ``line`` becomes ``node``'s line."""
+        ...
+
+    def state(self, rule: Rule) -> dict[str, object]:
+        """Scratch space for ``rule`` that lives as long as this file's traversal."""
+        ...
+
     def report(
         self,
         code: str,
@@ -93,8 +119,11 @@ class FileContext(Protocol):
         data: Mapping[str, str] | None = None,
         fixes: Mapping[str, tuple[PendingEdit, ...]] | None = None,
         unless_noted: Sequence[tuple[str, str]] = (),
+        lines: Mapping[str, cst.CSTNode] | None = None,
     ) -> None:
         """Record a candidate spanning ``node`` (through ``end``, when given).
+
+        ``lines={"key": other_node}`` adds ``data["key"]``: the line ``other_node`` is on.
 
         ``unless_noted=[(tag, name), ...]`` drops it if the same function notes one of
         them anywhere, before or after (``mask = torch.zeros(n)`` ... ``mask.to(d)``).
@@ -136,9 +165,24 @@ class Rule:
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         """Called for every node of a type in ``node_types``."""
 
-    def resolve(self, candidate: Candidate, scope: ScopeInfo) -> Resolution | None:
+    def resolve(
+        self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
+    ) -> Resolution | None:
         """Turn a candidate into a finding's message and fix, or None to drop it."""
         return None
+
+
+def borrowed_device_fix(candidate: Candidate, describe: str) -> tuple[str, Fix] | None:
+    """The unsafe fix for code without ``self.device``: a tensor parameter's ``.device``.
+
+    ``describe`` is the fix message with ``{device}`` where the borrowed device goes.
+    Returns the parameter's name and the fix, or None when the traversal found none.
+    """
+    param = candidate.scope.tensor_param
+    fix = choose_fix(
+        candidate, "tensor_device", Applicability.UNSAFE, describe.format(device=f"{param}.device")
+    )
+    return (param, fix) if param is not None and fix is not None else None
 
 
 def choose_fix(

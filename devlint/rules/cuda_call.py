@@ -6,15 +6,19 @@ import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
+from devlint.index import ProjectIndex
+from devlint.nodes import chain_root, dotted_name
 from devlint.rules.base import (
     FileContext,
     Invalid,
     PendingEdit,
     Rule,
+    borrowed_device_fix,
     choose_fix,
     delete_between,
     delete_lines,
 )
+from devlint.symbols import MODULE_ONLY_METHODS
 
 _KEPT_KEYWORDS = ("non_blocking", "memory_format")
 """Arguments of ``.cuda()`` that ``.to()`` also takes."""
@@ -155,6 +159,44 @@ class CudaCall(Rule):
             line=7,
             column=64,
         ),
+        Invalid(
+            # A variable or a helper's result may be a tensor: deleting .cuda() would
+            # leave it on the CPU, so there is no fix.
+            "import pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self, weights):\n"
+            "        super().__init__()\n"
+            "        self.weights = weights.cuda()\n",
+            line=6,
+            column=32,
+        ),
+        Invalid(
+            # Removing every statement of the block would leave it empty: no fix.
+            "import pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self, encoder, use_gpu):\n"
+            "        super().__init__()\n"
+            "        self.encoder = encoder\n"
+            "        if use_gpu:\n"
+            "            self.encoder.cuda()\n",
+            line=8,
+            column=26,
+        ),
+        Invalid(
+            # Only modules have eval(): this is a module, and Lightning moves it.
+            "import pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self, teacher):\n"
+            "        super().__init__()\n"
+            "        self.teacher = teacher.eval().cuda()\n",
+            line=6,
+            column=39,
+            fixed="import pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self, teacher):\n"
+            "        super().__init__()\n"
+            "        self.teacher = teacher.eval()\n",
+        ),
     )
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
@@ -181,27 +223,35 @@ class CudaCall(Rule):
 
         fixes = {"self_device": move_to("self.device")}
         param = context.scope.tensor_param
-        if param is not None and context.code_for(func.value) != param:
+        if param is not None and chain_root(func.value) != param:  # x.cuda() -> x.to(x.device)
             fixes["tensor_device"] = move_to(f"{param}.device")
         marks = context.marks(node)
         if "removable_statement" in marks:
+            # module.cuda() moves in place; tensor.cuda() as a statement does nothing at all.
             fixes["delete"] = (delete_lines(node),)
-        elif "statement" not in marks and not _creates_tensor(func.value, context):
+        elif "statement" not in marks and _builds_module(func.value, context):
             fixes["delete"] = (delete_between(func.value, node),)
         context.report(self.code, func.attr, end=node, fixes=fixes)
 
     @staticmethod
     def _mark_statements(block: cst.IndentedBlock, context: FileContext) -> None:
         """Mark ``x.cuda()`` calls that are whole statements: the fix removes the line."""
-        for statement in block.body:
-            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-                continue
-            expression = statement.body[0]
-            if isinstance(expression, cst.Expr) and isinstance(expression.value, cst.Call):
-                tag = "removable_statement" if len(block.body) > 1 else "statement"
-                context.mark(expression.value, tag)
+        calls = [
+            statement.body[0].value
+            for statement in block.body
+            if isinstance(statement, cst.SimpleStatementLine)
+            and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr)
+            and isinstance(statement.body[0].value, cst.Call)
+        ]
+        # Removing every statement of a block would leave it empty: keep them then.
+        tag = "removable_statement" if len(block.body) > len(calls) else "statement"
+        for call in calls:
+            context.mark(call, tag)
 
-    def resolve(self, candidate: Candidate, scope: ScopeInfo) -> Resolution | None:
+    def resolve(
+        self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
+    ) -> Resolution | None:
         if not scope.model_code:
             return None
         if scope.in_init:
@@ -214,8 +264,8 @@ class CudaCall(Rule):
                         fix,
                     )
                 return Resolution(
-                    "`.cuda()` on a tensor in `__init__`: register it as a buffer so the "
-                    "trainer moves it"
+                    "`.cuda()` in `__init__` of a LightningModule: the trainer moves modules "
+                    "itself; register a tensor as a buffer so that it moves too"
                 )
             return Resolution(
                 "`.cuda()` in `__init__` pins the module to the current GPU; move the "
@@ -224,28 +274,28 @@ class CudaCall(Rule):
         if scope.device_aware:
             fix = choose_fix(candidate, "self_device", Applicability.SAFE, "Use `.to(self.device)`")
             return Resolution("`.cuda()` in model code; use `.to(self.device)`", fix)
-        param = candidate.scope.tensor_param
-        if param is not None and "tensor_device" in candidate.fixes:
-            fix = choose_fix(
-                candidate, "tensor_device", Applicability.UNSAFE, f"Use `.to({param}.device)`"
-            )
+        borrowed = borrowed_device_fix(candidate, "Use `.to({device})`")
+        if borrowed is not None:
+            param, fix = borrowed
             return Resolution(f"`.cuda()` in model code; use `.to({param}.device)`", fix)
         return Resolution("`.cuda()` in model code; move to an input tensor's `.device`")
 
 
-def _creates_tensor(receiver: cst.BaseExpression, context: FileContext) -> bool:
-    """``torch.triu(torch.ones(n)).cuda()``: deleting the call would leave a CPU tensor.
+def _builds_module(receiver: cst.BaseExpression, context: FileContext) -> bool:
+    """``nn.Linear(3, 4).cuda()`` or ``AutoModel.from_pretrained(n).cuda()``: a module.
 
-    A chain built from a ``torch`` function (not a ``torch.nn`` module class) is a tensor.
+    Deleting ``.cuda()`` is right only for modules, which the trainer moves; anything
+    else (a tensor, a helper's result, a variable) would be left on the CPU.
     """
-    node: cst.BaseExpression = receiver
-    while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
-        if isinstance(node, cst.Call):
-            name = context.qualified_name(node.func) or ""
-            module_class = name.startswith("torch.nn.") and ".functional." not in name
-            if name.startswith("torch.") and not module_class:
-                return True
-            node = node.func
-        else:
-            node = node.value
-    return False
+    if not isinstance(receiver, cst.Call):
+        return False
+    callee = dotted_name(receiver.func) or ""
+    last = callee.rpartition(".")[2]
+    if last in MODULE_ONLY_METHODS:
+        return True  # teacher.eval().cuda(): only modules have eval()
+    if last == "from_pretrained":
+        return True
+    qualified = context.qualified_name(receiver.func) or ""
+    if qualified.startswith("torch.") and not qualified.startswith("torch.nn."):
+        return False  # torch.Tensor(...), torch.FloatTensor(...)
+    return last[:1].isupper()

@@ -9,25 +9,30 @@ import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
-from devlint.nodes import dotted_name
+from devlint.index import ProjectIndex
+from devlint.nodes import chain_root, dotted_name
 from devlint.rules._devices import first_positional, has_double_star, keyword_argument
 from devlint.rules.base import (
     FileContext,
     Invalid,
     PendingEdit,
     Rule,
+    borrowed_device_fix,
     choose_fix,
     insert_after,
 )
 from devlint.symbols import (
+    CPU_CONSUMER_METHODS,
     CPU_LIBRARIES,
     CPU_RESULT_METHODS,
     DATA_FACTORIES,
+    HYPERPARAMETER_ROOTS,
     ITERATING_BUILTINS,
     LEGACY_TENSOR_TYPES,
     MOVE_METHODS,
-    TENSOR_ARGUMENT_METHODS,
+    SILENT_BUILTINS,
     TENSOR_FACTORIES,
+    TORCH_DTYPES,
 )
 
 _PLACED = "placed"
@@ -128,6 +133,27 @@ class FactoryWithoutDevice(Rule):
         "        mask = torch.ones(4).bool()\n"
         "        mask = mask.to(picked.device)\n"
         "        return picked[mask].sum()\n",
+        # Hooks where CPU tensors are right: before the transfer, in checkpoints, at epoch end.
+        "import torch\nimport pytorch_lightning as pl\n\n"
+        "class M(pl.LightningModule):\n"
+        "    def on_before_batch_transfer(self, batch, dataloader_idx):\n"
+        '        batch["mask"] = torch.ones(4)\n'
+        "        return batch\n\n"
+        "    def on_save_checkpoint(self, checkpoint):\n"
+        '        checkpoint["w"] = torch.tensor([0.2, 0.8])\n\n'
+        "    def on_validation_epoch_end(self):\n"
+        "        bins = torch.linspace(0, 1, 11)\n"
+        "        self.hist = torch.bucketize(self.scores.cpu(), bins)\n",
+        # transformers' data collators are not models, whatever their name says.
+        "import torch\nfrom transformers import DataCollatorForLanguageModeling\n\n"
+        "class Collator(DataCollatorForLanguageModeling):\n"
+        "    def __call__(self, features):\n"
+        "        return torch.full((len(features), 8), -100)\n",
+        # A parameter default is not run on the forward path's device.
+        "import torch\nimport pytorch_lightning as pl\n\n"
+        "class M(pl.LightningModule):\n"
+        "    def forward(self, x, scale=torch.ones(3)):\n"
+        "        return x * scale.to(x.device)\n",
     )
     INVALID = (
         Invalid(
@@ -186,33 +212,88 @@ class FactoryWithoutDevice(Rule):
             line=6,
             column=20,
         ),
+        Invalid(
+            # .to(dtype) casts, it does not move.
+            "import torch\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            "        mask = torch.ones(4, 4).tril()\n"
+            "        mask = mask.to(x.dtype)\n"
+            "        return x * mask\n",
+            line=6,
+            column=16,
+            fixed="import torch\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            "        mask = torch.ones(4, 4, device=self.device).tril()\n"
+            "        mask = mask.to(x.dtype)\n"
+            "        return x * mask\n",
+        ),
+        Invalid(
+            # Handed to a block of the model: it must be on the model's device.
+            "import torch\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            "        for block in self.blocks:\n"
+            "            x = block(x, torch.zeros(4))\n"
+            "        return x\n",
+            line=7,
+            column=26,
+            fixed="import torch\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            "        for block in self.blocks:\n"
+            "            x = block(x, torch.zeros(4, device=self.device))\n"
+            "        return x\n",
+        ),
+        Invalid(
+            # Hyperparameters are Python lists: the tensor is made on the CPU.
+            "import torch\nimport torch.nn.functional as F\n"
+            "import pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def training_step(self, batch, batch_idx):\n"
+            "        logits, y = self(batch[0]), batch[1]\n"
+            "        weight = torch.tensor(self.hparams.class_weights)\n"
+            "        return F.cross_entropy(logits, y, weight=weight)\n",
+            line=8,
+            column=18,
+            fixed="import torch\nimport torch.nn.functional as F\n"
+            "import pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def training_step(self, batch, batch_idx):\n"
+            "        logits, y = self(batch[0]), batch[1]\n"
+            "        weight = torch.tensor(self.hparams.class_weights, device=self.device)\n"
+            "        return F.cross_entropy(logits, y, weight=weight)\n",
+        ),
     )
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         if isinstance(node, cst.SubscriptElement):
             index = node.slice.value if isinstance(node.slice, cst.Index) else None
-            root = _root_name(index) if index is not None else None
+            root = chain_root(index) if index is not None else None
             if root is not None:
                 context.note(_INDEX, root)
             return
         assert isinstance(node, cst.Call)
         func = node.func
-        if isinstance(func, cst.Attribute) and (
+        if _casts_dtype_only(node):
+            pass  # torch.arange(n).to(torch.float32) is still on the CPU
+        elif isinstance(func, cst.Attribute) and (
             func.attr.value in MOVE_METHODS or func.attr.value in CPU_RESULT_METHODS
         ):
             _mark_receivers(func.value, context)
-            root = _root_name(func.value)
+            root = chain_root(func.value)
             if root is not None and func.attr.value in MOVE_METHODS:
                 context.note(_PLACED, root)  # mask = torch.zeros(n) ... mask.to(x.device)
             return
         if _consumer(node, context) == "other":
             for arg in node.args:
-                root = _root_name(arg.value)
+                root = chain_root(arg.value)
                 if root is not None:
                     context.note(_CPU_USE, root)  # time = torch.arange(n) ... ax.plot(time)
         name = context.qualified_name(func) or ""
         module, _, factory = name.rpartition(".")
-        if module != "torch":
+        if module != "torch" or context.in_checked_branch:
             return
         legacy = factory in LEGACY_TENSOR_TYPES
         if not legacy and factory not in TENSOR_FACTORIES:
@@ -226,7 +307,7 @@ class FactoryWithoutDevice(Rule):
             return
         if factory in DATA_FACTORIES:
             payload = first_positional(node)
-            if payload is None or not isinstance(payload.value, _LITERAL_DATA):
+            if payload is None or not _is_python_data(payload.value):
                 return
         fixes: dict[str, tuple[PendingEdit, ...]] = {}
         if not legacy and node.args:
@@ -242,7 +323,9 @@ class FactoryWithoutDevice(Rule):
             later = [(tag, usage.variable) for tag in (_PLACED, _INDEX, _CPU_USE)]
         context.report(self.code, node, data=data, fixes=fixes, unless_noted=later)
 
-    def resolve(self, candidate: Candidate, scope: ScopeInfo) -> Resolution | None:
+    def resolve(
+        self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
+    ) -> Resolution | None:
         if not (scope.model_code and scope.forward_path):
             return None
         message = f"`{candidate.data['factory']}()` without `device=` creates a CPU tensor"
@@ -251,11 +334,9 @@ class FactoryWithoutDevice(Rule):
                 candidate, "self_device", Applicability.SAFE, "Add `device=self.device`"
             )
             return Resolution(f"{message}; pass `device=self.device`", fix)
-        param = candidate.scope.tensor_param
-        if param is not None and "tensor_device" in candidate.fixes:
-            fix = choose_fix(
-                candidate, "tensor_device", Applicability.UNSAFE, f"Add `device={param}.device`"
-            )
+        borrowed = borrowed_device_fix(candidate, "Add `device={device}`")
+        if borrowed is not None:
+            param, fix = borrowed
             return Resolution(f"{message}; pass `device={param}.device`", fix)
         return Resolution(f"{message}; pass the device of an input tensor")
 
@@ -267,13 +348,6 @@ def _mark_receivers(receiver: cst.BaseExpression, context: FileContext) -> None:
         if not isinstance(receiver.func, cst.Attribute):
             return
         receiver = receiver.func.value
-
-
-def _root_name(node: cst.BaseExpression) -> str | None:
-    """``mask`` in ``mask.view(1, -1)[0]``: the variable a method chain starts from."""
-    while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
-        node = node.func if isinstance(node, cst.Call) else node.value
-    return node.value if isinstance(node, cst.Name) else None
 
 
 @dataclass(frozen=True)
@@ -297,7 +371,7 @@ def _usage(context: FileContext) -> _Usage:
             if consumer == "torch":
                 child = node
                 continue  # torch.cat([x, torch.zeros(n)]) has the same problem
-            return _Usage(harmless=consumer != "model")
+            return _Usage(harmless=consumer in ("other", "neutral"))
         if isinstance(node, cst.Assign) and len(node.targets) == 1:
             target = node.targets[0].target
             return _Usage(variable=target.value if isinstance(target, cst.Name) else None)
@@ -313,12 +387,12 @@ Consumer = Literal["torch", "model", "other", "neutral"]
 def _consumer(call: cst.Call, context: FileContext) -> Consumer:
     """Who receives the tensors passed to ``call``.
 
-    ``torch``: a torch function, whose result inherits the problem. ``model``: the
-    module itself, a project or library function, a tensor method that combines its
-    arguments with the receiver: the tensor must be on the model's device. ``other``:
-    plotting, numpy, loggers, containers: they want CPU tensors, and adding
-    ``device=`` would break them. ``neutral``: builtins (``len``, ``zip``) and local
-    helpers, which decide nothing.
+    ``torch``: a torch function, whose result inherits the problem. ``other``:
+    plotting, numpy and other CPU libraries, and builtins that iterate: they want
+    CPU tensors, and adding ``device=`` would break them. ``neutral``: builtins such
+    as ``len`` or ``print``, which decide nothing. ``model``: anything else (the
+    module, a submodule, a project function, a tensor method): the tensor must be
+    on the model's device.
     """
     func = call.func
     qualified = context.qualified_name(func)
@@ -327,11 +401,33 @@ def _consumer(call: cst.Call, context: FileContext) -> Consumer:
         if root == "torch":
             return "torch"
         return "other" if root in CPU_LIBRARIES else "model"
-    dotted = dotted_name(func) or ""
-    if dotted == "self" or dotted.startswith("self."):
-        return "model"
-    if isinstance(func, cst.Attribute):
-        return "model" if func.attr.value in TENSOR_ARGUMENT_METHODS else "other"
+    if isinstance(func, cst.Attribute) and func.attr.value in CPU_CONSUMER_METHODS:
+        return "other"
     if isinstance(func, cst.Name) and func.value in ITERATING_BUILTINS:
         return "other"  # for layer, drop in zip(layers, torch.rand(n) < p): Python values
-    return "neutral"
+    if isinstance(func, cst.Name) and func.value in SILENT_BUILTINS:
+        return "neutral"
+    return "model"  # a submodule, a block from self.blocks, a tensor method, super()
+
+
+def _casts_dtype_only(call: cst.Call) -> bool:
+    """``x.to(torch.float32)`` or ``x.to(dtype=y.dtype)``: no device is involved."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "to"):
+        return False
+    if keyword_argument(call, "device") is not None:
+        return False
+    first = first_positional(call)
+    if first is None:
+        return keyword_argument(call, "dtype") is not None
+    name = dotted_name(first.value) or ""
+    last = name.rpartition(".")[2]
+    return last == "dtype" or (name.startswith("torch.") and last in TORCH_DTYPES)
+
+
+def _is_python_data(node: cst.BaseExpression) -> bool:
+    """Data that is certainly not a tensor yet: literals, or hyperparameters."""
+    if isinstance(node, _LITERAL_DATA):
+        return True
+    root = dotted_name(node) or ""
+    return root.startswith(HYPERPARAMETER_ROOTS)

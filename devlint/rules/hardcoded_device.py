@@ -6,8 +6,17 @@ import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
+from devlint.index import ProjectIndex
+from devlint.nodes import chain_root
 from devlint.rules._devices import device_literal, first_positional, keyword_argument
-from devlint.rules.base import FileContext, Invalid, Rule, choose_fix, replace
+from devlint.rules.base import (
+    FileContext,
+    Invalid,
+    Rule,
+    borrowed_device_fix,
+    choose_fix,
+    replace,
+)
 
 
 class HardcodedDevice(Rule):
@@ -102,6 +111,11 @@ class HardcodedDevice(Rule):
         "class M(nn.Module):\n"
         '    def forward(self, x, device="cuda"):\n'
         "        return x.to(device)\n",
+        # A parameter default is the caller's to override; an index chosen per rank.
+        "import torch\nimport pytorch_lightning as pl\n\n"
+        "class M(pl.LightningModule):\n"
+        '    def forward(self, x, device=torch.device("cuda"), rank=0):\n'
+        '        return x.to(device) + x.to(torch.device("cuda", rank))\n',
     )
     INVALID = (
         Invalid(
@@ -162,6 +176,42 @@ class HardcodedDevice(Rule):
             line=6,
             column=56,
         ),
+        Invalid(
+            # Borrowing x.device to move x would stop moving it: no fix.
+            "import torch\nfrom torch import nn\n\n"
+            "class Block(nn.Module):\n"
+            "    def forward(self, x):\n"
+            '        return x.float().to("cuda")\n',
+            line=6,
+            column=29,
+        ),
+        Invalid(
+            # Inside `def device` itself, self.device would recurse forever: no fix.
+            "import torch\nfrom torch import nn\n\n"
+            "class Block(nn.Module):\n"
+            "    @property\n"
+            "    def device(self):\n"
+            '        return torch.device("cuda")\n',
+            line=7,
+            column=16,
+        ),
+        Invalid(
+            # A guard on one tensor's device does not make the rest of the method a choice.
+            "import pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            '        if x.device.type == "mps":\n'
+            "            return self.fallback(x)\n"
+            '        return x.to("cuda:1")\n',
+            line=7,
+            column=21,
+            fixed="import pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            '        if x.device.type == "mps":\n'
+            "            return self.fallback(x)\n"
+            "        return x.to(self.device)\n",
+        ),
     )
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
@@ -174,36 +224,34 @@ class HardcodedDevice(Rule):
         if name == "torch.device":
             first = first_positional(node)
             literal = device_literal(first.value) if first else None
-            if literal is not None and not _is_query(context):
-                self._report(context, node, literal)
+            if literal is not None and not _is_query(context) and not _has_index(node):
+                self._report(context, node, node, literal)
             return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
             first = first_positional(node)
             if first is not None:
                 literal = device_literal(first.value)
                 if literal is not None:
-                    self._report(context, first.value, literal, receiver=node.func.value)
+                    self._report(context, node, first.value, literal)
         keyword = keyword_argument(node, "device")
         if keyword is not None:
             literal = device_literal(keyword.value)
             if literal is not None:
-                self._report(context, keyword.value, literal)
+                self._report(context, node, keyword.value, literal)
 
     def _report(
-        self,
-        context: FileContext,
-        node: cst.CSTNode,
-        literal: str,
-        receiver: cst.BaseExpression | None = None,
+        self, context: FileContext, call: cst.Call, node: cst.CSTNode, literal: str
     ) -> None:
         fixes = {"self_device": (replace(node, "self.device"),)}
         param = context.scope.tensor_param
-        # ``x.to("cuda")`` -> ``x.to(x.device)`` would silently stop moving x.
-        if param is not None and (receiver is None or context.code_for(receiver) != param):
+        # x.to("cuda") -> x.to(x.device) would silently stop moving x: no such fix.
+        if param is not None and _moved_variable(call, context) != param:
             fixes["tensor_device"] = (replace(node, f"{param}.device"),)
         context.report(self.code, node, data={"literal": literal}, fixes=fixes)
 
-    def resolve(self, candidate: Candidate, scope: ScopeInfo) -> Resolution | None:
+    def resolve(
+        self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
+    ) -> Resolution | None:
         if not scope.model_code:
             return None
         literal = candidate.data["literal"]
@@ -215,13 +263,37 @@ class HardcodedDevice(Rule):
         if scope.device_aware:
             fix = choose_fix(candidate, "self_device", Applicability.SAFE, "Use `self.device`")
             return Resolution(f"{message}; use `self.device`", fix)
-        param = candidate.scope.tensor_param
-        if param is not None and "tensor_device" in candidate.fixes:
-            fix = choose_fix(
-                candidate, "tensor_device", Applicability.UNSAFE, f"Use `{param}.device`"
-            )
+        borrowed = borrowed_device_fix(candidate, "Use `{device}`")
+        if borrowed is not None:
+            param, fix = borrowed
             return Resolution(f"{message}; derive it from a tensor (`{param}.device`)", fix)
         return Resolution(f"{message}; derive it from an input tensor's `.device`")
+
+
+def _has_index(call: cst.Call) -> bool:
+    """``torch.device("cuda", local_rank)``: the index is chosen at run time, per rank."""
+    positional = [arg for arg in call.args if arg.keyword is None]
+    index = positional[1].value if len(positional) > 1 else None
+    keyword = keyword_argument(call, "index")
+    index = keyword.value if keyword is not None else index
+    return index is not None and not isinstance(index, cst.Integer)
+
+
+def _moved_variable(call: cst.Call, context: FileContext) -> str | None:
+    """The variable a ``.to(...)`` around ``call`` (or ``call`` itself) moves.
+
+    ``x`` in ``x[0].to("cuda")`` and in ``x.to(torch.device("cuda"))``.
+    """
+    for node in [*context.ancestors, call][::-1]:
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "to":
+                return chain_root(func.value)
+            if not (isinstance(func, (cst.Attribute, cst.Name))):
+                return None
+        elif isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
+            return None
+    return None
 
 
 def _is_query(context: FileContext) -> bool:

@@ -1,0 +1,453 @@
+"""DEV005: ``from_pretrained(..., device_map="auto")`` in a project that trains distributed."""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from devlint.candidates import Candidate, Resolution, ScopeInfo
+from devlint.facts import DistributedSignal
+from devlint.index import ProjectIndex
+from devlint.nodes import dotted_name
+from devlint.rules._devices import device_literal, first_positional, keyword_argument
+from devlint.rules.base import FileContext, Invalid, Rule
+
+_PLACEMENT_STRATEGIES = frozenset({"auto", "balanced", "balanced_low_0", "sequential"})
+"""``device_map`` strategies: accelerate spreads the model over every visible GPU."""
+
+_TRAINERS = frozenset(
+    f"{package}.{path}Trainer"
+    for package in ("lightning.pytorch", "pytorch_lightning", "lightning")
+    for path in ("", "trainer.", "trainer.trainer.")
+)
+_FABRICS = frozenset(
+    f"{package}.{path}Fabric"
+    for package in ("lightning.fabric", "lightning_fabric", "lightning")
+    for path in ("", "fabric.")
+)
+_STRATEGY_PREFIXES = ("ddp", "fsdp", "deepspeed")
+_STRATEGY_CLASSES = frozenset({"DDPStrategy", "FSDPStrategy", "DeepSpeedStrategy"})
+_LAUNCHERS = {
+    "accelerate.Accelerator": "Accelerator()",
+    "accelerate.accelerator.Accelerator": "Accelerator()",
+    "accelerate.PartialState": "PartialState()",
+    "accelerate.state.PartialState": "PartialState()",
+    "torch.distributed.init_process_group": "init_process_group()",
+    "torch.distributed.distributed_c10d.init_process_group": "init_process_group()",
+    "deepspeed.initialize": "deepspeed.initialize()",
+    "deepspeed.init_distributed": "deepspeed.init_distributed()",
+}
+"""Calls that only make sense on several processes, and how the message names them."""
+_WRAPPERS = {
+    "torch.nn.parallel.DistributedDataParallel": "DistributedDataParallel",
+    "torch.nn.parallel.distributed.DistributedDataParallel": "DistributedDataParallel",
+    "torch.distributed.fsdp.FullyShardedDataParallel": "FullyShardedDataParallel",
+    "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel": (
+        "FullyShardedDataParallel"
+    ),
+}
+"""Distributed model wrappers: referencing one (called, imported, in ``isinstance``) counts."""
+_WRAPPER_NAMES = frozenset(name.rpartition(".")[2] for name in _WRAPPERS)
+_ENV_GETTERS = frozenset({"os.environ.get", "os.getenv"})
+_PIPELINES = frozenset({"transformers.pipeline", "transformers.pipelines.pipeline"})
+_INTERESTING_CALLS = frozenset(
+    name.rpartition(".")[2]
+    for name in (*_TRAINERS, *_FABRICS, *_LAUNCHERS, *_ENV_GETTERS, *_PIPELINES)
+) | {"from_pretrained"}
+"""Last names of the callees this rule looks at: a cheap test before resolving imports."""
+_LOCAL_RANK_READ = "a `LOCAL_RANK` read"
+_SHOWN_CHARS = 40
+
+_PIN_PER_RANK = 'device_map={"": int(os.environ.get("LOCAL_RANK", 0))}'
+
+
+class DeviceMapUnderDistributed(Rule):
+    """## What it does
+    Finds `*.from_pretrained(..., device_map=...)` (and `transformers.pipeline(...,
+    device_map=...)`) with a placement that is the same in every process:
+    `"auto"`, `"balanced"`, `"balanced_low_0"`, `"sequential"`, a GPU index `0`,
+    `"cuda"`/`"cuda:N"`, or a dict literal such as `{"": 0}` - in a project that
+    trains on several processes. Evidence, from any file of the project: a
+    Lightning `Trainer` (or `Fabric`) with `strategy="ddp"`/`"fsdp"`/`"deepspeed..."`
+    (or a `DDPStrategy(...)`, `FSDPStrategy(...)`, `DeepSpeedStrategy(...)`),
+    `devices=` more than one GPU, or `num_nodes` > 1; `accelerate.Accelerator()` or
+    `PartialState()`; `DistributedDataParallel` or `FullyShardedDataParallel`;
+    `torch.distributed.init_process_group()`; reading `LOCAL_RANK` from the
+    environment. `distributed = true|false` in the configuration overrides the
+    evidence.
+
+    ## Why is this bad?
+    `device_map` hands placement to accelerate, which attaches hooks to the model:
+    before every forward they send the inputs to the hook's execution device,
+    fixed when the model was loaded - GPU 0 (or the first GPU of the map) in
+    every process. Under DDP each rank is meant to own one GPU: Lightning moves
+    rank 1's weights to `cuda:1`, but the hooks still send its inputs to `cuda:0`,
+    and the forward pass crashes with `Expected all tensors to be on the same
+    device, but found at least two devices, cuda:0 and cuda:1!`. Moving the inputs
+    by hand does not help: the hooks move them back. With `"auto"` every rank
+    also loads a full copy of the model onto the same GPUs and runs out of memory.
+
+    ## Example
+    ```python
+    # train.py
+    trainer = pl.Trainer(accelerator="gpu", devices=2, strategy="ddp")
+
+    # wrapper.py
+    model = AutoModelForCausalLM.from_pretrained(name, device_map="auto")
+    ```
+
+    ## Use instead
+    ```python
+    # Let the trainer place the model (Lightning moves the LightningModule):
+    model = AutoModelForCausalLM.from_pretrained(name)
+
+    # or pin the model to this process's GPU:
+    model = AutoModelForCausalLM.from_pretrained(
+        name, device_map={"": int(os.environ.get("LOCAL_RANK", 0))}
+    )
+
+    # under accelerate:
+    model = AutoModelForCausalLM.from_pretrained(
+        name, device_map={"": PartialState().local_process_index}
+    )
+    ```
+
+    ## Fix safety
+    No automatic fix: whether the trainer should place the model or each rank
+    should pin it depends on how the model is used (sharded inference, a frozen
+    backbone inside a LightningModule, ...). `device_map="cpu"`, `None` and any
+    value computed at run time (`{"": local_rank}`, `{"": accelerator.process_index}`)
+    are not flagged, nor is any `device_map` in a project without sign of
+    distributed training (single-process inference with `device_map="auto"` is
+    the intended use). A single-process script inside a distributed project can
+    be silenced with `# noqa: DEV005`.
+    """
+
+    code = "DEV005"
+    name = "device-map-under-distributed"
+    summary = "`device_map` that pins every rank to the same GPU, in a distributed project"
+    node_types = (cst.Call, cst.Subscript, cst.Attribute, cst.ImportFrom)
+
+    VALID = (
+        # Single-process inference: `device_map="auto"` is what it is for.
+        "import torch\n"
+        "from transformers import AutoModelForCausalLM, AutoTokenizer\n\n"
+        'model = AutoModelForCausalLM.from_pretrained("gpt2", device_map="auto")\n'
+        'tokenizer = AutoTokenizer.from_pretrained("gpt2")\n'
+        'inputs = tokenizer("hi", return_tensors="pt").to(model.device)\n'
+        "print(model.generate(**inputs))\n",
+        # Pinned per rank, from the environment or from accelerate.
+        "import os\n"
+        "from accelerate import Accelerator, PartialState\n"
+        "from transformers import AutoModel\n\n"
+        "accelerator = Accelerator()\n"
+        "local_rank = int(os.environ['LOCAL_RANK'])\n"
+        "a = AutoModel.from_pretrained(\n"
+        '    "m", device_map={"": int(os.environ.get("LOCAL_RANK", 0))}\n'
+        ")\n"
+        'b = AutoModel.from_pretrained("m", device_map={"": local_rank})\n'
+        'c = AutoModel.from_pretrained("m", device_map={"": accelerator.process_index})\n'
+        'd = AutoModel.from_pretrained("m", device_map={"": PartialState().local_process_index})\n',
+        # The CPU, nothing, or a value computed at run time.
+        "import pytorch_lightning as pl\n"
+        "from transformers import AutoModel\n\n"
+        'trainer = pl.Trainer(accelerator="gpu", devices=2, strategy="ddp")\n'
+        'a = AutoModel.from_pretrained("m", device_map="cpu")\n'
+        'b = AutoModel.from_pretrained("m", device_map=None)\n'
+        'c = AutoModel.from_pretrained("m", device_map=args.device_map)\n'
+        'd = AutoModel.from_pretrained("m", device_map={"": 0, **extra})\n'
+        'e = AutoModel.from_pretrained("m", **{"device_map": "auto"})\n',
+        # Trainers that run one process: one device, "auto" strategy, DataParallel.
+        "import lightning as L\n"
+        "import torch\n"
+        "from transformers import AutoModel\n\n"
+        'one = L.Trainer(accelerator="gpu", devices=1, strategy="auto", num_nodes=1)\n'
+        'listed = L.Trainer(devices=[0], precision="16-mixed")\n'
+        'model = torch.nn.DataParallel(AutoModel.from_pretrained("m", device_map="auto"))\n',
+        # Look-alikes of the evidence: HF's own Trainer, "ddp" outside a Trainer,
+        # writing LOCAL_RANK, a Trainer class of the project itself.
+        "import os\n"
+        "from transformers import AutoModel, Trainer, TrainingArguments\n\n"
+        'os.environ["LOCAL_RANK"] = "0"\n'
+        'config = {"strategy": "ddp", "devices": 2}\n'
+        'args = TrainingArguments("out", ddp_backend="nccl")\n'
+        'trainer = Trainer(model=AutoModel.from_pretrained("m", device_map="auto"), args=args)\n\n'
+        "class Runner:\n"
+        "    def Trainer(self, strategy):\n"
+        "        return strategy\n\n"
+        'Runner().Trainer(strategy="ddp")\n',
+        # `device_map="mps"` has one device to choose from.
+        "import torch.distributed as dist\n"
+        "from transformers import AutoModel\n\n"
+        'dist.init_process_group("gloo")\n'
+        'model = AutoModel.from_pretrained("m", device_map="mps")\n',
+    )
+    INVALID = (
+        Invalid(
+            "import pytorch_lightning as pl\n"
+            "from transformers import AutoModelForCausalLM\n\n"
+            'trainer = pl.Trainer(accelerator="gpu", devices=2, strategy="ddp")\n'
+            'model = AutoModelForCausalLM.from_pretrained("gpt2", device_map="auto")\n',
+            line=5,
+            column=65,
+        ),
+        Invalid(
+            "from lightning.pytorch import Trainer as T\n"
+            "from lightning.pytorch.strategies import DDPStrategy\n"
+            "from transformers import AutoModel\n\n"
+            "def main():\n"
+            '    model = AutoModel.from_pretrained("bert-base-uncased", device_map={"": 0})\n'
+            "    T(strategy=DDPStrategy(find_unused_parameters=True)).fit(model)\n",
+            line=6,
+            column=71,
+        ),
+        Invalid(
+            "import lightning as L\n"
+            "from transformers import AutoModel\n\n"
+            'trainer = L.Trainer(devices=[0, 1], precision="bf16-mixed")\n'
+            'model = AutoModel.from_pretrained("m", device_map="cuda:0")\n',
+            line=5,
+            column=51,
+        ),
+        Invalid(
+            "import pytorch_lightning\n"
+            "from transformers import AutoModel\n\n"
+            "trainer = pytorch_lightning.Trainer(devices=-1)\n"
+            'model = AutoModel.from_pretrained("m", device_map="balanced")\n',
+            line=5,
+            column=51,
+        ),
+        Invalid(
+            "from lightning import Trainer\n"
+            "from transformers import AutoModel\n\n"
+            'trainer = Trainer(accelerator="gpu", devices=4, num_nodes=2)\n'
+            'model = AutoModel.from_pretrained("m", device_map=0)\n',
+            line=5,
+            column=51,
+        ),
+        Invalid(
+            "from accelerate import Accelerator\n"
+            "from transformers import AutoModelForSeq2SeqLM\n\n"
+            "accelerator = Accelerator(mixed_precision='bf16')\n"
+            'model = AutoModelForSeq2SeqLM.from_pretrained("t5-small", device_map="cuda")\n',
+            line=5,
+            column=70,
+        ),
+        Invalid(
+            "import torch\n"
+            "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+            "from transformers import AutoModel\n\n"
+            "def build(rank):\n"
+            '    model = AutoModel.from_pretrained("m", device_map={"": "cuda:0"})\n'
+            "    return DDP(model, device_ids=[rank])\n",
+            line=6,
+            column=55,
+        ),
+        Invalid(
+            "import torch\n"
+            "import transformers\n\n"
+            "def unwrap(model):\n"
+            "    if isinstance(model, torch.nn.parallel.DistributedDataParallel):\n"
+            "        return model.module\n"
+            "    return model\n\n"
+            'model = transformers.AutoModel.from_pretrained("m", device_map="balanced_low_0")\n',
+            line=9,
+            column=64,
+        ),
+        Invalid(
+            "import os\n"
+            "from transformers import AutoModel, pipeline\n\n"
+            'rank = int(os.getenv("LOCAL_RANK", "0"))\n'
+            'pipe = pipeline("text-generation", model="gpt2", device_map="sequential")\n',
+            line=5,
+            column=61,
+        ),
+        Invalid(
+            "from lightning.fabric import Fabric\n"
+            "from transformers import AutoModel\n\n"
+            'fabric = Fabric(accelerator="cuda", devices="0,1", strategy="fsdp")\n'
+            'model = AutoModel.from_pretrained("m", device_map={"encoder": 0, "decoder": "cpu"})\n',
+            line=5,
+            column=51,
+        ),
+    )
+
+    def visit(self, node: cst.CSTNode, context: FileContext) -> None:
+        if isinstance(node, cst.Call):
+            self._visit_call(node, context)
+        elif isinstance(node, cst.Attribute):
+            if node.attr.value in _WRAPPER_NAMES:
+                self._wrapper_reference(node, context)
+        elif isinstance(node, cst.Subscript):
+            self._environ_subscript(node, context)
+        elif isinstance(node, cst.ImportFrom):
+            self._import(node, context)
+
+    # Evidence of distributed training ---------------------------------------------------
+
+    def _signal(self, context: FileContext, description: str, node: cst.CSTNode) -> None:
+        """One fact per kind of evidence and file is enough to name it."""
+        seen = context.state(self).setdefault("signals", set())
+        assert isinstance(seen, set)
+        if description not in seen:
+            seen.add(description)
+            context.add_fact(DistributedSignal(description, 0), node)
+
+    def _visit_call(self, node: cst.Call, context: FileContext) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value not in _INTERESTING_CALLS:
+            return  # most method calls: no name lookup (a bare name may be an alias)
+        qualified = context.qualified_name(func)
+        if qualified is not None:
+            if qualified in _TRAINERS or qualified in _FABRICS:
+                evidence = _launcher_evidence(node, context)
+                if evidence is not None:
+                    short = qualified.rpartition(".")[2]
+                    self._signal(context, f"`{short}({evidence})`", node)
+            elif qualified in _LAUNCHERS:
+                self._signal(context, f"`{_LAUNCHERS[qualified]}`", node)
+            elif qualified in _ENV_GETTERS and _is_local_rank(first_positional(node)):
+                self._signal(context, _LOCAL_RANK_READ, node)
+        if _places_model(node, qualified):
+            argument = keyword_argument(node, "device_map")
+            if argument is not None and _pins_one_placement(argument.value):
+                shown = context.code_for(argument.value)
+                if len(shown) > _SHOWN_CHARS:
+                    shown = shown[: _SHOWN_CHARS - 3] + "..."
+                context.report(self.code, argument.value, data={"value": shown})
+
+    def _wrapper_reference(self, node: cst.Attribute, context: FileContext) -> None:
+        wrapper = _WRAPPERS.get(context.qualified_name(node) or "")
+        if wrapper is not None:
+            self._signal(context, f"`{wrapper}`", node)
+
+    def _import(self, node: cst.ImportFrom, context: FileContext) -> None:
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return
+        module = dotted_name(node.module)
+        for alias in node.names:
+            wrapper = _WRAPPERS.get(f"{module}.{dotted_name(alias.name)}")
+            if wrapper is not None:
+                self._signal(context, f"`{wrapper}`", node)
+
+    def _environ_subscript(self, node: cst.Subscript, context: FileContext) -> None:
+        """``os.environ["LOCAL_RANK"]`` read (not written) somewhere in the project."""
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return
+        if not _is_local_rank_string(node.slice[0].slice.value):
+            return
+        if context.qualified_name(node.value) != "os.environ":
+            return
+        parent = context.ancestors[-1] if context.ancestors else None
+        if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.Del)):
+            return
+        self._signal(context, _LOCAL_RANK_READ, node)
+
+    # The candidate -----------------------------------------------------------------------
+
+    def resolve(
+        self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
+    ) -> Resolution | None:
+        distributed = index.distributed
+        if not distributed.value:
+            return None
+        return Resolution(
+            f"`device_map={candidate.data['value']}` under distributed training "
+            f"({distributed.reason}) pins every rank to the same GPU; drop `device_map` "
+            f"and let the trainer place the model, or use `{_PIN_PER_RANK}` "
+            "(`PartialState().local_process_index` under accelerate)"
+        )
+
+
+def _places_model(call: cst.Call, qualified: str | None) -> bool:
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "from_pretrained":
+        return True
+    return qualified in _PIPELINES
+
+
+def _pins_one_placement(value: cst.BaseExpression) -> bool:
+    """A literal ``device_map`` that is the same in every process, and not only the CPU."""
+    if isinstance(value, cst.SimpleString) and value.evaluated_value in _PLACEMENT_STRATEGIES:
+        return True
+    if isinstance(value, cst.Dict):
+        values = []
+        for element in value.elements:
+            if not isinstance(element, cst.DictElement):
+                return False  # ``**other``: unknown at lint time
+            if not isinstance(element.value, (cst.SimpleString, cst.Integer)):
+                return False  # computed per process
+            values.append(element.value)
+        return any(_accelerator(v) for v in values)
+    return _accelerator(value)
+
+
+def _accelerator(value: cst.BaseExpression) -> bool:
+    """``0``, ``"cuda"``, ``"cuda:1"``: a GPU; ``"mps"`` has only one device to choose."""
+    literal = device_literal(value)
+    return literal is not None and not literal.strip("\"'").startswith("mps")
+
+
+def _launcher_evidence(call: cst.Call, context: FileContext) -> str | None:
+    """``strategy="ddp"``, ``devices=2``, ``num_nodes=2`` given to a Trainer or Fabric."""
+    found = []
+    for argument in call.args:
+        if argument.keyword is None:
+            continue
+        key, value = argument.keyword.value, argument.value
+        if key == "strategy":
+            if isinstance(value, cst.SimpleString):
+                text = value.evaluated_value
+                if isinstance(text, str) and text.lower().startswith(_STRATEGY_PREFIXES):
+                    found.append(f"strategy={value.value}")
+            elif isinstance(value, cst.Call):
+                strategy = (dotted_name(value.func) or "").rpartition(".")[2]
+                if strategy in _STRATEGY_CLASSES:
+                    found.append(f"strategy={strategy}(...)")
+        elif key == "devices" and _several_devices(value):
+            found.append(f"devices={context.code_for(value)}")
+        elif key == "num_nodes":
+            count = _integer(value)
+            if count is not None and count > 1:
+                found.append(f"num_nodes={count}")
+    return ", ".join(found) or None
+
+
+def _several_devices(value: cst.BaseExpression) -> bool:
+    """``devices=2``, ``-1``, ``[0, 1]``, ``"0,1"``: one process per device."""
+    if isinstance(value, (cst.List, cst.Tuple)):
+        return len(value.elements) > 1
+    if isinstance(value, cst.SimpleString):
+        text = value.evaluated_value
+        if not isinstance(text, str):
+            return False
+        parts = [part for part in text.split(",") if part.strip()]
+        if len(parts) > 1:
+            return True
+        text = text.strip()
+        return text == "-1" or (text.isdigit() and int(text) > 1)
+    count = _integer(value)
+    return count is not None and (count > 1 or count == -1)
+
+
+def _integer(value: cst.BaseExpression) -> int | None:
+    if isinstance(value, cst.Integer):
+        number = ast.literal_eval(value.value)
+        return number if isinstance(number, int) else None
+    if (
+        isinstance(value, cst.UnaryOperation)
+        and isinstance(value.operator, cst.Minus)
+        and isinstance(value.expression, cst.Integer)
+    ):
+        number = _integer(value.expression)
+        return None if number is None else -number
+    return None
+
+
+def _is_local_rank(argument: cst.Arg | None) -> bool:
+    return argument is not None and _is_local_rank_string(argument.value)
+
+
+def _is_local_rank_string(value: cst.BaseExpression) -> bool:
+    return isinstance(value, cst.SimpleString) and value.evaluated_value == "LOCAL_RANK"

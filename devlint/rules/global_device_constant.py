@@ -1,0 +1,394 @@
+"""DEV010: a module-level ``DEVICE = torch.device("cuda")`` used inside model code."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devlint.candidates import Candidate, Resolution, ScopeInfo
+from devlint.facts import DeviceConstant
+from devlint.findings import Applicability
+from devlint.index import ProjectIndex
+from devlint.nodes import dotted_name
+from devlint.rules._devices import device_literal, first_positional, keyword_argument
+from devlint.rules.base import FileContext, Invalid, Rule, choose_fix, replace
+
+_BOUND = "bound"
+"""Note tag: the name is a parameter or a local variable of the function."""
+_DEVICE_KEYWORDS = ("device", "map_location")
+
+
+class GlobalDeviceConstant(Rule):
+    """## What it does
+    Finds a module-level constant holding a literal accelerator device
+    (`DEVICE = torch.device("cuda:0")`, `DEVICE = "cuda"`) used inside model code
+    in a device position: `.to(DEVICE)`, `device=DEVICE`, `torch.device(DEVICE)`,
+    `map_location=DEVICE`. The constant may live in another file of the project
+    (`from config import DEVICE`, `cfg.DEVICE` with `import config as cfg`).
+
+    ## Why is this bad?
+    It is a hard-coded device with extra steps: under distributed training every
+    process imports the same module and gets the same `cuda:0`, so every rank
+    sends its tensors to GPU 0 while its module lives on its own GPU
+    (`Expected all tensors to be on the same device, but found at least two
+    devices, cuda:0 and cuda:1!`); on a machine without CUDA it fails with `Torch
+    not compiled with CUDA enabled`. Because the literal sits in a config module,
+    a search for `"cuda"` in the model does not find it.
+
+    ## Example
+    ```python
+    # config.py
+    DEVICE = torch.device("cuda:0")
+
+    # model.py
+    from config import DEVICE
+
+    class Model(pl.LightningModule):
+        def forward(self, x):
+            return self.net(x.to(DEVICE))
+    ```
+
+    ## Use instead
+    ```python
+    class Model(pl.LightningModule):
+        def forward(self, x):
+            return self.net(x.to(self.device))
+    ```
+
+    ## Fix safety
+    In a class that has `.device` (LightningModule, PreTrainedModel, Metric, or a
+    class defining `device`), replacing the use with `self.device` is safe: it is
+    the device the module's parameters are on. In `__init__`, `setup` or
+    `configure_model` the module is still on the CPU, so there is no fix; neither
+    in a plain `nn.Module` (which has no `.device`) nor in a helper function.
+    Not a constant: `torch.device("cuda" if torch.cuda.is_available() else "cpu")`,
+    `"cpu"`, a name assigned more than once or declared `global` in a function,
+    and one assigned under `if torch.cuda.is_available():`. Uses outside model code
+    (scripts, data loading) and under a device check are not flagged, nor are
+    parameters and local variables that happen to share the constant's name. In
+    the module that defines the constant, uses are found below its definition.
+    """
+
+    code = "DEV010"
+    name = "global-device-constant"
+    summary = 'Module-level device constant such as `DEVICE = torch.device("cuda")` in model code'
+    fix_safety = "safe"
+    node_types = (
+        cst.Assign,
+        cst.AnnAssign,
+        cst.AugAssign,
+        cst.Global,
+        cst.Call,
+        cst.Param,
+        cst.For,
+        cst.CompFor,
+        cst.WithItem,
+        cst.NamedExpr,
+    )
+
+    VALID = (
+        # Selection, the CPU, and a name that is rebound are not constants.
+        "import torch\nimport torch.nn as nn\n\n"
+        'DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+        'CPU = torch.device("cpu")\n'
+        'FALLBACK = "cuda"\n'
+        "if not torch.cuda.is_available():\n"
+        '    FALLBACK = "cpu"\n\n'
+        "class M(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x.to(DEVICE) + x.to(CPU) + x.to(FALLBACK)\n",
+        # A constant used in a script, a data pipeline, or a checked branch.
+        "import torch\nimport pytorch_lightning as pl\n\n"
+        'DEVICE = torch.device("cuda:0")\n\n'
+        "class Loader:\n"
+        "    def load(self, path):\n"
+        "        return torch.load(path, map_location=DEVICE)\n\n"
+        "class M(pl.LightningModule):\n"
+        "    def forward(self, x):\n"
+        "        if torch.cuda.is_available():\n"
+        "            x = x.to(DEVICE)\n"
+        "        return x\n\n"
+        'if __name__ == "__main__":\n'
+        "    M().to(DEVICE)\n",
+        # Parameters and locals that share the constant's name.
+        "import torch\nimport pytorch_lightning as pl\n\n"
+        'DEVICE = "cuda"\n\n'
+        "class M(pl.LightningModule):\n"
+        "    def forward(self, x, DEVICE=None):\n"
+        "        return x.to(DEVICE)\n\n"
+        "    def training_step(self, batch, batch_idx):\n"
+        "        DEVICE = batch.device\n"
+        "        return torch.ones(3, device=DEVICE)\n\n"
+        "    def validation_step(self, batch, batch_idx):\n"
+        "        for DEVICE in [batch.device]:\n"
+        "            batch = batch.to(DEVICE)\n"
+        "        return batch\n",
+        # A constant that a function may change is configuration, not a constant.
+        "import torch\nimport torch.nn as nn\n\n"
+        'DEVICE = torch.device("cuda")\n\n'
+        "def set_device(device):\n"
+        "    global DEVICE\n"
+        "    DEVICE = device\n\n"
+        "class M(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x.to(DEVICE)\n",
+        # Not a device position, or not a module-level name.
+        "import torch\nimport pytorch_lightning as pl\n\n"
+        'DEVICE = "cuda"\n'
+        "SEED = 0\n\n"
+        "class M(pl.LightningModule):\n"
+        '    device_name = "cuda"\n\n'
+        "    def forward(self, x):\n"
+        "        self.log(DEVICE, x.sum())\n"
+        "        torch.manual_seed(SEED)\n"
+        "        return x.to(self.device_name), x.to(SEED)\n",
+        # Asking which device a tensor is on places nothing.
+        "import torch\nimport pytorch_lightning as pl\n\n"
+        'DEVICE = torch.device("cuda")\n\n'
+        "class M(pl.LightningModule):\n"
+        "    def forward(self, x):\n"
+        "        if x.device == torch.device(DEVICE):\n"
+        "            return x\n"
+        "        self.log('mem', torch.cuda.memory_allocated(device=DEVICE))\n"
+        "        return x * 2\n",
+    )
+    INVALID = (
+        Invalid(
+            "import torch\nimport pytorch_lightning as pl\n\n"
+            'DEVICE = torch.device("cuda:0")\n\n'
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            "        return x.to(DEVICE)\n",
+            line=8,
+            column=21,
+            fixed="import torch\nimport pytorch_lightning as pl\n\n"
+            'DEVICE = torch.device("cuda:0")\n\n'
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            "        return x.to(self.device)\n",
+        ),
+        Invalid(
+            "import torch\nfrom lightning import LightningModule\n\n"
+            'GPU: str = "cuda"\n\n'
+            "class M(LightningModule):\n"
+            "    def training_step(self, batch, batch_idx):\n"
+            "        return torch.zeros(3, device=GPU) + batch\n",
+            line=8,
+            column=38,
+            fixed="import torch\nfrom lightning import LightningModule\n\n"
+            'GPU: str = "cuda"\n\n'
+            "class M(LightningModule):\n"
+            "    def training_step(self, batch, batch_idx):\n"
+            "        return torch.zeros(3, device=self.device) + batch\n",
+        ),
+        Invalid(
+            "import torch\nfrom transformers import PreTrainedModel\n\n"
+            'DEVICE = torch.device("mps")\n\n'
+            "class M(PreTrainedModel):\n"
+            "    def forward(self, x):\n"
+            "        return x.to(torch.device(DEVICE), non_blocking=True)\n",
+            line=8,
+            column=21,
+            fixed="import torch\nfrom transformers import PreTrainedModel\n\n"
+            'DEVICE = torch.device("mps")\n\n'
+            "class M(PreTrainedModel):\n"
+            "    def forward(self, x):\n"
+            "        return x.to(self.device, non_blocking=True)\n",
+        ),
+        # A plain nn.Module has no `.device`: reported without a fix.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "DEVICE = torch.device(1)\n\n"
+            "class Block(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return x + torch.ones(3).to(DEVICE)\n",
+            line=8,
+            column=37,
+        ),
+        # In `__init__` the module is still on the CPU: reported without a fix.
+        Invalid(
+            "import torch\nimport pytorch_lightning as pl\n\n"
+            'DEVICE = "cuda:1"\n\n'
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self, path):\n"
+            "        super().__init__()\n"
+            "        self.weights = torch.load(path, map_location=DEVICE)\n",
+            line=9,
+            column=54,
+        ),
+    )
+
+    def visit(self, node: cst.CSTNode, context: FileContext) -> None:
+        if isinstance(node, cst.Call):
+            self._visit_call(node, context)
+            return
+        at_module_level = context.scope.class_name is None and context.scope.function_name is None
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if at_module_level and isinstance(target.target, cst.Name):
+                    self._define(target.target.value, node.value, node, context)
+                else:
+                    _note_bound(target.target, context)
+        elif isinstance(node, cst.AnnAssign):
+            if at_module_level and isinstance(node.target, cst.Name):
+                if node.value is not None:
+                    self._define(node.target.value, node.value, node, context)
+            else:
+                _note_bound(node.target, context)
+        elif isinstance(node, cst.AugAssign):
+            if at_module_level and isinstance(node.target, cst.Name):
+                self._define(node.target.value, None, node, context)
+            else:
+                _note_bound(node.target, context)
+        elif isinstance(node, cst.Global):
+            for item in node.names:
+                self._define(item.name.value, None, node, context)
+        elif isinstance(node, cst.Param):
+            context.note(_BOUND, node.name.value)
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            _note_bound(node.target, context)
+        elif isinstance(node, cst.WithItem):
+            if node.asname is not None:
+                _note_bound(node.asname.name, context)
+        elif isinstance(node, cst.NamedExpr):
+            _note_bound(node.target, context)
+
+    # Definitions --------------------------------------------------------------------------
+
+    def _define(
+        self,
+        name: str,
+        value: cst.BaseExpression | None,
+        node: cst.CSTNode,
+        context: FileContext,
+    ) -> None:
+        """Record ``name = value`` at module level; a second binding unmakes the constant."""
+        state = context.state(self)
+        bound = state.setdefault("bound", set())
+        constants = state.setdefault("constants", set())
+        assert isinstance(bound, set) and isinstance(constants, set)
+        qualified = f"{context.module_name}.{name}"
+        if name in bound:
+            if name in constants:  # the index keeps the last fact for a name
+                constants.discard(name)
+                context.add_fact(DeviceConstant(qualified, "", 0), node)
+            return
+        bound.add(name)
+        literal = _constant_device(value, context) if value is not None else None
+        if literal is not None and not context.in_checked_branch:
+            constants.add(name)
+            context.add_fact(DeviceConstant(qualified, literal, 0), node)
+
+    # Uses ---------------------------------------------------------------------------------
+
+    def _visit_call(self, node: cst.Call, context: FileContext) -> None:
+        if context.scope.function_name is None or context.in_checked_branch:
+            return
+        if not _may_place(node):
+            return  # most calls: no name lookup
+        callee = context.qualified_name(node.func) or ""
+        if callee.startswith("torch.cuda."):
+            return  # torch.cuda.memory_allocated(device=DEVICE) asks, it places nothing
+        if callee == "torch.device":
+            first = first_positional(node)
+            if first is not None and len(node.args) == 1 and not _is_query(context):
+                self._use(first.value, node, context)
+            return
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
+            first = first_positional(node)
+            if first is not None:
+                self._use(first.value, first.value, context)
+        for keyword in _DEVICE_KEYWORDS:
+            argument = keyword_argument(node, keyword)
+            if argument is not None:
+                self._use(argument.value, argument.value, context)
+
+    def _use(self, value: cst.BaseExpression, span: cst.CSTNode, context: FileContext) -> None:
+        """``value`` in a device position: a candidate if it names a module-level global."""
+        dotted = dotted_name(value)
+        if dotted is None:
+            return
+        qualified = context.qualified_name(value)
+        if qualified is None:
+            # Not imported: ``self.device`` and ``args.device`` are no module's globals; a
+            # bare name counts if this module defined it as a device constant above.
+            constants = context.state(self).get("constants")
+            if not isinstance(value, cst.Name) or not isinstance(constants, set):
+                return
+            if dotted not in constants:
+                return
+            qualified = f"{context.module_name}.{dotted}"
+        head = dotted.partition(".")[0]
+        context.report(
+            self.code,
+            span,
+            data={"name": dotted, "qualified": qualified},
+            fixes={"self_device": (replace(span, "self.device"),)},
+            unless_noted=[(_BOUND, head)],
+        )
+
+    def resolve(
+        self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
+    ) -> Resolution | None:
+        if not scope.model_code:
+            return None
+        constant = index.device_constant(candidate.data["qualified"])
+        if constant is None or not constant.literal:
+            return None
+        where = f" (defined at {constant.path}:{constant.line})" if constant.path else ""
+        message = (
+            f"Global device constant `{candidate.data['name']}` = {constant.literal}{where} "
+            "in model code"
+        )
+        if scope.in_init:
+            return Resolution(
+                f"{message}: the module is still on the CPU here; let the trainer move it"
+            )
+        if scope.device_aware:
+            fix = choose_fix(candidate, "self_device", Applicability.SAFE, "Use `self.device`")
+            return Resolution(f"{message}; use `self.device`", fix)
+        return Resolution(f"{message}; derive it from an input tensor's `.device`")
+
+
+def _may_place(call: cst.Call) -> bool:
+    """``x.to(...)``, ``torch.device(...)``, or a ``device=``/``map_location=`` argument."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value in ("to", "device"):
+        return True
+    if isinstance(func, cst.Name) and func.value == "device":
+        return True  # from torch import device
+    return any(
+        arg.keyword is not None and arg.keyword.value in _DEVICE_KEYWORDS for arg in call.args
+    )
+
+
+def _constant_device(value: cst.BaseExpression, context: FileContext) -> str | None:
+    """``"cuda:0"`` or ``torch.device("cuda", 0)``: the literal; anything computed: None."""
+    if isinstance(value, cst.SimpleString):
+        return device_literal(value)
+    if isinstance(value, cst.Call) and context.qualified_name(value.func) == "torch.device":
+        first = first_positional(value)
+        if first is None:
+            return None
+        literal = device_literal(first.value)
+        if literal is not None and isinstance(first.value, cst.Integer):
+            return f"torch.device({literal})"  # an index of the default accelerator
+        return literal
+    return None
+
+
+def _note_bound(target: cst.BaseExpression, context: FileContext) -> None:
+    """Names a function binds (``x = ...``, ``for x in``, ``a, b = ...``) shadow globals."""
+    if isinstance(target, cst.Name):
+        context.note(_BOUND, target.value)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            _note_bound(element.value, context)
+    elif isinstance(target, cst.StarredElement):
+        _note_bound(target.value, context)
+
+
+def _is_query(context: FileContext) -> bool:
+    """``x.device == torch.device(DEVICE)`` asks where a tensor is; it places nothing."""
+    ancestors = context.ancestors
+    parent = ancestors[-1] if ancestors else None
+    return isinstance(parent, (cst.Comparison, cst.ComparisonTarget))

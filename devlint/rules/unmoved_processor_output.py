@@ -1,0 +1,633 @@
+"""DEV004: HF processor/tokenizer output that reaches a model without ``.to(...)``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+
+import libcst as cst
+
+from devlint.candidates import Candidate, Resolution, ScopeInfo
+from devlint.facts import ReturnedOutput
+from devlint.findings import Applicability
+from devlint.index import ProjectIndex
+from devlint.nodes import dotted_name
+from devlint.rules._devices import keyword_argument
+from devlint.rules.base import FileContext, Invalid, Rule, choose_fix, insert_after
+from devlint.rules.base import replace as edit
+from devlint.symbols import (
+    MOVE_HELPER_NAMES,
+    PROCESSOR_LOADERS,
+    PROCESSOR_METHODS,
+    PROCESSOR_SUFFIXES,
+    UNPACKING_BUILTINS,
+)
+
+_MOVE_HELPER = re.compile("|".join(MOVE_HELPER_NAMES))
+
+
+@dataclass
+class _Value:
+    """A variable holding processor output that is still on the CPU."""
+
+    origin: str
+    """``direct`` (made in this function) or a callee reference (see ProjectIndex)."""
+    source: str
+    node: cst.BaseExpression
+    """The assigned expression: where a fix appends ``.to(...)``."""
+    made_at: cst.CSTNode
+    """The processor call (or the call of the function returning its output)."""
+    kind: str = "batch"
+    moved_keys: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _Flow:
+    """What one function (or the module body) knows about its variables so far."""
+
+    values: dict[str, _Value] = field(default_factory=dict)
+    models: dict[str, str] = field(default_factory=dict)
+    """Variable -> ``loaded`` (from_pretrained), ``moved`` (and moved), ``hooked`` (device_map)."""
+
+
+@dataclass
+class _FileState:
+    flows: dict[str | None, _Flow] = field(default_factory=dict)
+    processors: set[str] = field(default_factory=set)
+    """Names and ``self.`` attributes bound to processors loaded with ``from_pretrained``."""
+    attributes: dict[tuple[str, str], str] = field(default_factory=dict)
+    """(class, attribute) -> ``module``, ``loaded``, ``hooked``: what ``self.<attr>`` holds."""
+
+
+class UnmovedProcessorOutput(Rule):
+    """## What it does
+    Follows the output of a HuggingFace processor, tokenizer, feature extractor or
+    image processor called with `return_tensors="pt"` (and of project functions
+    that return it unmoved, in any file) to the model call it feeds, and reports
+    the call when the value was never moved with `.to(...)`. The message names
+    where the output was made, also when that is another function in another file.
+
+    ## Why is this bad?
+    Processors build their tensors on the CPU. The model lives on a GPU (the
+    trainer put it there), so the forward pass fails with `Expected all tensors to
+    be on the same device`. Because the tensors are made in one place (a wrapper's
+    `process_input`) and used in another (the LightningModule's `forward`), grep
+    cannot find this; moving one key by hand (`inputs["pixel_values"]`) leaves the
+    others behind.
+
+    ## Example
+    ```python
+    class ICVModel(pl.LightningModule):
+        def forward(self, texts, images):
+            inputs = self.lmm.process_input(texts, images)  # returns processor(...) output
+            return self.lmm.model(**inputs, labels=inputs["input_ids"])
+    ```
+
+    ## Use instead
+    ```python
+    class ICVModel(pl.LightningModule):
+        def forward(self, texts, images):
+            inputs = self.lmm.process_input(texts, images).to(self.device)
+            return self.lmm.model(**inputs, labels=inputs["input_ids"])
+    ```
+
+    ## Fix safety
+    The fix moves the value where it is assigned, in the function that calls the
+    model: `.to(self.device)` in a class that has `.device` (safe: it is where the
+    module's weights are), `.to(model.device)` when the called model was loaded
+    with `from_pretrained` and moved (safe, also in scripts). A plain `dict` (a
+    source that returns `{k: v ...}` or `dict(...)`) has no `.to`; the fix then
+    builds `{k: v.to(device) for k, v in ....items()}`. Otherwise there is no fix.
+    Not flagged: output only used for shapes or decoding, moved by a helper whose
+    name says so (`move_to_device`, `transfer_batch_to_device`), returned from a
+    collate function (the trainer moves batches), and models loaded with
+    `device_map=...` (accelerate's hooks move their inputs).
+    """
+
+    code = "DEV004"
+    name = "unmoved-processor-output"
+    summary = "Processor/tokenizer output reaches a model call without `.to(...)`"
+    fix_safety = "safe"
+    node_types = (cst.Assign, cst.Expr, cst.Return, cst.Call)
+
+    VALID = (
+        # Moved at once, moved later, moved key by key through a comprehension.
+        "import pytorch_lightning as pl\n\n"
+        "class M(pl.LightningModule):\n"
+        "    def forward(self, texts):\n"
+        '        a = self.tokenizer(texts, return_tensors="pt").to(self.device)\n'
+        '        b = self.tokenizer(texts, return_tensors="pt")\n'
+        "        b = b.to(self.device)\n"
+        '        c = self.tokenizer(texts, return_tensors="pt")\n'
+        "        c = {k: v.to(self.device) for k, v in c.items()}\n"
+        "        return self.model(**a), self.model(**b), self.model(**c)\n",
+        # Only used for shapes and decoding; moved by a helper.
+        "import pytorch_lightning as pl\n\n"
+        "class M(pl.LightningModule):\n"
+        "    def forward(self, texts):\n"
+        '        enc = self.tokenizer(texts, return_tensors="pt")\n'
+        '        n = enc["input_ids"].shape[1]\n'
+        '        print(self.tokenizer.batch_decode(enc["input_ids"]))\n'
+        "        enc = move_to_device(enc, self.device)\n"
+        "        return self.model(**enc)[:, :n]\n",
+        # A collate function returns the batch for the trainer to move.
+        "from transformers import AutoTokenizer\n\n"
+        'tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased")\n\n'
+        "def collate(batch):\n"
+        '    return tokenizer([b["text"] for b in batch], return_tensors="pt", padding=True)\n',
+        # Single-process inference: device_map="auto" hooks move the inputs.
+        "from transformers import AutoModelForCausalLM, AutoTokenizer\n\n"
+        'tok = AutoTokenizer.from_pretrained("gpt2")\n'
+        'model = AutoModelForCausalLM.from_pretrained("gpt2", device_map="auto")\n'
+        'inputs = tok("hello", return_tensors="pt")\n'
+        "out = model.generate(**inputs)\n",
+        # A model left on the CPU takes CPU inputs.
+        "from transformers import AutoModel, AutoTokenizer\n\n"
+        'tok = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
+        'model = AutoModel.from_pretrained("bert-base-uncased")\n'
+        'out = model(**tok("hello", return_tensors="pt"))\n',
+    )
+    INVALID = (
+        Invalid(
+            "import pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, texts):\n"
+            '        enc = self.tokenizer(texts, return_tensors="pt", padding=True)\n'
+            "        return self.model(**enc)\n",
+            line=6,
+            column=27,
+            fixed="import pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, texts):\n"
+            '        enc = self.tokenizer(texts, return_tensors="pt", padding=True)'
+            ".to(self.device)\n"
+            "        return self.model(**enc)\n",
+        ),
+        Invalid(
+            "import pytorch_lightning as pl\n\n"
+            "class Wrapper:\n"
+            "    def process_input(self, texts, images):\n"
+            '        out = self.processor(texts, images, return_tensors="pt")\n'
+            "        return out\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, texts, images):\n"
+            "        inputs = self.lmm.process_input(texts, images)\n"
+            '        inputs["pixel_values"] = inputs["pixel_values"].to(self.device)\n'
+            '        return self.lmm.model(**inputs, labels=inputs["input_ids"])\n',
+            line=12,
+            column=31,
+            fixed="import pytorch_lightning as pl\n\n"
+            "class Wrapper:\n"
+            "    def process_input(self, texts, images):\n"
+            '        out = self.processor(texts, images, return_tensors="pt")\n'
+            "        return out\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, texts, images):\n"
+            "        inputs = self.lmm.process_input(texts, images).to(self.device)\n"
+            '        inputs["pixel_values"] = inputs["pixel_values"].to(self.device)\n'
+            '        return self.lmm.model(**inputs, labels=inputs["input_ids"])\n',
+        ),
+        Invalid(
+            "import pytorch_lightning as pl\n\n"
+            "def encode(tokenizer, texts):\n"
+            '    enc = tokenizer(texts, return_tensors="pt")\n'
+            "    return {k: v for k, v in enc.items() if k != 'token_type_ids'}\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def training_step(self, batch, batch_idx):\n"
+            '        inputs = encode(self.tokenizer, batch["text"])\n'
+            "        return self.model(**inputs).loss\n",
+            line=10,
+            column=27,
+            fixed="import pytorch_lightning as pl\n\n"
+            "def encode(tokenizer, texts):\n"
+            '    enc = tokenizer(texts, return_tensors="pt")\n'
+            "    return {k: v for k, v in enc.items() if k != 'token_type_ids'}\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def training_step(self, batch, batch_idx):\n"
+            "        inputs = {k: v.to(self.device) for k, v in "
+            'encode(self.tokenizer, batch["text"]).items()}\n'
+            "        return self.model(**inputs).loss\n",
+        ),
+        Invalid(
+            "import torch\nfrom transformers import AutoModelForCausalLM, AutoTokenizer\n\n"
+            'tok = AutoTokenizer.from_pretrained("gpt2")\n'
+            'model = AutoModelForCausalLM.from_pretrained("gpt2").to("cuda")\n'
+            'inputs = tok.apply_chat_template(msgs, return_tensors="pt")\n'
+            "out = model.generate(inputs, max_new_tokens=20)\n",
+            line=7,
+            column=22,
+            fixed="import torch\nfrom transformers import AutoModelForCausalLM, AutoTokenizer\n\n"
+            'tok = AutoTokenizer.from_pretrained("gpt2")\n'
+            'model = AutoModelForCausalLM.from_pretrained("gpt2").to("cuda")\n'
+            'inputs = tok.apply_chat_template(msgs, return_tensors="pt").to(model.device)\n'
+            "out = model.generate(inputs, max_new_tokens=20)\n",
+        ),
+        Invalid(
+            "import torch.nn as nn\n\n"
+            "class Scorer(nn.Module):\n"
+            "    def __init__(self, vocab):\n"
+            "        super().__init__()\n"
+            "        self.encoder = nn.Embedding(vocab, 8)\n\n"
+            "    def score(self, texts):\n"
+            '        enc = self.tokenizer(texts, return_tensors="pt")\n'
+            "        return self.encoder(enc.input_ids)\n",
+            line=10,
+            column=29,
+        ),
+    )
+
+    # Traversal ---------------------------------------------------------------------
+
+    def visit(self, node: cst.CSTNode, context: FileContext) -> None:
+        state = context.state(self).setdefault("file", _FileState())
+        assert isinstance(state, _FileState)
+        flow = state.flows.setdefault(context.scope.function_name, _Flow())
+        if isinstance(node, cst.Assign):
+            self._assign(node, context, state, flow)
+        elif isinstance(node, cst.Expr):
+            self._statement(node, context, flow)
+        elif isinstance(node, cst.Return):
+            self._return(node, context, state, flow)
+        elif isinstance(node, cst.Call):
+            self._call(node, context, state, flow)
+
+    def _assign(
+        self, node: cst.Assign, context: FileContext, state: _FileState, flow: _Flow
+    ) -> None:
+        if len(node.targets) != 1:
+            return
+        target = node.targets[0].target
+        value = node.value
+        if isinstance(target, cst.Subscript):
+            self._move_key(target, value, flow)
+            return
+        name = dotted_name(target)
+        if name is None:
+            return
+        self._remember_object(name, value, context, state, flow)
+        if not isinstance(target, cst.Name):
+            return
+        model = flow.models.get(name)
+        if model == "loaded" and _moves(value) and _root(value) == name:
+            flow.models[name] = "moved"  # model = model.to(device)
+        held = self._classify(value, context, state, flow)
+        if held is None:
+            flow.values.pop(name, None)
+        else:
+            flow.values[name] = held
+
+    def _remember_object(
+        self,
+        name: str,
+        value: cst.BaseExpression,
+        context: FileContext,
+        state: _FileState,
+        flow: _Flow,
+    ) -> None:
+        """Record processors, pretrained models and modules bound to names or ``self.x``."""
+        loader = _from_pretrained(value)
+        if loader is not None:
+            if _is_processor_class(loader):
+                state.processors.add(name)
+                return
+            kind = "loaded"
+            if keyword_argument(_unwrap_moves(value), "device_map") is not None:
+                kind = "hooked"
+            elif _moves(value):
+                kind = "moved"
+            if name.startswith("self.") and context.scope.class_name:
+                state.attributes[(context.scope.class_name, name[5:])] = kind
+            elif "." not in name:
+                flow.models[name] = kind
+            return
+        if name.startswith("self.") and context.scope.class_name and isinstance(value, cst.Call):
+            qualified = context.qualified_name(value.func) or ""
+            if qualified.startswith("torch.nn.") and qualified.rpartition(".")[2][:1].isupper():
+                state.attributes[(context.scope.class_name, name[5:])] = "module"
+
+    @staticmethod
+    def _move_key(target: cst.Subscript, value: cst.BaseExpression, flow: _Flow) -> None:
+        """``inputs["pixel_values"] = inputs["pixel_values"].to(device)``: one key moved."""
+        variable = target.value
+        key = _string_key(target)
+        if not isinstance(variable, cst.Name) or key is None:
+            return
+        held = flow.values.get(variable.value)
+        if held is not None and _moves(value):
+            held.moved_keys.add(key)
+
+    def _statement(self, node: cst.Expr, context: FileContext, flow: _Flow) -> None:
+        """``inputs.to(device)`` and ``model.cuda()`` as statements move in place."""
+        value = node.value
+        if not (isinstance(value, cst.Call) and _moves(value)):
+            return
+        assert isinstance(value.func, cst.Attribute)
+        receiver = value.func.value
+        if isinstance(receiver, cst.Name):
+            flow.values.pop(receiver.value, None)
+            if receiver.value in flow.models and flow.models[receiver.value] == "loaded":
+                flow.models[receiver.value] = "moved"
+
+    def _return(
+        self, node: cst.Return, context: FileContext, state: _FileState, flow: _Flow
+    ) -> None:
+        function = context.scope.function_name
+        if node.value is None or function is None:
+            return
+        held = self._classify(node.value, context, state, flow)
+        if held is None or held.moved_keys:
+            return
+        via = None if held.origin == "direct" else held.origin
+        fact = ReturnedOutput(function, held.source, 0, held.kind, via)
+        context.add_fact(fact, held.made_at if via is None else None)
+
+    def _call(self, node: cst.Call, context: FileContext, state: _FileState, flow: _Flow) -> None:
+        sink = self._sink(node, context, state, flow)
+        if sink is None:
+            return
+        callee, model_variable = sink
+        for arg in node.args:
+            name, key = _carried(arg.value)
+            held = flow.values.get(name) if name else None
+            if held is None or (key is not None and key in held.moved_keys):
+                continue
+            self._report(context, node, arg, name or "", held, callee, model_variable)
+            return
+
+    def _report(
+        self,
+        context: FileContext,
+        call: cst.Call,
+        arg: cst.Arg,
+        variable: str,
+        held: _Value,
+        callee: str,
+        model_variable: str | None,
+    ) -> None:
+        keys_used = sorted(
+            key
+            for other in call.args
+            for name, key in [_carried(other.value)]
+            if name == variable and key is not None and key not in held.moved_keys
+        )
+        data = {
+            "variable": variable,
+            "origin": held.origin,
+            "source": held.source,
+            "kind": held.kind,
+            "sink": callee,
+            "moved_keys": ",".join(sorted(held.moved_keys)),
+            "keys_used": ",".join(keys_used),
+        }
+        code = context.code_for(held.node)
+        devices = {"self_device": "self.device"}
+        if model_variable is not None:
+            devices["model_device"] = f"{model_variable}.device"
+        fixes = {}
+        for variant, device in devices.items():
+            fixes[f"{variant}_batch"] = (insert_after(held.node, f".to({device})"),)
+            if not isinstance(held.node, (cst.Call, cst.Name, cst.Attribute, cst.Subscript)):
+                code = f"({code})"
+            fixes[f"{variant}_dict"] = (
+                edit(held.node, f"{{k: v.to({device}) for k, v in {code}.items()}}"),
+            )
+        lines = {"source_line": held.made_at} if held.origin == "direct" else {}
+        context.report(self.code, arg, data=data, fixes=fixes, lines=lines)
+
+    # What the code means -----------------------------------------------------------
+
+    def _classify(
+        self,
+        value: cst.BaseExpression,
+        context: FileContext,
+        state: _FileState,
+        flow: _Flow,
+    ) -> _Value | None:
+        """The unmoved processor output ``value`` evaluates to, or None."""
+        if isinstance(value, cst.Name):
+            held = flow.values.get(value.value)
+            return replace(held, node=value, moved_keys=set(held.moved_keys)) if held else None
+        if isinstance(value, cst.DictComp):
+            return self._comprehension(value, flow)
+        if not isinstance(value, cst.Call) or _moves(value):
+            return None
+        callee = dotted_name(value.func) or ""
+        if _MOVE_HELPER.search(callee.rpartition(".")[2]):
+            return None
+        if self._is_source(value, context, state):
+            source = f"{context.code_for(value.func)}(...)"
+            return _Value("direct", source, value, value)
+        if callee == "dict" and value.args:
+            inner = self._classify(value.args[0].value, context, state, flow)
+            return replace(inner, node=value, kind="dict") if inner else None
+        reference = self._callee_reference(value, context)
+        if reference is None:
+            return None
+        return _Value(reference, "", value, value)
+
+    @staticmethod
+    def _comprehension(value: cst.DictComp, flow: _Flow) -> _Value | None:
+        """``{k: v for k, v in x.items()}`` keeps x's tensors where they are."""
+        loop = value.for_in
+        iterable = loop.iter
+        if not (
+            isinstance(iterable, cst.Call)
+            and isinstance(iterable.func, cst.Attribute)
+            and iterable.func.attr.value == "items"
+            and isinstance(iterable.func.value, cst.Name)
+        ):
+            return None
+        held = flow.values.get(iterable.func.value.value)
+        if held is None or (isinstance(value.value, cst.Call) and _moves(value.value)):
+            return None
+        return replace(held, node=value, kind="dict", moved_keys=set())
+
+    def _is_source(self, call: cst.Call, context: FileContext, state: _FileState) -> bool:
+        """A processor-like call with ``return_tensors="pt"``."""
+        tensors = keyword_argument(call, "return_tensors")
+        if tensors is None or not _is_string(tensors.value, "pt"):
+            return False
+        func = call.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "apply_chat_template":
+            return True
+        receiver = func
+        if isinstance(func, cst.Attribute) and func.attr.value in PROCESSOR_METHODS:
+            receiver = func.value
+        return self._is_processor(receiver, context, state)
+
+    @staticmethod
+    def _is_processor(node: cst.BaseExpression, context: FileContext, state: _FileState) -> bool:
+        name = dotted_name(node)
+        if name is None:
+            return False
+        last = name.rpartition(".")[2]
+        if name in state.processors or last in context.settings.processor_names:
+            return True
+        return any(last.lower().endswith(suffix) for suffix in PROCESSOR_SUFFIXES)
+
+    @staticmethod
+    def _callee_reference(call: cst.Call, context: FileContext) -> str | None:
+        """How the index can find the function ``call`` runs (see ProjectIndex)."""
+        func = call.func
+        dotted = dotted_name(func)
+        if dotted is not None and dotted.startswith("self.") and dotted.count(".") == 1:
+            owner = context.scope.class_name
+            return f"self:{owner}.{dotted[5:]}" if owner else None
+        qualified = context.qualified_name(func)
+        if qualified is not None:
+            return f"q:{qualified}"
+        if isinstance(func, cst.Attribute):
+            return f"m:{func.attr.value}"
+        return None
+
+    def _sink(
+        self, call: cst.Call, context: FileContext, state: _FileState, flow: _Flow
+    ) -> tuple[str, str | None] | None:
+        """``(callee text, model variable)`` when ``call`` runs a model, else None."""
+        func = call.func
+        name = dotted_name(func)
+        if isinstance(func, cst.Name) and name in flow.models:
+            kind = flow.models[func.value]
+            return (func.value, func.value) if kind == "moved" else None
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            variable = func.value.value
+            if variable in flow.models:
+                if flow.models[variable] != "moved" or func.attr.value not in (
+                    "generate",
+                    "forward",
+                ):
+                    return None
+                return (f"{variable}.{func.attr.value}", variable)
+        if name is None:
+            return None
+        last = name.rpartition(".")[2]
+        owner = context.scope.class_name
+        if name.startswith("self.") and owner and name.count(".") == 1:
+            held = state.attributes.get((owner, name[5:]))
+            if held == "hooked":
+                return None
+            if held is not None:
+                return (name, None)
+        if name in ("self", "self.forward") or last in ("model", "generate"):
+            return (name, None)
+        if last.endswith("_model"):
+            return (name, None)
+        unpacks = any(arg.star == "**" for arg in call.args)
+        if (
+            unpacks
+            and name not in UNPACKING_BUILTINS
+            and not self._is_processor_call(call, context, state)
+        ):
+            return (name, None)  # model(**inputs): whatever it is, it takes the tensors
+        return None
+
+    def _is_processor_call(self, call: cst.Call, context: FileContext, state: _FileState) -> bool:
+        func = call.func
+        if isinstance(func, cst.Attribute) and self._is_processor(func.value, context, state):
+            return True
+        return self._is_processor(func, context, state)
+
+    # Verdict -------------------------------------------------------------------------
+
+    def resolve(
+        self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
+    ) -> Resolution | None:
+        data = candidate.data
+        kind = data["kind"]
+        if data["origin"] == "direct":
+            where = f"`{data['source']}` (line {data['source_line']})"
+        else:
+            origin = index.processor_origin(data["origin"])
+            if origin is None:
+                return None
+            where = f"`{origin.function}` ({origin.path}:{origin.line})"
+            if kind == "batch":
+                kind = origin.kind
+        message = (
+            f"`{data['variable']}` holds processor output from {where}, still on the CPU "
+            f"when it reaches `{data['sink']}(...)`"
+        )
+        if data["moved_keys"]:
+            moved = ", ".join(f"'{key}'" for key in data["moved_keys"].split(","))
+            others = [k for k in data["keys_used"].split(",") if k]
+            left = ", ".join(f"'{key}'" for key in others) if others else "the other keys"
+            message += f"; only {moved} was moved, {left} still on the CPU"
+        if scope.device_aware and not scope.in_init:
+            fix = choose_fix(
+                candidate, f"self_device_{kind}", Applicability.SAFE, "Move it to `self.device`"
+            )
+            return Resolution(f"{message}; move it with `.to(self.device)`", fix)
+        if f"model_device_{kind}" in candidate.fixes:
+            model = data["sink"].partition(".")[0]
+            fix = choose_fix(
+                candidate,
+                f"model_device_{kind}",
+                Applicability.SAFE,
+                f"Move it to `{model}.device`",
+            )
+            return Resolution(f"{message}; move it with `.to({model}.device)`", fix)
+        return Resolution(f"{message}; move it to the model's device")
+
+
+def _is_string(node: cst.BaseExpression, value: str) -> bool:
+    return isinstance(node, cst.SimpleString) and node.evaluated_value == value
+
+
+def _string_key(node: cst.Subscript) -> str | None:
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    key = node.slice[0].slice.value
+    if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
+        return key.evaluated_value
+    return None
+
+
+def _carried(value: cst.BaseExpression) -> tuple[str | None, str | None]:
+    """The variable an argument passes on, and the key it selects: ``x``, ``x["k"]``, ``x.k``."""
+    if isinstance(value, cst.Name):
+        return value.value, None
+    if isinstance(value, cst.Subscript) and isinstance(value.value, cst.Name):
+        return value.value.value, _string_key(value)
+    if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name):
+        return value.value.value, value.attr.value
+    return None, None
+
+
+def _moves(value: cst.BaseExpression) -> bool:
+    """``x.to(...)`` or ``x.cuda()`` (at the end of the chain)."""
+    return (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in ("to", "cuda")
+    )
+
+
+def _unwrap_moves(value: cst.BaseExpression) -> cst.Call:
+    """``Auto.from_pretrained(...).to(device)`` -> the ``from_pretrained`` call."""
+    while _moves(value):
+        assert isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+        value = value.func.value
+    assert isinstance(value, cst.Call)
+    return value
+
+
+def _root(value: cst.BaseExpression) -> str | None:
+    while isinstance(value, (cst.Call, cst.Attribute)):
+        value = value.func if isinstance(value, cst.Call) else value.value
+    return value.value if isinstance(value, cst.Name) else None
+
+
+def _from_pretrained(value: cst.BaseExpression) -> str | None:
+    """The class name in ``X.from_pretrained(...)`` (possibly followed by ``.to(...)``)."""
+    while _moves(value):
+        assert isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+        value = value.func.value
+    if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
+        return None
+    if value.func.attr.value != "from_pretrained":
+        return None
+    return (dotted_name(value.func.value) or "").rpartition(".")[2] or None
+
+
+def _is_processor_class(name: str) -> bool:
+    return any(part in name for part in PROCESSOR_LOADERS)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import os
 import sys
+import time
 import traceback
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -23,17 +25,23 @@ from rich.markdown import Markdown
 from rich.table import Table
 
 from devlint import __version__
+from devlint.cache import CACHE_FOLDER
 from devlint.config import Config, ConfigError, config_for_directory, load_config
-from devlint.discovery import DiscoveryError, discover_files
-from devlint.docs import rule_documentation
-from devlint.engine import FileResult, Overrides, Project, check_project, fix_file, plan_projects
+from devlint.discovery import DiscoveryError, discover_files, excluded_file
+from devlint.docs import rule_documentation, rule_examples
+from devlint.engine import FileResult, Overrides, Project, check_projects, fix_file, plan_projects
 from devlint.findings import Applicability, Finding
-from devlint.fixer import FixError, write_atomically
+from devlint.fixer import FixError, remove_stale_temporaries, write_atomically
+from devlint.progress import progress_for
 from devlint.report import OutputFormat
+from devlint.report.github import render_github
 from devlint.report.json import render_json
+from devlint.report.sarif import render_sarif
 from devlint.report.text import render_summary, render_text
 from devlint.rules import SelectionError, all_rules, rule_by_code
+from devlint.runner import Runner
 from devlint.source import split_lines
+from devlint.stdin import STDIN, StdinBuffer, adopt, buffer_result, files_around
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -57,7 +65,13 @@ class RunOptions:
     config: Path | None
     quiet: bool
     force_exclude: bool
+    no_cache: bool
+    cache_dir: Path | None
+    jobs: int | None
+    debug: bool
     color: bool | None
+    stdin: StdinBuffer | None = None
+    """Source read from stdin (``-`` or ``--stdin-filename``), checked as its path."""
 
 
 def _codes(value: str | None, option: str) -> tuple[str, ...] | None:
@@ -103,6 +117,11 @@ def shared_options(command: F) -> F:
             is_flag=True,
             help="Apply exclude to paths given explicitly too (for pre-commit).",
         ),
+        click.option(
+            "--stdin-filename",
+            type=click.Path(path_type=Path, dir_okay=False),
+            help="Read the source from stdin and check it as this file (PATHS: `-` or none).",
+        ),
         click.option("--color/--no-color", default=None, help="Force colour on or off."),
         click.option("--debug", is_flag=True, help="Show tracebacks on internal errors."),
     ]
@@ -126,8 +145,22 @@ def _run_options(paths: tuple[Path, ...], **kwargs: Any) -> RunOptions:
         config=kwargs["config"],
         quiet=kwargs["quiet"],
         force_exclude=kwargs["force_exclude"],
+        no_cache=kwargs["no_cache"],
+        cache_dir=kwargs["cache_dir"],
+        jobs=kwargs["jobs"],
+        debug=kwargs["debug"],
         color=kwargs["color"],
+        stdin=_stdin(paths, kwargs["stdin_filename"]),
     )
+
+
+def _stdin(paths: tuple[Path, ...], stdin_filename: Path | None) -> StdinBuffer | None:
+    """The buffer to check when PATHS is ``-`` or ``--stdin-filename`` is given, else None."""
+    if STDIN not in paths and stdin_filename is None:
+        return None
+    if any(path != STDIN for path in paths):
+        raise UserError("stdin (`-`, `--stdin-filename`) cannot be checked with other paths")
+    return StdinBuffer(stdin_filename or STDIN, sys.stdin.buffer.read())
 
 
 def guarded(command: F) -> F:
@@ -174,11 +207,39 @@ def _load(options: RunOptions) -> list[Project]:
             return fixed
 
         config_for = the_given_config
-    files = discover_files(options.paths, config_for, force_exclude=options.force_exclude)
+    if options.stdin is None:
+        files = discover_files(options.paths, config_for, force_exclude=options.force_exclude)
+    elif options.force_exclude and excluded_file(options.stdin.path, config_for):
+        files = []
+    else:
+        files = files_around(options.stdin, config_for)
     projects = plan_projects(files, config_for, options.overrides)
     for project in projects:
-        check_project(project)
+        project.cache_dir = _cache_dir(options, project)
+    runner = Runner(options.jobs or os.cpu_count() or 1)
+    if options.stdin is not None:
+        adopt(projects, runner, options.stdin)
+    started = time.perf_counter()
+    with progress_for(len(files), quiet=options.quiet or options.stdin is not None) as progress:
+        runner.progress = progress
+        check_projects(projects, runner)
+    if options.debug:
+        stats = runner.stats
+        click.echo(
+            f"devlint: {len(files)} files: {stats.analysed} analysed, {stats.cached} from cache, "
+            f"{stats.crashed} crashed the parser; {time.perf_counter() - started:.2f}s",
+            err=True,
+        )
     return projects
+
+
+def _cache_dir(options: RunOptions, project: Project) -> Path | None:
+    """``--no-cache`` > ``--cache-dir`` > ``cache-dir`` in the configuration > the default."""
+    if options.no_cache:
+        return None
+    if options.cache_dir is not None:
+        return options.cache_dir
+    return project.config.cache_dir or project.root / CACHE_FOLDER
 
 
 def _unsafe(options: RunOptions, project: Project) -> bool:
@@ -191,13 +252,25 @@ def _report(
     options: RunOptions, results: Sequence[FileResult], *, unsafe: bool, console: Console
 ) -> None:
     """Print the results' findings in the chosen format."""
-    findings = sorted((f for result in results for f in result.findings), key=Finding.sort_key)
+    findings = sorted(
+        (f for result in results for f in result.reported_findings()), key=Finding.sort_key
+    )
     if options.output_format == "json":
         click.echo(render_json(findings), nl=False)
+    elif options.output_format == "sarif":
+        click.echo(render_sarif(findings, source_root=Path.cwd()), nl=False)
+    elif options.output_format == "github":
+        click.echo(render_github(findings), nl=False)
     elif options.statistics:
         _print_statistics(findings, console, unsafe=unsafe)
     else:
-        sources = {r.display: r.source.text for r in results if r.source is not None}
+        shown = [r for r in results if r.findings]  # only these files are read again
+        sources = {
+            name: text
+            for r in shown
+            if r.source is not None
+            for name, text in r.source.views(r.display).items()  # a notebook's: one per cell
+        }
         render_text(findings, sources, console, unsafe_fixes=unsafe, summary=not options.quiet)
 
 
@@ -232,6 +305,8 @@ def check(paths: tuple[Path, ...], **kwargs: Any) -> None:
     projects = _load(options)
     unsafe = any(_unsafe(options, project) for project in projects)
     results = [result for project in projects for result in project.files]
+    if options.stdin is not None:  # the project's other files were context only
+        results = [r for r in results if r.path == options.stdin.path]
     _report(options, results, unsafe=unsafe, console=_console(options.color))
     found = any(result.findings for result in results)
     sys.exit(EXIT_FINDINGS if found and not options.exit_zero else EXIT_CLEAN)
@@ -251,6 +326,55 @@ def unified_diff(display: str, before: str, after: str) -> str:
     )
 
 
+def _diffs(result: FileResult, before: str, after: str) -> str:
+    """The diff of a fixed file; a notebook's has one per changed cell (``path:cell N``)."""
+    assert result.source is not None
+    old = dataclasses.replace(result.source, text=before).views(result.display)
+    new = dataclasses.replace(result.source, text=after).views(result.display)
+    return "".join(
+        unified_diff(name, old.get(name, ""), text)
+        for name, text in new.items()
+        if old.get(name) != text
+    )
+
+
+def _fix_stdin(options: RunOptions, projects: Sequence[Project]) -> int:
+    """Print the fixed buffer, and only it, to stdout; the findings left go to stderr.
+
+    As ruff does: the exit code is 1 when findings are left in the printed source
+    (fixes are not "pending": they are in the output), 2 when a fix failed (the
+    source is then printed unchanged).
+    """
+    assert options.stdin is not None
+    out = sys.stdout.buffer
+    data = options.stdin.data
+    found = buffer_result(projects, options.stdin)
+    code, left = EXIT_CLEAN, []
+    if found is not None:
+        project, result = found
+        err = _console(options.color, stderr=True)
+        unsafe = _unsafe(options, project)
+        outcome = fix_file(project, result, unsafe=unsafe)
+        try:
+            if outcome is not None and outcome.error is not None:
+                raise FixError(f"{result.display}: {outcome.error}; not changed")
+            if outcome is not None and result.source is not None:
+                data = result.source.encode(outcome.text)
+        except FixError as error:
+            err.print(f"devlint: error: {error}")
+            code = EXIT_ERROR
+        else:
+            left = result.reported_findings()
+            if left and not options.quiet:
+                sources = result.source.views(result.display) if result.source else {}
+                render_text(left, sources, err, unsafe_fixes=unsafe)
+    out.write(data)
+    out.flush()
+    if code == EXIT_CLEAN and left and not options.exit_zero:
+        code = EXIT_FINDINGS
+    return code
+
+
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
@@ -267,6 +391,8 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
     """
     options = _run_options(paths, **kwargs)
     projects = _load(options)
+    if options.stdin is not None:
+        sys.exit(_fix_stdin(options, projects))
     err = _console(options.color, stderr=True)
     out = _console(options.color)
     results = [result for project in projects for result in project.files]
@@ -274,6 +400,8 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
     show_diff = not write and options.output_format == "text" and not options.statistics
     fixed_findings = fixed_files = 0
     failed = False
+    if write:  # what a killed (kill -9) earlier run may have left
+        remove_stale_temporaries(result.path for result in results)
     for project in projects:
         unsafe = _unsafe(options, project)
         for result in project.files:
@@ -282,26 +410,31 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
             if outcome is None:
                 continue
             if outcome.error is not None:
-                err.print(f"devlint: error: {result.display}: {outcome.error}; not changed")
+                message = f"devlint: error: {result.display}: {outcome.error}; not changed"
+                if outcome.details and not options.debug:
+                    message += " (a devlint bug: --debug shows the details to report)"
+                click.echo(message, err=True)  # one line: no wrapping, no markup
+                if outcome.details and options.debug:
+                    click.echo(outcome.details, err=True)
                 failed = True
                 continue
             fixed_findings += outcome.fixed
             fixed_files += 1
             if show_diff:
-                click.echo(unified_diff(result.display, before_text, outcome.text), nl=False)
+                click.echo(_diffs(result, before_text, outcome.text), nl=False)
             if write:
                 assert result.source is not None
                 try:
                     new = result.source.encode(outcome.text)
                     write_atomically(result.path, result.original, new)
                 except FixError as error:
-                    err.print(f"devlint: error: {error}")
+                    click.echo(f"devlint: error: {error}", err=True)
                     failed = True
     sys.stdout.flush()  # the diff (stdout) before the summary (stderr) on a terminal
     unsafe_any = any(_unsafe(options, project) for project in projects)
     left = [f for result in results for f in result.findings]
     if write:
-        if left or options.output_format == "json":
+        if left or options.output_format != "text":
             _report(options, results, unsafe=unsafe_any, console=out)
         if not options.quiet:
             fixed = _count(fixed_findings, "finding")
@@ -323,8 +456,9 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
 def list_rules() -> None:
     """List every rule: code, name, default, fix safety, summary."""
     table = Table(header_style="bold")
-    for column in ("code", "name", "default", "fix", "summary"):
-        table.add_column(column)
+    for column in ("code", "name", "default", "fix"):
+        table.add_column(column, no_wrap=True)  # codes and names are what users copy
+    table.add_column("summary")
     for rule in all_rules():
         default = "on" if rule.default_enabled else "off"
         table.add_row(rule.code, rule.name, default, rule.fix_safety, rule.summary)
@@ -346,3 +480,5 @@ def show_rule(code: str) -> None:
     )
     console.print()
     console.print(Markdown(rule_documentation(rule)))
+    console.print()
+    console.print(Markdown(rule_examples(rule)))

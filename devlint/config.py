@@ -42,6 +42,7 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
     ".ruff_cache",
     ".pytest_cache",
     ".devlint_cache",
+    ".ipynb_checkpoints",
     "site-packages",
 )
 

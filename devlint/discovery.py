@@ -19,7 +19,7 @@ from pathspec import GitIgnoreSpec
 from devlint.config import Config
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
-SOURCE_SUFFIXES = (".py",)
+SOURCE_SUFFIXES = (".py", ".ipynb")
 
 # A compiled .gitignore paired with the walked folder's path relative to the
 # .gitignore's folder ("" for that folder itself, else ending in "/").
@@ -69,6 +69,11 @@ def discover_files(
         for file in walker.files_under(path) if is_dir else [path]:
             found.setdefault(os.path.realpath(file), file)
     return sorted(found.values())
+
+
+def excluded_file(path: Path, config_for: Callable[[Path], Config]) -> bool:
+    """Whether ``exclude`` drops the file ``path`` (which need not exist: ``--stdin-filename``)."""
+    return _explicitly_excluded(path, False, config_for)
 
 
 def _explicitly_excluded(path: Path, is_dir: bool, config_for: Callable[[Path], Config]) -> bool:

@@ -20,6 +20,23 @@ def rule_documentation(rule: Rule) -> str:
     return inspect.getdoc(type(rule)) or ""
 
 
+def rule_examples(rule: Rule, most: int = 2) -> str:
+    """Markdown of the rule's own tested examples: flagged ones with their fixed code,
+    then look-alikes that are not flagged. The tests run exactly these."""
+    parts = ["## Tested examples"]
+    for example in rule.INVALID[:most]:
+        where = f"flagged at line {example.line}, column {example.column}"
+        parts.append(f"Flagged ({where}):\n\n```python\n{example.code.rstrip()}\n```")
+        if example.fixed is not None:
+            safety = "unsafe fix" if example.unsafe else "fix"
+            parts.append(f"After the {safety}:\n\n```python\n{example.fixed.rstrip()}\n```")
+        else:
+            parts.append("No fix is offered for this one.")
+    for source in rule.VALID[:most]:
+        parts.append(f"Not flagged:\n\n```python\n{source.rstrip()}\n```")
+    return "\n\n".join(parts)
+
+
 def rules_table_markdown() -> str:
     """The README's rules table."""
     rows = [

@@ -1,37 +1,39 @@
 """The run: files in, findings (and fixed text) out.
 
-Per file: read bytes, decode, parse once, one traversal (facts + candidates).
-Per project: merge the facts into an index, then resolve every candidate into a
-Finding with the scope knowledge only the whole project has. Fixing re-analyses
-a file against the same index until no applicable fix is left.
+Per file (analysis.py, in worker processes or from the cache): read bytes,
+decode, parse once, one traversal (facts + candidates). Per project: merge the
+facts into an index, then resolve every candidate into a Finding with the scope
+knowledge only the whole project has. Fixing re-analyses a file against the
+same index until no applicable fix is left.
 """
 
 from __future__ import annotations
 
-import ast
+import difflib
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
-import libcst as cst
-
-from devlint.candidates import Candidate
+from devlint.analysis import FileAnalysis, FileJob, analyze_text
+from devlint.cache import Cache
 from devlint.config import Config, ConfigError
 from devlint.discovery import find_project_root
-from devlint.facts import FileFacts
-from devlint.findings import Finding, Location
+from devlint.findings import Finding
 from devlint.fixer import apply_fixes, choose_fixes, verify
 from devlint.index import ProjectIndex
-from devlint.rules import SelectionError, all_rules, rule_by_code, select_codes
+from devlint.notebook import NotebookSource, decode_file, is_notebook
+from devlint.rules import SelectionError, all_rules, select_codes
 from devlint.rules.base import Rule, RuleSettings
-from devlint.source import SourceError, SourceText, decode_source
-from devlint.traversal import Traversal
+from devlint.runner import Runner, content_digest
+from devlint.source import SourceError, SourceText, split_lines
 
 MAX_FIX_PASSES = 4
 """Fixing converges in one or two passes; the bound stops a rule that keeps rewriting."""
 
-SYNTAX_ERROR = "DEV000"
+PROCESSOR_MARKERS = (b"return_tensors", b"apply_chat_template")
+"""Without one of these in any file of a project, no processor output exists there."""
 
 
 @dataclass(frozen=True)
@@ -45,20 +47,53 @@ class Overrides:
 
 @dataclass
 class FileResult:
-    """One file's analysis and, after resolution, its findings."""
+    """One file: its analysis and, after resolution, its findings."""
 
     path: Path
     display: str
-    root: Path = Path()
-    """The project root the file belongs to."""
-    in_project: str = ""
-    """The path relative to the project root: how messages about it name it, whatever
-    folder devlint runs from."""
-    source: SourceText | None = None
-    original: bytes = b""
-    facts: FileFacts | None = None
-    candidates: tuple[Candidate, ...] = ()
+    job: FileJob
+    analysis: FileAnalysis = field(default_factory=FileAnalysis)
     findings: list[Finding] = field(default_factory=list)
+    _source: SourceText | None = None
+    _original: bytes | None = None
+    analysed_digest: bytes | None = None
+    """``content_digest`` of the bytes the analysis read (None: unknown)."""
+
+    @property
+    def original(self) -> bytes:
+        """The bytes the findings are about, read once (only files that need them are read)."""
+        if self._original is None:
+            try:
+                self._original = self.path.read_bytes()
+            except OSError:
+                self._original = b""
+        return self._original
+
+    @property
+    def source(self) -> SourceText | None:
+        """The decoded text, or None when the file cannot be read or decoded."""
+        if self._source is None:
+            try:
+                self._source = decode_file(self.path, self.original)
+            except SourceError:
+                return None
+        return self._source
+
+    def changed_since_analysis(self) -> bool:
+        """Whether the file's bytes (read now, if not yet) differ from those analysed."""
+        return self.analysed_digest is not None and (
+            content_digest(self.original) != self.analysed_digest
+        )
+
+    def replace_text(self, text: str) -> None:
+        assert self._source is not None
+        self._source = replace(self._source, text=text)
+
+    def reported_findings(self) -> list[Finding]:
+        """The findings as the user reads them: in a notebook, rows count within the cell."""
+        if self.findings and is_notebook(self.path) and isinstance(self.source, NotebookSource):
+            return self.source.to_cells(self.findings)
+        return self.findings
 
 
 @dataclass
@@ -70,10 +105,28 @@ class Project:
     rules: tuple[Rule, ...]
     files: list[FileResult] = field(default_factory=list)
     index: ProjectIndex | None = None
+    cache_dir: Path | None = None
+    """Where analyses of this project's files are cached; None: no cache."""
 
-    @property
+    @cached_property
     def settings(self) -> RuleSettings:
-        return RuleSettings(processor_names=frozenset(self.config.processor_names))
+        return RuleSettings(
+            processor_names=frozenset(self.config.processor_names),
+            processor_outputs=self._mentions_processors(),
+        )
+
+    def _mentions_processors(self) -> bool:
+        return any(_mentions(result, PROCESSOR_MARKERS) for result in self.files)
+
+
+def _mentions(result: FileResult, markers: Iterable[bytes]) -> bool:
+    """Whether the file's bytes contain one of ``markers`` (a cheap test before any parsing)."""
+    try:
+        # Bytes already held (a buffer read from stdin) are what is checked; else read afresh.
+        data = result.path.read_bytes() if result._original is None else result._original
+    except OSError:
+        return False
+    return any(marker in data for marker in markers)
 
 
 def display_path(path: Path) -> str:
@@ -117,89 +170,16 @@ def module_name(path: Path, root: Path) -> tuple[str, bool]:
     return ".".join(parts), is_package
 
 
-def syntax_error_finding(display: str, reason: str, row: int = 1, column: int = 1) -> Finding:
-    rule = rule_by_code(SYNTAX_ERROR)
-    assert rule is not None
-    where = Location(max(row, 1), max(column, 1))
-    return Finding(display, rule.code, rule.name, reason, where, where)
-
-
-def _python_rejects(text: str, display: str) -> Finding | None:
-    """DEV000 when CPython's own parser rejects the text, with its message and position.
-
-    Asked first, because its messages read best and because it refuses input so
-    deeply nested that libcst's native parser would crash the whole process.
-    """
-    try:
-        ast.parse(text)
-    except SyntaxError as error:
-        row, column = error.lineno or 1, error.offset or 1
-        return syntax_error_finding(display, f"SyntaxError: {error.msg}", row, column)
-    except (RecursionError, MemoryError):
-        return syntax_error_finding(display, "cannot parse: too deeply nested")
-    except ValueError as error:
-        return syntax_error_finding(display, f"cannot parse: {error}")
-    return None
-
-
-def _libcst_error(display: str, error: Exception) -> Finding:
-    if isinstance(error, cst.ParserSyntaxError):
-        message = error.message.splitlines()[0]
-        return syntax_error_finding(
-            display, f"cannot parse: {message}", error.raw_line, error.raw_column + 1
-        )
-    if isinstance(error, RecursionError):
-        return syntax_error_finding(display, "cannot parse: too deeply nested")
-    return syntax_error_finding(display, f"cannot parse: {error}")
-
-
-def analyze_text(
-    result: FileResult, text: str, rules: Sequence[Rule], settings: RuleSettings
-) -> None:
-    """Parse and traverse ``text``; set the result's facts and candidates, or a DEV000."""
-    result.facts, result.candidates = None, ()
-    rejected = _python_rejects(text, result.display)
-    if rejected is not None:
-        result.findings = [rejected]
-        return
-    try:
-        module = cst.parse_module(text)
-        name, is_package = module_name(result.path, result.root)
-        traversal = Traversal(
-            module, name, is_package, rules, path=result.in_project, settings=settings
-        )
-        outcome = traversal.run()
-    except (cst.ParserSyntaxError, RecursionError, SyntaxError, ValueError) as error:
-        result.findings = [_libcst_error(result.display, error)]
-        return
-    result.facts, result.candidates = outcome.facts, outcome.candidates
-
-
-def analyze_file(result: FileResult, rules: Sequence[Rule], settings: RuleSettings) -> None:
-    """Read, decode and analyse the file of ``result``; a failure at any step is a DEV000."""
-    try:
-        result.original = result.path.read_bytes()
-    except OSError as error:
-        reason = f"cannot read file: {error.strerror}"
-        result.findings = [syntax_error_finding(result.display, reason)]
-        return
-    try:
-        result.source = decode_source(result.original)
-    except SourceError as error:
-        result.findings = [syntax_error_finding(result.display, f"cannot decode file: {error}")]
-        return
-    analyze_text(result, result.source.text, rules, settings)
-
-
 def resolve(project: Project, result: FileResult) -> None:
     """Turn the file's candidates into findings, given the project index."""
     assert project.index is not None
-    if result.facts is None:
+    if result.analysis.error is not None:
+        result.findings = [result.analysis.error]
         return
     ignored = project.config.ignored_codes(result.path)
     rules = {rule.code: rule for rule in project.rules}
     findings = []
-    for candidate in result.candidates:
+    for candidate in result.analysis.candidates:
         rule = rules.get(candidate.code)
         if rule is None or _matches_any(candidate.code, ignored):
             continue
@@ -218,6 +198,8 @@ def resolve(project: Project, result: FileResult) -> None:
                 verdict.fix,
             )
         )
+    if is_notebook(result.path) and isinstance(result.source, NotebookSource):
+        findings = result.source.restrict(findings)  # none on masked IPython lines
     result.findings = sorted(findings, key=Finding.sort_key)
 
 
@@ -255,21 +237,75 @@ def plan_projects(
             codes = enabled_codes(config, overrides)
             rules = tuple(rule for rule in all_rules() if rule.code in codes)
             project = projects[root] = Project(root, config, rules)
-        project.files.append(FileResult(path, display_path(path), root, _relative_to(path, root)))
+        project.files.append(FileResult(path, display_path(path), _placeholder_job()))
+    for project in projects.values():
+        chosen = tuple(rule.code for rule in project.rules)
+        for result in project.files:
+            name, is_package = module_name(result.path, project.root)
+            result.job = FileJob(
+                str(result.path),
+                result.display,
+                _relative_to(result.path, project.root),
+                name,
+                is_package,
+                chosen,
+                project.settings,
+            )
     return list(projects.values())
 
 
-def check_project(project: Project) -> None:
-    """Analyse every file of the project, build its index, resolve all findings."""
-    for result in project.files:
-        analyze_file(result, project.rules, project.settings)
-    project.index = ProjectIndex(
-        (result.facts for result in project.files if result.facts is not None),
-        project.config.device_aware_bases,
-        project.config.distributed,
-    )
-    for result in project.files:
-        resolve(project, result)
+def _placeholder_job() -> FileJob:
+    return FileJob("", "", "", "", False, (), RuleSettings())
+
+
+def check_projects(projects: Iterable[Project], runner: Runner) -> None:
+    """Analyse every file (all projects in one batch), then index and resolve per project."""
+    projects = list(projects)
+    work = [
+        (result.job, Cache(project.cache_dir) if project.cache_dir else None)
+        for project in projects
+        for result in project.files
+    ]
+    results = [result for project in projects for result in project.files]
+    for result, analysis in zip(results, runner.analyze(work), strict=True):
+        result.analysis = analysis
+        result.analysed_digest = runner.digests.get(result.job.path)
+    for project in projects:
+        project.index = ProjectIndex(
+            (r.analysis.facts for r in project.files if r.analysis.facts is not None),
+            project.config.device_aware_bases,
+            project.config.distributed,
+        )
+    _follow_returned_output(projects, runner)
+    for project in projects:
+        for result in project.files:
+            resolve(project, result)
+
+
+def _follow_returned_output(projects: list[Project], runner: Runner) -> None:
+    """Second pass for the files that call functions returning processor output.
+
+    Only the whole project tells which functions return unmoved processor output
+    (through other functions, in other files). Following every call's result in
+    the first pass would cost much; instead, the few files that call one of the
+    functions the first pass found are analysed again, knowing their names.
+    """
+    work: list[tuple[FileResult, FileJob, Cache | None]] = []
+    for project in projects:
+        assert project.index is not None
+        names = project.index.returning_output() if project.settings.processor_outputs else set()
+        if not names:
+            continue
+        markers = [f"{name}(".encode() for name in names]
+        settings = replace(project.settings, returning_output=frozenset(names))
+        cache = Cache(project.cache_dir) if project.cache_dir else None
+        for result in project.files:
+            if result.analysis.facts is not None and _mentions(result, markers):
+                work.append((result, replace(result.job, settings=settings), cache))
+    analyses = runner.analyze([(job, cache) for _, job, cache in work])
+    for (result, job, _), analysis in zip(work, analyses, strict=True):
+        result.job, result.analysis = job, analysis
+        result.analysed_digest = runner.digests.get(job.path)
 
 
 @dataclass(frozen=True)
@@ -279,6 +315,8 @@ class FixOutcome:
     text: str
     fixed: int
     error: str | None = None
+    details: str = ""
+    """For ``--debug``: the edits and the resulting diff behind an error."""
 
 
 def fix_file(project: Project, result: FileResult, *, unsafe: bool) -> FixOutcome | None:
@@ -288,24 +326,41 @@ def fix_file(project: Project, result: FileResult, *, unsafe: bool) -> FixOutcom
     pass is verified; if a fix produces invalid code the file is left untouched
     and the outcome names the rule, since that is a devlint bug.
     """
-    if result.source is None:
+    if not choose_fixes(result.findings, unsafe=unsafe) or result.source is None:
         return None
-    text, fixed = result.source.text, 0
+    if result.changed_since_analysis():
+        # The findings' positions are about other bytes: applying them would corrupt the file.
+        return FixOutcome(result.source.text, 0, "changed on disk after devlint read it")
+    original = text = result.source.text
+    fixed = 0
     for _ in range(MAX_FIX_PASSES):
         chosen = choose_fixes(result.findings, unsafe=unsafe)
         if not chosen:
             break
         new_text = apply_fixes(text, [finding.fix for finding in chosen if finding.fix])
-        problem = verify(new_text, result.source.text, result.display)
+        problem = verify(new_text, original, result.display)
         if problem is not None:
             codes = ", ".join(sorted({finding.code for finding in chosen}))
-            return FixOutcome(
-                result.source.text, 0, f"fix by {codes} produced invalid code ({problem})"
-            )
+            message = f"fix by {codes} produced invalid code ({problem})"
+            return FixOutcome(original, 0, message, _failure_details(chosen, text, new_text))
         text, fixed = new_text, fixed + len(chosen)
-        analyze_text(result, text, project.rules, project.settings)
+        result.replace_text(text)  # the text the findings are about (notebooks map rows by it)
+        result.analysis = analyze_text(result.job, text)
         resolve(project, result)
-    if fixed == 0:
-        return None
-    result.source = replace(result.source, text=text)
+    result.replace_text(text)
     return FixOutcome(text, fixed)
+
+
+def _failure_details(chosen: Iterable[Finding], before: str, after: str) -> str:
+    """What ``--debug`` shows of a fix that broke the code: each edit, then the diff."""
+    lines = []
+    for finding in chosen:
+        assert finding.fix is not None
+        for edit in finding.fix.edits:
+            lines.append(
+                f"  {finding.code} at {finding.start.row}:{finding.start.column}: replace "
+                f"{edit.start.row}:{edit.start.column}-{edit.end.row}:{edit.end.column} "
+                f"with {edit.content!r}\n"
+            )
+    diff = difflib.unified_diff(split_lines(before), split_lines(after), "before", "after")
+    return "".join(["edits applied together:\n", *lines, *diff])

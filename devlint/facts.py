@@ -72,7 +72,30 @@ class DeviceConstant:
     """The defining file as displayed; the index fills it in."""
 
 
-Fact = ReturnedOutput | DistributedSignal | DeviceConstant
+@dataclass(frozen=True)
+class Reference:
+    """Code that reaches a function in a way the functions' call lists do not show.
+
+    A call made by module-level code (``main()`` under ``if __name__ == "__main__":``),
+    or a function handed over as an argument (``mp.spawn(worker)``,
+    ``DataLoader(ds, collate_fn=pad)``, ``collate_fn=Collator(...)``), anywhere.
+    """
+
+    callee: str
+    """Qualified name as written (resolved through imports); for ``self.method``,
+    ``<class>.<method>`` with ``on_self`` set."""
+    caller: str = ""
+    """The qualified function it is in; empty for module-level code."""
+    main_guard: bool = False
+    """Inside ``if __name__ == "__main__":`` (runs only when the file is a script)."""
+    keyword: str = ""
+    """The keyword argument it is passed as (``collate_fn``); empty for a call."""
+    on_self: bool = False
+    """``self.method``: the method the caller's class (or a base) defines."""
+    line: int = 0
+
+
+Fact = ReturnedOutput | DistributedSignal | DeviceConstant | Reference
 """Facts rules contribute during the traversal, for the whole project to use."""
 
 

@@ -54,6 +54,18 @@ class Finding:
     start: Location
     end: Location
     fix: Fix | None = None
+    cell: int | None = None
+    """A notebook's cell (1-based); ``start``, ``end`` and the fix's rows then count in it."""
 
-    def sort_key(self) -> tuple[str, Location, str]:
-        return (self.path, self.start, self.code)
+    def sort_key(self) -> tuple[str, int, Location, str]:
+        return (self.path, self.cell or 0, self.start, self.code)
+
+    @property
+    def source_name(self) -> str:
+        """What the rows count in: the path, or ``path:cell N`` in a notebook."""
+        return cell_name(self.path, self.cell)
+
+
+def cell_name(path: str, cell: int | None) -> str:
+    """``train.ipynb:cell 3`` for a notebook cell, else the path."""
+    return path if cell is None else f"{path}:cell {cell}"

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import signal
 import stat
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import libcst as cst
@@ -102,36 +104,99 @@ def _first_line(error: BaseException) -> str:
     return str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
+TEMPORARY_SUFFIX = ".devlint-tmp"
+"""Temporary files are named ``.NAME.XXXXXXXX.devlint-tmp`` beside the file NAME they replace."""
+
+_TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}" + re.escape(TEMPORARY_SUFFIX))
+
+
 def write_atomically(path: Path, original: bytes, new: bytes) -> None:
     """Replace ``path`` with ``new`` unless it changed since it was read as ``original``.
 
     The data goes to a temporary file in the same folder, which then replaces the
     original in one ``os.replace``: a reader (or a crash) sees the old or the new
-    file, never a mix. The original permission bits are kept, and a symlink stays a
-    symlink: its target is what gets rewritten.
+    file, never a mix. The original permission bits (and owner, when allowed) are
+    kept, and a symlink stays a symlink: its target is what gets rewritten. A file
+    without write permission is not rewritten, even by root: replacing it would
+    only need the folder's permission, and its owner made it read-only.
+
+    Ctrl-C (and SIGTERM) wait until the temporary file has replaced the original or
+    been removed. Only SIGKILL (or a power cut) can leave a temporary file behind;
+    ``remove_stale_temporaries`` deletes it on the next ``fix --write``.
     """
     path = Path(os.path.realpath(path))
     try:
         current = path.read_bytes()
-        mode = stat.S_IMODE(path.stat().st_mode)
+        info = path.stat()
     except OSError as error:
         raise FixError(f"cannot read {path}: {error.strerror or error}") from None
     if current != original:
         raise FixError(f"{path} changed on disk while devlint was fixing it; not written")
+    mode = stat.S_IMODE(info.st_mode)
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(path, os.W_OK):
+        raise FixError(f"cannot write {path}: the file is read-only; not written")
+    with _signals_held():
+        try:
+            handle, temporary = tempfile.mkstemp(
+                dir=path.parent, prefix=f".{path.name}.", suffix=TEMPORARY_SUFFIX
+            )
+        except OSError as error:
+            raise FixError(f"cannot write to {path.parent}: {error.strerror or error}") from None
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(new)
+            os.chmod(temporary, mode)
+            _keep_owner(temporary, info)
+            os.replace(temporary, path)
+        except BaseException as error:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            if isinstance(error, OSError):
+                raise FixError(f"cannot write {path}: {error.strerror or error}") from None
+            raise
+
+
+def _keep_owner(temporary: str, info: os.stat_result) -> None:
+    """Give the new file the original's owner and group (root can; others keep their own)."""
+    if not hasattr(os, "chown") or (info.st_uid, info.st_gid) == (os.geteuid(), os.getegid()):
+        return
+    with contextlib.suppress(OSError):
+        os.chown(temporary, info.st_uid, info.st_gid)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Delay SIGINT and SIGTERM until the block is over (where signal masks exist)."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
-        handle, temporary = tempfile.mkstemp(
-            dir=path.parent, prefix=f".{path.name}.", suffix=".devlint-tmp"
-        )
-    except OSError as error:
-        raise FixError(f"cannot write to {path.parent}: {error.strerror or error}") from None
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(new)
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException as error:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        if isinstance(error, OSError):
-            raise FixError(f"cannot write {path}: {error.strerror or error}") from None
-        raise
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def remove_stale_temporaries(paths: Iterable[Path]) -> list[Path]:
+    """Delete the temporary files a killed ``fix --write`` left beside ``paths``.
+
+    Only names ``write_atomically`` makes are touched, and only in the folders
+    that hold (the targets of) ``paths``. Returns what was removed.
+    """
+    removed: list[Path] = []
+    folders = {Path(os.path.realpath(path)).parent for path in paths}
+    for folder in sorted(folders):
+        try:
+            with os.scandir(folder) as entries:
+                names = [
+                    entry.name
+                    for entry in entries
+                    if _TEMPORARY.fullmatch(entry.name) and entry.is_file(follow_symlinks=False)
+                ]
+        except OSError:
+            continue
+        for name in names:
+            with contextlib.suppress(OSError):
+                os.unlink(folder / name)
+                removed.append(folder / name)
+    return removed

@@ -8,8 +8,8 @@ called from a forward path?
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass, fields, replace
 from functools import cached_property
 
 from devlint.candidates import Scope, ScopeInfo
@@ -19,11 +19,15 @@ from devlint.facts import (
     DistributedSignal,
     FileFacts,
     FunctionFacts,
+    Reference,
     ReturnedOutput,
 )
 from devlint.symbols import (
+    DATASET_BASES,
+    DATASET_MODULE_PREFIXES,
     FORWARD_PATH_HOOKS,
     FORWARD_PATH_METHODS,
+    LIGHTNING_DATAMODULE_BASES,
     LIGHTNING_MODULE_BASES,
     METRIC_BASES,
     PRETRAINED_MODEL_BASES,
@@ -66,12 +70,14 @@ class ClassKind:
     model: bool = False
     device_aware: bool = False
     lightning: bool = False
+    dataset: bool = False
+    """A ``torch.utils.data`` Dataset: data-loader code, not model code."""
+    datamodule: bool = False
+    """A LightningDataModule: the trainer moves the batches its loaders yield."""
 
     def __or__(self, other: ClassKind) -> ClassKind:
         return ClassKind(
-            self.model or other.model,
-            self.device_aware or other.device_aware,
-            self.lightning or other.lightning,
+            **{f.name: getattr(self, f.name) or getattr(other, f.name) for f in fields(self)}
         )
 
 
@@ -79,6 +85,10 @@ _LIGHTNING = ClassKind(model=True, device_aware=True, lightning=True)
 _DEVICE_AWARE = ClassKind(model=True, device_aware=True)
 _MODULE = ClassKind(model=True)
 _OTHER = ClassKind()
+_DATASET = ClassKind(dataset=True)
+_DATAMODULE = ClassKind(datamodule=True)
+_MAIN_GUARD = ":__main__"
+"""Suffix of a module's name that stands for its ``if __name__ == "__main__":`` code."""
 
 
 def is_forward_method(name: str) -> bool:
@@ -102,6 +112,7 @@ class ProjectIndex:
         self._returns: dict[str, list[tuple[ReturnedOutput, FileFacts]]] = {}
         self._signals: list[tuple[DistributedSignal, FileFacts]] = []
         self._constants: dict[str, DeviceConstant] = {}
+        self._references: list[tuple[Reference, str]] = []
         for file_facts in facts:
             self._modules[file_facts.module] = file_facts
             self._classes.update((c.name, c) for c in file_facts.classes)
@@ -111,6 +122,8 @@ class ProjectIndex:
                     self._returns.setdefault(fact.function, []).append((fact, file_facts))
                 elif isinstance(fact, DistributedSignal):
                     self._signals.append((fact, file_facts))
+                elif isinstance(fact, Reference):
+                    self._references.append((fact, file_facts.module))
                 else:
                     self._constants[fact.name] = replace(fact, path=file_facts.path)
         self._module_of = {
@@ -197,6 +210,12 @@ class ProjectIndex:
             return _MODULE
         if module == "torch.nn" and short[:1].isupper() and short not in TORCH_NN_NON_MODULES:
             return _MODULE
+        if name in LIGHTNING_DATAMODULE_BASES:
+            return _DATAMODULE
+        if name in DATASET_BASES:
+            return _DATASET
+        if f"{module}.".startswith(DATASET_MODULE_PREFIXES) and short[:1].isupper():
+            return _DATASET
         return _OTHER
 
     def _method_table(self, class_name: str) -> dict[str, str]:
@@ -297,6 +316,14 @@ class ProjectIndex:
         """The module-level device constant ``name`` (qualified) refers to, if it is one."""
         return self._constants.get(self.canonical(name))
 
+    def returning_output(self) -> frozenset[str]:
+        """Names of the project's functions that return unmoved processor output."""
+        return frozenset(
+            function.rpartition(".")[2]
+            for function in self._functions
+            if function in self._returns and self._origin_of(function) is not None
+        )
+
     def processor_origin(self, callee: str) -> Origin | None:
         """Where the unmoved processor output returned by ``callee`` is made, if it is.
 
@@ -339,3 +366,177 @@ class ProjectIndex:
             if origin is not None:
                 return origin if fact.kind == "batch" else replace(origin, kind=fact.kind)
         return None
+
+    # Who reaches what: calls, references, scripts --------------------------------------------
+
+    def self_reachable(self, class_name: str, methods: Iterable[str]) -> frozenset[str]:
+        """Definitions of ``methods`` of ``class_name`` and of the methods they call on ``self``."""
+        table = self._method_table(self.canonical(class_name))
+        todo = [table[method] for method in methods if method in table]
+        reached = set(todo)
+        while todo:
+            function = self._functions.get(todo.pop())
+            for callee in function.self_calls if function else ():
+                target = table.get(callee)
+                if target is not None and target not in reached:
+                    reached.add(target)
+                    todo.append(target)
+        return frozenset(reached)
+
+    def callers(self, name: str) -> frozenset[str]:
+        """Who calls (or hands over) the project function or class ``name``.
+
+        Qualified functions, or ``<module>`` for module-level code and
+        ``<module>:__main__`` for its ``if __name__ == "__main__":`` block.
+        """
+        return frozenset(self._call_sites.get(self.canonical(name), ()))
+
+    def handed_over(self, function: str, keywords: Collection[str]) -> frozenset[str]:
+        """Where ``function`` is passed as one of ``keywords`` (``collate_fn=pad``): callers
+        as in ``callers``. An instance (``collate_fn=Pad()``) hands over ``Pad.__call__``."""
+        function = self.canonical(function)
+        found = set()
+        for reference, module in self._references:
+            if reference.keyword not in keywords:
+                continue
+            target = self._definition(reference, module)
+            if target in self._classes:
+                target = self._method_table(target).get("__call__")
+            if target == function:
+                found.add(reference.caller or module)
+        return frozenset(found)
+
+    def imported(self, module: str) -> bool:
+        """Another module of the project imports ``module`` (or a module inside it)."""
+        return module in self._imported_modules
+
+    def entry_only(self, function: str) -> bool:
+        """``function`` runs only when a script runs, as the user chose on its command line.
+
+        Defined in a module that no project module imports, and reached only from
+        its ``if __name__ == "__main__":`` block or its top level (every function of
+        a module with such a block counts). A function of an imported module is
+        library code: whoever calls it, others may too.
+        """
+        return self.canonical(function) in self._entry_only
+
+    def _definition(self, reference: Reference, module: str) -> str | None:
+        """The project function or class a reference names, if it names one."""
+        if reference.on_self:
+            owner, _, method = reference.callee.rpartition(".")
+            return self._method_table(self.canonical(owner)).get(method)
+        found = self.resolve(reference.callee, module)
+        return found if found in self._functions or found in self._classes else None
+
+    def _owner(self, function: str) -> str | None:
+        owner = function.rpartition(".")[0]
+        return owner if owner in self._classes else None
+
+    @cached_property
+    def _graph(self) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+        """Call sites (definition -> callers) and edges (caller -> functions it runs).
+
+        A class called runs its ``__init__``; a class handed over as a keyword argument
+        (``collate_fn=Pad()``) runs its ``__call__``.
+        """
+        sites: dict[str, set[str]] = {}
+        edges: dict[str, set[str]] = {}
+
+        def link(caller: str, target: str | None, entry_method: str = "__init__") -> None:
+            if target is None:
+                return
+            sites.setdefault(target, set()).add(caller)
+            if target in self._classes:
+                target = self._method_table(target).get(entry_method)
+                if target is None:
+                    return
+                sites.setdefault(target, set()).add(caller)
+            edges.setdefault(caller, set()).add(target)
+
+        for name, function in self._functions.items():
+            module = self._module_of[name]
+            for callee in function.calls:
+                found = self.resolve(callee, module)
+                if found in self._functions or found in self._classes:
+                    link(name, found)
+            owner = self._owner(name)
+            if owner is not None:
+                table = self._method_table(owner)
+                for method in function.self_calls:
+                    link(name, table.get(method))
+        for reference, module in self._references:
+            caller = reference.caller or (
+                f"{module}{_MAIN_GUARD}" if reference.main_guard else module
+            )
+            method = "__call__" if reference.keyword else "__init__"
+            link(caller, self._definition(reference, module), method)
+        return sites, edges
+
+    @property
+    def _call_sites(self) -> dict[str, set[str]]:
+        return self._graph[0]
+
+    def _reach(self, roots: Iterable[str]) -> set[str]:
+        edges = self._graph[1]
+        seen = set(roots)
+        todo = list(seen)
+        while todo:
+            for target in edges.get(todo.pop(), ()):
+                if target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+        return seen
+
+    @cached_property
+    def _imported_modules(self) -> frozenset[str]:
+        found: set[str] = set()
+        names: dict[str, set[str]] = {}
+        for file_facts in self._modules.values():
+            mentioned = names.setdefault(file_facts.module, set(file_facts.aliases.values()))
+            mentioned.update(call for function in file_facts.functions for call in function.calls)
+        for reference, near in self._references:  # `import pkg.env` shows only here
+            names.setdefault(near, set()).add(reference.callee)
+        for near, mentioned in names.items():
+            for name in mentioned:
+                module = self._module_named(name, near)
+                if module is not None and module != near:
+                    found.add(module)
+        for module in list(found):  # importing pkg.sub runs pkg/__init__.py too
+            while "." in module:
+                module = module.rpartition(".")[0]
+                found.add(module)
+        return frozenset(found)
+
+    def _module_named(self, name: str, near: str) -> str | None:
+        """The project module that ``name`` (a module or something in one) lives in."""
+        definition = self.resolve(name, near)
+        if definition in self._module_of:
+            return self._module_of[definition]
+        packages = [near.rsplit(".", cut)[0] for cut in range(1, near.count(".") + 1)]
+        for package in ("", *packages):  # `import lib` from scripts/train.py: scripts.lib
+            parts = [*(package.split(".") if package else ()), *name.split(".")]
+            depth = package.count(".") + 1 if package else 0
+            for cut in range(len(parts), depth, -1):
+                if ".".join(parts[:cut]) in self._modules:
+                    return ".".join(parts[:cut])
+        return None
+
+    @cached_property
+    def _entry_only(self) -> frozenset[str]:
+        guarded = {module for reference, module in self._references if reference.main_guard}
+        sites = self._call_sites
+        entry: set[str] = {f"{module}{_MAIN_GUARD}" for module in guarded}
+        other: set[str] = set()
+        for module in self._modules:
+            (other if self.imported(module) else entry).add(module)
+        for name in self._functions:
+            module = self._module_of[name]
+            if module in guarded and not self.imported(module):
+                entry.add(name)  # a script's own function
+            elif name not in sites:
+                other.add(name)  # no known caller: an API, a callback, a test
+        return frozenset(
+            name
+            for name in self._reach(entry) - self._reach(other)
+            if name in self._functions and not self.imported(self._module_of[name])
+        )

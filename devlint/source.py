@@ -7,11 +7,17 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+"""Python's line ends; ``str.splitlines`` also breaks on form feeds and more."""
 
 
 class SourceError(Exception):
     """The file's bytes cannot be turned into Python source text."""
+
+    def __init__(self, message: str, row: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.row, self.column = row, column
+        """Where in the file the problem is (a notebook's JSON error has a place)."""
 
 
 @dataclass(frozen=True)
@@ -23,6 +29,10 @@ class SourceText:
 
     def encode(self, text: str) -> bytes:
         return text.encode(self.encoding)
+
+    def views(self, display: str) -> dict[str, str]:
+        """The texts the user reads, by the name rows count in (a notebook has one per cell)."""
+        return {display: self.text}
 
 
 def decode_source(data: bytes) -> SourceText:
@@ -54,7 +64,7 @@ def split_lines(text: str) -> list[str]:
     """
     lines: list[str] = []
     start = 0
-    for match in _LINE_BREAK.finditer(text):
+    for match in LINE_BREAK.finditer(text):
         lines.append(text[start : match.end()])
         start = match.end()
     if start < len(text) or not lines:
@@ -64,9 +74,9 @@ def split_lines(text: str) -> list[str]:
 
 def lines_without_breaks(text: str) -> list[str]:
     """Lines as Python's tokenizer sees them, without their line breaks."""
-    return _LINE_BREAK.split(text)
+    return LINE_BREAK.split(text)
 
 
 def line_offsets(text: str) -> list[int]:
     """Offset in ``text`` of the start of each line (index 0 is row 1)."""
-    return [0, *(match.end() for match in _LINE_BREAK.finditer(text))]
+    return [0, *(match.end() for match in LINE_BREAK.finditer(text))]

@@ -213,3 +213,129 @@ HYPERPARAMETER_ROOTS = ("self.hparams", "self.config", "hparams.", "config.", "c
 
 MODULE_ONLY_METHODS = frozenset({"eval", "train", "apply", "zero_grad"})
 """Methods modules have and tensors do not: ``x.eval()`` returns a module."""
+
+MAP_LOCATION_LOADERS = {
+    "torch.load": 1,
+    "torch.serialization.load": 1,
+    "torch.jit.load": 1,
+    "torch.jit._serialization.load": 1,
+    "torch.hub.load_state_dict_from_url": 2,
+}
+"""Functions taking ``map_location``, and the position it has as a positional argument."""
+
+MAP_LOCATION_METHODS = {"load_from_checkpoint": 1}
+"""Methods taking ``map_location`` (Lightning's ``Model.load_from_checkpoint(path, ...)``)."""
+
+ARRAY_TENSOR_FACTORIES = frozenset({"from_numpy", "frombuffer"})
+"""``torch.<name>(array)``: a new CPU tensor sharing memory with Python-side data."""
+
+INTEGER_FACTORIES = frozenset({"randint", "randperm", "tril_indices", "triu_indices"})
+"""Factories whose default dtype is an integer type: ``.half()`` leaves them alone."""
+
+INTEGER_DTYPES = frozenset(
+    {"long", "int", "int8", "int16", "int32", "int64", "uint8", "short", "bool"}
+    | {"uint16", "uint32", "uint64"}
+)
+"""``torch.<dtype>`` names (and tensor methods) that are not floating point: module-wide
+casts such as ``.half()`` or ``.to(torch.bfloat16)`` skip buffers of these types."""
+
+FLOAT_DTYPES = frozenset(
+    {"float", "float16", "float32", "float64", "bfloat16", "half", "double"}
+    | {"complex64", "complex128", "cfloat", "cdouble"}
+)
+"""``torch.<dtype>`` names (and tensor methods) of floating point types."""
+
+INTEGER_TENSOR_TYPES = frozenset(
+    {"LongTensor", "IntTensor", "BoolTensor", "ByteTensor", "CharTensor", "ShortTensor"}
+)
+"""Legacy constructors of integer tensors (see ``LEGACY_TENSOR_TYPES``)."""
+
+MODULE_MOVING_METHODS = frozenset({"_apply", "to", "cuda", "to_empty", "_to"})
+"""A model class that defines one of these moves (some of) its tensors itself."""
+
+NON_TENSOR_RESULTS = frozenset(
+    {"tolist", "item", "numpy", "size", "dim", "numel", "data_ptr", "element_size"}
+    | {"cpu", "nelement", "stride", "storage_offset", "is_contiguous", "__len__"}
+)
+"""Tensor methods whose result is not a tensor to keep on a device (``.cpu()`` is an
+explicit choice of the CPU)."""
+
+LIGHTNING_DATAMODULE_BASES = frozenset(
+    {
+        f"{package}.{path}LightningDataModule"
+        for package in ("lightning.pytorch", "pytorch_lightning", "lightning")
+        for path in ("", "core.", "core.datamodule.")
+    }
+)
+"""Bases that make a class a LightningDataModule: the trainer moves its batches."""
+
+DATASET_BASES = frozenset(
+    {
+        f"{module}.{name}"
+        for module in ("torch.utils.data", "torch.utils.data.dataset")
+        for name in (
+            *("Dataset", "IterableDataset", "TensorDataset", "ConcatDataset"),
+            *("ChainDataset", "StackDataset", "Subset"),
+        )
+    }
+)
+"""torch's dataset classes; a class deriving from one is a Dataset (data-loader code)."""
+
+DATASET_MODULE_PREFIXES = ("torchvision.datasets.",)
+"""Modules whose capitalised classes are all Datasets."""
+
+DATASET_ITEM_METHODS = frozenset({"__getitem__", "__getitems__", "__iter__", "__next__"})
+"""Dataset methods that DataLoader workers run for every sample."""
+
+COLLATE_KEYWORDS = frozenset({"collate_fn", "data_collator"})
+"""Keyword arguments that hand a function to a data loader (``DataLoader``, HF ``Trainer``)."""
+
+BATCH_TRANSFER_HOOKS = frozenset({"transfer_batch_to_device", "on_after_batch_transfer"})
+"""LightningDataModule hooks that run in the main process with the target device known."""
+
+DDP_CLASSES = frozenset(
+    {
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.nn.parallel.distributed.DistributedDataParallel",
+        "torch.distributed.fsdp.FullyShardedDataParallel",
+        "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel",
+    }
+)
+"""Wrappers whose ``device_ids=``/``output_device=``/``device_id=`` pin a process to a GPU."""
+
+DDP_DEVICE_KEYWORDS = ("device_ids", "output_device", "device_id")
+"""The keywords of ``DDP_CLASSES`` that name GPUs."""
+
+SET_DEVICE_FUNCTIONS = frozenset({"torch.cuda.set_device"})
+"""Functions that make one GPU the process's current device."""
+
+CUDA_VISIBLE_DEVICES = "CUDA_VISIBLE_DEVICES"
+"""The environment variable launchers set per process to choose its GPUs."""
+
+STATELESS_NN_MODULES = frozenset(
+    {"Identity", "Flatten", "Unflatten", "Softmax", "LogSoftmax", "Softmin", "Softmax2d"}
+    | {"ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Tanh"}
+    | {"Sigmoid", "Hardtanh", "Hardswish", "Hardsigmoid", "Softplus", "Softsign", "Tanhshrink"}
+    | {"LogSigmoid", "Hardshrink", "Softshrink", "Threshold", "GLU"}
+    | {"MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d"}
+    | {"AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d"}
+    | {"AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "Upsample", "PixelShuffle", "PixelUnshuffle"}
+    | {"ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d"}
+    | {"ChannelShuffle", "CosineSimilarity", "PairwiseDistance"}
+)
+"""``torch.nn`` modules without parameters or buffers that behave alike in train and eval
+mode: leaving them out of ``parameters()``, ``.to()`` and ``.eval()`` changes nothing."""
+
+WEIGHTED_LOSS_KEYWORDS = frozenset({"weight", "pos_weight"})
+"""A ``torch.nn`` loss given one of these holds a buffer; without, it is stateless."""
+
+MODULE_DICT_TAKEN_KEYS = frozenset(
+    {"keys", "items", "values", "update", "pop", "clear", "training", "forward", "to"}
+    | {"cuda", "cpu", "type", "float", "double", "half", "bfloat16", "train", "eval"}
+    | {"apply", "parameters", "buffers", "children", "modules", "state_dict", "zero_grad"}
+    | {"add_module", "register_buffer", "register_parameter", "extra_repr", "dump_patches"}
+)
+"""Keys ``nn.ModuleDict`` refuses: attributes of the ``ModuleDict`` itself."""
+
+TEST_PACKAGES = frozenset({"tests", "test", "testing"})
+"""Package names whose modules are test code, run by a test runner (an entry point)."""

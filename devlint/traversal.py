@@ -10,11 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import cast
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
+from libcst._position import CodePosition
+from libcst.metadata import CodeRange, PositionProvider
+from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from devlint.candidates import Candidate, Scope
 from devlint.facts import (
@@ -28,7 +32,7 @@ from devlint.facts import (
 from devlint.findings import Edit, Location
 from devlint.nodes import dotted_name
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
-from devlint.source import split_lines
+from devlint.source import LINE_BREAK, split_lines
 from devlint.symbols import AVAILABILITY_CHECKS, DEVICE_PREDICATES
 
 _SKIPPED_FIELDS = frozenset(
@@ -87,6 +91,50 @@ def _mentions_availability_check(test: cst.CSTNode, *, tensor_predicates: bool =
                 return True  # x.device.type == "mps"
         stack.extend(iter_children(node))
     return False
+
+
+def _generate_positions(
+    module: cst.Module, node: cst.CSTNode
+) -> tuple[str, dict[cst.CSTNode, CodeRange]]:
+    """Code generation of ``node`` that records where each of its nodes lands.
+
+    Positions start at line 1, column 0 of ``node``'s own code. This is libcst's
+    PositionProvider without MetadataWrapper's extra visit of the whole tree.
+    """
+    provider = PositionProvider()
+    state = PositionProvidingCodegenState(
+        default_indent=module.default_indent,
+        default_newline=module.default_newline,
+        provider=provider,
+    )
+    node._codegen(state)
+    computed = cast(dict[cst.CSTNode, CodeRange], provider._computed)
+    return "".join(state.tokens), computed
+
+
+def node_positions(
+    module: cst.Module, text: str, statements: Iterable[cst.CSTNode]
+) -> dict[cst.CSTNode, CodeRange]:
+    """Positions of the nodes in some top-level ``statements`` of ``module``.
+
+    Generating code is the expensive part of positions, so only the statements
+    that hold candidates are generated. Each one's code is found in the file's
+    text (code generation is lossless) to learn its first line; if it is not
+    found exactly once at a line start, the whole module is generated instead.
+    """
+    positions: dict[cst.CSTNode, CodeRange] = {}
+    for statement in statements:
+        code, found = _generate_positions(module, statement)
+        at = text.find(code)
+        if at < 0 or text.find(code, at + 1) >= 0 or (at and text[at - 1] not in "\r\n"):
+            return _generate_positions(module, module)[1]
+        shift = len(LINE_BREAK.findall(text, 0, at))
+        for node, span in found.items():
+            positions[node] = CodeRange(
+                CodePosition(span.start.line + shift, span.start.column),
+                CodePosition(span.end.line + shift, span.end.column),
+            )
+    return positions
 
 
 def _after_availability_guard(block: cst.IndentedBlock | cst.Module) -> list[cst.CSTNode]:
@@ -181,6 +229,8 @@ class _RawCandidate:
     fixes: Mapping[str, tuple[PendingEdit, ...]]
     unless_noted: Sequence[tuple[str, str]]
     lines: Mapping[str, cst.CSTNode]
+    top: cst.CSTNode
+    """The top-level statement holding the candidate: its code gives the positions."""
 
 
 @dataclass(frozen=True)
@@ -202,16 +252,22 @@ class Traversal:
         is_package: bool,
         rules: Sequence[Rule],
         *,
+        text: str | None = None,
         path: str = "",
         settings: RuleSettings | None = None,
     ) -> None:
         self._module = module
+        self._text = module.code if text is None else text
+        """The source the module was parsed from (generating it again costs a lot)."""
         self._module_name = module_name
         self._is_package = is_package
         self._path = path
         self._settings = settings or RuleSettings()
         self._rule_state: dict[str, dict[str, object]] = {}
-        self._facts_found: list[tuple[Fact, cst.CSTNode | None]] = []
+        self._facts_found: list[tuple[Fact, cst.CSTNode | None, cst.CSTNode]] = []
+        """Facts, the node giving each its line, and that node's top-level statement."""
+        self._top: cst.CSTNode = module
+        """The top-level statement being walked."""
         self._dispatch: dict[type[cst.CSTNode], list[Rule]] = {}
         for rule in rules:
             for node_type in rule.node_types:
@@ -246,7 +302,7 @@ class Traversal:
         return self._scope
 
     def add_fact(self, fact: Fact, node: cst.CSTNode | None = None) -> None:
-        self._facts_found.append((fact, node))
+        self._facts_found.append((fact, node, self._top))
 
     def state(self, rule: Rule) -> dict[str, object]:
         return self._rule_state.setdefault(rule.code, {})
@@ -272,8 +328,11 @@ class Traversal:
     def marks(self, node: cst.CSTNode) -> frozenset[str]:
         return frozenset(self._marks.get(id(node), ()))
 
-    def note(self, tag: str, name: str) -> None:
-        self._notes.add((self._scope.function_name, tag, name))
+    def note(self, tag: str, name: str, *, per_class: bool = False) -> None:
+        if not per_class:
+            self._notes.add((self._scope.function_name, tag, name))
+        elif self._scope.class_name is not None:
+            self._notes.add((_class_key(self._scope.class_name), tag, name))
 
     def report(
         self,
@@ -296,6 +355,7 @@ class Traversal:
                 fixes or {},
                 unless_noted,
                 lines or {},
+                self._top,
             )
         )
 
@@ -312,12 +372,29 @@ class Traversal:
             stack.append((node, True))
             children = list(iter_children(node))
             stack.extend((child, False) for child in reversed(children))
-        positions: Mapping[cst.CSTNode, CodeRange] = {}
-        if self._raw or any(node is not None for _, node in self._facts_found):
-            positions = MetadataWrapper(self._module, unsafe_skip_copy=True).resolve(
-                PositionProvider
-            )
-        return TraversalResult(self._facts(positions), self._candidates(positions))
+        self._raw = [raw for raw in self._raw if not self._outweighed(raw)]
+        return TraversalResult(self._facts(), self._candidates())
+
+    def _outweighed(self, raw: _RawCandidate) -> bool:
+        """A note in the same function (or class) says the candidate is fine after all."""
+        owners = [raw.scope.function_name]
+        if raw.scope.class_name is not None:
+            owners.append(_class_key(raw.scope.class_name))
+        return any(
+            (owner, tag, name) in self._notes for owner in owners for tag, name in raw.unless_noted
+        )
+
+    @cached_property
+    def _positions(self) -> Mapping[cst.CSTNode, CodeRange]:
+        """Positions of every node a candidate or fact needs (computed on first use)."""
+        statements = {id(raw.top): raw.top for raw in self._raw}
+        statements.update((id(top), top) for _, node, top in self._facts_found if node)
+        positions = node_positions(self._module, self._text, statements.values())
+        needed = [node for raw in self._raw for node in _nodes_of(raw)]
+        needed += [node for _, node, _ in self._facts_found if node is not None]
+        if any(node not in positions for node in needed):
+            return _generate_positions(self._module, self._module)[1]
+        return positions
 
     def _enter(self, node: cst.CSTNode) -> None:
         node_type = type(node)
@@ -347,6 +424,8 @@ class Traversal:
                 self._checked.add(id(node.default))
         if self._checked and id(node) in self._checked:
             self._checked_depth += 1
+        if len(self._ancestors) == 1:
+            self._top = node
         for rule in self._dispatch.get(node_type, ()):
             rule.visit(node, self)
         self._ancestors.append(node)
@@ -447,7 +526,7 @@ class Traversal:
 
     # Results -----------------------------------------------------------------
 
-    def _facts(self, positions: Mapping[cst.CSTNode, CodeRange]) -> FileFacts:
+    def _facts(self) -> FileFacts:
         def resolved(names: set[str]) -> tuple[str, ...]:
             found = (resolve_alias(name, self._aliases) for name in sorted(names))
             return tuple(name for name in found if name is not None)
@@ -470,20 +549,18 @@ class Traversal:
                 for frame in self._functions
             ),
             facts=tuple(
-                dataclasses.replace(fact, line=positions[node].start.line) if node else fact
-                for fact, node in self._facts_found
+                dataclasses.replace(fact, line=self._positions[node].start.line) if node else fact
+                for fact, node, _ in self._facts_found
             ),
         )
 
-    def _candidates(self, positions: Mapping[cst.CSTNode, CodeRange]) -> tuple[Candidate, ...]:
+    def _candidates(self) -> tuple[Candidate, ...]:
         if not self._raw:
             return ()
-        lines = split_lines(self._module.code)
+        positions = self._positions
+        lines = split_lines(self._text)
         candidates = []
         for raw in self._raw:
-            function = raw.scope.function_name
-            if any((function, tag, name) in self._notes for tag, name in raw.unless_noted):
-                continue
             first: CodeRange = positions[raw.node]
             last: CodeRange = positions[raw.end_node]
             start = Location(first.start.line, first.start.column + 1)
@@ -509,6 +586,22 @@ class Traversal:
         return tuple(candidates)
 
 
+def _nodes_of(raw: _RawCandidate) -> Iterator[cst.CSTNode]:
+    """Every node whose position the candidate needs."""
+    yield raw.node
+    yield raw.end_node
+    yield from raw.lines.values()
+    for edits in raw.fixes.values():
+        for edit in edits:
+            yield edit.start_node
+            yield edit.end_node
+
+
+def _class_key(class_name: str) -> str:
+    """Who owns a note made with ``per_class=True`` (no function is named with a space)."""
+    return f"class {class_name}"
+
+
 def _to_edit(edit: PendingEdit, positions: Mapping[cst.CSTNode, CodeRange]) -> Edit:
     def location(node: cst.CSTNode, side: str) -> Location:
         span = positions[node]
@@ -517,6 +610,13 @@ def _to_edit(edit: PendingEdit, positions: Mapping[cst.CSTNode, CodeRange]) -> E
         if side == "next_line_start":
             return Location(span.end.line + 1, 1)
         point = span.start if side == "start" else span.end
+        # An expression's position leaves out its own parentheses; an edit must not:
+        # ``torch.ones((a, b))`` gets ``, device=...`` after the tuple, not inside it.
+        parens = getattr(node, "lpar" if side == "start" else "rpar", ())
+        if isinstance(node, cst.BaseExpression) and parens:
+            outer = positions.get(parens[0] if side == "start" else parens[-1])
+            if outer is not None:
+                point = outer.start if side == "start" else outer.end
         return Location(point.line, point.column + 1)
 
     return Edit(

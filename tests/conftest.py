@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from devlint.config import config_for_directory
-from devlint.engine import FileResult, Overrides, Project, check_project, plan_projects
+from devlint.engine import FileResult, Overrides, Project, check_projects, plan_projects
+from devlint.runner import Runner
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -21,7 +22,7 @@ def lint_snippet(
     path = folder / name
     path.write_bytes(source.encode())
     (project,) = plan_projects([path], config_for_directory, Overrides(select=select))
-    check_project(project)
+    check_projects([project], Runner(1))
     (result,) = project.files
     return project, result
 
@@ -39,7 +40,7 @@ def lint_project(
         path.write_text(text)
         paths.append(path)
     (project,) = plan_projects(sorted(paths), config_for_directory, Overrides(select=select))
-    check_project(project)
+    check_projects([project], Runner(1))
     return project
 
 

@@ -131,7 +131,7 @@ def test_fix_write_applies_safe_fixes_keeps_mode_and_converges(in_tmp: Path) -> 
     assert (in_tmp / "model.py").read_text() == LIGHTNING_FIXED
     assert stat.S_IMODE((in_tmp / "model.py").stat().st_mode) == 0o640
     assert "Fixed 2 findings in 1 file." in result.stderr
-    assert sorted(os.listdir(in_tmp)) == ["model.py", "pyproject.toml"]
+    assert sorted(os.listdir(in_tmp)) == [".devlint_cache", "model.py", "pyproject.toml"]
     again = run("fix", "--write", ".")
     assert again.exit_code == 0
     assert (in_tmp / "model.py").read_text() == LIGHTNING_FIXED
@@ -233,7 +233,7 @@ def test_internal_error_has_no_traceback_without_debug(
     def explode(*_: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("devlint.cli.check_project", explode)
+    monkeypatch.setattr("devlint.cli.check_projects", explode)
     result = CliRunner().invoke(main, ["check", "."])
     assert result.exit_code == 2
     assert result.stderr == (
@@ -274,6 +274,8 @@ def test_rules_and_rule_commands() -> None:
     assert doc.exit_code == 0
     assert doc.output.startswith("DEV002 cuda-call\n")
     assert "Why is this bad?" in doc.output
+    assert "Tested examples" in doc.output
+    assert "self.layer = nn.Linear(3, 4).cuda()" in doc.output
     unknown = CliRunner().invoke(main, ["rule", "DEV999"])
     assert unknown.exit_code == 2
 

@@ -5,5 +5,5 @@ They only format: choosing findings, colour and the exit code belong to the call
 
 from typing import Literal
 
-OutputFormat = Literal["text", "json"]
+OutputFormat = Literal["text", "json", "sarif", "github"]
 """The values of ``--output-format`` that have a renderer."""

@@ -15,11 +15,13 @@ def render_json(findings: Sequence[Finding]) -> str:
 
 
 def _finding(finding: Finding) -> dict[str, Any]:
+    cell = {} if finding.cell is None else {"cell": finding.cell}  # rows then count in the cell
     return {
         "code": finding.code,
         "name": finding.name,
         "message": finding.message,
         "filename": finding.path,
+        **cell,
         "location": _location(finding.start),
         "end_location": _location(finding.end),
         "fix": None if finding.fix is None else _fix(finding.fix),

@@ -38,8 +38,8 @@ def render_text(
 ) -> None:
     """Print every finding in the given order, then (unless told not to) the summary line.
 
-    ``sources`` maps a finding's path to the file's decoded text; findings whose file is
-    absent are shown without a source snippet.
+    ``sources`` maps a finding's ``source_name`` (its path, or ``path:cell N`` in a
+    notebook) to that text; findings whose text is absent are shown without a snippet.
     """
     lines_by_path: dict[str, list[str]] = {}
     for finding in findings:
@@ -88,7 +88,7 @@ def _count(n: int, noun: str) -> str:
 
 def _header(finding: Finding) -> Text:
     return Text.assemble(
-        (_printable(finding.path), "bold"),
+        (_printable(finding.source_name), "bold"),
         f":{finding.start.row}:{finding.start.column}: ",
         (finding.code, "bold red"),
         " ",
@@ -108,12 +108,13 @@ def _source_line(
     finding: Finding, sources: Mapping[str, str], lines_by_path: dict[str, list[str]]
 ) -> str | None:
     """The finding's start row, or None when the file or row is not available."""
-    lines = lines_by_path.get(finding.path)
+    name = finding.source_name
+    lines = lines_by_path.get(name)
     if lines is None:
-        source = sources.get(finding.path)
+        source = sources.get(name)
         if source is None:
             return None
-        lines = lines_by_path[finding.path] = lines_without_breaks(source)
+        lines = lines_by_path[name] = lines_without_breaks(source)
     if not 1 <= finding.start.row <= len(lines):
         return None
     return lines[finding.start.row - 1]

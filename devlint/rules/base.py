@@ -58,6 +58,12 @@ class RuleSettings:
 
     processor_names: frozenset[str] = frozenset()
     """Extra callee names that behave like HF processors (``processor-names``)."""
+    processor_outputs: bool = True
+    """Some file of the project asks a processor for tensors (``return_tensors``): without
+    one, no value can carry unmoved processor output and DEV004 has nothing to follow."""
+    returning_output: frozenset[str] = frozenset()
+    """Names of the project's functions known (from a first pass over the project) to
+    return unmoved processor output: only calls of these can carry it into a file."""
 
 
 class FileContext(Protocol):
@@ -98,8 +104,12 @@ class FileContext(Protocol):
 
     def marks(self, node: cst.CSTNode) -> frozenset[str]: ...
 
-    def note(self, tag: str, name: str) -> None:
-        """Note something about a variable of the current function (``moved``, ...)."""
+    def note(self, tag: str, name: str, *, per_class: bool = False) -> None:
+        """Note something about a variable of the current function (``moved``, ...).
+
+        With ``per_class=True`` the note is about the enclosing class instead (an
+        attribute ``self.name``, seen in any of its methods); outside a class it is dropped.
+        """
         ...
 
     def add_fact(self, fact: Fact, node: cst.CSTNode | None = None) -> None:
@@ -126,7 +136,8 @@ class FileContext(Protocol):
         ``lines={"key": other_node}`` adds ``data["key"]``: the line ``other_node`` is on.
 
         ``unless_noted=[(tag, name), ...]`` drops it if the same function notes one of
-        them anywhere, before or after (``mask = torch.zeros(n)`` ... ``mask.to(d)``).
+        them anywhere, before or after (``mask = torch.zeros(n)`` ... ``mask.to(d)``),
+        or if any method of the same class notes one with ``per_class=True``.
         """
         ...
 
@@ -156,6 +167,9 @@ class Rule:
     name: ClassVar[str]
     summary: ClassVar[str]
     default_enabled: ClassVar[bool] = True
+    collects_facts: ClassVar[bool] = False
+    """The rule's visit also gathers facts other rules rely on, so it runs even when
+    it is not selected (its own candidates are then dropped)."""
     fix_safety: ClassVar[str] = "none"
     """One word for the rules table: ``safe``, ``unsafe``, ``safe/unsafe`` or ``none``."""
     node_types: ClassVar[tuple[type[cst.CSTNode], ...]] = ()

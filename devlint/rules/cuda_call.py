@@ -197,6 +197,21 @@ class CudaCall(Rule):
             "        super().__init__()\n"
             "        self.teacher = teacher.eval()\n",
         ),
+        Invalid(
+            # Already a buffer: the trainer moves it with the module.
+            "import torch\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("scale", torch.ones(4).cuda())\n',
+            line=7,
+            column=53,
+            fixed="import torch\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("scale", torch.ones(4))\n',
+        ),
     )
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
@@ -229,7 +244,9 @@ class CudaCall(Rule):
         if "removable_statement" in marks:
             # module.cuda() moves in place; tensor.cuda() as a statement does nothing at all.
             fixes["delete"] = (delete_lines(node),)
-        elif "statement" not in marks and _builds_module(func.value, context):
+        elif "statement" not in marks and (
+            _builds_module(func.value, context) or _registered_as_buffer(context)
+        ):
             fixes["delete"] = (delete_between(func.value, node),)
         context.report(self.code, func.attr, end=node, fixes=fixes)
 
@@ -279,6 +296,15 @@ class CudaCall(Rule):
             param, fix = borrowed
             return Resolution(f"`.cuda()` in model code; use `.to({param}.device)`", fix)
         return Resolution("`.cuda()` in model code; move to an input tensor's `.device`")
+
+
+def _registered_as_buffer(context: FileContext) -> bool:
+    """``self.register_buffer("w", t.cuda())``: a buffer moves with the module anyway."""
+    ancestors = context.ancestors
+    if len(ancestors) < 2 or not isinstance(ancestors[-1], cst.Arg):
+        return False
+    call = ancestors[-2]
+    return isinstance(call, cst.Call) and dotted_name(call.func) == "self.register_buffer"
 
 
 def _builds_module(receiver: cst.BaseExpression, context: FileContext) -> bool:

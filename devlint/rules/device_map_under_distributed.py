@@ -125,6 +125,7 @@ class DeviceMapUnderDistributed(Rule):
     """
 
     code = "DEV005"
+    collects_facts = True  # DEV006 asks whether the project trains distributed
     name = "device-map-under-distributed"
     summary = "`device_map` that pins every rank to the same GPU, in a distributed project"
     node_types = (cst.Call, cst.Subscript, cst.Attribute, cst.ImportFrom)

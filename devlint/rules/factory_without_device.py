@@ -30,6 +30,7 @@ from devlint.symbols import (
     ITERATING_BUILTINS,
     LEGACY_TENSOR_TYPES,
     MOVE_METHODS,
+    SETUP_METHODS,
     SILENT_BUILTINS,
     TENSOR_FACTORIES,
     TORCH_DTYPES,
@@ -291,6 +292,8 @@ class FactoryWithoutDevice(Rule):
                 root = chain_root(arg.value)
                 if root is not None:
                     context.note(_CPU_USE, root)  # time = torch.arange(n) ... ax.plot(time)
+        if context.scope.method in SETUP_METHODS:
+            return  # __init__ and setup never run on the forward path
         name = context.qualified_name(func) or ""
         module, _, factory = name.rpartition(".")
         if module != "torch" or context.in_checked_branch:

@@ -8,7 +8,12 @@ from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.nodes import chain_root
-from devlint.rules._devices import device_literal, first_positional, keyword_argument
+from devlint.rules._devices import (
+    device_literal,
+    first_positional,
+    is_map_location,
+    keyword_argument,
+)
 from devlint.rules.base import (
     FileContext,
     Invalid,
@@ -224,7 +229,12 @@ class HardcodedDevice(Rule):
         if name == "torch.device":
             first = first_positional(node)
             literal = device_literal(first.value) if first else None
-            if literal is not None and not _is_query(context) and not _has_index(node):
+            if (
+                literal is not None
+                and not _is_query(context)
+                and not _has_index(node)
+                and not is_map_location(context.ancestors)
+            ):
                 self._report(context, node, node, literal)
             return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":

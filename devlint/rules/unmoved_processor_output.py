@@ -239,6 +239,8 @@ class UnmovedProcessorOutput(Rule):
     # Traversal ---------------------------------------------------------------------
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
+        if not context.settings.processor_outputs:
+            return
         state = context.state(self).setdefault("file", _FileState())
         assert isinstance(state, _FileState)
         flow = state.flows.setdefault(context.scope.function_name, _Flow())
@@ -334,7 +336,7 @@ class UnmovedProcessorOutput(Rule):
         function = context.scope.function_name
         if node.value is None or function is None:
             return
-        held = self._classify(node.value, context, state, flow)
+        held = self._classify(node.value, context, state, flow, any_callee=True)
         if held is None or held.moved_keys:
             return
         via = None if held.origin == "direct" else held.origin
@@ -402,8 +404,16 @@ class UnmovedProcessorOutput(Rule):
         context: FileContext,
         state: _FileState,
         flow: _Flow,
+        *,
+        any_callee: bool = False,
     ) -> _Value | None:
-        """The unmoved processor output ``value`` evaluates to, or None."""
+        """The unmoved processor output ``value`` evaluates to, or None.
+
+        The result of calling a project function may be such output; whether it is,
+        the index says once the whole project is known. Returns always record the
+        call (that is how the index learns it); other uses only for the functions
+        a first pass found to return processor output (``returning_output``).
+        """
         if isinstance(value, cst.Name):
             held = flow.values.get(value.value)
             return replace(held, node=value, moved_keys=set(held.moved_keys)) if held else None
@@ -422,6 +432,10 @@ class UnmovedProcessorOutput(Rule):
             return replace(inner, node=value, kind="dict") if inner else None
         reference = self._callee_reference(value, context)
         if reference is None:
+            return None
+        if not any_callee and reference.rpartition(".")[2].rpartition(":")[2] not in (
+            context.settings.returning_output
+        ):
             return None
         return _Value(reference, "", value, value)
 

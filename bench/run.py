@@ -1,0 +1,174 @@
+"""Benchmark devlint against a bare libcst parse of the same files, in one run.
+
+Usage (from the repository root; downloads two wheels from PyPI):
+
+    python bench/run.py [--corpus DIR] [--with-torchfix] [--limit N]
+
+It times, on this machine and in this one invocation (so the ratios hold even
+on a noisy machine): parsing every file with ``libcst.parse_module`` in one
+process (the baseline), a cold ``devlint check`` (empty cache), a warm one
+(nothing changed), a warm one after editing one file, and optionally TorchFix.
+It prints seconds, ratios to the baseline, the peak memory of any devlint
+process, how many files were analysed or read from the cache, and checks that
+every run found the same findings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+CORPUS = {"transformers": "4.46.3", "lightning": "2.4.0"}
+"""Pinned wheels: the corpus must be the same from one run to the next."""
+
+
+def build_corpus(target: Path) -> Path:
+    """Download the pinned wheels and unpack their ``.py`` files into ``target``."""
+    if target.exists() and any(target.rglob("*.py")):
+        return target
+    with tempfile.TemporaryDirectory() as download:
+        for name, version in CORPUS.items():
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "--no-deps",
+                    "--quiet",
+                    "--dest",
+                    download,
+                    f"{name}=={version}",
+                ],
+                check=True,
+            )
+        for wheel in Path(download).glob("*.whl"):
+            project = target / wheel.name.split("-")[0]
+            with zipfile.ZipFile(wheel) as archive:
+                for member in archive.namelist():
+                    if member.endswith(".py"):
+                        archive.extract(member, project)
+            (project / "pyproject.toml").write_text(f'[project]\nname = "{project.name}"\n')
+    return target
+
+
+def parse_only(files: list[Path]) -> float:
+    """The baseline: one process, ``libcst.parse_module`` on every file, nothing else."""
+    script = (
+        "import sys, time, libcst\n"
+        "paths = sys.argv[1:]\n"
+        "start = time.perf_counter()\n"
+        "for path in paths:\n"
+        "    try:\n"
+        "        libcst.parse_module(open(path, 'rb').read())\n"
+        "    except Exception:\n"
+        "        pass\n"
+        "print(time.perf_counter() - start)\n"
+    )
+    listing = Path(tempfile.mkstemp(suffix=".txt")[1])
+    listing.write_text("\n".join(map(str, files)))
+    wrapper = (
+        f"import sys; sys.argv[1:] = open({str(listing)!r}).read().split('\\n'); exec({script!r})"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", wrapper], capture_output=True, text=True, check=True
+    )
+    return float(completed.stdout.strip())
+
+
+def devlint(corpus: Path, cache: Path, *extra: str) -> tuple[float, list[object], str]:
+    """Seconds, findings (JSON) and the ``--debug`` statistics line of one run."""
+    start = time.perf_counter()
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "devlint",
+            "check",
+            "--output-format",
+            "json",
+            "--exit-zero",
+            "--debug",
+            "--cache-dir",
+            str(cache),
+            *extra,
+            str(corpus),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    elapsed = time.perf_counter() - start
+    if completed.returncode != 0:
+        sys.exit(f"devlint failed:\n{completed.stderr}")
+    statistics = [line for line in completed.stderr.splitlines() if "files:" in line]
+    return elapsed, json.loads(completed.stdout), statistics[-1] if statistics else ""
+
+
+def torchfix(corpus: Path) -> float:
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "torchfix"], check=True)
+    start = time.perf_counter()
+    subprocess.run(["torchfix", str(corpus)], capture_output=True)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--corpus", type=Path, default=Path(tempfile.gettempdir()) / "devlint-bench"
+    )
+    parser.add_argument("--with-torchfix", action="store_true")
+    parser.add_argument("--limit", type=int, help="use only the first N files (quick runs)")
+    options = parser.parse_args()
+
+    corpus = build_corpus(options.corpus)
+    files = sorted(corpus.rglob("*.py"))
+    if options.limit:
+        keep = set(files[: options.limit])
+        for path in files:
+            if path not in keep:
+                path.unlink()
+        files = sorted(keep)
+    lines = sum(path.read_bytes().count(b"\n") for path in files)
+    pinned = ", ".join(f"{name}=={version}" for name, version in CORPUS.items())
+    print(f"corpus: {len(files)} files, {lines} lines ({pinned})")
+
+    baseline = parse_only(files)
+    rows: list[tuple[str, float, str]] = [("parse only (libcst, 1 process)", baseline, "")]
+    with tempfile.TemporaryDirectory() as folder:
+        cache = Path(folder) / "cache"
+        cold, cold_found, cold_stats = devlint(corpus, cache)
+        rows.append(("devlint cold (empty cache)", cold, cold_stats))
+        warm, warm_found, warm_stats = devlint(corpus, cache)
+        rows.append(("devlint warm (nothing changed)", warm, warm_stats))
+        touched = files[len(files) // 2]
+        touched.write_text(touched.read_text() + "\n# edited\n")
+        edit, edit_found, edit_stats = devlint(corpus, cache)
+        rows.append(("devlint warm, one file edited", edit, edit_stats))
+        serial, serial_found, serial_stats = devlint(
+            corpus, Path(folder) / "serial", "--jobs", "1", "--no-cache"
+        )
+        rows.append(("devlint cold, --jobs 1, no cache", serial, serial_stats))
+    if options.with_torchfix:
+        rows.append(("TorchFix", torchfix(corpus), ""))
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+    width = max(len(name) for name, _, _ in rows)
+    print(f"\n{'run':<{width}}  {'seconds':>8}  {'ratio':>6}  files")
+    for name, seconds, statistics in rows:
+        print(f"{name:<{width}}  {seconds:8.2f}  {seconds / baseline:6.3f}  {statistics}")
+    print(f"\npeak memory of any devlint process: {peak:.0f} MB")
+    same = cold_found == warm_found == edit_found == serial_found
+    print(f"findings: {len(cold_found)}; identical across runs: {'yes' if same else 'NO'}")
+    if not same:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,405 @@
+"""DEV009: a GPU index written into code that is not a script's entry point."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devlint.candidates import Candidate, Resolution, ScopeInfo
+from devlint.facts import Reference
+from devlint.index import ProjectIndex
+from devlint.nodes import dotted_name
+from devlint.rules._devices import first_positional, keyword_argument
+from devlint.rules.base import FileContext, Invalid, Rule
+from devlint.symbols import (
+    CUDA_VISIBLE_DEVICES,
+    DDP_CLASSES,
+    DDP_DEVICE_KEYWORDS,
+    DEVICE_TYPES,
+    SET_DEVICE_FUNCTIONS,
+    TEST_PACKAGES,
+)
+
+_LOCAL_RANK = 'int(os.environ["LOCAL_RANK"])'
+_ENVIRONMENT_SETTERS = frozenset({"os.environ.update", "os.putenv"})
+"""Calls that set environment variables; ``os.environ.setdefault`` keeps what the
+launcher set, so it is a default the user can override, not a hard-coded choice."""
+
+
+class HardcodedDeviceIndex(Rule):
+    """## What it does
+    Finds a literal GPU index given to `torch.cuda.set_device(0)`, to
+    `DistributedDataParallel(..., device_ids=[0], output_device=0)` (or
+    `FullyShardedDataParallel(..., device_id=0)`), and a literal
+    `os.environ["CUDA_VISIBLE_DEVICES"] = "0"` (also through `os.environ.update`
+    and `os.putenv`), in code that is not a script's entry point: library
+    functions, module-level code of modules that other modules import, methods.
+
+    ## Why is this bad?
+    Under `torchrun`, `accelerate launch` or Lightning every process trains on its
+    own GPU, and the launcher tells it which (`LOCAL_RANK`, a per-process
+    `CUDA_VISIBLE_DEVICES`). A hard-coded `set_device(0)` or `device_ids=[0]`
+    puts every process on GPU 0: the other GPUs idle while GPU 0 runs out of
+    memory, or NCCL fails with `Duplicate GPU detected`. Setting
+    `CUDA_VISIBLE_DEVICES` from library code silently overrides what the launcher
+    (or the user, on the command line) chose, and does nothing at all once CUDA is
+    initialised.
+
+    ## Example
+    ```python
+    # mylib/distributed.py
+    def init_distributed():
+        dist.init_process_group("nccl")
+        torch.cuda.set_device(0)
+
+    def wrap(model):
+        return DistributedDataParallel(model, device_ids=[0])
+    ```
+
+    ## Use instead
+    ```python
+    # mylib/distributed.py
+    def init_distributed():
+        dist.init_process_group("nccl")
+        local_rank = int(os.environ["LOCAL_RANK"])
+        torch.cuda.set_device(local_rank)
+        return local_rank
+
+    def wrap(model, local_rank):
+        return DistributedDataParallel(model, device_ids=[local_rank])
+    ```
+    Or let the trainer (Lightning, accelerate) place each process and wrap the model.
+
+    ## Fix safety
+    No fix: the right index comes from the launcher, and where to read it is the
+    author's decision. The message says what to use instead.
+
+    The entry point is the user's explicit choice and is not flagged: code under
+    `if __name__ == "__main__":` and, in a module that no module of the project
+    imports (a script), its top level and the functions only that code calls (all
+    of its functions, when it has a `__main__` block). Code in a module that other
+    modules import is library code and is flagged whoever calls it: another script
+    or launcher may run it tomorrow. So is a function that nothing in the project
+    calls (an API, a callback). Test modules (`test_*.py`, `*_test.py`,
+    `conftest.py`, modules of a `tests` package) are a test runner's entry points
+    and are not flagged either. Also not flagged: an index computed at run time
+    (`set_device(local_rank)`), a literal used as the fallback in an `except`
+    handler whose `try` sets the device from a computed index,
+    `os.environ.setdefault(...)` (a default the launcher overrides),
+    `CUDA_VISIBLE_DEVICES` set to `""` or `"-1"` (no GPU at all), and code under
+    `if torch.cuda.is_available():` or a `device_count()` check.
+    """
+
+    code = "DEV009"
+    name = "hardcoded-device-index"
+    summary = "Literal GPU index (`set_device(0)`, `device_ids=[0]`, `CUDA_VISIBLE_DEVICES`)"
+    fix_safety = "none"
+    node_types = (cst.Call, cst.Assign, cst.Import)
+
+    VALID = (
+        # A script's entry point chooses the GPU: the guard, and functions only it calls.
+        "import os\nimport torch\nfrom torch.nn.parallel import DistributedDataParallel as DDP\n\n"
+        "def setup():\n"
+        "    torch.cuda.set_device(0)\n\n"
+        "def main(model):\n"
+        "    setup()\n"
+        "    return DDP(model, device_ids=[0], output_device=0)\n\n"
+        'if __name__ == "__main__":\n'
+        '    os.environ["CUDA_VISIBLE_DEVICES"] = "1"\n'
+        "    main(None)\n",
+        # Indices chosen at run time, defaults the launcher overrides, and no GPU at all.
+        "import os\nimport torch\nimport torch.distributed as dist\n\n"
+        "def init(model):\n"
+        '    local_rank = int(os.environ["LOCAL_RANK"])\n'
+        "    torch.cuda.set_device(local_rank)\n"
+        '    os.environ.setdefault("CUDA_VISIBLE_DEVICES", "0")\n'
+        '    os.environ["CUDA_VISIBLE_DEVICES"] = ""\n'
+        "    return torch.nn.parallel.DistributedDataParallel(\n"
+        "        model, device_ids=[local_rank], output_device=local_rank\n"
+        "    )\n",
+        # A checked, explicit single-GPU choice; a fallback when no index was given.
+        "import torch\n\n"
+        "def init():\n"
+        "    if torch.cuda.device_count() == 1:\n"
+        "        torch.cuda.set_device(0)\n\n"
+        "def init_from(device: str):\n"
+        "    try:\n"
+        '        torch.cuda.set_device(int(device.split(":")[1]))\n'
+        "    except IndexError:\n"
+        "        torch.cuda.set_device(0)\n",
+        # Top-level code of a script that nothing imports.
+        'import os\n\nos.environ["CUDA_VISIBLE_DEVICES"] = "0"\n',
+    )
+    INVALID = (
+        Invalid(
+            "import torch\n\ndef init_distributed():\n    torch.cuda.set_device(0)\n",
+            line=4,
+            column=27,
+        ),
+        Invalid(
+            "from torch.nn.parallel import DistributedDataParallel\n\n"
+            "def wrap(model):\n"
+            "    return DistributedDataParallel(model, device_ids=[0], output_device=0)\n",
+            line=4,
+            column=54,
+        ),
+        Invalid(
+            "import os\n\n"
+            "class Launcher:\n"
+            "    def configure(self):\n"
+            '        os.environ["CUDA_VISIBLE_DEVICES"] = "0,1"\n',
+            line=5,
+            column=46,
+        ),
+        Invalid(
+            "import torch\nfrom torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n\n"
+            "class Strategy:\n"
+            "    def wrap(self, model):\n"
+            '        torch.cuda.set_device("cuda:1")\n'
+            "        return FSDP(model, device_id=torch.cuda.current_device())\n",
+            line=6,
+            column=31,
+        ),
+        Invalid(
+            "import os\n\n"
+            "def configure():\n"
+            '    os.environ.update({"CUDA_VISIBLE_DEVICES": "2", "OMP_NUM_THREADS": "4"})\n',
+            line=4,
+            column=48,
+        ),
+    )
+
+    def visit(self, node: cst.CSTNode, context: FileContext) -> None:
+        at_module_level = context.scope.function_name is None
+        if isinstance(node, cst.Assign):
+            self._visit_assign(node, context)
+            return
+        if isinstance(node, cst.Import):
+            self._record_import(node, context)
+            return
+        assert isinstance(node, cst.Call)
+        if at_module_level:
+            self._record_module_level(node, context)
+        if context.in_checked_branch:
+            return
+        callee = context.qualified_name(node.func) or ""
+        if callee in SET_DEVICE_FUNCTIONS:
+            argument = first_positional(node) or keyword_argument(node, "device")
+            if argument is None or _device_index(argument.value, context) is None:
+                return
+            if not _fallback(callee, context):
+                self._report(context, argument.value, "set_device")
+        elif callee in DDP_CLASSES:
+            for keyword in DDP_DEVICE_KEYWORDS:
+                argument = keyword_argument(node, keyword)
+                if argument is not None and _pins_gpu(argument.value, context):
+                    self._report(context, argument.value, keyword)
+                    return  # one finding per wrapper
+        elif callee in _ENVIRONMENT_SETTERS:
+            value = _visible_devices_argument(node)
+            if value is not None and _visible_devices_literal(value):
+                self._report(context, value, "environment")
+
+    def _visit_assign(self, node: cst.Assign, context: FileContext) -> None:
+        if context.in_checked_branch or not _visible_devices_literal(node.value):
+            return
+        for target in node.targets:
+            subscript = target.target
+            if not isinstance(subscript, cst.Subscript) or len(subscript.slice) != 1:
+                continue
+            if context.qualified_name(subscript.value) != "os.environ":
+                continue
+            index = subscript.slice[0].slice
+            if isinstance(index, cst.Index) and _is_visible_devices(index.value):
+                self._report(context, node.value, "environment")
+                return
+
+    def _record_module_level(self, call: cst.Call, context: FileContext) -> None:
+        """Module-level calls (and functions handed over there) for the index's call graph."""
+        guarded = _in_main_guard(context)
+        names = [call.func, *(arg.value for arg in call.args)]
+        seen = context.state(self).setdefault("references", set())
+        assert isinstance(seen, set)
+        for value in names:
+            dotted = dotted_name(value)
+            if dotted is None:
+                continue
+            callee = context.qualified_name(value)
+            if callee is None:
+                if "." in dotted:
+                    continue
+                callee = f"{context.module_name}.{dotted}"
+            key = (callee, guarded)
+            if key not in seen:
+                seen.add(key)
+                context.add_fact(Reference(callee, main_guard=guarded))  # no line: no positions
+
+    def _record_import(self, node: cst.Import, context: FileContext) -> None:
+        """``import pkg.env`` runs ``pkg/env.py``; the file's aliases only show ``pkg``."""
+        for alias in node.names:
+            name = dotted_name(alias.name)
+            if name is not None and "." in name and alias.asname is None:
+                caller = context.scope.function_name or ""
+                context.add_fact(Reference(name, caller, main_guard=_in_main_guard(context)))
+
+    def _report(self, context: FileContext, node: cst.CSTNode, what: str) -> None:
+        if context.scope.function_name is not None:
+            where = "function"
+        elif _in_main_guard(context):
+            where = "guard"
+        else:
+            where = "module"
+        context.report(
+            self.code,
+            node,
+            data={
+                "what": what,
+                "literal": context.code_for(node),
+                "where": where,
+                "module": context.module_name,
+            },
+        )
+
+    def resolve(
+        self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
+    ) -> Resolution | None:
+        data = candidate.data
+        if data["where"] == "guard" or _is_test_module(data["module"]):
+            return None
+        if data["where"] == "module" and not index.imported(data["module"]):
+            return None
+        function = candidate.scope.function_name
+        if data["where"] == "function" and function is not None and index.entry_only(function):
+            return None
+        literal, what = data["literal"], data["what"]
+        if what == "set_device":
+            return Resolution(
+                f"`torch.cuda.set_device({literal})` puts every process on the same GPU; "
+                f"use the launcher's `{_LOCAL_RANK}`, or let the trainer set the device"
+            )
+        if what == "environment":
+            return Resolution(
+                f"`{CUDA_VISIBLE_DEVICES}` = {literal} outside the script's entry point "
+                "overrides the GPUs the launcher gave each process; set it on the command "
+                'line or under `if __name__ == "__main__":`'
+            )
+        return Resolution(
+            f"`{what}={literal}` puts every process's replica on the same GPU; use "
+            f"`{what}={'[local_rank]' if what == 'device_ids' else 'local_rank'}` with "
+            f"`local_rank = {_LOCAL_RANK}`, or let the trainer wrap the model"
+        )
+
+
+def _is_test_module(module: str) -> bool:
+    """``tests/test_ddp.py``, ``ddp_test.py``, ``conftest.py``: a test runner's entry points."""
+    parts = module.split(".")
+    last = parts[-1]
+    if last.startswith("test_") or last.endswith("_test") or last == "conftest":
+        return True
+    return any(part in TEST_PACKAGES for part in parts[:-1])
+
+
+def _fallback(callee: str, context: FileContext) -> bool:
+    """In an ``except`` handler whose ``try`` calls ``callee`` too: a default used only when
+    the index computed there (``set_device(int(index))``) cannot be had."""
+    ancestors = context.ancestors
+    for position, node in enumerate(ancestors[:-1]):
+        if isinstance(node, cst.Try) and isinstance(ancestors[position + 1], cst.ExceptHandler):
+            stack: list[cst.CSTNode] = [node.body]
+            while stack:
+                current = stack.pop()
+                if isinstance(current, cst.Call) and context.qualified_name(current.func) == callee:
+                    computed = first_positional(current)
+                    if computed is not None and _device_index(computed.value, context) is None:
+                        return True
+                stack.extend(current.children)
+    return False
+
+
+def _device_index(node: cst.BaseExpression, context: FileContext) -> str | None:
+    """``0``, ``"cuda:1"``, ``torch.device("cuda", 1)``: a GPU written as a literal."""
+    if isinstance(node, cst.Integer):
+        return node.value
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        if isinstance(value, str):
+            kind, _, index = value.partition(":")
+            if kind in DEVICE_TYPES and index.isdigit():
+                return node.value
+        return None
+    if isinstance(node, cst.Call) and context.qualified_name(node.func) == "torch.device":
+        positional = [arg.value for arg in node.args if arg.keyword is None]
+        if len(positional) == 1:
+            return _device_index(positional[0], context)
+        if len(positional) == 2 and isinstance(positional[1], cst.Integer):
+            return positional[1].value
+    return None
+
+
+def _pins_gpu(node: cst.BaseExpression, context: FileContext) -> bool:
+    """``[0]``, ``(0, 1)`` or ``0``: GPUs given by number."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        return any(
+            isinstance(element, cst.Element) and _device_index(element.value, context) is not None
+            for element in node.elements
+        )
+    return _device_index(node, context) is not None
+
+
+def _is_visible_devices(node: cst.BaseExpression) -> bool:
+    return (
+        isinstance(node, (cst.SimpleString, cst.ConcatenatedString))
+        and node.evaluated_value == CUDA_VISIBLE_DEVICES
+    )
+
+
+def _visible_devices_literal(node: cst.BaseExpression) -> bool:
+    """A literal list of GPUs: ``"0"``, ``"0,1"``; not ``""`` or ``"-1"`` (no GPU at all)."""
+    if not isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        return False
+    value = node.evaluated_value
+    if not isinstance(value, str):
+        return False
+    value = value.strip()
+    return bool(value) and value != "-1" and any(char.isdigit() for char in value)
+
+
+def _visible_devices_argument(call: cst.Call) -> cst.BaseExpression | None:
+    """The value given to ``CUDA_VISIBLE_DEVICES`` by ``os.environ.update``/``os.putenv``."""
+    keyword = keyword_argument(call, CUDA_VISIBLE_DEVICES)
+    if keyword is not None:
+        return keyword.value
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    if len(positional) == 2 and _is_visible_devices(positional[0]):
+        return positional[1]  # os.putenv("CUDA_VISIBLE_DEVICES", "0")
+    if len(positional) == 1 and isinstance(positional[0], cst.Dict):
+        for element in positional[0].elements:
+            if isinstance(element, cst.DictElement) and _is_visible_devices(element.key):
+                return element.value
+    return None
+
+
+def _in_main_guard(context: FileContext) -> bool:
+    """Inside the body of ``if __name__ == "__main__":`` (not its ``else``)."""
+    ancestors = context.ancestors
+    for position, node in enumerate(ancestors[:-1]):
+        if not isinstance(node, cst.If) or ancestors[position + 1] is not node.body:
+            continue
+        if _is_main_test(node.test):
+            return True
+    return False
+
+
+def _is_main_test(test: cst.BaseExpression) -> bool:
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    comparison = test.comparisons[0]
+    if not isinstance(comparison.operator, cst.Equal):
+        return False
+    sides = [test.left, comparison.comparator]
+    names = [side for side in sides if isinstance(side, cst.Name) and side.value == "__name__"]
+    strings = [
+        side
+        for side in sides
+        if isinstance(side, cst.SimpleString) and side.evaluated_value == "__main__"
+    ]
+    return len(names) == 1 and len(strings) == 1

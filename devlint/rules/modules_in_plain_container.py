@@ -1,0 +1,572 @@
+"""DEV008: modules kept in a plain list, tuple or dict attribute of a model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from devlint.candidates import Candidate, Resolution, ScopeInfo
+from devlint.findings import Applicability
+from devlint.index import ProjectIndex
+from devlint.nodes import dotted_name
+from devlint.rules.base import FileContext, Invalid, PendingEdit, Rule, choose_fix, replace
+from devlint.symbols import (
+    MODULE_DICT_TAKEN_KEYS,
+    STATELESS_NN_MODULES,
+    TORCH_NN_NON_MODULES,
+    WEIGHTED_LOSS_KEYWORDS,
+)
+
+_REGISTERS = "registers_modules"
+"""Note tag: the function registers modules by name (``add_module``, ``setattr``)."""
+_PLAIN_ITEM = "plain_item"
+"""Note tag: something that is not a module is added to the attribute."""
+_REBOUND = "rebound"
+"""Note tag: the attribute is assigned something else too (``nn.ModuleList(self.x)``)."""
+_HANDED = "handed"
+"""Note tag: the attribute is passed to a call (``nn.Sequential(*self.layers)``)."""
+_REGISTERING_METHODS = frozenset({"add_module", "register_module"})
+_EMPTY_STATE = "empty"
+"""State key: ``(function, attribute)`` -> the empty ``[]``/``{}`` assigned to it."""
+
+
+@dataclass(frozen=True)
+class _Element:
+    """What one element of a container is, as far as this file can tell."""
+
+    torch: bool = False
+    """A ``torch.nn`` module with parameters, buffers or train/eval behaviour."""
+    stateless: bool = False
+    """A ``torch.nn`` module without any (``nn.ReLU()``): harmless in a list."""
+    project: tuple[str, ...] = ()
+    """Qualified classes that the index must confirm as modules."""
+    prefix: str | None = None
+    """How the file spells ``torch.nn.`` in this element (``nn.``), if it does."""
+
+
+class ModulesInPlainContainer(Rule):
+    """## What it does
+    Finds a list, tuple or dict of module instances (`nn.Linear(...)`, or a model
+    class of the project) assigned to an attribute of a model (`self.layers = [...]`,
+    comprehensions included), or an empty list or dict attribute that modules are
+    appended to in the same method.
+
+    ## Why is this bad?
+    `nn.Module` registers submodules only when they are assigned directly or held
+    by `nn.ModuleList`/`nn.ModuleDict`. Modules in a plain Python container are
+    invisible to the model: `model.to(device)` and `model.cuda()` leave them on the
+    CPU (`Expected all tensors to be on the same device ... cpu and cuda:0`), the
+    optimizer built from `model.parameters()` never trains them, `state_dict()`
+    does not save them, `model.eval()` leaves their dropout and batch norm in
+    training mode, and DDP does not synchronise them.
+
+    ## Example
+    ```python
+    class Model(nn.Module):
+        def __init__(self, depth):
+            super().__init__()
+            self.layers = [nn.Linear(64, 64) for _ in range(depth)]
+            self.heads = {"cls": nn.Linear(64, 10), "box": nn.Linear(64, 4)}
+    ```
+
+    ## Use instead
+    ```python
+    class Model(nn.Module):
+        def __init__(self, depth):
+            super().__init__()
+            self.layers = nn.ModuleList([nn.Linear(64, 64) for _ in range(depth)])
+            self.heads = nn.ModuleDict({"cls": nn.Linear(64, 10), "box": nn.Linear(64, 4)})
+    ```
+
+    ## Fix safety
+    The fix wraps the container in `nn.ModuleList(...)` (lists and tuples) or
+    `nn.ModuleDict(...)` (dicts), spelled the way the file already imports
+    `torch.nn` (`nn.`, `torch.nn.`, or `ModuleList` imported by name); a file that
+    imports none of these gets no fix. It is unsafe: the modules' parameters join
+    `parameters()` (an optimizer created from it starts training them) and
+    `state_dict()` gains their keys, so checkpoints saved before the fix no longer
+    load with `strict=True`. No fix when a dict's keys cannot be `ModuleDict` keys
+    (not strings, containing a dot, or names `ModuleDict` itself uses, such as
+    `keys`) or when an element may not be a module.
+
+    Not flagged: containers of names (`[encoder, decoder]` is a common way to keep
+    a frozen model out of `parameters()`), numbers, strings or functions
+    (`[F.relu, torch.tanh]`); containers only of modules without parameters,
+    buffers or train/eval behaviour (`[nn.ReLU(), nn.GELU()]`); `nn.ModuleList`
+    and `nn.ModuleDict` themselves; local variables; attributes that the same
+    method wraps or registers afterwards (`self.layers = nn.ModuleList(self.layers)`,
+    `nn.Sequential(*self.layers)`, `self.add_module(...)`); and classes that are
+    not models.
+    """
+
+    code = "DEV008"
+    name = "modules-in-plain-container"
+    summary = "Modules kept in a plain list, tuple or dict attribute of a model"
+    fix_safety = "unsafe"
+    node_types = (cst.Assign, cst.AnnAssign, cst.Call, cst.Arg)
+
+    VALID = (
+        # Registered containers, and containers of non-modules.
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self, n, encoder, decoder):\n"
+        "        super().__init__()\n"
+        "        self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(n)])\n"
+        '        self.heads = nn.ModuleDict({"a": nn.Linear(4, 2)})\n'
+        "        self.frozen = [encoder, decoder]\n"
+        "        self.dims = [64, 128, 256]\n"
+        "        self.shape = (3, 224, 224)\n"
+        '        self.names = ("a", "b")\n'
+        "        self.activations = [F.relu, torch.tanh, nn.functional.gelu]\n"
+        "        self.stateless = [nn.ReLU(), nn.GELU(), nn.Identity(), nn.MSELoss()]\n",
+        # A local list, and lists wrapped or registered afterwards.
+        "import torch.nn as nn\n\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self, n):\n"
+        "        super().__init__()\n"
+        "        layers = [nn.Linear(4, 4) for _ in range(n)]\n"
+        "        self.net = nn.Sequential(*layers)\n"
+        "        self.blocks = [nn.Linear(4, 4) for _ in range(n)]\n"
+        "        self.blocks = nn.ModuleList(self.blocks)\n"
+        "        self.parts = [nn.Conv2d(3, 3, 1), nn.BatchNorm2d(3)]\n"
+        "        self.body = nn.Sequential(*self.parts)\n",
+        "import torch.nn as nn\n\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self, n):\n"
+        "        super().__init__()\n"
+        "        self.blocks = [nn.Linear(4, 4) for _ in range(n)]\n"
+        "        for i, block in enumerate(self.blocks):\n"
+        '            self.add_module(f"block{i}", block)\n',
+        # Not a model class; and an empty list that receives other things.
+        "import torch.nn as nn\n\n"
+        "class Builder:\n"
+        "    def __init__(self):\n"
+        "        self.layers = [nn.Linear(4, 4)]\n\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.hooks = []\n"
+        "        self.hooks.append(nn.Linear(4, 4).register_forward_hook(print))\n"
+        "        self.cache = []\n"
+        "        self.cache.append(None)\n",
+        # A class of the project that is not a module.
+        "import torch.nn as nn\n\n"
+        "class Config:\n"
+        "    pass\n\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.configs = [Config(), Config()]\n",
+    )
+    INVALID = (
+        Invalid(
+            "import torch.nn as nn\n\n"
+            "class M(nn.Module):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        self.layers = [nn.Linear(4, 4) for _ in range(n)]\n",
+            line=6,
+            column=23,
+            fixed="import torch.nn as nn\n\n"
+            "class M(nn.Module):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(n)])\n",
+            unsafe=True,
+        ),
+        Invalid(
+            "import torch\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            '        self.heads = {"cls": torch.nn.Linear(4, 2), "box": torch.nn.Linear(4, 4)}\n',
+            line=7,
+            column=22,
+            fixed="import torch\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.heads = torch.nn.ModuleDict("
+            '{"cls": torch.nn.Linear(4, 2), "box": torch.nn.Linear(4, 4)})\n',
+            unsafe=True,
+        ),
+        Invalid(
+            # A model class of the project, in a tuple without parentheses.
+            "from torch import nn\n\n"
+            "class Block(nn.Module):\n"
+            "    pass\n\n"
+            "class M(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.stages = Block(), Block()\n",
+            line=9,
+            column=23,
+            fixed="from torch import nn\n\n"
+            "class Block(nn.Module):\n"
+            "    pass\n\n"
+            "class M(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.stages = nn.ModuleList((Block(), Block()))\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Modules appended to an empty list.
+            "import torch.nn as nn\n\n"
+            "class M(nn.Module):\n"
+            "    def __init__(self, sizes):\n"
+            "        super().__init__()\n"
+            "        self.layers = []\n"
+            "        for a, b in zip(sizes, sizes[1:]):\n"
+            "            self.layers.append(nn.Linear(a, b))\n",
+            line=6,
+            column=23,
+            fixed="import torch.nn as nn\n\n"
+            "class M(nn.Module):\n"
+            "    def __init__(self, sizes):\n"
+            "        super().__init__()\n"
+            "        self.layers = nn.ModuleList()\n"
+            "        for a, b in zip(sizes, sizes[1:]):\n"
+            "            self.layers.append(nn.Linear(a, b))\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Integer keys cannot be ModuleDict keys: reported without a fix.
+            "import torch.nn as nn\n\n"
+            "class M(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.by_level = {0: nn.Linear(4, 4), 1: nn.Dropout(0.1)}\n",
+            line=6,
+            column=25,
+        ),
+        Invalid(
+            # Modules imported by name, without `nn` or `torch` to spell ModuleList: no fix.
+            "from torch.nn import Linear, Module\n\n"
+            "class M(Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.layers = [Linear(4, 4), Linear(4, 2)]\n",
+            line=6,
+            column=23,
+        ),
+    )
+
+    # Visiting -----------------------------------------------------------------------------
+
+    def visit(self, node: cst.CSTNode, context: FileContext) -> None:
+        if not context.scope.has_self:
+            return
+        if isinstance(node, cst.Call):
+            self._visit_call(node, context)
+        elif isinstance(node, cst.Arg):
+            attribute = _self_attribute(node.value)
+            if attribute is not None and _wraps(node, context):
+                context.note(_HANDED, attribute)
+        elif isinstance(node, cst.Assign):
+            # `self.a = self.b = [...]`: one container, one finding.
+            targets = [target.target for target in node.targets]
+            first = next((t for t in targets if _self_attribute(t) is not None), targets[0])
+            self._visit_assignment(first, node.value, context)
+        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            self._visit_assignment(node.target, node.value, context)
+
+    def _visit_assignment(
+        self, target: cst.BaseExpression, value: cst.BaseExpression, context: FileContext
+    ) -> None:
+        if isinstance(target, cst.Subscript):  # self.heads["a"] = nn.Linear(...)
+            attribute = _self_attribute(target.value)
+            if attribute is not None:
+                self._added(attribute, value, context)
+            return
+        attribute = _self_attribute(target)
+        if attribute is None:
+            return
+        if isinstance(value, (cst.List, cst.Dict)) and not value.elements:
+            empty = context.state(self).setdefault(_EMPTY_STATE, {})
+            assert isinstance(empty, dict)
+            empty[(context.scope.function_name, attribute)] = value
+            return
+        if isinstance(value, (cst.List, cst.Tuple)):
+            elements = [_classify_starrable(element, context) for element in value.elements]
+            self._container(attribute, value, "list", elements, True, context)
+        elif isinstance(value, cst.ListComp):
+            self._container(
+                attribute, value, "list", [_classify(value.elt, context)], True, context
+            )
+        elif isinstance(value, cst.Dict):
+            elements = []
+            keys_ok = True
+            for element in value.elements:
+                if isinstance(element, cst.DictElement):
+                    elements.append(_classify(element.value, context))
+                    keys_ok = keys_ok and _usable_key(element.key)
+                else:
+                    elements.append(None)  # **other
+            self._container(attribute, value, "dict", elements, keys_ok, context)
+        elif isinstance(value, cst.DictComp):
+            keys_ok = _usable_key(value.key) and not _counts(value.key, value.for_in)
+            self._container(
+                attribute, value, "dict", [_classify(value.value, context)], keys_ok, context
+            )
+        else:
+            context.note(_REBOUND, attribute)
+
+    def _container(
+        self,
+        attribute: str,
+        value: cst.BaseExpression,
+        kind: str,
+        elements: list[_Element | None],
+        keys_ok: bool,
+        context: FileContext,
+    ) -> None:
+        modules = [element for element in elements if element is not None]
+        if not any(element.torch or element.project for element in modules):
+            return
+        complete = len(modules) == len(elements) and keys_ok
+        wrapper = _wrapper(kind, modules, context)
+        # A tuple's parentheses are outside its position: anchor to them, or add them.
+        first: cst.CSTNode = value
+        last: cst.CSTNode = value
+        opening, closing = "(", ")"
+        if isinstance(value, cst.Tuple):
+            if value.lpar:
+                first, last = value.lpar[0], value.rpar[-1]
+            else:
+                opening, closing = "((", "))"
+        fixes: dict[str, tuple[PendingEdit, ...]] = {}
+        if complete and wrapper is not None:
+            fixes["wrap"] = (
+                PendingEdit(first, "start", first, "start", f"{wrapper}{opening}"),
+                PendingEdit(last, "end", last, "end", closing),
+            )
+        self._report(attribute, (first, last), kind, modules, complete, fixes, context)
+
+    def _visit_call(self, call: cst.Call, context: FileContext) -> None:
+        func = call.func
+        if isinstance(func, cst.Name) and func.value == "setattr":
+            if call.args and _is_self(call.args[0].value):
+                context.note(_REGISTERS, "self")
+            return
+        if not isinstance(func, cst.Attribute):
+            return
+        method = func.attr.value
+        if method in _REGISTERING_METHODS and _is_self(func.value):
+            context.note(_REGISTERS, "self")
+            return
+        if method not in ("append", "insert") or not call.args:
+            return
+        attribute = _self_attribute(func.value)
+        if attribute is not None:
+            self._added(attribute, call.args[-1].value, context)
+
+    def _added(self, attribute: str, item: cst.BaseExpression, context: FileContext) -> None:
+        """``self.x.append(item)`` or ``self.x[k] = item`` after ``self.x = []`` / ``{}``."""
+        empty = context.state(self).get(_EMPTY_STATE)
+        assert empty is None or isinstance(empty, dict)
+        key = (context.scope.function_name, attribute)
+        value = empty.get(key) if empty else None
+        if empty is None or value is None:
+            return
+        element = _classify(item, context)
+        if element is None or not (element.torch or element.project):
+            if element is None:
+                context.note(_PLAIN_ITEM, attribute)
+            return
+        del empty[key]  # one finding per attribute
+        kind = "dict" if isinstance(value, cst.Dict) else "list"
+        wrapper = _wrapper(kind, [element], context)
+        fixes: dict[str, tuple[PendingEdit, ...]] = {}
+        if wrapper is not None:
+            fixes["wrap"] = (replace(value, f"{wrapper}()"),)
+        self._report(attribute, (value, value), kind, [element], True, fixes, context)
+
+    def _report(
+        self,
+        attribute: str,
+        span: tuple[cst.CSTNode, cst.CSTNode],
+        kind: str,
+        modules: list[_Element],
+        complete: bool,
+        fixes: dict[str, tuple[PendingEdit, ...]],
+        context: FileContext,
+    ) -> None:
+        projects = sorted({name for element in modules for name in element.project})
+        context.report(
+            self.code,
+            span[0],
+            end=span[1],
+            data={
+                "attribute": attribute,
+                "kind": kind,
+                "torch": "1" if any(element.torch for element in modules) else "",
+                "projects": " ".join(projects),
+                "complete": "1" if complete else "",
+                "module": context.module_name,
+            },
+            fixes=fixes,
+            unless_noted=[
+                (_REGISTERS, "self"),
+                (_PLAIN_ITEM, attribute),
+                (_REBOUND, attribute),
+                (_HANDED, attribute),
+            ],
+        )
+
+    # Resolving ----------------------------------------------------------------------------
+
+    def resolve(
+        self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
+    ) -> Resolution | None:
+        if not scope.model_code or candidate.scope.class_name is None:
+            return None
+        data = candidate.data
+        near = data["module"]
+        projects = data["projects"].split()
+        confirmed = [name for name in projects if _is_module_class(name, near, index)]
+        if not data["torch"] and not confirmed:
+            return None
+        wrapper = "nn.ModuleDict" if data["kind"] == "dict" else "nn.ModuleList"
+        what = "dict" if data["kind"] == "dict" else "list"
+        message = (
+            f"`self.{data['attribute']}` holds modules in a plain {what}: `.to()`, "
+            f"`parameters()`, `state_dict()` and `.eval()` do not see them; use `{wrapper}`"
+        )
+        fix = None
+        if data["complete"] and len(confirmed) == len(projects):
+            fix = choose_fix(candidate, "wrap", Applicability.UNSAFE, f"Wrap in `{wrapper}`")
+        return Resolution(message, fix)
+
+
+def _is_module_class(name: str, near: str, index: ProjectIndex) -> bool:
+    if index.class_kind(index.resolve(name, near)).model:
+        return True
+    module, _, short = name.rpartition(".")
+    return module.split(".", 1)[0] == "transformers" and short.startswith("AutoModel")
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _self_attribute(node: cst.BaseExpression) -> str | None:
+    """``layers`` for ``self.layers``."""
+    if isinstance(node, cst.Attribute) and _is_self(node.value):
+        return node.attr.value
+    return None
+
+
+def _classify_starrable(element: cst.BaseElement, context: FileContext) -> _Element | None:
+    if isinstance(element, cst.StarredElement):
+        return None
+    return _classify(element.value, context)
+
+
+def _classify(node: cst.BaseExpression, context: FileContext) -> _Element | None:
+    """A module instance (``nn.Linear(4, 4)``, ``Block(d)``), or None when it is not one."""
+    if isinstance(node, cst.IfExp):
+        body, orelse = _classify(node.body, context), _classify(node.orelse, context)
+        if body is None or orelse is None:
+            return None
+        return _Element(
+            torch=body.torch or orelse.torch,
+            stateless=body.stateless and orelse.stateless,
+            project=body.project + orelse.project,
+            prefix=body.prefix or orelse.prefix,
+        )
+    if not isinstance(node, cst.Call):
+        return None
+    func = node.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "from_pretrained":
+        receiver = context.qualified_name(func.value)
+        return _Element(project=(receiver,)) if receiver else None
+    dotted = dotted_name(func)
+    if dotted is None:
+        return None
+    spelled, _, short = dotted.rpartition(".")
+    if not short[:1].isupper():
+        return None
+    qualified = context.qualified_name(func)
+    if qualified is None:
+        if spelled:
+            return None  # obj.Thing(...): an attribute of something unknown
+        qualified = f"{context.module_name}.{short}"
+    if qualified.startswith("torch.nn."):
+        name = qualified.removeprefix("torch.nn.")
+        if "." in name or name in TORCH_NN_NON_MODULES:
+            return None
+        prefix = f"{spelled}." if spelled else None
+        if name in STATELESS_NN_MODULES or (name.endswith("Loss") and not _weighted(node)):
+            return _Element(stateless=True, prefix=prefix)
+        return _Element(torch=True, prefix=prefix)
+    if qualified.startswith("torch."):
+        return None
+    return _Element(project=(qualified,))
+
+
+def _weighted(call: cst.Call) -> bool:
+    """A loss given a weight tensor holds it as a buffer."""
+    return any(
+        arg.keyword is None or arg.keyword.value in WEIGHTED_LOSS_KEYWORDS for arg in call.args
+    )
+
+
+def _usable_key(key: cst.BaseExpression) -> bool:
+    """Whether ``key`` may be a ``ModuleDict`` key: literal strings must be names it accepts."""
+    if isinstance(key, (cst.Integer, cst.Float, cst.Imaginary, cst.Tuple)):
+        return False
+    if isinstance(key, cst.Name) and key.value in ("None", "True", "False"):
+        return False
+    if isinstance(key, (cst.SimpleString, cst.ConcatenatedString)):
+        value = key.evaluated_value
+        if not isinstance(value, str):
+            return False
+        return bool(value) and "." not in value and value not in MODULE_DICT_TAKEN_KEYS
+    return True
+
+
+def _counts(key: cst.BaseExpression, loop: cst.CompFor) -> bool:
+    """``{i: ... for i in range(n)}`` or ``for i, x in enumerate(...)``: integer keys."""
+    if not isinstance(key, cst.Name):
+        return False
+    iterator = loop.iter
+    callee = dotted_name(iterator.func) if isinstance(iterator, cst.Call) else None
+    target = loop.target
+    if callee == "range":
+        return isinstance(target, cst.Name) and target.value == key.value
+    if callee == "enumerate" and isinstance(target, cst.Tuple) and target.elements:
+        counter = target.elements[0].value
+        return isinstance(counter, cst.Name) and counter.value == key.value
+    return False
+
+
+def _wrapper(kind: str, modules: list[_Element], context: FileContext) -> str | None:
+    """``nn.ModuleList`` spelled as this file spells ``torch.nn`` (as its modules do, else
+    ``nn.``, ``torch.nn.``, or the class imported by name); None if it cannot."""
+    name = "ModuleDict" if kind == "dict" else "ModuleList"
+    for element in modules:
+        if element.prefix is not None:
+            return f"{element.prefix}{name}"
+    if context.qualified_name(cst.Name("nn")) == "torch.nn":
+        return f"nn.{name}"
+    if context.qualified_name(cst.Name("torch")) == "torch":
+        return f"torch.nn.{name}"
+    if context.qualified_name(cst.Name(name)) == f"torch.nn.{name}":
+        return name
+    return None
+
+
+def _wraps(arg: cst.Arg, context: FileContext) -> bool:
+    """``nn.Sequential(*self.x)``, ``nn.ModuleList(self.x)``, ``blocks.extend(self.x)``: the
+    modules get registered through another container."""
+    if arg.star == "*":
+        return True
+    ancestors = context.ancestors
+    call = ancestors[-1] if ancestors else None
+    if not isinstance(call, cst.Call):
+        return False
+    callee = dotted_name(call.func) or ""
+    last = callee.rpartition(".")[2]
+    return last[:1].isupper() or last in ("extend", "update", *_REGISTERING_METHODS)

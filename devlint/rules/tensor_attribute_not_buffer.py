@@ -1,0 +1,855 @@
+"""DEV007: ``self.x = torch.zeros(...)`` in ``__init__``: a tensor the module will not move."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from dataclasses import replace as changed
+
+import libcst as cst
+
+from devlint.candidates import Candidate, Resolution, ScopeInfo
+from devlint.findings import Applicability
+from devlint.index import ProjectIndex
+from devlint.nodes import chain_root, dotted_name
+from devlint.rules._devices import (
+    casts_dtype_only,
+    device_literal,
+    first_positional,
+    keyword_argument,
+    self_attribute,
+)
+from devlint.rules.base import FileContext, Invalid, PendingEdit, Rule, choose_fix
+from devlint.symbols import (
+    ARRAY_TENSOR_FACTORIES,
+    CPU_RESULT_METHODS,
+    FLOAT_DTYPES,
+    INTEGER_DTYPES,
+    INTEGER_FACTORIES,
+    INTEGER_TENSOR_TYPES,
+    ITERATING_BUILTINS,
+    LEGACY_TENSOR_TYPES,
+    MODULE_MOVING_METHODS,
+    NON_TENSOR_RESULTS,
+    TENSOR_FACTORIES,
+)
+
+_HANDLED = "attribute-handled"
+"""Per-class note: the class makes ``self.<name>`` a parameter or buffer, or moves it
+itself (``*``: every attribute, for a class that overrides ``to``/``_apply``)."""
+
+_REGISTRARS = frozenset({"register_buffer", "register_parameter", "add_state"})
+"""Methods of ``self`` that take an attribute's name: ``nn.Module``'s and torchmetrics'."""
+
+_WRAPPERS = frozenset(
+    {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"}
+    | {"torch.nn.parameter.Buffer", "torch.nn.UninitializedBuffer"}
+)
+"""``nn.Parameter(self.x)``: the attribute becomes a parameter (or buffer) after all."""
+_WRAPPER_NAMES = frozenset(name.rpartition(".")[2] for name in _WRAPPERS)
+
+_TENSOR_MODULES = frozenset(
+    {"torch", "torch.nn.functional", "torch.nn.init", "torch.fft", "torch.linalg", "torch.special"}
+)
+"""Namespaces whose lowercase functions turn a tensor into another tensor."""
+
+_TENSOR_VIEWS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
+"""Tensor attributes that are tensors themselves."""
+
+_MOVES = frozenset({"to", "cuda", "type_as"})
+
+_REDUCTIONS = frozenset(
+    {"sum", "prod", "mean", "max", "min", "norm", "all", "any", "std", "var", "median"}
+    | {"logsumexp", "count_nonzero", "det", "trace", "dot"}
+)
+"""Reductions whose result has 0 dimensions when no ``dim`` is given."""
+
+_BRANCHES = (cst.If, cst.For, cst.While, cst.Try, cst.With, cst.Match)
+"""Statements whose bodies may or may not run."""
+
+_NUMBER_TYPES = frozenset({"int", "float", "bool", "complex"})
+_SEQUENCE_TYPES = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable", "ndarray"})
+"""A parameter annotated with a number type and none of these holds a 0-dim value."""
+
+
+@dataclass(frozen=True)
+class _Fresh:
+    """A new CPU tensor an expression makes, as far as the source says."""
+
+    kind: str
+    """``float`` (follows module-wide dtype casts), ``int`` (integer or bool), or ``unknown``."""
+    factory: str
+    """The torch function that makes it (``torch.zeros``), for the message."""
+    placed: bool = False
+    """It is put on a device (``device=``, ``.to(...)``, ``.cuda()``) on the way."""
+    scalar: bool = False
+    """It has 0 dimensions (``torch.tensor(2.0)``, ``torch.prod(t)``): such a CPU tensor
+    mixes with tensors on any device, like a Python number."""
+
+
+class TensorAttributeNotBuffer(Rule):
+    """## What it does
+    Finds tensors stored as plain attributes in `__init__` of model code:
+    `self.x = torch.zeros(...)` (any tensor factory, `torch.tensor`,
+    `torch.from_numpy`, a legacy `torch.FloatTensor(...)`), also through method
+    chains, arithmetic and torch functions (`torch.arange(n).float() / n`,
+    `torch.triu(torch.ones(n, n))`) and through a local variable
+    (`pe = torch.zeros(...)` ... `self.pe = pe.unsqueeze(0)`).
+
+    ## Why is this bad?
+    `model.to(device)`, `model.cuda()` and Lightning's trainer move parameters and
+    buffers, not arbitrary tensor attributes. The attribute stays on the CPU (or on
+    the GPU it was created on) while the weights move, and the first forward pass
+    fails with `Expected all tensors to be on the same device`, typically only on
+    the GPU cluster or on the second rank. A buffer moves with the module, and with
+    `persistent=False` it stays out of `state_dict`, as the plain attribute did.
+
+    ## Example
+    ```python
+    class PositionalEncoding(nn.Module):
+        def __init__(self, d_model, max_len=512):
+            super().__init__()
+            self.pe = torch.zeros(max_len, d_model)
+    ```
+
+    ## Use instead
+    ```python
+    class PositionalEncoding(nn.Module):
+        def __init__(self, d_model, max_len=512):
+            super().__init__()
+            self.register_buffer("pe", torch.zeros(max_len, d_model), persistent=False)
+    ```
+
+    ## Fix safety
+    The statement becomes `self.register_buffer("x", <value>, persistent=False)`,
+    without a literal accelerator: a trailing `.cuda()` or `.to("cuda")` and the
+    factory's `device="cuda"` go (the buffer moves with the module; DEV001 and
+    DEV002 report those literals without a fix in `__init__`). The fix is unsafe:
+    a floating-point buffer follows module-wide dtype casts (`model.half()`,
+    `.to(torch.bfloat16)`), which the plain attribute did not, and a buffer is
+    broadcast by DDP and listed by `named_buffers()`. Integer and bool tensors
+    (`dtype=torch.long`, `torch.arange(n)`, `torch.randint`, `torch.tensor([1, 2])`)
+    are not cast, and the message says which case applies. `persistent=False`
+    keeps `state_dict` (and old checkpoints) as they were. There is no fix when the
+    assignment comes before `super().__init__()` (where `register_buffer` fails)
+    or when the name already holds something else.
+
+    Not flagged: attributes the class registers (`register_buffer("x", ...)`,
+    `add_state`) or makes a parameter (`nn.Parameter(self.x)`, or
+    `self.x = nn.Parameter(...)` in another branch, where the plain tensor is a
+    switched-off stand-in); attributes the class moves or re-creates on a device
+    itself (`self.x.to(...)` or `self.x = ...` in another method, also through a
+    local copy, or a class that overrides `to`/`_apply`); attributes it only uses
+    as Python values (`for flag in self.x`, `enumerate(self.x)`, `self.x.tolist()`,
+    `.cpu()`); 0-dim tensors (`torch.tensor(0.5)`, `torch.prod(t)`,
+    `torch.as_tensor(threshold)` of a parameter annotated `float`), which mix with
+    tensors on any device; a local that may still hold the caller's tensor
+    (`if w is None: w = torch.ones(n)`); lists and other Python values; classes
+    that are not model code.
+    """
+
+    code = "DEV007"
+    default_enabled = False  # opt-in: 7 of 13 findings right on released libraries
+    name = "tensor-attribute-not-buffer"
+    summary = "Tensor stored as a plain attribute in `__init__`: the module's `.to()` skips it"
+    fix_safety = "unsafe"
+    node_types = (cst.FunctionDef, cst.Assign, cst.AnnAssign, cst.Call, cst.For, cst.CompFor)
+
+    VALID = (
+        # Buffers and parameters move with the module.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self, n):\n"
+        "        super().__init__()\n"
+        '        self.register_buffer("mask", torch.ones(n, n).tril())\n'
+        "        self.scale = nn.Parameter(torch.ones(n))\n"
+        "        self.sizes = [1, 2, 3]\n"
+        "        self.temperature = torch.tensor(0.07)\n",
+        # Wrapped in nn.Parameter, registered, or moved by the class itself later.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self, n):\n"
+        "        super().__init__()\n"
+        "        self.weight = torch.randn(n, n)\n"
+        "        self.weight = nn.Parameter(self.weight)\n"
+        "        self.cache = torch.zeros(n)\n"
+        "        self.pe = torch.zeros(n)\n\n"
+        "    def forward(self, x):\n"
+        "        self.cache = self.cache.to(x.device)\n"
+        "        return x + self.pe.to(x.device)[: x.shape[-1]] + self.cache\n",
+        # A class that moves its tensors itself.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self, n):\n"
+        "        super().__init__()\n"
+        "        self.table = torch.arange(n)\n\n"
+        "    def _apply(self, fn, recurse=True):\n"
+        "        self.table = fn(self.table)\n"
+        "        return super()._apply(fn, recurse)\n",
+        # Not model code.
+        "import torch\n\n"
+        "class Sampler:\n"
+        "    def __init__(self, n):\n"
+        "        self.order = torch.randperm(n)\n",
+        # Kept on the CPU on purpose; not in __init__.
+        "import torch\nimport pytorch_lightning as pl\n\n"
+        "class M(pl.LightningModule):\n"
+        "    def __init__(self, n):\n"
+        "        super().__init__()\n"
+        "        self.lookup = torch.arange(n).cpu()\n\n"
+        "    def on_fit_start(self):\n"
+        "        self.steps = torch.arange(4, device=self.device)\n",
+        # A stand-in for a parameter that is switched off; Python-side uses on the CPU.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Linear(nn.Module):\n"
+        "    def __init__(self, n, bias=True):\n"
+        "        super().__init__()\n"
+        "        if bias:\n"
+        "            self.bias = nn.Parameter(torch.zeros(n))\n"
+        "        else:\n"
+        "            self.bias = torch.zeros(n).requires_grad_(False)\n"
+        "        self.is_numeric = torch.ones(n, dtype=torch.bool)\n"
+        "        self.edges = torch.linspace(0, 1, n)\n\n"
+        "    def forward(self, x):\n"
+        "        cols = [x[:, i] for i, flag in enumerate(self.is_numeric) if flag]\n"
+        "        return torch.stack(cols, -1), self.edges.tolist()\n",
+        # 0-dim tensors; a caller's tensor kept when given; a copy moved where it is used.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Filter(nn.Module):\n"
+        "    def __init__(self, shape, threshold: float, weights=None):\n"
+        "        super().__init__()\n"
+        "        self.numel = torch.prod(torch.tensor(shape))\n"
+        "        self.threshold = torch.as_tensor(threshold)\n"
+        "        if weights is None:\n"
+        "            weights = torch.ones(3)\n"
+        "        self.weights = weights\n"
+        "        self.keep = torch.tensor([0, 2])\n\n"
+        "    def forward(self, x):\n"
+        "        keep = self.keep\n"
+        "        keep = keep.to(x.device)\n"
+        "        return x[..., keep] > self.threshold\n",
+        # Re-created on the input's device where it is used.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Rotary(nn.Module):\n"
+        "    def __init__(self, n):\n"
+        "        super().__init__()\n"
+        "        self.cos = torch.ones(n)\n\n"
+        "    def forward(self, x):\n"
+        "        if self.cos.device != x.device:\n"
+        "            self.cos = torch.ones(x.shape[-1], device=x.device)\n"
+        "        return x * self.cos\n",
+    )
+    INVALID = (
+        Invalid(
+            "import math\nimport torch\nimport torch.nn as nn\n\n"
+            "class PositionalEncoding(nn.Module):\n"
+            "    def __init__(self, d_model, max_len=512):\n"
+            "        super().__init__()\n"
+            "        self.pe = torch.zeros(max_len, d_model)\n",
+            line=8,
+            column=9,
+            fixed="import math\nimport torch\nimport torch.nn as nn\n\n"
+            "class PositionalEncoding(nn.Module):\n"
+            "    def __init__(self, d_model, max_len=512):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("pe", torch.zeros(max_len, d_model), persistent=False)\n',
+            unsafe=True,
+        ),
+        Invalid(
+            # Through a local variable and a method chain.
+            "import torch\nfrom torch import nn\n\n"
+            "class Attention(nn.Module):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        mask = torch.ones(n, n, dtype=torch.bool)\n"
+            "        self.causal = mask.tril().view(1, 1, n, n)\n",
+            line=8,
+            column=9,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Attention(nn.Module):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        mask = torch.ones(n, n, dtype=torch.bool)\n"
+            '        self.register_buffer("causal", mask.tril().view(1, 1, n, n), '
+            "persistent=False)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # The .cuda() goes: a buffer moves with the module (DEV002 reports it too).
+            "import torch\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.class_weights = torch.tensor([0.2, 0.8]).cuda()\n",
+            line=7,
+            column=9,
+            fixed="import torch\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("class_weights", torch.tensor([0.2, 0.8]), '
+            "persistent=False)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # The literal device goes too: the buffer follows the module.
+            "import torch\nfrom torch import nn\n\n"
+            "class Head(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            '        self.temperature = torch.ones(1, device="cuda").log().to("cuda:0")\n',
+            line=7,
+            column=9,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Head(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("temperature", torch.ones(1).log(), persistent=False)\n',
+            unsafe=True,
+        ),
+        Invalid(
+            # Arithmetic on a factory's result, spread over several lines.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Rotary(nn.Module):\n"
+            "    def __init__(self, dim: int):\n"
+            "        nn.Module.__init__(self)\n"
+            "        self.inv_freq = 1.0 / (\n"
+            "            10000 ** (torch.arange(0, dim, 2).float() / dim)\n"
+            "        )\n",
+            line=7,
+            column=9,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Rotary(nn.Module):\n"
+            "    def __init__(self, dim: int):\n"
+            "        nn.Module.__init__(self)\n"
+            '        self.register_buffer("inv_freq", 1.0 / (\n'
+            "            10000 ** (torch.arange(0, dim, 2).float() / dim)\n"
+            "        ), persistent=False)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A tensor or nothing: register_buffer takes None too.
+            "import torch\nfrom torch import nn\n\n"
+            "class Normalize(nn.Module):\n"
+            "    def __init__(self, mean=None):\n"
+            "        super().__init__()\n"
+            "        self.mean = torch.tensor(mean).view(-1, 1, 1) if mean else None\n\n"
+            "    def forward(self, x):\n"
+            "        return x - self.mean if self.mean is not None else x\n",
+            line=7,
+            column=9,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Normalize(nn.Module):\n"
+            "    def __init__(self, mean=None):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("mean", torch.tensor(mean).view(-1, 1, 1) '
+            "if mean else None, persistent=False)\n\n"
+            "    def forward(self, x):\n"
+            "        return x - self.mean if self.mean is not None else x\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Before super().__init__(), register_buffer would fail: no fix.
+            "import numpy as np\nimport torch\nimport torch.nn as nn\n\n"
+            "class Codebook(nn.Module):\n"
+            "    def __init__(self, table: np.ndarray):\n"
+            "        self.table = torch.from_numpy(table)\n"
+            "        super().__init__()\n",
+            line=7,
+            column=9,
+        ),
+        Invalid(
+            # A re-creation elsewhere that is just as CPU-bound does not excuse it.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Counter(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.seen: torch.Tensor = torch.zeros(10, dtype=torch.long)\n\n"
+            "    def reset(self):\n"
+            "        self.seen = torch.zeros(10, dtype=torch.long)\n",
+            line=7,
+            column=9,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Counter(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("seen", torch.zeros(10, dtype=torch.long), '
+            "persistent=False)\n\n"
+            "    def reset(self):\n"
+            "        self.seen = torch.zeros(10, dtype=torch.long)\n",
+            unsafe=True,
+        ),
+    )
+
+    def visit(self, node: cst.CSTNode, context: FileContext) -> None:
+        scope = context.scope
+        if scope.class_name is None:
+            return
+        if isinstance(node, cst.Call):
+            self._visit_call(node, context)
+        elif isinstance(node, cst.FunctionDef):
+            if scope.method == node.name.value and node.name.value in MODULE_MOVING_METHODS:
+                context.note(_HANDLED, "*", per_class=True)
+        elif isinstance(node, cst.Assign):
+            if len(node.targets) == 1:
+                self._visit_assignment(node, node.targets[0].target, node.value, context)
+        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            self._visit_assignment(node, node.target, node.value, context)
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            attribute = self_attribute(node.iter)
+            if attribute is not None:  # for flag in self.mask: Python values, on the CPU
+                context.note(_HANDLED, attribute, per_class=True)
+
+    def _visit_call(self, call: cst.Call, context: FileContext) -> None:
+        func = call.func
+        state = context.state(self)
+        if _wraps(call, context):
+            wrapped = first_positional(call)
+            attribute = self_attribute(wrapped.value) if wrapped is not None else None
+            if attribute is not None:
+                context.note(_HANDLED, attribute, per_class=True)
+        elif isinstance(func, cst.Attribute):
+            method = func.attr.value
+            if method == "__init__" and context.scope.method == "__init__":
+                _set(state, "initialised").add(context.scope.function_name or "")
+            elif method in _REGISTRARS and _is_self(func.value):
+                name = first_positional(call) or keyword_argument(call, "name")
+                value = name.value if name is not None else None
+                registered = value.evaluated_value if isinstance(value, cst.SimpleString) else None
+                shown = registered if isinstance(registered, str) else "*"
+                context.note(_HANDLED, shown, per_class=True)
+            elif method in _MOVES and context.scope.method != "__init__":
+                attribute = _attribute_behind(func.value, context, state)
+                if attribute is not None and not casts_dtype_only(call):
+                    context.note(_HANDLED, attribute, per_class=True)  # self.pe.to(x.device)
+            elif method in CPU_RESULT_METHODS:
+                attribute = _attribute_behind(func.value, context, state)
+                if attribute is not None:  # self.idx.tolist(): used on the CPU on purpose
+                    context.note(_HANDLED, attribute, per_class=True)
+        elif isinstance(func, cst.Name) and func.value in ITERATING_BUILTINS:
+            for arg in call.args:
+                attribute = self_attribute(arg.value)
+                if attribute is not None:  # enumerate(self.mask): Python values
+                    context.note(_HANDLED, attribute, per_class=True)
+
+    def _visit_assignment(
+        self,
+        statement: cst.Assign | cst.AnnAssign,
+        target: cst.BaseExpression,
+        value: cst.BaseExpression,
+        context: FileContext,
+    ) -> None:
+        scope = context.scope
+        state = context.state(self)
+        attribute = _self_target(target)
+        if scope.function_name is None:
+            if isinstance(target, cst.Name):  # `pe = None` in the class body
+                _set(state, "class_attributes").add(f"{scope.class_name}.{target.value}")
+            return
+        wraps = isinstance(value, cst.Call) and _wraps(value, context)
+        if attribute is not None and wraps:
+            # A parameter in some configurations: a plain tensor in the others is its
+            # stand-in (`self.bias = torch.zeros(n).requires_grad_(False)`).
+            context.note(_HANDLED, attribute, per_class=True)
+        locals_key = f"{scope.function_name}:"
+        fresh_locals = state.setdefault("fresh", {})
+        assert isinstance(fresh_locals, dict)
+        fresh = _fresh(value, context, fresh_locals, locals_key)
+        if isinstance(target, cst.Name):
+            local = locals_key + target.value
+            aliases = state.setdefault("aliases", {})
+            assert isinstance(aliases, dict)
+            if _self_target(value) is not None:
+                aliases[local] = _self_target(value)  # keep = self.keep ... keep.to(x.device)
+            bound = _set(state, "bound")
+            if (
+                fresh is not None
+                and local not in fresh_locals
+                and _maybe_skipped(context)
+                and (local in bound or _is_parameter(target.value, context))
+            ):
+                fresh = None  # `if w is None: w = torch.ones(n)`: maybe the caller's
+            if fresh is not None:
+                fresh_locals[local] = fresh
+            else:
+                fresh_locals.pop(local, None)
+            bound.add(local)
+            return
+        if scope.method != "__init__" or not scope.has_self:
+            if attribute is not None and (fresh is None or fresh.placed):
+                # Re-created (or replaced) where it is used: the class manages it.
+                context.note(_HANDLED, attribute, per_class=True)
+            return
+        if attribute is None:
+            return
+        assigned = _set(state, "assigned")
+        key = f"{scope.function_name}:{attribute}"
+        if fresh is None:
+            assigned.add(key)  # a plain attribute: register_buffer would refuse the name
+            return
+        if fresh.scalar:
+            return
+        fixes = {}
+        fixable = (
+            scope.function_name in _set(state, "initialised")
+            and key not in assigned
+            and f"{scope.class_name}.{attribute}" not in _set(state, "class_attributes")
+        )
+        if fixable:
+            fixes["buffer"] = _register_edits(statement, target, value, attribute)
+        context.report(
+            self.code,
+            target,
+            end=value,
+            data={"attribute": attribute, "kind": fresh.kind, "factory": fresh.factory},
+            fixes=fixes,
+            unless_noted=[(_HANDLED, attribute), (_HANDLED, "*")],
+        )
+
+    def resolve(
+        self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
+    ) -> Resolution | None:
+        if not scope.model_code or candidate.scope.method != "__init__":
+            return None
+        attribute = candidate.data["attribute"]
+        message = (
+            f"`self.{attribute}` is a plain tensor attribute (made by "
+            f"`{candidate.data['factory']}()`), not a buffer: moving the module leaves it behind"
+        )
+        register = f'`self.register_buffer("{attribute}", ..., persistent=False)`'
+        caveat = ""
+        if candidate.data["kind"] != "int":
+            caveat = " (buffers follow dtype casts such as `.half()`)"
+        fix = choose_fix(
+            candidate,
+            "buffer",
+            Applicability.UNSAFE,
+            f"Register `{attribute}` as a non-persistent buffer{caveat}",
+        )
+        return Resolution(f"{message}; use {register}{caveat}", fix)
+
+
+def _wraps(call: cst.Call, context: FileContext) -> bool:
+    """``nn.Parameter(...)`` and the like (the cheap test on the name first)."""
+    func = call.func
+    last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+    return last in _WRAPPER_NAMES and context.qualified_name(func) in _WRAPPERS
+
+
+def _set(state: dict[str, object], key: str) -> set[str]:
+    found = state.setdefault(key, set())
+    assert isinstance(found, set)
+    return found
+
+
+def _attribute_behind(
+    node: cst.BaseExpression, context: FileContext, state: dict[str, object]
+) -> str | None:
+    """``x`` for a chain starting at ``self.x``, or at a local variable holding ``self.x``."""
+    attribute = self_attribute(node)
+    if attribute is not None:
+        return attribute
+    root = chain_root(node)
+    aliases = state.get("aliases")
+    if root is None or not isinstance(aliases, dict):
+        return None
+    found = aliases.get(f"{context.scope.function_name}:{root}")
+    return found if isinstance(found, str) else None
+
+
+def _maybe_skipped(context: FileContext) -> bool:
+    """The visited statement sits in a branch or loop body of its function."""
+    for node in reversed(context.ancestors):
+        if isinstance(node, cst.FunctionDef):
+            return False
+        if isinstance(node, _BRANCHES):
+            return True
+    return False
+
+
+def _parameter(name: str, context: FileContext) -> cst.Param | None:
+    """The parameter ``name`` of the function around the visited node, if it is one."""
+    function = next(
+        (node for node in reversed(context.ancestors) if isinstance(node, cst.FunctionDef)), None
+    )
+    if function is None:
+        return None
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            every.append(star)
+    return next((param for param in every if param.name.value == name), None)
+
+
+def _is_parameter(name: str, context: FileContext) -> bool:
+    return _parameter(name, context) is not None
+
+
+def _parameter_annotation(name: str, context: FileContext) -> cst.BaseExpression | None:
+    param = _parameter(name, context)
+    return param.annotation.annotation if param and param.annotation else None
+
+
+def _names_in(node: cst.BaseExpression) -> set[str]:
+    """Every bare name an annotation mentions (``Optional[Union[Tensor, float]]``)."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            found.add(current.value)
+        elif isinstance(current, cst.Attribute):
+            found.add(current.attr.value)
+        elif isinstance(current, cst.SimpleString):
+            found.update(current.value.strip("\"'").replace("[", " ").replace("]", " ").split())
+        stack.extend(current.children)
+    return found
+
+
+def _is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+def _self_target(target: cst.BaseExpression) -> str | None:
+    """``x`` for the assignment target ``self.x``."""
+    if isinstance(target, cst.Attribute) and _is_self(target.value):
+        return target.attr.value
+    return None
+
+
+def _register_edits(
+    statement: cst.Assign | cst.AnnAssign,
+    target: cst.BaseExpression,
+    value: cst.BaseExpression,
+    attribute: str,
+) -> tuple[PendingEdit, ...]:
+    """``self.x = v`` -> ``self.register_buffer("x", v, persistent=False)``.
+
+    Only the text around the value changes (its own lines keep their indentation).
+    A literal accelerator goes: a trailing ``.cuda()`` or ``.to("cuda")``, and the
+    ``device="cuda"`` of the factory the value starts from. A buffer moves with the
+    module, and on a machine without that accelerator the literal would fail.
+    """
+    opening = value.lpar[0] if value.lpar else value
+    edits = [
+        PendingEdit(target, "start", opening, "start", f'self.register_buffer("{attribute}", ')
+    ]
+    kept = value
+    while _places_on_literal(kept):
+        assert isinstance(kept, cst.Call) and isinstance(kept.func, cst.Attribute)
+        kept = kept.func.value
+    root: cst.BaseExpression = kept  # torch.ones(3, device="cuda") in ...float().view(1, 3)
+    while dotted_name(root) is None or isinstance(root, cst.Call):
+        if isinstance(root, cst.Call) and dotted_name(root.func) is not None:
+            break
+        if isinstance(root, cst.Call) and isinstance(root.func, cst.Attribute):
+            root = root.func.value
+        elif isinstance(root, (cst.Subscript, cst.Attribute)):
+            root = root.value
+        else:
+            break
+    if isinstance(root, cst.Call) and len(root.args) > 1:
+        last, previous = root.args[-1], root.args[-2]
+        literal = last.keyword is not None and last.keyword.value == "device"
+        if literal and device_literal(last.value) is not None and previous.star == "":
+            edits.append(PendingEdit(previous.value, "end", last.value, "end", ""))
+    after = kept if kept is not value else statement  # `(v)`: after its parenthesis
+    edits.append(PendingEdit(after, "end", statement, "end", ", persistent=False)"))
+    return tuple(edits)
+
+
+def _places_on_literal(node: cst.BaseExpression) -> bool:
+    """``x.cuda()``, ``x.cuda(1)`` or ``x.to("cuda:0")`` (nothing else): a literal placement."""
+    if node.lpar or not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+        return False
+    method = node.func.attr.value
+    if method == "cuda":
+        return all(arg.keyword is None or arg.keyword.value == "device" for arg in node.args)
+    if method != "to" or len(node.args) != 1:
+        return False
+    only = node.args[0]
+    named_device = only.keyword is not None and only.keyword.value == "device"
+    return (only.keyword is None or named_device) and device_literal(only.value) is not None
+
+
+def _fresh(
+    node: cst.BaseExpression, context: FileContext, fresh_locals: dict[object, object], key: str
+) -> _Fresh | None:
+    """The new CPU tensor ``node`` evaluates to, or None when it is not certainly one."""
+    if isinstance(node, cst.Name):
+        found = fresh_locals.get(key + node.value)
+        return found if isinstance(found, _Fresh) else None
+    if isinstance(node, cst.Call):
+        return _fresh_call(node, context, fresh_locals, key)
+    if isinstance(node, cst.Attribute):
+        if node.attr.value in _TENSOR_VIEWS:
+            return _fresh(node.value, context, fresh_locals, key)
+        return None
+    if isinstance(node, cst.Subscript):
+        found = _fresh(node.value, context, fresh_locals, key)
+        return changed(found, scalar=False) if found is not None else None
+    if isinstance(node, cst.UnaryOperation):
+        return _fresh(node.expression, context, fresh_locals, key)
+    if isinstance(node, cst.IfExp):
+        branches = [node.body, node.orelse]
+        made = [_fresh(branch, context, fresh_locals, key) for branch in branches]
+        found = [branch for branch in made if branch is not None]
+        if not found or any(
+            branch is None and not (isinstance(code, cst.Name) and code.value == "None")
+            for branch, code in zip(made, branches, strict=True)
+        ):
+            return None  # `torch.tensor(m) if m else None` is one; `a if c else b` is not
+        families = {branch.kind for branch in found}
+        return changed(found[0], kind=families.pop() if len(families) == 1 else "unknown")
+    if isinstance(node, cst.Comparison):
+        left = _fresh(node.left, context, fresh_locals, key)
+        return changed(left, kind="int") if left is not None else None
+    if isinstance(node, cst.BinaryOperation):
+        sides = [
+            _fresh(node.left, context, fresh_locals, key),
+            _fresh(node.right, context, fresh_locals, key),
+        ]
+        found = [side for side in sides if side is not None]
+        if not found:
+            return None
+        kinds = [
+            side.kind if side is not None else _literal_kind(operand)
+            for side, operand in zip(sides, (node.left, node.right), strict=True)
+        ]
+        if isinstance(node.operator, cst.Divide) or "float" in kinds:
+            kind = "float"
+        else:
+            kind = "int" if all(k == "int" for k in kinds) else "unknown"
+        return _Fresh(
+            kind,
+            found[0].factory,
+            any(side.placed for side in found),
+            all(side.scalar for side in found),
+        )
+    return None
+
+
+def _fresh_call(
+    call: cst.Call, context: FileContext, fresh_locals: dict[object, object], key: str
+) -> _Fresh | None:
+    func = call.func
+    qualified = context.qualified_name(func) or ""
+    module, _, last = qualified.rpartition(".")
+    if module == "torch" and (
+        last in TENSOR_FACTORIES or last in ARRAY_TENSOR_FACTORIES or last in LEGACY_TENSOR_TYPES
+    ):
+        placed = keyword_argument(call, "device") is not None
+        scalar = last in ("tensor", "as_tensor") and _is_python_scalar(call, context)
+        return _Fresh(_factory_kind(call, last), qualified, placed, scalar)
+    if module in _TENSOR_MODULES and last[:1].islower():
+        first = first_positional(call)
+        if first is None:
+            return None
+        data = first.value
+        listed = isinstance(data, (cst.List, cst.Tuple))
+        items = (
+            [element.value for element in data.elements]
+            if isinstance(data, (cst.List, cst.Tuple))
+            else [data]
+        )
+        for item in items:  # torch.triu(torch.ones(n, n)), torch.stack([a, b])
+            found = _fresh(item, context, fresh_locals, key)
+            if found is not None:
+                unary = not listed and len(call.args) == 1
+                scalar = unary and (found.scalar or last in _REDUCTIONS)
+                return changed(found, factory=qualified, scalar=scalar)
+        return None
+    if not isinstance(func, cst.Attribute):
+        return None
+    method = func.attr.value
+    if method in NON_TENSOR_RESULTS:
+        return None
+    receiver = _fresh(func.value, context, fresh_locals, key)
+    if receiver is None:
+        return None
+    if method == "to":
+        if casts_dtype_only(call):
+            first = first_positional(call) or keyword_argument(call, "dtype")
+            kind = _dtype_kind(first.value) if first is not None else "unknown"
+            return changed(receiver, kind=kind)
+        return changed(receiver, placed=True)
+    if method in ("cuda", "type_as"):
+        return changed(receiver, placed=True)
+    if method in FLOAT_DTYPES:
+        return changed(receiver, kind="float")  # .float(), .half(), .double()
+    if method in INTEGER_DTYPES or method in ("byte", "char"):
+        return changed(receiver, kind="int")  # .long(), .bool()
+    if call.args:
+        return changed(receiver, scalar=False)  # .view(-1), .repeat(n, 1)
+    return changed(receiver, scalar=receiver.scalar or method in _REDUCTIONS)  # .sum()
+
+
+def _factory_kind(call: cst.Call, factory: str) -> str:
+    """``int`` when the factory's dtype is an integer or bool type, ``float``, or ``unknown``."""
+    dtype = keyword_argument(call, "dtype")
+    if dtype is not None:
+        return _dtype_kind(dtype.value)
+    if factory in INTEGER_FACTORIES or factory in INTEGER_TENSOR_TYPES:
+        return "int"
+    if factory in LEGACY_TENSOR_TYPES:
+        return "float"
+    positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+    if factory in ("arange", "range"):
+        return "float" if any(_literal_kind(arg) == "float" for arg in positional) else "int"
+    if factory == "full":
+        fill = keyword_argument(call, "fill_value")
+        value = fill.value if fill is not None else (positional[1] if len(positional) > 1 else None)
+        return _literal_kind(value) if value is not None else "unknown"
+    if factory in ("tensor", "as_tensor"):
+        return _literal_kind(positional[0]) if positional else "unknown"
+    if factory in ARRAY_TENSOR_FACTORIES:
+        return "unknown"
+    return "float"
+
+
+def _dtype_kind(node: cst.BaseExpression) -> str:
+    last = (dotted_name(node) or "").rpartition(".")[2]
+    if last in INTEGER_DTYPES:
+        return "int"
+    if last in FLOAT_DTYPES:
+        return "float"
+    return "unknown"
+
+
+def _literal_kind(node: cst.BaseExpression) -> str:
+    """The dtype family torch infers for Python data: ``[1, 2]`` is int, ``[0.5]`` float."""
+    if isinstance(node, cst.Integer):
+        return "int"
+    if isinstance(node, cst.Float):
+        return "float"
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return "int"
+    if isinstance(node, cst.UnaryOperation):
+        return _literal_kind(node.expression)
+    if isinstance(node, (cst.List, cst.Tuple)):
+        kinds = {_literal_kind(element.value) for element in node.elements}
+        if not kinds or "float" in kinds:
+            return "float"  # torch.tensor([]) is float32
+        return "int" if kinds == {"int"} else "unknown"
+    return "unknown"
+
+
+def _is_python_scalar(call: cst.Call, context: FileContext) -> bool:
+    """``torch.tensor(0.5)``, or of a parameter annotated as a number: a 0-dim tensor."""
+    first = first_positional(call)
+    if first is None:
+        return False
+    value = first.value
+    while isinstance(value, cst.UnaryOperation):
+        value = value.expression
+    if isinstance(value, (cst.Integer, cst.Float)):
+        return True
+    if not isinstance(value, cst.Name):
+        return False
+    if value.value in ("True", "False"):
+        return True
+    annotation = _parameter_annotation(value.value, context)
+    if annotation is None:
+        return False
+    names = _names_in(annotation)
+    return bool(names & _NUMBER_TYPES) and not names & _SEQUENCE_TYPES

@@ -1,0 +1,146 @@
+"""Running file analyses: from the cache when possible, else in worker processes.
+
+Workers ignore Ctrl-C (the parent stops them), and a worker that dies (a parser
+crash on a pathological file) costs only that file: it becomes a DEV000 and the
+rest of the run goes on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import signal
+from collections.abc import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Protocol
+
+from devlint.analysis import FileAnalysis, FileJob, analyze_bytes, syntax_error_finding
+from devlint.cache import Cache
+
+_POOL_THRESHOLD = 4
+"""Below this many files to analyse, starting workers costs more than it saves."""
+
+
+@dataclass
+class RunStats:
+    """How the files of a run were handled (for ``--debug`` and the benchmark)."""
+
+    cached: int = 0
+    analysed: int = 0
+    crashed: int = 0
+
+
+class Progress(Protocol):
+    """Told, in the parent process, how many files there are and as each one is done."""
+
+    def begin(self, total: int) -> None: ...
+
+    def advance(self) -> None: ...
+
+
+def _ignore_interrupts() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def content_digest(data: bytes) -> bytes:
+    """A file's fingerprint: fixing checks the file still has the bytes that were analysed."""
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _read(job: FileJob) -> bytes | FileAnalysis:
+    try:
+        with open(job.path, "rb") as stream:
+            return stream.read()
+    except OSError as error:
+        reason = f"cannot read file: {error.strerror or error}"
+        return FileAnalysis(error=syntax_error_finding(job.display, reason))
+
+
+class Runner:
+    """Analyses files for one devlint run."""
+
+    def __init__(self, jobs: int) -> None:
+        self.workers = max(1, jobs)
+        self.stats = RunStats()
+        self.progress: Progress | None = None
+        self.buffers: dict[str, bytes] = {}
+        """Contents to analyse instead of the file at a job's path (stdin); never cached."""
+        self.digests: dict[str, bytes] = {}
+        """The digest of the bytes each job's path had when it was read for analysis."""
+
+    def _advance(self) -> None:
+        if self.progress is not None:
+            self.progress.advance()
+
+    def analyze(self, work: Sequence[tuple[FileJob, Cache | None]]) -> list[FileAnalysis]:
+        """Each job's analysis, in order: cached ones are read, the others computed."""
+        results: list[FileAnalysis | None] = [None] * len(work)
+        pending: list[tuple[int, bytes, Cache | None, str]] = []
+        if self.progress is not None:
+            self.progress.begin(len(work))
+        for position, (job, cache) in enumerate(work):
+            data = _read(job) if job.path not in self.buffers else self.buffers[job.path]
+            if isinstance(data, FileAnalysis):
+                results[position] = data
+                self._advance()
+                continue
+            self.digests[job.path] = content_digest(data)
+            if job.path in self.buffers:
+                cache = None
+            key = Cache.key(job, data) if cache else ""
+            hit = cache.get(key) if cache else None
+            if hit is not None:
+                self.stats.cached += 1
+                results[position] = hit
+                self._advance()
+            else:
+                pending.append((position, data, cache, key))
+        computed = self._run([(work[position][0], data) for position, data, _, _ in pending])
+        for (position, _, cache, key), analysis in zip(pending, computed, strict=True):
+            results[position] = analysis
+            if cache:
+                cache.put(key, analysis)
+        self.stats.analysed += len(pending)
+        return [result for result in results if result is not None]
+
+    def _run(self, work: list[tuple[FileJob, bytes]]) -> list[FileAnalysis]:
+        if self.workers == 1 or len(work) < _POOL_THRESHOLD:
+            analyses = []
+            for job, data in work:
+                analyses.append(analyze_bytes(job, data))
+                self._advance()
+            return analyses
+        return self._in_pool(work, self.workers)
+
+    def _in_pool(self, work: list[tuple[FileJob, bytes]], workers: int) -> list[FileAnalysis]:
+        results: list[FileAnalysis | None] = [None] * len(work)
+        executor = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
+        try:
+            futures: list[Future[FileAnalysis]] = [
+                executor.submit(analyze_bytes, job, data) for job, data in work
+            ]
+            for position, future in enumerate(futures):
+                try:
+                    results[position] = future.result()
+                except BrokenProcessPool:
+                    continue
+                self._advance()
+        except BaseException:
+            executor.shutdown(wait=False, cancel_futures=True)
+            raise
+        executor.shutdown(wait=True)
+        for position, result in enumerate(results):
+            if result is not None:
+                continue
+            job = work[position][0]
+            if len(work) == 1:
+                # Alone in its own worker, and the worker died: this file crashed the parser.
+                self.stats.crashed += 1
+                reason = "cannot parse: the parser crashed on this file"
+                results[position] = FileAnalysis(error=syntax_error_finding(job.display, reason))
+                self._advance()
+            else:
+                # A worker died: redo the files it left, each alone, to find the culprit.
+                (results[position],) = self._in_pool([work[position]], 1)
+        return [result for result in results if result is not None]

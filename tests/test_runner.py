@@ -1,0 +1,114 @@
+"""Workers and the cache change how fast devlint is, never what it finds."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from conftest import FIXTURES
+
+from devlint import analysis, runner
+from devlint.analysis import FileAnalysis, FileJob
+from devlint.cache import Cache
+from devlint.cli import main
+from devlint.rules.base import RuleSettings
+
+
+def findings(*args: str) -> list[dict[str, object]]:
+    result = CliRunner().invoke(main, ["check", "--output-format", "json", *args])
+    assert result.exit_code in (0, 1), result.output
+    return json.loads(result.stdout)
+
+
+@pytest.fixture
+def fixtures_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    copy = tmp_path / "fixtures"
+    shutil.copytree(FIXTURES, copy)
+    monkeypatch.chdir(copy)
+    return copy
+
+
+def test_same_findings_with_one_or_two_workers_and_with_a_cold_or_warm_cache(
+    fixtures_copy: Path, tmp_path: Path
+) -> None:
+    serial = findings("--no-cache", "--jobs", "1", ".")
+    assert serial
+    assert findings("--no-cache", "--jobs", "2", ".") == serial
+    cache = tmp_path / "cache"
+    assert findings("--cache-dir", str(cache), ".") == serial
+    entries = [p for p in cache.rglob("*") if p.is_file() and p.name != ".gitignore"]
+    assert entries
+    assert findings("--cache-dir", str(cache), ".") == serial
+
+
+def test_warm_run_reads_every_file_from_the_cache(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    for number in range(6):
+        (project / f"m{number}.py").write_text("import torch\nx = torch.zeros(3)\n")
+    cache = Cache(tmp_path / "cache")
+    jobs = [
+        (
+            FileJob(str(path), path.name, path.name, path.stem, False, ("DEV001",), RuleSettings()),
+            cache,
+        )
+        for path in sorted(project.glob("*.py"))
+    ]
+    cold = runner.Runner(2)
+    first = cold.analyze(jobs)
+    assert (cold.stats.cached, cold.stats.analysed) == (0, 6)
+    warm = runner.Runner(2)
+    assert warm.analyze(jobs) == first
+    assert (warm.stats.cached, warm.stats.analysed) == (6, 0)
+    (project / "m0.py").write_text("import torch\nx = torch.ones(3)\n")
+    edited = runner.Runner(2)
+    edited.analyze(jobs)
+    assert (edited.stats.cached, edited.stats.analysed) == (5, 1)
+
+
+def test_corrupt_cache_entries_are_misses(tmp_path: Path) -> None:
+    cache = Cache(tmp_path / "cache")
+    job = FileJob("m.py", "m.py", "m.py", "m", False, (), RuleSettings())
+    key = Cache.key(job, b"x = 1\n")
+    cache.put(key, FileAnalysis())
+    assert cache.get(key) == FileAnalysis()
+    entry = tmp_path / "cache" / key[:2] / key[2:]
+    entry.write_bytes(b"not a pickle")
+    assert cache.get(key) is None
+    assert (tmp_path / "cache" / ".gitignore").read_text().endswith("*\n")
+
+
+def crash_on_marker(job: FileJob, data: bytes) -> FileAnalysis:
+    """Stands in for a parser crash: the worker process dies on this file."""
+    if b"CRASH" in data:
+        os._exit(70)
+    return analysis.analyze_bytes(job, data)
+
+
+def test_a_worker_crash_costs_only_its_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "analyze_bytes", crash_on_marker)
+    paths = []
+    for number in range(5):
+        path = tmp_path / f"m{number}.py"
+        path.write_text("# CRASH\n" if number == 2 else "x = 1\n")
+        paths.append(path)
+    jobs = [
+        (FileJob(str(p), p.name, p.name, p.stem, False, (), RuleSettings()), None) for p in paths
+    ]
+    run = runner.Runner(2)
+    results = run.analyze(jobs)
+    assert [r.error.message if r.error else None for r in results] == [
+        None,
+        None,
+        "cannot parse: the parser crashed on this file",
+        None,
+        None,
+    ]
+    assert run.stats.crashed == 1

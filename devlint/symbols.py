@@ -339,3 +339,8 @@ MODULE_DICT_TAKEN_KEYS = frozenset(
 
 TEST_PACKAGES = frozenset({"tests", "test", "testing"})
 """Package names whose modules are test code, run by a test runner (an entry point)."""
+
+PROBED_PROPERTIES = frozenset(
+    {"device", "dtype", "is_floating_point", "is_complex", "shape", "ndim", "element_size"}
+)
+"""``torch.empty(0).device``: a throwaway tensor made only to ask something."""

@@ -30,6 +30,7 @@ from devlint.symbols import (
     ITERATING_BUILTINS,
     LEGACY_TENSOR_TYPES,
     MOVE_METHODS,
+    PROBED_PROPERTIES,
     SETUP_METHODS,
     SILENT_BUILTINS,
     TENSOR_FACTORIES,
@@ -155,6 +156,12 @@ class FactoryWithoutDevice(Rule):
         "class M(pl.LightningModule):\n"
         "    def forward(self, x, scale=torch.ones(3)):\n"
         "        return x * scale.to(x.device)\n",
+        # A throwaway tensor made only to ask the default device or dtype.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class M(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        floating = torch.empty(0, dtype=x.dtype).is_floating_point()\n"
+        "        return x if floating else x.float()\n",
     )
     INVALID = (
         Invalid(
@@ -305,7 +312,7 @@ class FactoryWithoutDevice(Rule):
             return
         if keyword_argument(node, "device") or keyword_argument(node, "out"):
             return
-        usage = _usage(context)
+        usage = _usage(context, node)
         if usage.harmless:
             return
         if factory in DATA_FACTORIES:
@@ -361,12 +368,17 @@ class _Usage:
     """The variable the statement assigns the new tensor (or what it computes) to."""
 
 
-def _usage(context: FileContext) -> _Usage:
+def _usage(context: FileContext, fresh: cst.Call) -> _Usage:
     """What the statement does with a fresh tensor, read from its enclosing nodes."""
-    child: cst.CSTNode | None = None
+    child: cst.CSTNode = fresh
     for node in reversed(context.ancestors):
         if isinstance(node, cst.SubscriptElement):
             return _Usage(harmless=True)  # CPU indices are valid for a tensor on any device
+        if isinstance(node, cst.Attribute) and child is node.value:
+            if node.attr.value in PROBED_PROPERTIES:
+                return _Usage(harmless=True)  # torch.empty(0).device: a probe, not data
+            child = node
+            continue
         if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.Assert)) and child is node.test:
             return _Usage(harmless=True)
         if isinstance(node, cst.Call) and child is not node.func:

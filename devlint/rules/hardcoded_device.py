@@ -121,6 +121,13 @@ class HardcodedDevice(Rule):
         "class M(pl.LightningModule):\n"
         '    def forward(self, x, device=torch.device("cuda"), rank=0):\n'
         '        return x.to(device) + x.to(torch.device("cuda", rank))\n',
+        # A default filled in for a device parameter the caller did not give.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Vocoder(nn.Module):\n"
+        "    def infer(self, x, device=None):\n"
+        "        if device is None:\n"
+        '            device = torch.device("cuda")\n'
+        "        return self(x.to(device))\n",
     )
     INVALID = (
         Invalid(
@@ -234,6 +241,7 @@ class HardcodedDevice(Rule):
                 and not _is_query(context)
                 and not _has_index(node)
                 and not is_map_location(context.ancestors)
+                and not _fills_in_a_default(context)
             ):
                 self._report(context, node, node, literal)
             return
@@ -278,6 +286,27 @@ class HardcodedDevice(Rule):
             param, fix = borrowed
             return Resolution(f"{message}; derive it from a tensor (`{param}.device`)", fix)
         return Resolution(f"{message}; derive it from an input tensor's `.device`")
+
+
+def _fills_in_a_default(context: FileContext) -> bool:
+    """``if device is None: device = torch.device("cuda")``: the caller's to override."""
+    ancestors = context.ancestors
+    assign = next((n for n in reversed(ancestors) if isinstance(n, cst.Assign)), None)
+    guard = next((n for n in reversed(ancestors) if isinstance(n, cst.If)), None)
+    if assign is None or guard is None or len(assign.targets) != 1:
+        return False
+    target = assign.targets[0].target
+    test = guard.test
+    return (
+        isinstance(target, cst.Name)
+        and isinstance(test, cst.Comparison)
+        and isinstance(test.left, cst.Name)
+        and test.left.value == target.value
+        and len(test.comparisons) == 1
+        and isinstance(test.comparisons[0].operator, cst.Is)
+        and isinstance(test.comparisons[0].comparator, cst.Name)
+        and test.comparisons[0].comparator.value == "None"
+    )
 
 
 def _has_index(call: cst.Call) -> bool:

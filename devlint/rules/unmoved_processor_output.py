@@ -146,6 +146,14 @@ class UnmovedProcessorOutput(Rule):
         'tok = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
         'model = AutoModel.from_pretrained("bert-base-uncased")\n'
         'out = model(**tok("hello", return_tensors="pt"))\n',
+        # Every key moved in a loop.
+        "import torch.nn as nn\n\n"
+        "class Encoder(nn.Module):\n"
+        "    def forward(self, texts):\n"
+        '        enc = self.tokenizer(texts, return_tensors="pt", padding=True)\n'
+        "        for key in enc.keys():\n"
+        "            enc[key] = enc[key].to(device=self.model.device)\n"
+        "        return self.model(**enc).pooler_output\n",
     )
     INVALID = (
         Invalid(
@@ -311,11 +319,16 @@ class UnmovedProcessorOutput(Rule):
     def _move_key(target: cst.Subscript, value: cst.BaseExpression, flow: _Flow) -> None:
         """``inputs["pixel_values"] = inputs["pixel_values"].to(device)``: one key moved."""
         variable = target.value
-        key = _string_key(target)
-        if not isinstance(variable, cst.Name) or key is None:
+        if not isinstance(variable, cst.Name) or not _moves(value):
             return
         held = flow.values.get(variable.value)
-        if held is not None and _moves(value):
+        if held is None:
+            return
+        key = _string_key(target)
+        if key is None:
+            # inputs[key] = inputs[key].to(device) in a loop over the keys: all of them.
+            flow.values.pop(variable.value)
+        else:
             held.moved_keys.add(key)
 
     def _statement(self, node: cst.Expr, context: FileContext, flow: _Flow) -> None:

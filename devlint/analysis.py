@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass
 
 from devlint.candidates import Candidate
@@ -16,7 +17,7 @@ from devlint.facts import FileFacts
 from devlint.findings import Finding, Location
 from devlint.notebook import decode_file
 from devlint.rules.base import RuleSettings
-from devlint.source import SourceError
+from devlint.source import LINE_BREAK, SourceError
 
 SYNTAX_ERROR = "DEV000"
 SYNTAX_ERROR_NAME = "syntax-error"
@@ -93,36 +94,52 @@ def analyze_text(job: FileJob, text: str) -> FileAnalysis:
     return FileAnalysis(outcome.facts, outcome.candidates)
 
 
-_LONG_LINE = re.compile(r"[^\r\n]{2000}")
+_LONG_LINE = 2000
+"""Characters in one logical line (continuation backslashes joined) that call for CPython first."""
+_LONG_SPAN = 5000
+"""Characters between an outermost bracket and its closer that call for CPython first."""
 _MAX_NESTING = 100
-_KEEP_BRACKETS = str.maketrans(
-    "", "", "".join(chr(code) for code in range(128) if chr(code) not in "()[]{}")
-)
+_MAX_ELIFS = 1000
+_BRACKET = re.compile(r"[()\[\]{}]")
+_CONTINUATION = re.compile(r"\\(?:\r\n|\r|\n)")
 
 
 def _needs_python_first(text: str) -> bool:
-    """Could this text be nested deeply enough to crash libcst's native parser?
+    """Could this text be nested deeply enough to crash (or stall) libcst's native parser?
 
     CPython refuses such input with a clear message, so it is asked first; for
     ordinary files (the vast majority) this cheap test says no and saves the
-    second parse. Brackets inside strings and comments only make it cautious.
+    second parse. An expression thousands of levels deep needs a long logical
+    line: a long physical line, lines joined by backslashes, or a long stretch
+    inside brackets; or a long ``elif`` chain (each ``elif`` nests in the one
+    before). Brackets inside strings and comments only make it cautious.
     """
-    if _LONG_LINE.search(text):
+    if text.count("elif") > _MAX_ELIFS:
         return True
-    depth = deepest = 0
-    for char in text.translate(_KEEP_BRACKETS):
-        if char in "([{":
+    joined = _CONTINUATION.sub("", text) if "\\" in text else text
+    if max(map(len, LINE_BREAK.split(joined))) >= _LONG_LINE:
+        return True
+    depth = opened = 0
+    for match in _BRACKET.finditer(text):
+        if match.group() in "([{":
+            if depth == 0:
+                opened = match.start()
             depth += 1
-            deepest = max(deepest, depth)
-        elif char in ")]}":
+            if depth > _MAX_NESTING:
+                return True
+        elif depth > 0:
             depth -= 1
-    return deepest > _MAX_NESTING
+            if depth == 0 and match.start() - opened > _LONG_SPAN:
+                return True
+    return depth > 0 and len(text) - opened > _LONG_SPAN
 
 
 def _python_rejects(text: str, display: str) -> Finding | None:
     """DEV000 when CPython's own parser rejects the text, with its message and position."""
     try:
-        ast.parse(text)
+        with warnings.catch_warnings():  # "invalid escape sequence": the user's business
+            warnings.simplefilter("ignore")
+            ast.parse(text)
     except SyntaxError as error:
         row, column = error.lineno or 1, error.offset or 1
         return syntax_error_finding(display, f"SyntaxError: {error.msg}", row, column)

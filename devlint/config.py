@@ -253,11 +253,15 @@ def _read_toml(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        return tomllib.loads(text)
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: not UTF-8 (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        # Errors at the very end (an unclosed array) give no line: name the last one.
+        last = f"(at end of document, line {len(text.splitlines()) or 1})"
+        message = str(exc).replace("(at end of document)", last)
+        raise ConfigError(f"{path}: invalid TOML: {message}") from None
 
 
 def _tool_table(document: dict[str, Any]) -> object | None:
@@ -314,13 +318,38 @@ def _config_for_absolute(directory: Path) -> Config:
     return found if found is not None else Config(source=None, root=directory)
 
 
-@functools.cache
+_NEAREST: dict[Path, Config | None] = {}
+"""The nearest configuration of each folder seen (None: none up to the root)."""
+
+
 def _configured_project(directory: Path) -> Config | None:
+    """The nearest configuration from ``directory`` up, memoised per folder.
+
+    A loop, not recursion: folders can nest deeper than Python's recursion limit.
+    It stops at the first folder already known, so a walk costs one step per folder.
+    """
+    passed: list[Path] = []
+    folder, found = directory, None
+    while True:
+        if folder in _NEAREST:
+            found = _NEAREST[folder]
+            break
+        passed.append(folder)
+        found = _configured_folder(folder)
+        if found is not None or folder.parent == folder:
+            break
+        folder = folder.parent
+    for seen in passed:
+        _NEAREST[seen] = found
+    return found
+
+
+@functools.cache
+def _configured_folder(folder: Path) -> Config | None:
     """Memoised per folder, so each pyproject on the way up is read once per run."""
-    candidate = directory / PYPROJECT
+    candidate = folder / PYPROJECT
     if candidate.is_file():
         table = _tool_table(_read_toml(candidate))
         if table is not None:
             return _build(candidate, table, "[tool.devlint]")
-    parent = directory.parent
-    return None if parent == directory else _configured_project(parent)
+    return None

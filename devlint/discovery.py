@@ -36,13 +36,37 @@ def find_project_root(path: Path) -> Path:
     return _marked_folder(Path(os.path.abspath(start))) or Path.cwd()
 
 
-@functools.cache
+_NEAREST: dict[Path, Path | None] = {}
+"""The project folder of each folder seen (None: no marker up to the root)."""
+
+
 def _marked_folder(directory: Path) -> Path | None:
+    """The nearest folder from ``directory`` up holding a marker, memoised per folder.
+
+    A loop, not recursion: folders can nest deeper than Python's recursion limit.
+    """
+    passed: list[Path] = []
+    folder, found = directory, None
+    while True:
+        if folder in _NEAREST:
+            found = _NEAREST[folder]
+            break
+        passed.append(folder)
+        if _marked(folder):
+            found = folder
+            break
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    for seen in passed:
+        _NEAREST[seen] = found
+    return found
+
+
+@functools.cache
+def _marked(folder: Path) -> bool:
     """Memoised per folder: every file of a project asks about the same few folders."""
-    if any((directory / marker).exists() for marker in PROJECT_MARKERS):
-        return directory
-    parent = directory.parent
-    return None if parent == directory else _marked_folder(parent)
+    return any((folder / marker).exists() for marker in PROJECT_MARKERS)
 
 
 def discover_files(

@@ -340,9 +340,16 @@ def fix_file(project: Project, result: FileResult, *, unsafe: bool) -> FixOutcom
         new_text = apply_fixes(text, [finding.fix for finding in chosen if finding.fix])
         problem = verify(new_text, original, result.display)
         if problem is not None:
-            codes = ", ".join(sorted({finding.code for finding in chosen}))
+            # Blame the fixes that break the code on their own (else all of this pass's).
+            culprits = [
+                finding
+                for finding in chosen
+                if finding.fix
+                and verify(apply_fixes(text, [finding.fix]), original, result.display) is not None
+            ] or chosen
+            codes = ", ".join(sorted({finding.code for finding in culprits}))
             message = f"fix by {codes} produced invalid code ({problem})"
-            return FixOutcome(original, 0, message, _failure_details(chosen, text, new_text))
+            return FixOutcome(original, 0, message, _failure_details(culprits, text, new_text))
         text, fixed = new_text, fixed + len(chosen)
         result.replace_text(text)  # the text the findings are about (notebooks map rows by it)
         result.analysis = analyze_text(result.job, text)

@@ -8,6 +8,8 @@ import re
 import signal
 import stat
 import tempfile
+import threading
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -94,7 +96,9 @@ def verify(text: str, original: str, filename: str) -> str | None:
 
 def _compile_error(text: str, filename: str) -> str | None:
     try:
-        compile(text, filename, "exec", dont_inherit=True)
+        with warnings.catch_warnings():  # the user's code: not devlint's to warn about
+            warnings.simplefilter("ignore")
+            compile(text, filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         return _first_line(error)
     return None
@@ -107,6 +111,9 @@ def _first_line(error: BaseException) -> str:
 TEMPORARY_SUFFIX = ".devlint-tmp"
 """Temporary files are named ``.NAME.XXXXXXXX.devlint-tmp`` beside the file NAME they replace."""
 
+_HELD_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM") if hasattr(signal, name)
+)
 _TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}" + re.escape(TEMPORARY_SUFFIX))
 
 
@@ -166,15 +173,28 @@ def _keep_owner(temporary: str, info: os.stat_result) -> None:
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
-    """Delay SIGINT and SIGTERM until the block is over (where signal masks exist)."""
-    if not hasattr(signal, "pthread_sigmask"):
+    """Hold SIGINT and SIGTERM until the block is over, then act on them as usual.
+
+    Python runs signal handlers in the main thread whichever thread the signal
+    reached (torch, for one, starts threads), so a handler that only takes note
+    holds them everywhere; elsewhere than the main thread nothing can be held.
+    """
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    received: list[int] = []
+
+    def take_note(number: int, _: object) -> None:
+        received.append(number)
+
+    previous = {number: signal.signal(number, take_note) for number in _HELD_SIGNALS}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler if handler is not None else signal.SIG_DFL)
+        if received:
+            signal.raise_signal(received[0])
 
 
 def remove_stale_temporaries(paths: Iterable[Path]) -> list[Path]:

@@ -22,3 +22,14 @@ def chain_root(node: cst.BaseExpression) -> str | None:
     while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
         node = node.func if isinstance(node, cst.Call) else node.value
     return node.value if isinstance(node, cst.Name) else None
+
+
+def is_self(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "self"
+
+
+def attribute_of_self(node: cst.BaseExpression) -> str | None:
+    """``x`` for exactly ``self.x`` (not for longer chains)."""
+    if isinstance(node, cst.Attribute) and is_self(node.value):
+        return node.attr.value
+    return None

@@ -11,7 +11,12 @@ from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.nodes import chain_root, dotted_name
-from devlint.rules._devices import first_positional, has_double_star, keyword_argument
+from devlint.rules._devices import (
+    casts_dtype_only,
+    first_positional,
+    has_double_star,
+    keyword_argument,
+)
 from devlint.rules.base import (
     FileContext,
     Invalid,
@@ -34,7 +39,6 @@ from devlint.symbols import (
     SETUP_METHODS,
     SILENT_BUILTINS,
     TENSOR_FACTORIES,
-    TORCH_DTYPES,
 )
 
 _PLACED = "placed"
@@ -284,7 +288,7 @@ class FactoryWithoutDevice(Rule):
             return
         assert isinstance(node, cst.Call)
         func = node.func
-        if _casts_dtype_only(node):
+        if casts_dtype_only(node):
             pass  # torch.arange(n).to(torch.float32) is still on the CPU
         elif isinstance(func, cst.Attribute) and (
             func.attr.value in MOVE_METHODS or func.attr.value in CPU_RESULT_METHODS
@@ -423,21 +427,6 @@ def _consumer(call: cst.Call, context: FileContext) -> Consumer:
     if isinstance(func, cst.Name) and func.value in SILENT_BUILTINS:
         return "neutral"
     return "model"  # a submodule, a block from self.blocks, a tensor method, super()
-
-
-def _casts_dtype_only(call: cst.Call) -> bool:
-    """``x.to(torch.float32)`` or ``x.to(dtype=y.dtype)``: no device is involved."""
-    func = call.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value == "to"):
-        return False
-    if keyword_argument(call, "device") is not None:
-        return False
-    first = first_positional(call)
-    if first is None:
-        return keyword_argument(call, "dtype") is not None
-    name = dotted_name(first.value) or ""
-    last = name.rpartition(".")[2]
-    return last == "dtype" or (name.startswith("torch.") and last in TORCH_DTYPES)
 
 
 def _is_python_data(node: cst.BaseExpression) -> bool:

@@ -9,7 +9,7 @@ import libcst as cst
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.nodes import dotted_name
+from devlint.nodes import attribute_of_self, dotted_name, is_self
 from devlint.rules.base import FileContext, Invalid, PendingEdit, Rule, choose_fix, replace
 from devlint.symbols import (
     MODULE_DICT_TAKEN_KEYS,
@@ -261,13 +261,13 @@ class ModulesInPlainContainer(Rule):
         if isinstance(node, cst.Call):
             self._visit_call(node, context)
         elif isinstance(node, cst.Arg):
-            attribute = _self_attribute(node.value)
+            attribute = attribute_of_self(node.value)
             if attribute is not None and _wraps(node, context):
                 context.note(_HANDED, attribute)
         elif isinstance(node, cst.Assign):
             # `self.a = self.b = [...]`: one container, one finding.
             targets = [target.target for target in node.targets]
-            first = next((t for t in targets if _self_attribute(t) is not None), targets[0])
+            first = next((t for t in targets if attribute_of_self(t) is not None), targets[0])
             self._visit_assignment(first, node.value, context)
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             self._visit_assignment(node.target, node.value, context)
@@ -276,11 +276,11 @@ class ModulesInPlainContainer(Rule):
         self, target: cst.BaseExpression, value: cst.BaseExpression, context: FileContext
     ) -> None:
         if isinstance(target, cst.Subscript):  # self.heads["a"] = nn.Linear(...)
-            attribute = _self_attribute(target.value)
+            attribute = attribute_of_self(target.value)
             if attribute is not None:
                 self._added(attribute, value, context)
             return
-        attribute = _self_attribute(target)
+        attribute = attribute_of_self(target)
         if attribute is None:
             return
         if isinstance(value, (cst.List, cst.Dict)) and not value.elements:
@@ -347,18 +347,18 @@ class ModulesInPlainContainer(Rule):
     def _visit_call(self, call: cst.Call, context: FileContext) -> None:
         func = call.func
         if isinstance(func, cst.Name) and func.value == "setattr":
-            if call.args and _is_self(call.args[0].value):
+            if call.args and is_self(call.args[0].value):
                 context.note(_REGISTERS, "self")
             return
         if not isinstance(func, cst.Attribute):
             return
         method = func.attr.value
-        if method in _REGISTERING_METHODS and _is_self(func.value):
+        if method in _REGISTERING_METHODS and is_self(func.value):
             context.note(_REGISTERS, "self")
             return
         if method not in ("append", "insert") or not call.args:
             return
-        attribute = _self_attribute(func.value)
+        attribute = attribute_of_self(func.value)
         if attribute is not None:
             self._added(attribute, call.args[-1].value, context)
 
@@ -445,17 +445,6 @@ def _is_module_class(name: str, near: str, index: ProjectIndex) -> bool:
         return True
     module, _, short = name.rpartition(".")
     return module.split(".", 1)[0] == "transformers" and short.startswith("AutoModel")
-
-
-def _is_self(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "self"
-
-
-def _self_attribute(node: cst.BaseExpression) -> str | None:
-    """``layers`` for ``self.layers``."""
-    if isinstance(node, cst.Attribute) and _is_self(node.value):
-        return node.attr.value
-    return None
 
 
 def _classify_starrable(element: cst.BaseElement, context: FileContext) -> _Element | None:

@@ -10,7 +10,7 @@ import libcst as cst
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.nodes import chain_root, dotted_name
+from devlint.nodes import attribute_of_self, chain_root, dotted_name, is_self
 from devlint.rules._devices import (
     casts_dtype_only,
     device_literal,
@@ -411,7 +411,7 @@ class TensorAttributeNotBuffer(Rule):
             method = func.attr.value
             if method == "__init__" and context.scope.method == "__init__":
                 _set(state, "initialised").add(context.scope.function_name or "")
-            elif method in _REGISTRARS and _is_self(func.value):
+            elif method in _REGISTRARS and is_self(func.value):
                 name = first_positional(call) or keyword_argument(call, "name")
                 value = name.value if name is not None else None
                 registered = value.evaluated_value if isinstance(value, cst.SimpleString) else None
@@ -440,7 +440,7 @@ class TensorAttributeNotBuffer(Rule):
     ) -> None:
         scope = context.scope
         state = context.state(self)
-        attribute = _self_target(target)
+        attribute = attribute_of_self(target)
         if scope.function_name is None:
             if isinstance(target, cst.Name):  # `pe = None` in the class body
                 _set(state, "class_attributes").add(f"{scope.class_name}.{target.value}")
@@ -458,8 +458,8 @@ class TensorAttributeNotBuffer(Rule):
             local = locals_key + target.value
             aliases = state.setdefault("aliases", {})
             assert isinstance(aliases, dict)
-            if _self_target(value) is not None:
-                aliases[local] = _self_target(value)  # keep = self.keep ... keep.to(x.device)
+            if attribute_of_self(value) is not None:
+                aliases[local] = attribute_of_self(value)  # keep = self.keep ... keep.to(x.device)
             bound = _set(state, "bound")
             if (
                 fresh is not None
@@ -604,17 +604,6 @@ def _names_in(node: cst.BaseExpression) -> set[str]:
             found.update(current.value.strip("\"'").replace("[", " ").replace("]", " ").split())
         stack.extend(current.children)
     return found
-
-
-def _is_self(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "self"
-
-
-def _self_target(target: cst.BaseExpression) -> str | None:
-    """``x`` for the assignment target ``self.x``."""
-    if isinstance(target, cst.Attribute) and _is_self(target.value):
-        return target.attr.value
-    return None
 
 
 def _register_edits(

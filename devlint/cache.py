@@ -14,6 +14,7 @@ import hashlib
 import os
 import pickle
 import tempfile
+from dataclasses import fields, is_dataclass
 from functools import cache
 from pathlib import Path
 
@@ -34,6 +35,19 @@ def _code_fingerprint() -> str:
     return digest.hexdigest()
 
 
+def _stable_repr(value: object) -> str:
+    """``repr``, but the same in every process: sets are sorted (their order follows the
+    per-process string hash, and a key that changes between runs is never found)."""
+    if isinstance(value, (set, frozenset)):
+        return "{" + ", ".join(sorted(map(_stable_repr, value))) + "}"
+    if isinstance(value, (tuple, list)):
+        return "(" + ", ".join(map(_stable_repr, value)) + ")"
+    if is_dataclass(value) and not isinstance(value, type):
+        parts = (f"{f.name}={_stable_repr(getattr(value, f.name))}" for f in fields(value))
+        return f"{type(value).__name__}({', '.join(parts)})"
+    return repr(value)
+
+
 class Cache:
     """Analyses stored as one pickle per key under ``folder``."""
 
@@ -43,7 +57,7 @@ class Cache:
     @staticmethod
     def key(job: FileJob, data: bytes) -> str:
         digest = hashlib.sha256(_code_fingerprint().encode())
-        digest.update(repr(job).encode())
+        digest.update(_stable_repr(job).encode())
         digest.update(b"\0")
         digest.update(data)
         return digest.hexdigest()

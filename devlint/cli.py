@@ -21,7 +21,6 @@ from typing import Any, TypeVar, get_args
 
 import click
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.table import Table
 
 from devlint import __version__
@@ -473,6 +472,8 @@ def show_rule(code: str) -> None:
     if rule is None:
         click.echo(f"devlint: error: unknown rule '{code}' (see `devlint rules`)", err=True)
         sys.exit(EXIT_ERROR)
+    from rich.markdown import Markdown  # here: it costs a tenth of a second to import
+
     console = Console(highlight=False)
     console.print(f"[bold]{rule.code} {rule.name}[/bold]", markup=True)
     console.print(

@@ -346,16 +346,21 @@ class ProjectIndex:
             definer = self._method_table(owner).get(method)
             candidates = [definer] if definer else []
         else:
-            candidates = [
-                function
-                for function in self._functions
-                if function.rpartition(".")[2] == name
-                and function.rpartition(".")[0] in self._classes
-            ]
+            candidates = self._methods_named.get(name, [])
         origins = [self._origin_of(function) for function in candidates]
         if not origins or any(origin is None for origin in origins):
             return None
         return origins[0]
+
+    @cached_property
+    def _methods_named(self) -> dict[str, list[str]]:
+        """Method name -> every project method of that name (for ``m:`` references)."""
+        found: dict[str, list[str]] = {}
+        for function in self._functions:
+            owner, _, name = function.rpartition(".")
+            if owner in self._classes:
+                found.setdefault(name, []).append(function)
+        return found
 
     def _origin_of(self, function: str) -> Origin | None:
         for fact, file_facts in self._returns.get(function, ()):

@@ -270,8 +270,8 @@ class Traversal:
         """The top-level statement being walked."""
         self._dispatch: dict[type[cst.CSTNode], list[Rule]] = {}
         for rule in rules:
-            for node_type in rule.node_types:
-                self._dispatch.setdefault(node_type, []).append(rule)
+            for type_name in rule.node_types:
+                self._dispatch.setdefault(getattr(cst, type_name), []).append(rule)
         self._aliases: dict[str, str] = {}
         self._classes: list[_Class] = []
         self._functions: list[_Function] = []

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -112,3 +114,55 @@ def test_a_worker_crash_costs_only_its_file(
         None,
     ]
     assert run.stats.crashed == 1
+
+
+def test_cache_keys_are_the_same_in_every_process(tmp_path: Path) -> None:
+    """Set order follows the per-process string hash; a key must not."""
+    script = (
+        "from devlint.analysis import FileJob\n"
+        "from devlint.cache import Cache\n"
+        "from devlint.rules.base import RuleSettings\n"
+        "names = frozenset(f'function_{n}' for n in range(20))\n"
+        "settings = RuleSettings(processor_names=names, returning_output=names)\n"
+        "job = FileJob('m.py', 'm.py', 'm.py', 'm', False, ('DEV004',), settings)\n"
+        "print(Cache.key(job, b''))\n"
+    )
+    keys = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(keys) == 1
+
+
+def test_a_warm_run_does_not_import_libcst(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    (project / "m.py").write_text(
+        "import torch.nn as nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
+        "        return x.cuda()\n"
+    )
+    script = (
+        "import sys\n"
+        "from devlint.cli import main\n"
+        f"arguments = ['check', '--jobs', '1', '--cache-dir', {str(tmp_path / 'c')!r}, "
+        f"{str(project)!r}]\n"
+        "try:\n"
+        "    main(arguments)\n"
+        "except SystemExit as exit:\n"
+        "    print(exit.code, sorted(m for m in sys.modules if m.startswith('libcst')))\n"
+    )
+
+    def run() -> str:
+        command = [sys.executable, "-c", script]
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout
+
+    cold = run()
+    assert cold.splitlines()[-1].startswith("1 ") and "libcst._parser" in cold
+    assert run().splitlines()[-1] == "1 ['libcst']"  # only the stand-in

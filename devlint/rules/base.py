@@ -172,7 +172,9 @@ class Rule:
     it is not selected (its own candidates are then dropped)."""
     fix_safety: ClassVar[str] = "none"
     """One word for the rules table: ``safe``, ``unsafe``, ``safe/unsafe`` or ``none``."""
-    node_types: ClassVar[tuple[type[cst.CSTNode], ...]] = ()
+    node_types: ClassVar[tuple[str, ...]] = ()
+    """Names of the libcst node classes ``visit`` wants (names, so that loading the rules
+    does not load libcst: a warm run never parses)."""
     VALID: ClassVar[tuple[str, ...]] = ()
     INVALID: ClassVar[tuple[Invalid, ...]] = ()
 

@@ -71,7 +71,7 @@ class CudaCall(Rule):
     name = "cuda-call"
     summary = "`.cuda()` in model code"
     fix_safety = "safe/unsafe"
-    node_types = (cst.IndentedBlock, cst.Call)
+    node_types = ("IndentedBlock", "Call")
 
     VALID = (
         "import torch\nimport torch.nn as nn\n\n"

@@ -91,7 +91,7 @@ class CudaInDataPipeline(Rule):
     name = "cuda-in-data-pipeline"
     summary = '`.cuda()` / `.to("cuda")` in a Dataset, collate function or LightningDataModule'
     fix_safety = "safe/unsafe"
-    node_types = (cst.Call,)
+    node_types = ("Call",)
 
     VALID = (
         # CPU tensors from the pipeline; the loop moves the batch.

@@ -128,7 +128,7 @@ class DeviceMapUnderDistributed(Rule):
     collects_facts = True  # DEV006 asks whether the project trains distributed
     name = "device-map-under-distributed"
     summary = "`device_map` that pins every rank to the same GPU, in a distributed project"
-    node_types = (cst.Call, cst.Subscript, cst.Attribute, cst.ImportFrom)
+    node_types = ("Call", "Subscript", "Attribute", "ImportFrom")
 
     VALID = (
         # Single-process inference: `device_map="auto"` is what it is for.

@@ -50,9 +50,6 @@ _INDEX = "index"
 _CPU_USE = "cpu_use"
 """A variable is handed to code that wants CPU tensors (plotting, numpy)."""
 
-_LITERAL_DATA = (cst.List, cst.Tuple, cst.ListComp)
-"""Data arguments of ``torch.tensor`` that are certainly not tensors already."""
-
 
 class FactoryWithoutDevice(Rule):
     """## What it does
@@ -104,7 +101,7 @@ class FactoryWithoutDevice(Rule):
     name = "factory-without-device"
     summary = "Tensor factory without `device=` in a forward path"
     fix_safety = "safe/unsafe"
-    node_types = (cst.SubscriptElement, cst.Call)
+    node_types = ("SubscriptElement", "Call")
 
     VALID = (
         "import torch\nimport pytorch_lightning as pl\n\n"
@@ -431,7 +428,7 @@ def _consumer(call: cst.Call, context: FileContext) -> Consumer:
 
 def _is_python_data(node: cst.BaseExpression) -> bool:
     """Data that is certainly not a tensor yet: literals, or hyperparameters."""
-    if isinstance(node, _LITERAL_DATA):
+    if isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
         return True
     root = dotted_name(node) or ""
     return root.startswith(HYPERPARAMETER_ROOTS)

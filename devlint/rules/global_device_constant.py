@@ -73,16 +73,16 @@ class GlobalDeviceConstant(Rule):
     summary = 'Module-level device constant such as `DEVICE = torch.device("cuda")` in model code'
     fix_safety = "safe"
     node_types = (
-        cst.Assign,
-        cst.AnnAssign,
-        cst.AugAssign,
-        cst.Global,
-        cst.Call,
-        cst.Param,
-        cst.For,
-        cst.CompFor,
-        cst.WithItem,
-        cst.NamedExpr,
+        "Assign",
+        "AnnAssign",
+        "AugAssign",
+        "Global",
+        "Call",
+        "Param",
+        "For",
+        "CompFor",
+        "WithItem",
+        "NamedExpr",
     )
 
     VALID = (

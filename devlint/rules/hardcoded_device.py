@@ -69,7 +69,7 @@ class HardcodedDevice(Rule):
     name = "hardcoded-device"
     summary = "Literal device string or index in model code"
     fix_safety = "safe/unsafe"
-    node_types = (cst.Call,)
+    node_types = ("Call",)
 
     VALID = (
         # A device chosen by the caller, the tensor's own device, the module's device.

@@ -93,7 +93,7 @@ class HardcodedDeviceIndex(Rule):
     name = "hardcoded-device-index"
     summary = "Literal GPU index (`set_device(0)`, `device_ids=[0]`, `CUDA_VISIBLE_DEVICES`)"
     fix_safety = "none"
-    node_types = (cst.Call, cst.Assign, cst.Import)
+    node_types = ("Call", "Assign", "Import")
 
     VALID = (
         # A script's entry point chooses the GPU: the guard, and functions only it calls.

@@ -79,7 +79,7 @@ class HardcodedMapLocation(Rule):
     name = "hardcoded-map-location"
     summary = "Checkpoint loaded onto a literal device with `map_location=`"
     fix_safety = "safe/unsafe"
-    node_types = (cst.Call,)
+    node_types = ("Call",)
 
     VALID = (
         # The CPU, a computed device, a callable and a remapping dict are all fine.

@@ -104,7 +104,7 @@ class ModulesInPlainContainer(Rule):
     name = "modules-in-plain-container"
     summary = "Modules kept in a plain list, tuple or dict attribute of a model"
     fix_safety = "unsafe"
-    node_types = (cst.Assign, cst.AnnAssign, cst.Call, cst.Arg)
+    node_types = ("Assign", "AnnAssign", "Call", "Arg")
 
     VALID = (
         # Registered containers, and containers of non-modules.

@@ -63,9 +63,6 @@ _REDUCTIONS = frozenset(
 )
 """Reductions whose result has 0 dimensions when no ``dim`` is given."""
 
-_BRANCHES = (cst.If, cst.For, cst.While, cst.Try, cst.With, cst.Match)
-"""Statements whose bodies may or may not run."""
-
 _NUMBER_TYPES = frozenset({"int", "float", "bool", "complex"})
 _SEQUENCE_TYPES = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable", "ndarray"})
 """A parameter annotated with a number type and none of these holds a 0-dim value."""
@@ -152,7 +149,7 @@ class TensorAttributeNotBuffer(Rule):
     name = "tensor-attribute-not-buffer"
     summary = "Tensor stored as a plain attribute in `__init__`: the module's `.to()` skips it"
     fix_safety = "unsafe"
-    node_types = (cst.FunctionDef, cst.Assign, cst.AnnAssign, cst.Call, cst.For, cst.CompFor)
+    node_types = ("FunctionDef", "Assign", "AnnAssign", "Call", "For", "CompFor")
 
     VALID = (
         # Buffers and parameters move with the module.
@@ -561,7 +558,8 @@ def _maybe_skipped(context: FileContext) -> bool:
     for node in reversed(context.ancestors):
         if isinstance(node, cst.FunctionDef):
             return False
-        if isinstance(node, _BRANCHES):
+        # Statements whose bodies may or may not run.
+        if isinstance(node, (cst.If, cst.For, cst.While, cst.Try, cst.With, cst.Match)):
             return True
     return False
 

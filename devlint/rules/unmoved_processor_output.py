@@ -108,7 +108,7 @@ class UnmovedProcessorOutput(Rule):
     name = "unmoved-processor-output"
     summary = "Processor/tokenizer output reaches a model call without `.to(...)`"
     fix_safety = "safe"
-    node_types = (cst.Assign, cst.Expr, cst.Return, cst.Call)
+    node_types = ("Assign", "Expr", "Return", "Call")
 
     VALID = (
         # Moved at once, moved later, moved key by key through a comprehension.

@@ -3,7 +3,7 @@
 libcst's own ``visit`` rebuilds every node on the way back up; a linter only
 reads, so this module walks the node fields directly with an explicit stack
 (no recursion limit for deeply nested expressions). Positions are computed only
-when the file produced candidates.
+when the file produced candidates, and only for the defs and classes holding them.
 """
 
 from __future__ import annotations
@@ -93,47 +93,106 @@ def _mentions_availability_check(test: cst.CSTNode, *, tensor_predicates: bool =
     return False
 
 
+@dataclass(frozen=True)
+class Anchor:
+    """The code generated to learn a node's position: the innermost def or class around it.
+
+    Generating only that (not the whole top-level class, often thousands of lines)
+    keeps positions cheap; outside any def or class it is the top-level statement.
+    """
+
+    node: cst.CSTNode
+    indent: tuple[str, ...]
+    """The indentation of the blocks around ``node``, so its columns come out right."""
+    top: cst.CSTNode
+    """The top-level statement holding ``node``: the fallback when its code is not unique."""
+
+
 def _generate_positions(
-    module: cst.Module, node: cst.CSTNode
+    module: cst.Module, node: cst.CSTNode, indent: Sequence[str] = ()
 ) -> tuple[str, dict[cst.CSTNode, CodeRange]]:
     """Code generation of ``node`` that records where each of its nodes lands.
 
-    Positions start at line 1, column 0 of ``node``'s own code. This is libcst's
-    PositionProvider without MetadataWrapper's extra visit of the whole tree.
+    Positions start at line 1 of ``node``'s own code, whose first line starts at
+    column 0 after ``indent``. This is libcst's PositionProvider without
+    MetadataWrapper's extra visit of the whole tree.
     """
     provider = PositionProvider()
     state = PositionProvidingCodegenState(
         default_indent=module.default_indent,
         default_newline=module.default_newline,
         provider=provider,
+        indent_tokens=list(indent),
     )
     node._codegen(state)
     computed = cast(dict[cst.CSTNode, CodeRange], provider._computed)
     return "".join(state.tokens), computed
 
 
-def node_positions(
-    module: cst.Module, text: str, statements: Iterable[cst.CSTNode]
-) -> dict[cst.CSTNode, CodeRange]:
-    """Positions of the nodes in some top-level ``statements`` of ``module``.
+class _ShiftedPositions(Mapping[cst.CSTNode, CodeRange]):
+    """Positions generated per anchor from its line 1, moved to the anchor's line when read.
 
-    Generating code is the expensive part of positions, so only the statements
-    that hold candidates are generated. Each one's code is found in the file's
-    text (code generation is lossless) to learn its first line; if it is not
-    found exactly once at a line start, the whole module is generated instead.
+    Moving every node of every anchor up front costs a third as much as generating
+    them, and the candidates and facts read only a few.
     """
-    positions: dict[cst.CSTNode, CodeRange] = {}
-    for statement in statements:
-        code, found = _generate_positions(module, statement)
-        at = text.find(code)
-        if at < 0 or text.find(code, at + 1) >= 0 or (at and text[at - 1] not in "\r\n"):
+
+    def __init__(self) -> None:
+        self._parts: list[tuple[Mapping[cst.CSTNode, CodeRange], int]] = []
+
+    def add(self, found: Mapping[cst.CSTNode, CodeRange], shift: int) -> None:
+        """Add the positions of one anchor, whose first line is ``shift`` lines down."""
+        self._parts.append((found, shift))
+
+    def __getitem__(self, node: cst.CSTNode) -> CodeRange:
+        for found, shift in self._parts:
+            span = found.get(node)
+            if span is not None:
+                return CodeRange(
+                    CodePosition(span.start.line + shift, span.start.column),
+                    CodePosition(span.end.line + shift, span.end.column),
+                )
+        raise KeyError(node)
+
+    def __iter__(self) -> Iterator[cst.CSTNode]:
+        return iter(dict.fromkeys(node for found, _ in self._parts for node in found))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def _place_in_text(
+    module: cst.Module, text: str, node: cst.CSTNode, indent: Sequence[str]
+) -> tuple[dict[cst.CSTNode, CodeRange], int] | None:
+    """``node``'s positions from its line 1 and its first line's distance from the file's.
+
+    Code generation is lossless, so the code is in the file's text; found exactly
+    once at a line start, that is where it is. None when it is not.
+    """
+    code, found = _generate_positions(module, node, indent)
+    at = text.find(code)
+    if at < 0 or text.find(code, at + 1) >= 0 or (at and text[at - 1] not in "\r\n"):
+        return None
+    return found, len(LINE_BREAK.findall(text, 0, at))
+
+
+def node_positions(
+    module: cst.Module, text: str, anchors: Iterable[Anchor]
+) -> Mapping[cst.CSTNode, CodeRange]:
+    """Positions of the nodes in some ``anchors`` of ``module``.
+
+    Generating code is the expensive part of positions, so only the anchors that
+    hold candidates are generated. One whose code is not unique in the text (a
+    method copied into two classes) falls back to its top-level statement, and
+    that to the whole module.
+    """
+    positions = _ShiftedPositions()
+    for anchor in anchors:
+        placed = _place_in_text(module, text, anchor.node, anchor.indent)
+        if placed is None and anchor.top is not anchor.node:
+            placed = _place_in_text(module, text, anchor.top, ())
+        if placed is None:
             return _generate_positions(module, module)[1]
-        shift = len(LINE_BREAK.findall(text, 0, at))
-        for node, span in found.items():
-            positions[node] = CodeRange(
-                CodePosition(span.start.line + shift, span.start.column),
-                CodePosition(span.end.line + shift, span.end.column),
-            )
+        positions.add(*placed)
     return positions
 
 
@@ -229,8 +288,7 @@ class _RawCandidate:
     fixes: Mapping[str, tuple[PendingEdit, ...]]
     unless_noted: Sequence[tuple[str, str]]
     lines: Mapping[str, cst.CSTNode]
-    top: cst.CSTNode
-    """The top-level statement holding the candidate: its code gives the positions."""
+    anchor: Anchor
 
 
 @dataclass(frozen=True)
@@ -264,10 +322,10 @@ class Traversal:
         self._path = path
         self._settings = settings or RuleSettings()
         self._rule_state: dict[str, dict[str, object]] = {}
-        self._facts_found: list[tuple[Fact, cst.CSTNode | None, cst.CSTNode]] = []
-        """Facts, the node giving each its line, and that node's top-level statement."""
-        self._top: cst.CSTNode = module
-        """The top-level statement being walked."""
+        self._facts_found: list[tuple[Fact, cst.CSTNode | None, Anchor]] = []
+        """Facts, the node giving each its line, and that node's anchor."""
+        self._anchors = [Anchor(module, (), module)]
+        """The top-level statement being walked, then the defs and classes inside it."""
         self._dispatch: dict[type[cst.CSTNode], list[Rule]] = {}
         for rule in rules:
             for type_name in rule.node_types:
@@ -302,7 +360,7 @@ class Traversal:
         return self._scope
 
     def add_fact(self, fact: Fact, node: cst.CSTNode | None = None) -> None:
-        self._facts_found.append((fact, node, self._top))
+        self._facts_found.append((fact, node, self._anchors[-1]))
 
     def state(self, rule: Rule) -> dict[str, object]:
         return self._rule_state.setdefault(rule.code, {})
@@ -355,7 +413,7 @@ class Traversal:
                 fixes or {},
                 unless_noted,
                 lines or {},
-                self._top,
+                self._anchors[-1],
             )
         )
 
@@ -387,9 +445,9 @@ class Traversal:
     @cached_property
     def _positions(self) -> Mapping[cst.CSTNode, CodeRange]:
         """Positions of every node a candidate or fact needs (computed on first use)."""
-        statements = {id(raw.top): raw.top for raw in self._raw}
-        statements.update((id(top), top) for _, node, top in self._facts_found if node)
-        positions = node_positions(self._module, self._text, statements.values())
+        anchors = {id(raw.anchor.node): raw.anchor for raw in self._raw}
+        anchors.update((id(anchor.node), anchor) for _, node, anchor in self._facts_found if node)
+        positions = node_positions(self._module, self._text, anchors.values())
         needed = [node for raw in self._raw for node in _nodes_of(raw)]
         needed += [node for _, node, _ in self._facts_found if node is not None]
         if any(node not in positions for node in needed):
@@ -398,6 +456,8 @@ class Traversal:
 
     def _enter(self, node: cst.CSTNode) -> None:
         node_type = type(node)
+        if len(self._ancestors) == 1:
+            self._anchors = [Anchor(node, (), node)]
         if node_type is cst.ClassDef:
             assert isinstance(node, cst.ClassDef)
             self._enter_class(node)
@@ -424,8 +484,6 @@ class Traversal:
                 self._checked.add(id(node.default))
         if self._checked and id(node) in self._checked:
             self._checked_depth += 1
-        if len(self._ancestors) == 1:
-            self._top = node
         for rule in self._dispatch.get(node_type, ()):
             rule.visit(node, self)
         self._ancestors.append(node)
@@ -434,12 +492,14 @@ class Traversal:
         self._ancestors.pop()
         node_type = type(node)
         if node_type is cst.ClassDef or node_type is cst.FunctionDef:
+            self._anchors.pop()
             self._scopes.pop()
             self._update_scope()
         if self._checked and id(node) in self._checked:
             self._checked_depth -= 1
 
     def _enter_class(self, node: cst.ClassDef) -> None:
+        self._enter_anchor(node)
         enclosing = self._innermost_frame()
         prefix = enclosing.name if enclosing else self._module_name
         name = f"{prefix}.{node.name.value}"
@@ -457,6 +517,7 @@ class Traversal:
         self._update_scope()
 
     def _enter_function(self, node: cst.FunctionDef) -> None:
+        self._enter_anchor(node)
         if self._function is not None:
             self._scopes.append(None)  # a nested function belongs to its enclosing one
             return
@@ -481,6 +542,16 @@ class Traversal:
         self._functions.append(frame)
         self._scopes.append(frame)
         self._update_scope()
+
+    def _enter_anchor(self, node: cst.ClassDef | cst.FunctionDef) -> None:
+        """Make ``node`` the anchor, indented as the blocks around it indent their bodies."""
+        default = self._module.default_indent
+        indent = tuple(
+            default if block.indent is None else block.indent
+            for block in self._ancestors
+            if isinstance(block, (cst.IndentedBlock, cst.Match))
+        )
+        self._anchors.append(Anchor(node, indent, self._anchors[0].top))
 
     def _innermost_frame(self) -> _Class | _Function | None:
         return next((frame for frame in reversed(self._scopes) if frame is not None), None)

@@ -7,7 +7,8 @@ Usage (from the repository root; downloads two wheels from PyPI):
 It times, on this machine and in this one invocation (so the ratios hold even
 on a noisy machine): parsing every file with ``libcst.parse_module`` in one
 process (the baseline), a cold ``devlint check`` (empty cache), a warm one
-(nothing changed), a warm one after editing one file, and optionally TorchFix.
+(nothing changed), a warm one after editing one file, a cold one in one process, one
+without the prefilter, and optionally TorchFix.
 It prints seconds, ratios to the baseline, the peak memory of any devlint
 process, how many files were analysed or read from the cache, and checks that
 every run found the same findings.
@@ -108,7 +109,8 @@ def devlint(corpus: Path, cache: Path, *extra: str) -> tuple[float, list[object]
     if completed.returncode != 0:
         sys.exit(f"devlint failed:\n{completed.stderr}")
     statistics = [line for line in completed.stderr.splitlines() if "files:" in line]
-    return elapsed, json.loads(completed.stdout), statistics[-1] if statistics else ""
+    summary = statistics[-1].split(": ", 1)[1].rsplit(";", 1)[0] if statistics else ""
+    return elapsed, json.loads(completed.stdout), summary
 
 
 def torchfix(corpus: Path) -> float:
@@ -155,6 +157,10 @@ def main() -> None:
             corpus, Path(folder) / "serial", "--jobs", "1", "--no-cache"
         )
         rows.append(("devlint cold, --jobs 1, no cache", serial, serial_stats))
+        unfiltered, unfiltered_found, unfiltered_stats = devlint(
+            corpus, Path(folder) / "unfiltered", "--no-prefilter", "--no-cache"
+        )
+        rows.append(("devlint cold, no prefilter, no cache", unfiltered, unfiltered_stats))
     if options.with_torchfix:
         rows.append(("TorchFix", torchfix(corpus), ""))
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -164,7 +170,7 @@ def main() -> None:
     for name, seconds, statistics in rows:
         print(f"{name:<{width}}  {seconds:8.2f}  {seconds / baseline:6.3f}  {statistics}")
     print(f"\npeak memory of any devlint process: {peak:.0f} MB")
-    same = cold_found == warm_found == edit_found == serial_found
+    same = cold_found == warm_found == edit_found == serial_found == unfiltered_found
     print(f"findings: {len(cold_found)}; identical across runs: {'yes' if same else 'NO'}")
     if not same:
         sys.exit(1)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 import warnings
 from dataclasses import dataclass
 
@@ -16,7 +17,9 @@ from devlint.candidates import Candidate
 from devlint.facts import FileFacts
 from devlint.findings import Finding, Location
 from devlint.notebook import decode_file
+from devlint.rules import running_rules
 from devlint.rules.base import RuleSettings
+from devlint.skeleton import Skeleton, skeleton
 from devlint.source import LINE_BREAK, SourceError
 
 SYNTAX_ERROR = "DEV000"
@@ -36,6 +39,8 @@ class FileJob:
     codes: tuple[str, ...]
     """The rules to run."""
     settings: RuleSettings
+    prefilter: bool = True
+    """Skip libcst when no rule has a trigger in the file (off: ``--no-prefilter``)."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,10 @@ class FileAnalysis:
     facts: FileFacts | None = None
     candidates: tuple[Candidate, ...] = ()
     error: Finding | None = None
+    parsed: bool = True
+    """False when the prefilter let the file skip libcst (its facts come from ``ast``)."""
+    pending: tuple[str, ...] = ()
+    """Of a file not parsed: the rules that may report in it if it defines model code."""
 
 
 def syntax_error_finding(display: str, reason: str, row: int = 1, column: int = 1) -> Finding:
@@ -68,16 +77,21 @@ def analyze_text(job: FileJob, text: str) -> FileAnalysis:
     """Parse once and walk once; a file neither parser accepts is a DEV000."""
     import libcst as cst
 
-    from devlint.rules import all_rules
+    from devlint.prefilter import verdict
     from devlint.traversal import Traversal
 
+    if job.prefilter:
+        found = _skeleton(job, text)
+        needs = verdict(found.code, job.module, job.codes, job.settings) if found else None
+        if found is not None and needs is not None and not needs.parse:
+            return FileAnalysis(found.facts, parsed=False, pending=needs.pending)
     if _needs_python_first(text):
         rejected = _python_rejects(text, job.display)
         if rejected is not None:
             return FileAnalysis(error=rejected)
     try:
         module = cst.parse_module(text)
-        rules = [rule for rule in all_rules() if rule.code in job.codes or rule.collects_facts]
+        rules = running_rules(job.codes)
         traversal = Traversal(
             module,
             job.module,
@@ -132,6 +146,20 @@ def _needs_python_first(text: str) -> bool:
             if depth == 0 and match.start() - opened > _LONG_SPAN:
                 return True
     return depth > 0 and len(text) - opened > _LONG_SPAN
+
+
+def _skeleton(job: FileJob, text: str) -> Skeleton | None:
+    """The file's facts from ``ast``; None if it cannot parse the text (libcst will say why)."""
+    if not text.isascii() and unicodedata.normalize("NFKC", text) != text:
+        return None  # ast normalises identifiers (NFKC), libcst keeps them as written
+    try:
+        with warnings.catch_warnings():  # "invalid escape sequence": the user's business
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return None
+    references = any(rule.records_references for rule in running_rules(job.codes))
+    return skeleton(tree, text, job.module, job.is_package, job.in_project, references=references)
 
 
 def _python_rejects(text: str, display: str) -> Finding | None:

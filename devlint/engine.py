@@ -225,7 +225,11 @@ def enabled_codes(config: Config, overrides: Overrides) -> frozenset[str]:
 
 
 def plan_projects(
-    files: Iterable[Path], config_for: Callable[[Path], Config], overrides: Overrides
+    files: Iterable[Path],
+    config_for: Callable[[Path], Config],
+    overrides: Overrides,
+    *,
+    prefilter: bool = True,
 ) -> list[Project]:
     """Group files by project root; each project gets its configuration and rules once."""
     projects: dict[Path, Project] = {}
@@ -250,6 +254,7 @@ def plan_projects(
                 is_package,
                 chosen,
                 project.settings,
+                prefilter,
             )
     return list(projects.values())
 
@@ -271,15 +276,70 @@ def check_projects(projects: Iterable[Project], runner: Runner) -> None:
         result.analysis = analysis
         result.analysed_digest = runner.digests.get(result.job.path)
     for project in projects:
-        project.index = ProjectIndex(
-            (r.analysis.facts for r in project.files if r.analysis.facts is not None),
-            project.config.device_aware_bases,
-            project.config.distributed,
-        )
+        _index(project)
+    _parse_skipped_files_that_matter(projects, runner)
     _follow_returned_output(projects, runner)
     for project in projects:
         for result in project.files:
             resolve(project, result)
+
+
+def _index(project: Project) -> None:
+    project.index = ProjectIndex(
+        (r.analysis.facts for r in project.files if r.analysis.facts is not None),
+        project.config.device_aware_bases,
+        project.config.distributed,
+    )
+
+
+def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) -> None:
+    """Parse the files the prefilter skipped, where only the whole project says they matter.
+
+    Rules that keep candidates only in model code (or data pipelines) leave a file
+    with their triggers ``pending`` until the index says whether it defines such code. And
+    ``return f(...)`` tells the index that a function returns whatever ``f`` returns,
+    a fact only the libcst traversal records, in any file: it matters when ``f``
+    returns processor output, so the skipped files naming such a function are parsed.
+    That can find more such functions: the index is rebuilt and the search repeated.
+    """
+    while True:
+        work: list[tuple[FileResult, FileJob, Cache | None]] = []
+        grown: list[Project] = []
+        for project in projects:
+            index = project.index
+            assert index is not None
+            names = [name.encode() for name in index.returning_output()]
+            cache = Cache(project.cache_dir) if project.cache_dir else None
+            found = [
+                result
+                for result in project.files
+                if not result.analysis.parsed
+                and (_may_report(project, result) or (names and _mentions(result, names)))
+            ]
+            work += [(result, replace(result.job, prefilter=False), cache) for result in found]
+            if found:
+                grown.append(project)
+        if not work:
+            return
+        _reanalyse(work, runner)
+        for project in grown:
+            _index(project)
+
+
+def _may_report(project: Project, result: FileResult) -> bool:
+    """Whether a rule waiting on the index (``FileAnalysis.pending``) may report here."""
+    facts, index = result.analysis.facts, project.index
+    if facts is None or index is None:
+        return False
+    rules = [rule for rule in project.rules if rule.code in result.analysis.pending]
+    return any(rule.may_report_in(facts, index) for rule in rules)
+
+
+def _reanalyse(work: list[tuple[FileResult, FileJob, Cache | None]], runner: Runner) -> None:
+    analyses = runner.analyze([(job, cache) for _, job, cache in work])
+    for (result, job, _), analysis in zip(work, analyses, strict=True):
+        result.job, result.analysis = job, analysis
+        result.analysed_digest = runner.digests.get(job.path)
 
 
 def _follow_returned_output(projects: list[Project], runner: Runner) -> None:
@@ -302,10 +362,7 @@ def _follow_returned_output(projects: list[Project], runner: Runner) -> None:
         for result in project.files:
             if result.analysis.facts is not None and _mentions(result, markers):
                 work.append((result, replace(result.job, settings=settings), cache))
-    analyses = runner.analyze([(job, cache) for _, job, cache in work])
-    for (result, job, _), analysis in zip(work, analyses, strict=True):
-        result.job, result.analysis = job, analysis
-        result.analysed_digest = runner.digests.get(job.path)
+    _reanalyse(work, runner)
 
 
 @dataclass(frozen=True)

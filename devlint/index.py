@@ -301,6 +301,12 @@ class ProjectIndex:
             )
         return ScopeInfo()
 
+    def defines_model_code(self, facts: FileFacts) -> bool:
+        """Whether a class or function the file defines is model code (see ``scope_info``)."""
+        if any(self.class_kind(found.name).model for found in facts.classes):
+            return True
+        return any(found.name in self._model_functions for found in facts.functions)
+
     # Cross-file facts contributed by rules ---------------------------------------
 
     @cached_property
@@ -317,12 +323,22 @@ class ProjectIndex:
         return self._constants.get(self.canonical(name))
 
     def returning_output(self) -> frozenset[str]:
-        """Names of the project's functions that return unmoved processor output."""
-        return frozenset(
-            function.rpartition(".")[2]
+        """Names under which the project's functions that return unmoved processor output
+        are called: their own, and the names imports bind to them elsewhere."""
+        returning = {
+            function
             for function in self._functions
             if function in self._returns and self._origin_of(function) is not None
-        )
+        }
+        names = {function.rpartition(".")[2] for function in returning}
+        if returning:
+            for file_facts in self._modules.values():
+                names.update(
+                    bound
+                    for bound, target in file_facts.aliases.items()
+                    if self.canonical(target) in returning
+                )
+        return frozenset(names)
 
     def processor_origin(self, callee: str) -> Origin | None:
         """Where the unmoved processor output returned by ``callee`` is made, if it is.

@@ -32,6 +32,11 @@ def all_rules() -> tuple[Rule, ...]:
     return tuple(sorted(found, key=lambda rule: rule.code))
 
 
+def running_rules(codes: Iterable[str]) -> list[Rule]:
+    """The rules a traversal runs for these selected codes: them, and those collecting facts."""
+    return [rule for rule in all_rules() if rule.code in codes or rule.collects_facts]
+
+
 def rule_by_code(code: str) -> Rule | None:
     return next((rule for rule in all_rules() if rule.code == code.upper()), None)
 

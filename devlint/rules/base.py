@@ -15,7 +15,7 @@ from typing import ClassVar, Literal, Protocol
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, Scope, ScopeInfo
-from devlint.facts import Fact
+from devlint.facts import Fact, FileFacts
 from devlint.findings import Applicability, Fix
 from devlint.index import ProjectIndex
 
@@ -155,6 +155,10 @@ class Invalid:
     """The fix is offered only with ``--unsafe-fixes``."""
 
 
+Trigger = str | tuple[str, ...]
+"""A string the code must contain, or strings it must all contain (``Rule.triggers``)."""
+
+
 class Rule:
     """Base class of every rule. Subclasses fill in the class variables below.
 
@@ -172,11 +176,46 @@ class Rule:
     it is not selected (its own candidates are then dropped)."""
     fix_safety: ClassVar[str] = "none"
     """One word for the rules table: ``safe``, ``unsafe``, ``safe/unsafe`` or ``none``."""
+    triggers: ClassVar[tuple[Trigger, ...] | None] = None
+    """Strings, one of which occurs in the code of every file where ``visit`` can report a
+    candidate or add a fact (None: anywhere); a tuple of strings all of which occur.
+    The code is the identifiers and string values (``devlint.skeleton``). A file with
+    none of the triggers of the rules that run is not parsed with libcst at all (see
+    ``devlint.prefilter``), so a trigger list must be complete: tests check it on every
+    fixture and example."""
+    records_references: ClassVar[bool] = False
+    """The rule's own facts are References for module-level calls and ``import a.b``
+    (the call graph of scripts), which ``devlint.skeleton`` reproduces without libcst."""
+    only_in_model_code: ClassVar[bool] = False
+    """``resolve`` drops every candidate outside model code (``ScopeInfo.model_code``):
+    a file with triggers need not be parsed unless the index says it defines model code
+    (``may_report_in``), or one of the ``fact_triggers`` occurs."""
+    fact_triggers: ClassVar[tuple[str, ...] | None] = ()
+    """For a rule that defers to the index: strings, one of which occurs where ``visit``
+    adds a fact (None: anywhere; empty: it adds none)."""
     node_types: ClassVar[tuple[str, ...]] = ()
     """Names of the libcst node classes ``visit`` wants (names, so that loading the rules
     does not load libcst: a warm run never parses)."""
     VALID: ClassVar[tuple[str, ...]] = ()
     INVALID: ClassVar[tuple[Invalid, ...]] = ()
+
+    def file_triggers(self, settings: RuleSettings) -> tuple[Trigger, ...] | None:
+        """``triggers``, for rules whose triggers depend on the project's settings."""
+        return self.triggers
+
+    def defers_to_index(self) -> bool:
+        """Whether ``resolve`` keeps candidates only in code the index recognises, so that
+        a file with triggers waits for ``may_report_in`` (unless ``parse_anyway``)."""
+        return self.only_in_model_code
+
+    def parse_anyway(self, text: str) -> bool:
+        """For a rule that defers to the index: the file may give it facts, parse it now."""
+        return self.fact_triggers is None or any(t in text for t in self.fact_triggers)
+
+    def may_report_in(self, facts: FileFacts, index: ProjectIndex) -> bool:
+        """For a rule that defers to the index: could ``resolve`` keep a candidate of the
+        file that has these facts?"""
+        return index.defines_model_code(facts)
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         """Called for every node of a type in ``node_types``."""

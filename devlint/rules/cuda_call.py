@@ -72,6 +72,10 @@ class CudaCall(Rule):
     summary = "`.cuda()` in model code"
     fix_safety = "safe/unsafe"
     node_types = ("IndentedBlock", "Call")
+    # The only report is for a call of an attribute spelled `cuda` (`x.cuda()`); the
+    # IndentedBlock visit only marks nodes.
+    triggers = ("cuda",)
+    only_in_model_code = True  # resolve: `if not scope.model_code: return None`
 
     VALID = (
         "import torch\nimport torch.nn as nn\n\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
-from devlint.facts import Reference
+from devlint.facts import FileFacts, Reference
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.nodes import dotted_name
@@ -92,6 +92,29 @@ class CudaInDataPipeline(Rule):
     summary = '`.cuda()` / `.to("cuda")` in a Dataset, collate function or LightningDataModule'
     fix_safety = "safe/unsafe"
     node_types = ("Call",)
+    # The facts (`_record_collate_arguments`) need a keyword of COLLATE_KEYWORDS; a report
+    # needs `.cuda()` or `.to(...)`, whose device may be an integer (`batch.to(0)` is
+    # cuda:0): only the method's name `to` is sure to be there, and it is in nearly every
+    # file. Without integer devices, `cuda`, `device` and the other device types would do.
+    triggers = (*sorted(COLLATE_KEYWORDS), "cuda", "to")
+    fact_triggers = tuple(sorted(COLLATE_KEYWORDS))
+
+    def defers_to_index(self) -> bool:
+        return True  # `resolve` keeps candidates only in data-pipeline code
+
+    def parse_anyway(self, text: str) -> bool:
+        # Facts, and lambdas handed over right there, need a collate keyword; a function
+        # named like a collate one (nested ones too, which the index does not know) is
+        # kept by its name: `_named_like_collate`.
+        return super().parse_anyway(text) or "collat" in text.lower()
+
+    def may_report_in(self, facts: FileFacts, index: ProjectIndex) -> bool:
+        """A Dataset or DataModule class, or a function handed over as a collate function."""
+        for found in facts.classes:
+            kind = index.class_kind(found.name)
+            if kind.dataset or kind.datamodule:
+                return True
+        return any(index.handed_over(found.name, COLLATE_KEYWORDS) for found in facts.functions)
 
     VALID = (
         # CPU tensors from the pipeline; the loop moves the batch.

@@ -56,10 +56,23 @@ _INTERESTING_CALLS = frozenset(
     for name in (*_TRAINERS, *_FABRICS, *_LAUNCHERS, *_ENV_GETTERS, *_PIPELINES)
 ) | {"from_pretrained"}
 """Last names of the callees this rule looks at: a cheap test before resolving imports."""
-_LOCAL_RANK_READ = "a `LOCAL_RANK` read"
+_LOCAL_RANK = "LOCAL_RANK"
+_LOCAL_RANK_READ = f"a `{_LOCAL_RANK}` read"
 _SHOWN_CHARS = 40
 
 _PIN_PER_RANK = 'device_map={"": int(os.environ.get("LOCAL_RANK", 0))}'
+
+_TRIGGERS = (
+    "device_map",
+    *sorted({name.rpartition(".")[2] for name in (*_TRAINERS, *_FABRICS, *_WRAPPERS)}),
+    *sorted(
+        {
+            name.partition(".")[0] if name.startswith("deepspeed.") else name.rpartition(".")[2]
+            for name in _LAUNCHERS
+        }
+    ),
+    _LOCAL_RANK,
+)
 
 
 class DeviceMapUnderDistributed(Rule):
@@ -129,6 +142,14 @@ class DeviceMapUnderDistributed(Rule):
     name = "device-map-under-distributed"
     summary = "`device_map` that pins every rank to the same GPU, in a distributed project"
     node_types = ("Call", "Subscript", "Attribute", "ImportFrom")
+    # A report is a `device_map=` keyword. A fact needs the last name of the callee or
+    # wrapper it resolves to, which the text always holds (an alias binds a name written
+    # in this file to a dotted name written in it too): `Trainer`, `Fabric`,
+    # `Accelerator`, `PartialState`, `init_process_group`, `DistributedDataParallel`,
+    # `FullyShardedDataParallel`; for deepspeed's calls the package (`initialize` is in
+    # most files), there only a module of a package named `deepspeed` escapes; a
+    # `LOCAL_RANK` read needs that string (the prefilter also reads literals' values).
+    triggers = _TRIGGERS
 
     VALID = (
         # Single-process inference: `device_map="auto"` is what it is for.
@@ -451,4 +472,4 @@ def _is_local_rank(argument: cst.Arg | None) -> bool:
 
 
 def _is_local_rank_string(value: cst.BaseExpression) -> bool:
-    return isinstance(value, cst.SimpleString) and value.evaluated_value == "LOCAL_RANK"
+    return isinstance(value, cst.SimpleString) and value.evaluated_value == _LOCAL_RANK

@@ -102,6 +102,11 @@ class FactoryWithoutDevice(Rule):
     summary = "Tensor factory without `device=` in a forward path"
     fix_safety = "safe/unsafe"
     node_types = ("SubscriptElement", "Call")
+    # Every report needs a call whose qualified name is `torch.<factory>`: only an import
+    # binds a name to `torch...` (`import torch as T`, `from torch import zeros as z`), and
+    # its text spells `torch` (a relative import inside the `torch` package aside).
+    triggers = ("torch",)
+    only_in_model_code = True  # resolve: `scope.model_code and scope.forward_path`
 
     VALID = (
         "import torch\nimport pytorch_lightning as pl\n\n"

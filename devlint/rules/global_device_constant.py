@@ -11,10 +11,15 @@ from devlint.index import ProjectIndex
 from devlint.nodes import dotted_name
 from devlint.rules._devices import device_literal, first_positional, keyword_argument
 from devlint.rules.base import FileContext, Invalid, Rule, choose_fix, replace
+from devlint.symbols import DEVICE_TYPES
 
 _BOUND = "bound"
 """Note tag: the name is a parameter or a local variable of the function."""
 _DEVICE_KEYWORDS = ("device", "map_location")
+
+_FACT_TRIGGERS = ("device", *(f"{quote}{kind}" for kind in sorted(DEVICE_TYPES) for quote in "\"'"))
+"""A constant is ``torch.device(...)`` (the text holds that last name, however imported)
+or a string starting with a device type (``"cuda:0"``), right after its quote."""
 
 
 class GlobalDeviceConstant(Rule):
@@ -84,6 +89,12 @@ class GlobalDeviceConstant(Rule):
         "WithItem",
         "NamedExpr",
     )
+    # No trigger for uses: a use of any imported name in a device position is a candidate,
+    # and one naming another file's constant is a finding with no device word here:
+    # `from config import GPU as G` ... `x.to(G)` (config.py: `GPU = "cuda"`).
+    triggers = None
+    only_in_model_code = True
+    fact_triggers = _FACT_TRIGGERS
 
     VALID = (
         # Selection, the CPU, and a name that is rebound are not constants.

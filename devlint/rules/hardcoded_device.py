@@ -70,6 +70,13 @@ class HardcodedDevice(Rule):
     summary = "Literal device string or index in model code"
     fix_safety = "safe/unsafe"
     node_types = ("Call",)
+    # `torch.device(...)` needs `device` (qualified names resolve only names written in the
+    # file), and so does a `device=` keyword. `.to(...)` needs only its method's name: its
+    # literal may be an integer (`x.to(0)` is cuda:0), with no device word. So `to` is
+    # required, though it is in nearly every file (`torch`): such a file waits for the
+    # index to say it defines model code.
+    triggers = ("device", "to")
+    only_in_model_code = True  # resolve: `if not scope.model_code: return None`
 
     VALID = (
         # A device chosen by the caller, the tensor's own device, the module's device.

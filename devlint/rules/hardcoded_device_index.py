@@ -23,6 +23,18 @@ _LOCAL_RANK = 'int(os.environ["LOCAL_RANK"])'
 _ENVIRONMENT_SETTERS = frozenset({"os.environ.update", "os.putenv"})
 """Calls that set environment variables; ``os.environ.setdefault`` keeps what the
 launcher set, so it is a default the user can override, not a hard-coded choice."""
+_TRIGGERS = tuple(
+    sorted(
+        {name.rpartition(".")[2] for name in SET_DEVICE_FUNCTIONS}  # set_device
+        | {
+            k
+            for k in DDP_DEVICE_KEYWORDS
+            if not any(o != k and o in k for o in DDP_DEVICE_KEYWORDS)
+        }
+        | {CUDA_VISIBLE_DEVICES}
+    )
+)
+"""Names every candidate spells: see ``HardcodedDeviceIndex.triggers``."""
 
 
 class HardcodedDeviceIndex(Rule):
@@ -94,6 +106,15 @@ class HardcodedDeviceIndex(Rule):
     summary = "Literal GPU index (`set_device(0)`, `device_ids=[0]`, `CUDA_VISIBLE_DEVICES`)"
     fix_safety = "none"
     node_types = ("Call", "Assign", "Import")
+    # `torch.cuda.set_device` is resolved from names written in the file (a relative import
+    # inside a package named `torch` aside): it spells `set_device`. A DDP/FSDP report
+    # spells its keyword (`device_id` is in `device_ids`; rarer than the class names). An
+    # environment report names `CUDA_VISIBLE_DEVICES` as a keyword or a string, whose value
+    # the prefilter also reads as Python does (`"CUDA_" "VISIBLE_DEVICES"`, escapes); it is
+    # rarer than `environ` and `putenv`, which those reports spell too. The facts of
+    # `_record_module_level` and `_record_import` are structural (the ast walk's): no trigger.
+    triggers = _TRIGGERS
+    records_references = True
 
     VALID = (
         # A script's entry point chooses the GPU: the guard, and functions only it calls.

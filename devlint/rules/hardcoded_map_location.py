@@ -8,10 +8,14 @@ from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.rules._devices import device_literal, first_positional, keyword_argument
-from devlint.rules.base import FileContext, Invalid, Rule, choose_fix, replace
+from devlint.rules.base import FileContext, Invalid, Rule, Trigger, choose_fix, replace
 from devlint.symbols import MAP_LOCATION_LOADERS, MAP_LOCATION_METHODS
 
 _LOADER_NAMES = frozenset(name.rpartition(".")[2] for name in MAP_LOCATION_LOADERS)
+_TRIGGERS: tuple[Trigger, ...] = (
+    *sorted(MAP_LOCATION_METHODS),
+    *sorted({(name.partition(".")[0], name.rpartition(".")[2]) for name in MAP_LOCATION_LOADERS}),
+)
 
 
 class HardcodedMapLocation(Rule):
@@ -80,6 +84,11 @@ class HardcodedMapLocation(Rule):
     summary = "Checkpoint loaded onto a literal device with `map_location=`"
     fix_safety = "safe/unsafe"
     node_types = ("Call",)
+    # The callee is a `MAP_LOCATION_METHODS` method, named by the call's attribute, or
+    # resolves to a `MAP_LOCATION_LOADERS` function: the code names its package (`torch`,
+    # in an import) and its last name (`load`, however aliased). Not "map_location": it
+    # may be positional, `torch.load(path, 0)`.
+    triggers = _TRIGGERS
 
     VALID = (
         # The CPU, a computed device, a callable and a remapping dict are all fine.

@@ -150,6 +150,12 @@ class TensorAttributeNotBuffer(Rule):
     summary = "Tensor stored as a plain attribute in `__init__`: the module's `.to()` skips it"
     fix_safety = "unsafe"
     node_types = ("FunctionDef", "Assign", "AnnAssign", "Call", "For", "CompFor")
+    # Every report needs a fresh tensor, and every fresh tensor starts from a call whose
+    # qualified name is `torch.<factory>` (wrapped in `torch.*` functions, methods or a
+    # local): only an import spelling `torch` binds such a name (a relative import inside
+    # the `torch` package aside). `__init__` is needed too, but is in more of the corpus.
+    triggers = ("torch",)
+    only_in_model_code = True
 
     VALID = (
         # Buffers and parameters move with the module.

@@ -13,7 +13,15 @@ from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.nodes import dotted_name
 from devlint.rules._devices import keyword_argument
-from devlint.rules.base import FileContext, Invalid, Rule, choose_fix, insert_after
+from devlint.rules.base import (
+    FileContext,
+    Invalid,
+    Rule,
+    RuleSettings,
+    Trigger,
+    choose_fix,
+    insert_after,
+)
 from devlint.rules.base import replace as edit
 from devlint.symbols import (
     MOVE_HELPER_NAMES,
@@ -109,6 +117,10 @@ class UnmovedProcessorOutput(Rule):
     summary = "Processor/tokenizer output reaches a model call without `.to(...)`"
     fix_safety = "safe"
     node_types = ("Assign", "Expr", "Return", "Call")
+    # Output is made by a call with `return_tensors="pt"` (or, in the second pass, by a
+    # call of a function named in `returning_output`: see `file_triggers`). The facts of
+    # `return f(...)` need no trigger: the engine parses files that name such an `f`.
+    triggers = ("return_tensors",)
 
     VALID = (
         # Moved at once, moved later, moved key by key through a comprehension.
@@ -245,6 +257,11 @@ class UnmovedProcessorOutput(Rule):
     )
 
     # Traversal ---------------------------------------------------------------------
+
+    def file_triggers(self, settings: RuleSettings) -> tuple[Trigger, ...] | None:
+        if not settings.processor_outputs:
+            return ()  # nothing to do in this project
+        return (*self.triggers, *sorted(settings.returning_output))
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         if not context.settings.processor_outputs:

@@ -1,0 +1,60 @@
+"""Which files need libcst: most files of a big project cannot have a finding.
+
+Parsing with libcst is most of devlint's cost. Every rule names its triggers:
+strings one of which occurs in any file where it can report a candidate or add
+a fact (``Rule.triggers``). A file that contains no trigger of any rule that
+runs on it gets only its structural facts, from ``ast`` (``devlint.skeleton``).
+Most rules keep candidates only in model code (or data pipelines); for them a
+file with triggers waits (``Verdict.pending``) until the project index says
+whether it defines such code (``engine._parse_skipped_files_that_matter``).
+
+Two things keep this exact, and ``tests/test_prefilter.py`` checks both: the
+trigger lists are complete, and the skeleton equals the traversal's facts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from devlint.rules import running_rules
+from devlint.rules.base import Rule, RuleSettings, Trigger
+
+
+@dataclass(frozen=True)
+class Verdict:
+    parse: bool
+    """Some rule that runs may report or add a fact here, whatever the index says."""
+    pending: tuple[str, ...] = ()
+    """Rules that may report here if the index recognises code the file defines."""
+
+
+def occurs(triggers: tuple[Trigger, ...] | None, code: str, package: str) -> bool:
+    """A trigger is in the code. A word that names the file's own top-level package counts
+    as there: a relative import (``from . import zeros`` in ``torch/``) binds a name to
+    ``torch.zeros`` with no ``torch`` in the code."""
+    if triggers is None:
+        return True
+    for trigger in triggers:
+        words = (trigger,) if isinstance(trigger, str) else trigger
+        if all(word == package or word in code for word in words):
+            return True
+    return False
+
+
+def verdict(code: str, module: str, codes: tuple[str, ...], settings: RuleSettings) -> Verdict:
+    """What the rules that run on a file (``codes``, and those collecting facts) need,
+    given the file's ``code`` (``Skeleton.code``) and module name."""
+    package = module.partition(".")[0]
+    pending = []
+    for rule in _running(codes):
+        if not occurs(rule.file_triggers(settings), code, package):
+            continue
+        if not rule.defers_to_index() or rule.parse_anyway(code):
+            return Verdict(parse=True)
+        pending.append(rule.code)
+    return Verdict(parse=False, pending=tuple(pending))
+
+
+def _running(codes: tuple[str, ...]) -> list[Rule]:
+    """The rules whose ``visit`` the traversal calls (DEV000 visits nothing)."""
+    return [rule for rule in running_rules(codes) if rule.node_types]

@@ -1,0 +1,349 @@
+"""A file's structural facts from CPython's ``ast``, for files no rule needs to see.
+
+The project index needs every file's imports, classes, functions and calls, even
+of files where no rule can report anything (a base class, a re-export, a caller).
+The traversal collects them while the rules run; for the files the prefilter
+lets skip libcst, this module collects the same facts from ``ast``, which parses
+about ten times faster. Both must agree exactly: ``tests/test_prefilter.py``
+compares them on every fixture, example and generated program.
+
+The libcst traversal visits a class's body before its bases and decorators, a
+``case`` body before its guard and an ``except`` body before its type; the walk
+here keeps that order, because a module-level call is resolved through the
+imports seen so far.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from devlint.facts import (
+    ClassFacts,
+    Fact,
+    FileFacts,
+    FunctionFacts,
+    Reference,
+    absolute_module,
+    resolve_alias,
+)
+from devlint.source import split_lines
+
+
+def dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` for a chain of attributes on a name, else None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+    elif isinstance(node, ast.Constant) and any(node.value is v for v in (True, False, None)):
+        parts.append(repr(node.value))  # names to libcst, as they were in Python 2
+    else:
+        return None
+    return ".".join(reversed(parts))
+
+
+@dataclass
+class _Function:
+    name: str
+    calls: set[str] = field(default_factory=set)
+    self_calls: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _Class:
+    name: str
+    bases: list[str]
+    defines_device: bool
+    methods: list[str] = field(default_factory=list)
+
+
+_LEAVE = object()
+"""Stack marker: the node below it is being left."""
+
+
+class _Walk:
+    def __init__(self, text: str, module: str, is_package: bool, references: bool) -> None:
+        self._text = text
+        self._references = references
+        self._module = module
+        self._is_package = is_package
+        self._aliases: dict[str, str] = {}
+        self._classes: list[_Class] = []
+        self._functions: list[_Function] = []
+        self._frames: list[_Class | _Function | None] = []
+        self._function: _Function | None = None
+        self._facts: list[Fact] = []
+        self._seen_references: set[tuple[str, bool]] = set()
+        self._main_guards = 0
+        self.words: list[str] = []
+        """What rules can read in the code: every identifier, and every string literal's
+        value as Python evaluates it (escapes, concatenation), quoted; not comments, nor
+        strings that are statements on their own (docstrings), which no rule reads."""
+        self._inert: set[int] = set()
+
+    @cached_property
+    def _lines(self) -> list[str]:
+        """Lines as ``ast`` numbers them; needed only for rare questions, so split on demand."""
+        return split_lines(self._text)
+
+    def run(self, tree: ast.Module) -> None:
+        stack: list[object] = [tree]
+        while stack:
+            item = stack.pop()
+            if item is _LEAVE:
+                self._leave(stack.pop())  # type: ignore[arg-type]
+                continue
+            assert isinstance(item, ast.AST)
+            self._enter(item)
+            stack.extend((item, _LEAVE))
+            stack.extend(reversed(self._children(item)))
+
+    def facts(self, path: str) -> FileFacts:
+        def resolved(names: set[str]) -> tuple[str, ...]:
+            found = (resolve_alias(name, self._aliases) for name in sorted(names))
+            return tuple(name for name in found if name is not None)
+
+        return FileFacts(
+            module=self._module,
+            path=path,
+            aliases=dict(self._aliases),
+            classes=tuple(
+                ClassFacts(
+                    frame.name,
+                    tuple(resolve_alias(b, self._aliases) or b for b in frame.bases),
+                    tuple(frame.methods),
+                    frame.defines_device,
+                )
+                for frame in self._classes
+            ),
+            functions=tuple(
+                FunctionFacts(frame.name, resolved(frame.calls), tuple(sorted(frame.self_calls)))
+                for frame in self._functions
+            ),
+            facts=tuple(self._facts),
+        )
+
+    # Order -------------------------------------------------------------------
+
+    def _children(self, node: ast.AST) -> list[object]:
+        """Child nodes in the order the libcst traversal visits their counterparts.
+
+        A main-guard ``if`` body is bracketed by markers, so the walk knows it is inside.
+        """
+        if isinstance(node, ast.ClassDef):
+            return [*node.body, *node.bases, *node.keywords, *node.decorator_list]
+        if isinstance(node, ast.ExceptHandler):
+            return [*node.body, *([node.type] if node.type else [])]
+        if isinstance(node, ast.match_case):
+            return [node.pattern, *node.body, *([node.guard] if node.guard else [])]
+        if isinstance(node, ast.If) and self._is_main_test(node.test):
+            return [node.test, _GUARD_OPEN, *node.body, _GUARD_CLOSE, *node.orelse]
+        return list(ast.iter_child_nodes(node))
+
+    # Events ------------------------------------------------------------------
+
+    def _enter(self, node: ast.AST) -> None:
+        self._read_words(node)
+        if isinstance(node, ast.Call):
+            self._call(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self._enter_function(node)
+        elif isinstance(node, ast.ClassDef):
+            self._enter_class(node)
+        elif isinstance(node, ast.Import):
+            self._import(node)
+        elif isinstance(node, ast.ImportFrom):
+            self._import_from(node)
+        elif node is _GUARD_OPEN:
+            self._main_guards += 1
+        elif node is _GUARD_CLOSE:
+            self._main_guards -= 1
+
+    def _read_words(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Constant):
+            value = node.value
+            if id(node) in self._inert:
+                return
+            if isinstance(value, bytes):
+                value = value.decode("latin-1")
+            if isinstance(value, str):
+                self.words.append(f'"{value}"')
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            self._inert.add(id(node.value))
+        elif isinstance(node, ast.Name):
+            self.words.append(node.id)
+        elif isinstance(node, ast.Attribute):
+            self.words.append(node.attr)
+        elif isinstance(node, (ast.keyword, ast.arg)) and node.arg:
+            self.words.append(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self.words.append(node.name)
+        elif isinstance(node, ast.alias):
+            self.words.extend((node.name, node.asname or ""))
+        elif isinstance(node, ast.ImportFrom):
+            self.words.append(node.module or "")
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            self.words.extend(node.names)
+
+    def _leave(self, node: ast.AST) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self._frames.pop()
+            self._update_function()
+
+    def _innermost_frame(self) -> _Class | _Function | None:
+        return next((frame for frame in reversed(self._frames) if frame is not None), None)
+
+    def _update_function(self) -> None:
+        frame = self._innermost_frame()
+        self._function = frame if isinstance(frame, _Function) else None
+
+    def _enter_class(self, node: ast.ClassDef) -> None:
+        enclosing = self._innermost_frame()
+        name = f"{enclosing.name if enclosing else self._module}.{node.name}"
+        bases = [
+            dotted(base.value if isinstance(base, ast.Starred) else base) for base in node.bases
+        ]
+        frame = _Class(name, [base for base in bases if base], self._defines_device(node))
+        self._classes.append(frame)
+        if not self._frames:
+            self._aliases[node.name] = name
+        self._frames.append(frame)
+        self._function = None
+
+    def _enter_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if self._function is not None:
+            self._frames.append(None)  # a nested function belongs to its enclosing one
+            return
+        if not self._frames:
+            self._aliases[node.name] = f"{self._module}.{node.name}"
+        owner = self._frames[-1] if self._frames else None
+        method_of = owner if isinstance(owner, _Class) else None
+        frame = _Function(f"{method_of.name if method_of else self._module}.{node.name}")
+        if method_of is not None:
+            method_of.methods.append(node.name)
+        self._functions.append(frame)
+        self._frames.append(frame)
+        self._function = frame
+
+    def _defines_device(self, node: ast.ClassDef) -> bool:
+        first = node.body[0]
+        line = self._lines[first.lineno - 1].encode()
+        if line[: first.col_offset].strip():
+            return False  # `class A: device = x` (a one-line body): the traversal skips it too
+        for statement in node.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if statement.name == "device":
+                    return True
+                continue
+            targets: list[ast.expr] = []
+            if isinstance(statement, ast.Assign):
+                targets = statement.targets
+            elif isinstance(statement, ast.AnnAssign):
+                targets = [statement.target]
+            if any(isinstance(t, ast.Name) and t.id == "device" for t in targets):
+                return True
+        return False
+
+    def _import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            if alias.asname is not None:
+                self._aliases[alias.asname] = alias.name
+            else:
+                head = alias.name.split(".", 1)[0]
+                self._aliases[head] = head
+                if self._references and "." in alias.name:  # `import pkg.env` runs pkg/env.py
+                    caller = self._function.name if self._function else ""
+                    guarded = self._main_guards > 0
+                    self._facts.append(Reference(alias.name, caller, main_guard=guarded))
+
+    def _import_from(self, node: ast.ImportFrom) -> None:
+        base = absolute_module(self._module, self._is_package, node.level, node.module)
+        for alias in node.names:
+            if alias.name == "*":
+                return
+            bound = alias.asname or alias.name
+            self._aliases[bound] = f"{base}.{alias.name}" if base else alias.name
+
+    def _call(self, node: ast.Call) -> None:
+        if self._function is not None:
+            name = dotted(node.func)
+            if name is None:
+                return
+            if name.startswith("self.") and name.count(".") == 1:
+                self._function.self_calls.add(name[5:])
+            else:
+                self._function.calls.add(name)
+            return
+        if not self._references:
+            return
+        # Module-level code: the call, and the functions it hands over, are references.
+        values = [node.func]
+        values += [arg.value if isinstance(arg, ast.Starred) else arg for arg in node.args]
+        values += [keyword.value for keyword in node.keywords]
+        guarded = self._main_guards > 0
+        for value in values:
+            name = dotted(value)
+            if name is None:
+                continue
+            callee = resolve_alias(name, self._aliases)
+            if callee is None:
+                if "." in name:
+                    continue
+                callee = f"{self._module}.{name}"
+            if (callee, guarded) not in self._seen_references:
+                self._seen_references.add((callee, guarded))
+                self._facts.append(Reference(callee, main_guard=guarded))
+
+    def _is_main_test(self, test: ast.expr) -> bool:
+        """``__name__ == "__main__"``, the string a single literal (as the traversal sees it)."""
+        if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+            return False
+        if not isinstance(test.ops[0], ast.Eq):
+            return False
+        sides = [test.left, test.comparators[0]]
+        names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+        strings = [s for s in sides if _single_literal(s, "__main__", self._lines)]
+        return len(names) == 1 and len(strings) == 1
+
+
+class _Marker(ast.AST):
+    """Brackets the body of ``if __name__ == "__main__":`` in the walk."""
+
+
+_GUARD_OPEN = _Marker()
+_GUARD_CLOSE = _Marker()
+
+
+def _single_literal(node: ast.expr, value: str, lines: list[str]) -> bool:
+    """A string constant written as one literal (``"a" "b"`` is two, an f-string none)."""
+    if not isinstance(node, ast.Constant) or node.value != value:
+        return False
+    if node.end_lineno != node.lineno or node.end_col_offset is None:
+        return False
+    code = lines[node.lineno - 1].encode()[node.col_offset : node.end_col_offset].decode()
+    body = code.lstrip("rRuUbB")
+    quote = body[:3] if body[:3] in ('"""', "'''") else body[:1]
+    return body.endswith(quote) and quote not in body[len(quote) : len(body) - len(quote)]
+
+
+@dataclass(frozen=True)
+class Skeleton:
+    facts: FileFacts
+    """The facts the libcst traversal would collect from the file with no rule running."""
+    code: str
+    """The words rules can read, one per line (see ``_Walk.words``): the prefilter looks
+    for triggers here, not in the text, where ``"\\x63uda"`` hides a ``"cuda"`` and a
+    docstring shows words no rule reads."""
+
+
+def skeleton(
+    tree: ast.Module, text: str, module: str, is_package: bool, path: str, *, references: bool
+) -> Skeleton:
+    """``references``: also the References a rule ``records_references`` adds (DEV009)."""
+    walk = _Walk(text, module, is_package, references)
+    walk.run(tree)
+    return Skeleton(walk.facts(path), "\n".join(walk.words))

@@ -1,0 +1,193 @@
+"""The prefilter changes how fast devlint is, never what it finds.
+
+It skips libcst for files where no rule that runs has a trigger, and takes their
+facts from ``ast``. Three things make that exact, each tested here: every
+rule's trigger list is complete (on every fixture and rule example), the ``ast``
+skeleton equals the traversal's structural facts (there, and on generated
+programs), and whole runs find the same with and without the prefilter.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import warnings
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import hypothesmith
+import libcst as cst
+import pytest
+from click.testing import CliRunner
+from conftest import FIXTURES
+from hypothesis import HealthCheck, given, settings
+
+from devlint.candidates import ScopeInfo
+from devlint.cli import main
+from devlint.facts import FileFacts, ReturnedOutput
+from devlint.index import ProjectIndex
+from devlint.notebook import decode_file
+from devlint.prefilter import occurs
+from devlint.rules import all_rules
+from devlint.rules.base import Rule, RuleSettings
+from devlint.skeleton import skeleton
+from devlint.traversal import Traversal
+
+RULES = [rule for rule in all_rules() if rule.node_types]
+REFERENCES = [rule for rule in RULES if rule.records_references]
+EVERYTHING = RuleSettings(processor_outputs=True)
+
+
+def _sources() -> Iterator[tuple[str, str]]:
+    """Every fixture file and every rule example, with a name for the test ids."""
+    for path in sorted(FIXTURES.rglob("*.py")):
+        text = decode_file(path, path.read_bytes()).text
+        yield str(path.relative_to(FIXTURES)), text
+    for rule in RULES:
+        for number, valid in enumerate(rule.VALID):
+            yield f"{rule.code}-valid-{number}", valid
+        for number, invalid in enumerate(rule.INVALID):
+            yield f"{rule.code}-invalid-{number}", invalid.code
+
+
+SOURCES = list(_sources())
+
+
+def _parse(text: str) -> tuple[ast.Module, cst.Module] | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text), cst.parse_module(text)
+    except (SyntaxError, cst.ParserSyntaxError, RecursionError, ValueError):
+        return None
+
+
+def _traversal_facts(module: cst.Module, text: str, rules: list[Rule]) -> FileFacts:
+    traversal = Traversal(
+        module, "pkg.mod", False, rules, text=text, path="pkg/mod.py", settings=EVERYTHING
+    )
+    return traversal.run().facts
+
+
+def _assert_same_structure(text: str) -> None:
+    parsed = _parse(text)
+    if parsed is None:
+        return
+    tree, module = parsed
+    for rules in ([], REFERENCES):
+        expected = _traversal_facts(module, text, rules)
+        found = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=bool(rules))
+        assert found.facts.aliases == expected.aliases
+        assert found.facts.classes == expected.classes
+        assert found.facts.functions == expected.functions
+        assert Counter(found.facts.facts) == Counter(expected.facts)  # order means nothing
+
+
+@pytest.mark.parametrize(("name", "text"), SOURCES, ids=[name for name, _ in SOURCES])
+def test_the_ast_skeleton_equals_the_traversal_facts(name: str, text: str) -> None:
+    _assert_same_structure(text)
+
+
+@pytest.mark.parametrize(("name", "text"), SOURCES, ids=[name for name, _ in SOURCES])
+def test_every_rule_has_a_trigger_where_it_reports_or_adds_a_fact(name: str, text: str) -> None:
+    parsed = _parse(text)
+    if parsed is None:
+        return
+    tree, module = parsed
+    code = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False).code
+    structural = Counter(_traversal_facts(module, text, REFERENCES).facts)
+    index = ProjectIndex([])
+    for rule in RULES:
+        traversal = Traversal(
+            module, "pkg.mod", False, [rule], text=text, path="pkg/mod.py", settings=EVERYTHING
+        )
+        outcome = traversal.run()
+        # A function returning what another returns needs no trigger: the engine parses
+        # the files naming functions that return processor output (see engine.py).
+        own_facts = [
+            fact
+            for fact in (Counter(outcome.facts.facts) - structural).elements()
+            if not (isinstance(fact, ReturnedOutput) and fact.via is not None)
+        ]
+        if outcome.candidates or own_facts:
+            assert occurs(rule.file_triggers(EVERYTHING), code, "pkg"), rule.code
+        if own_facts and rule.defers_to_index():
+            assert rule.parse_anyway(code), rule.code
+        for candidate in outcome.candidates if rule.only_in_model_code else ():
+            for scope in OUTSIDE_MODEL_CODE:
+                assert rule.resolve(candidate, scope, index) is None, (rule.code, scope)
+
+
+OUTSIDE_MODEL_CODE = (
+    ScopeInfo(),
+    ScopeInfo(device_aware=True, lightning=True, in_init=True, forward_path=True),
+    ScopeInfo(device_aware=True, forward_path=True),
+)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+@given(hypothesmith.from_grammar(auto_target=False) | hypothesmith.from_node(auto_target=False))
+def test_the_ast_skeleton_equals_the_traversal_facts_on_generated_programs(text: str) -> None:
+    _assert_same_structure(text)
+
+
+def findings(*args: str) -> list[dict[str, object]]:
+    result = CliRunner().invoke(main, ["check", "--output-format", "json", "--no-cache", *args])
+    assert result.exit_code in (0, 1), result.output
+    return json.loads(result.stdout)
+
+
+def test_same_findings_with_and_without_the_prefilter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(FIXTURES, tmp_path / "fixtures")
+    monkeypatch.chdir(tmp_path / "fixtures")
+    everything = ("--select", "ALL")
+    assert findings(*everything, ".") == findings("--no-prefilter", *everything, ".")
+    assert findings(".") == findings("--no-prefilter", ".")
+
+
+def test_a_skipped_file_between_processor_output_and_the_model_is_parsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``wrap`` has no trigger, but returns what ``encode`` returns: processor output."""
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    (project / "encoding.py").write_text(
+        'def encode(processor, texts):\n    return processor(texts, return_tensors="pt")\n'
+    )
+    (project / "wrapping.py").write_text(
+        "from encoding import encode\n\n\ndef wrap(processor, texts):\n"
+        "    return encode(processor, texts)\n"
+    )
+    (project / "model.py").write_text(
+        "import pytorch_lightning as pl\nfrom wrapping import wrap\n\n\n"
+        "class Model(pl.LightningModule):\n"
+        "    def forward(self, texts):\n"
+        "        inputs = wrap(self.processor, texts)\n"
+        "        return self.model(**inputs)\n"
+    )
+    (project / "helpers.py").write_text("def double(x):\n    return 2 * x\n")
+    monkeypatch.chdir(project)
+    expected = [("model.py", 8, "DEV004")]
+    for extra in ((), ("--no-prefilter",)):
+        found = findings(*extra, ".")
+        assert [(f["filename"], f["location"]["row"], f["code"]) for f in found] == expected
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--debug", "--jobs", "1", "."])
+    assert "4 files: 3 parsed, 1 skipped by the prefilter" in result.stderr
+
+
+def test_a_file_without_triggers_is_clean_even_if_libcst_cannot_parse_it(tmp_path: Path) -> None:
+    """Nothing can be found there, so libcst's own limits (a form feed) do not matter."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    (tmp_path / "m.py").write_bytes(b"class A:\n    def f(self):\n\x0c        return 1\n")
+    assert findings(str(tmp_path)) == []
+    assert [f["code"] for f in findings("--no-prefilter", str(tmp_path))] == ["DEV000"]

@@ -74,7 +74,10 @@ def analyze_bytes(job: FileJob, data: bytes) -> FileAnalysis:
 
 
 def analyze_text(job: FileJob, text: str) -> FileAnalysis:
-    """Parse once and walk once; a file neither parser accepts is a DEV000."""
+    """Parse once and walk once; a file neither parser accepts is a DEV000.
+
+    Unless the prefilter finds that no rule needs the file: then only ``ast`` reads it.
+    """
     import libcst as cst
 
     from devlint.prefilter import verdict
@@ -82,7 +85,7 @@ def analyze_text(job: FileJob, text: str) -> FileAnalysis:
 
     if job.prefilter:
         found = _skeleton(job, text)
-        needs = verdict(found.code, job.module, job.codes, job.settings) if found else None
+        needs = verdict(found, job.module, job.codes, job.settings) if found else None
         if found is not None and needs is not None and not needs.parse:
             return FileAnalysis(found.facts, parsed=False, pending=needs.pending)
     if _needs_python_first(text):

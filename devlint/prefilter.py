@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from devlint.rules import running_rules
 from devlint.rules.base import Rule, RuleSettings, Trigger
+from devlint.skeleton import Skeleton
 
 
 @dataclass(frozen=True)
@@ -36,20 +37,22 @@ def occurs(triggers: tuple[Trigger, ...] | None, code: str, package: str) -> boo
         return True
     for trigger in triggers:
         words = (trigger,) if isinstance(trigger, str) else trigger
-        if all(word == package or word in code for word in words):
+        if all(word.strip("\n") == package or word in code for word in words):
             return True
     return False
 
 
-def verdict(code: str, module: str, codes: tuple[str, ...], settings: RuleSettings) -> Verdict:
+def verdict(
+    found: Skeleton, module: str, codes: tuple[str, ...], settings: RuleSettings
+) -> Verdict:
     """What the rules that run on a file (``codes``, and those collecting facts) need,
-    given the file's ``code`` (``Skeleton.code``) and module name."""
+    given what ``ast`` found in it and its module name."""
     package = module.partition(".")[0]
     pending = []
     for rule in _running(codes):
-        if not occurs(rule.file_triggers(settings), code, package):
+        if not occurs(rule.file_triggers(settings), found.code, package):
             continue
-        if not rule.defers_to_index() or rule.parse_anyway(code):
+        if not rule.defers_to_index() or rule.parse_anyway(found):
             return Verdict(parse=True)
         pending.append(rule.code)
     return Verdict(parse=False, pending=tuple(pending))

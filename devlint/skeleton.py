@@ -83,6 +83,8 @@ class _Walk:
         """What rules can read in the code: every identifier, and every string literal's
         value as Python evaluates it (escapes, concatenation), quoted; not comments, nor
         strings that are statements on their own (docstrings), which no rule reads."""
+        self.module_words: list[str] = []
+        """The words outside every function and class."""
         self._inert: set[int] = set()
 
     @cached_property
@@ -164,6 +166,12 @@ class _Walk:
             self._main_guards -= 1
 
     def _read_words(self, node: ast.AST) -> None:
+        count = len(self.words)
+        self._collect_words(node)
+        if not self._frames and len(self.words) > count:
+            self.module_words += self.words[count:]
+
+    def _collect_words(self, node: ast.AST) -> None:
         if isinstance(node, ast.Constant):
             value = node.value
             if id(node) in self._inert:
@@ -338,6 +346,8 @@ class Skeleton:
     """The words rules can read, one per line (see ``_Walk.words``): the prefilter looks
     for triggers here, not in the text, where ``"\\x63uda"`` hides a ``"cuda"`` and a
     docstring shows words no rule reads."""
+    module_code: str
+    """The same, of the code outside every function and class."""
 
 
 def skeleton(
@@ -346,4 +356,9 @@ def skeleton(
     """``references``: also the References a rule ``records_references`` adds (DEV009)."""
     walk = _Walk(text, module, is_package, references)
     walk.run(tree)
-    return Skeleton(walk.facts(path), "\n".join(walk.words))
+    return Skeleton(walk.facts(path), _lines_of(walk.words), _lines_of(walk.module_words))
+
+
+def _lines_of(words: list[str]) -> str:
+    """One word per line, each line ended: ``"\\nload\\n"`` finds the whole word ``load``."""
+    return "\n" + "\n".join(words) + "\n"

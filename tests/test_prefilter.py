@@ -96,7 +96,7 @@ def test_every_rule_has_a_trigger_where_it_reports_or_adds_a_fact(name: str, tex
     if parsed is None:
         return
     tree, module = parsed
-    code = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False).code
+    found = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False)
     structural = Counter(_traversal_facts(module, text, REFERENCES).facts)
     index = ProjectIndex([])
     for rule in RULES:
@@ -112,9 +112,9 @@ def test_every_rule_has_a_trigger_where_it_reports_or_adds_a_fact(name: str, tex
             if not (isinstance(fact, ReturnedOutput) and fact.via is not None)
         ]
         if outcome.candidates or own_facts:
-            assert occurs(rule.file_triggers(EVERYTHING), code, "pkg"), rule.code
+            assert occurs(rule.file_triggers(EVERYTHING), found.code, "pkg"), rule.code
         if own_facts and rule.defers_to_index():
-            assert rule.parse_anyway(code), rule.code
+            assert rule.parse_anyway(found), rule.code
         for candidate in outcome.candidates if rule.only_in_model_code else ():
             for scope in OUTSIDE_MODEL_CODE:
                 assert rule.resolve(candidate, scope, index) is None, (rule.code, scope)

@@ -18,6 +18,7 @@ from devlint.candidates import Candidate, Resolution, Scope, ScopeInfo
 from devlint.facts import Fact, FileFacts
 from devlint.findings import Applicability, Fix
 from devlint.index import ProjectIndex
+from devlint.skeleton import Skeleton
 
 Side = Literal["start", "end", "line_start", "next_line_start"]
 """Where an edit boundary sits relative to its node; the line sides remove whole lines."""
@@ -208,9 +209,9 @@ class Rule:
         a file with triggers waits for ``may_report_in`` (unless ``parse_anyway``)."""
         return self.only_in_model_code
 
-    def parse_anyway(self, text: str) -> bool:
+    def parse_anyway(self, found: Skeleton) -> bool:
         """For a rule that defers to the index: the file may give it facts, parse it now."""
-        return self.fact_triggers is None or any(t in text for t in self.fact_triggers)
+        return self.fact_triggers is None or any(t in found.code for t in self.fact_triggers)
 
     def may_report_in(self, facts: FileFacts, index: ProjectIndex) -> bool:
         """For a rule that defers to the index: could ``resolve`` keep a candidate of the

@@ -19,6 +19,7 @@ from devlint.rules.base import (
     delete_between,
     delete_lines,
 )
+from devlint.skeleton import Skeleton
 from devlint.symbols import (
     BATCH_TRANSFER_HOOKS,
     COLLATE_KEYWORDS,
@@ -102,11 +103,11 @@ class CudaInDataPipeline(Rule):
     def defers_to_index(self) -> bool:
         return True  # `resolve` keeps candidates only in data-pipeline code
 
-    def parse_anyway(self, text: str) -> bool:
+    def parse_anyway(self, found: Skeleton) -> bool:
         # Facts, and lambdas handed over right there, need a collate keyword; a function
         # named like a collate one (nested ones too, which the index does not know) is
         # kept by its name: `_named_like_collate`.
-        return super().parse_anyway(text) or "collat" in text.lower()
+        return super().parse_anyway(found) or "collat" in found.code.lower()
 
     def may_report_in(self, facts: FileFacts, index: ProjectIndex) -> bool:
         """A Dataset or DataModule class, or a function handed over as a collate function."""

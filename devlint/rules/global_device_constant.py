@@ -11,15 +11,16 @@ from devlint.index import ProjectIndex
 from devlint.nodes import dotted_name
 from devlint.rules._devices import device_literal, first_positional, keyword_argument
 from devlint.rules.base import FileContext, Invalid, Rule, choose_fix, replace
+from devlint.skeleton import Skeleton
 from devlint.symbols import DEVICE_TYPES
 
 _BOUND = "bound"
 """Note tag: the name is a parameter or a local variable of the function."""
 _DEVICE_KEYWORDS = ("device", "map_location")
 
-_FACT_TRIGGERS = ("device", *(f"{quote}{kind}" for kind in sorted(DEVICE_TYPES) for quote in "\"'"))
-"""A constant is ``torch.device(...)`` (the text holds that last name, however imported)
-or a string starting with a device type (``"cuda:0"``), right after its quote."""
+_FACT_TRIGGERS = ("\ndevice\n", *(f'"{kind}' for kind in sorted(DEVICE_TYPES)))
+"""A constant is ``torch.device(...)`` (the code holds that last name, however imported)
+or a string starting with a device type (``"cuda:0"``; the code quotes string values)."""
 
 
 class GlobalDeviceConstant(Rule):
@@ -95,6 +96,10 @@ class GlobalDeviceConstant(Rule):
     triggers = None
     only_in_model_code = True
     fact_triggers = _FACT_TRIGGERS
+
+    def parse_anyway(self, found: Skeleton) -> bool:
+        # Constants are module-level assignments (a `global` rebinding only unmakes one).
+        return any(trigger in found.module_code for trigger in _FACT_TRIGGERS)
 
     VALID = (
         # Selection, the CPU, and a name that is rebound are not constants.

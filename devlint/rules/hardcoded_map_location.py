@@ -14,7 +14,10 @@ from devlint.symbols import MAP_LOCATION_LOADERS, MAP_LOCATION_METHODS
 _LOADER_NAMES = frozenset(name.rpartition(".")[2] for name in MAP_LOCATION_LOADERS)
 _TRIGGERS: tuple[Trigger, ...] = (
     *sorted(MAP_LOCATION_METHODS),
-    *sorted({(name.partition(".")[0], name.rpartition(".")[2]) for name in MAP_LOCATION_LOADERS}),
+    *sorted(
+        (name.partition(".")[0], f"\n{name.rpartition('.')[2]}\n")  # `load`, a whole word
+        for name in MAP_LOCATION_LOADERS
+    ),
 )
 
 

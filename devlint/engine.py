@@ -361,7 +361,10 @@ def _follow_returned_output(projects: list[Project], runner: Runner) -> None:
         cache = Cache(project.cache_dir) if project.cache_dir else None
         for result in project.files:
             if result.analysis.facts is not None and _mentions(result, markers):
-                work.append((result, replace(result.job, settings=settings), cache))
+                # A file parsed once (perhaps because the index asked) stays parsed.
+                prefilter = result.job.prefilter and not result.analysis.parsed
+                job = replace(result.job, settings=settings, prefilter=prefilter)
+                work.append((result, job, cache))
     _reanalyse(work, runner)
 
 
@@ -409,7 +412,7 @@ def fix_file(project: Project, result: FileResult, *, unsafe: bool) -> FixOutcom
             return FixOutcome(original, 0, message, _failure_details(culprits, text, new_text))
         text, fixed = new_text, fixed + len(chosen)
         result.replace_text(text)  # the text the findings are about (notebooks map rows by it)
-        result.analysis = analyze_text(result.job, text)
+        result.analysis = analyze_text(replace(result.job, prefilter=False), text)
         resolve(project, result)
     result.replace_text(text)
     return FixOutcome(text, fixed)

@@ -544,7 +544,11 @@ class Traversal:
         self._update_scope()
 
     def _enter_anchor(self, node: cst.ClassDef | cst.FunctionDef) -> None:
-        """Make ``node`` the anchor, indented as the blocks around it indent their bodies."""
+        """Make ``node`` the anchor, indented as the blocks around it indent their bodies.
+
+        Only an indented block and a ``match`` (for its cases) add indentation in libcst's
+        code generation.
+        """
         default = self._module.default_indent
         indent = tuple(
             default if block.indent is None else block.indent

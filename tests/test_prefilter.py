@@ -21,11 +21,12 @@ import hypothesmith
 import libcst as cst
 import pytest
 from click.testing import CliRunner
-from conftest import FIXTURES
+from conftest import FIXTURES, lint_project
 from hypothesis import HealthCheck, given, settings
 
 from devlint.candidates import ScopeInfo
 from devlint.cli import main
+from devlint.engine import fix_file
 from devlint.facts import FileFacts, ReturnedOutput
 from devlint.index import ProjectIndex
 from devlint.notebook import decode_file
@@ -191,3 +192,26 @@ def test_a_file_without_triggers_is_clean_even_if_libcst_cannot_parse_it(tmp_pat
     (tmp_path / "m.py").write_bytes(b"class A:\n    def f(self):\n\x0c        return 1\n")
     assert findings(str(tmp_path)) == []
     assert [f["code"] for f in findings("--no-prefilter", str(tmp_path))] == ["DEV000"]
+
+
+def test_fixing_a_file_the_index_asked_for_keeps_its_other_findings(tmp_path: Path) -> None:
+    """model.py names no library: it is parsed because the index says ``Net`` is a model.
+    After the safe fix, the findings left must still be known (fixing re-analyses the
+    file without the prefilter: a fix may remove the only trigger that got it parsed)."""
+    project = lint_project(
+        tmp_path,
+        {
+            "base.py": "import pytorch_lightning as pl\nimport torch.nn as nn\n\n\n"
+            "class Base(pl.LightningModule):\n    pass\n\n\n"
+            "class Block(nn.Module):\n    pass\n",
+            "model.py": "from base import Base, Block\n\n\nclass Net(Base):\n"
+            "    def __init__(self):\n        super().__init__()\n"
+            "        self.blocks = [Block(), Block()]\n\n"
+            "    def forward(self, x):\n        return x.cuda()\n",
+        },
+    )
+    model = next(result for result in project.files if result.path.name == "model.py")
+    assert [finding.code for finding in model.findings] == ["DEV008", "DEV002"]
+    outcome = fix_file(project, model, unsafe=False)
+    assert outcome is not None and "return x.to(self.device)" in outcome.text
+    assert [(finding.code, finding.start.row) for finding in model.findings] == [("DEV008", 7)]

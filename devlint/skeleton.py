@@ -16,8 +16,10 @@ imports seen so far.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from devlint.facts import (
     ClassFacts,
@@ -61,6 +63,21 @@ class _Class:
     methods: list[str] = field(default_factory=list)
 
 
+_WORD_OF: dict[type[ast.AST], Callable[[Any], tuple[str, ...]]] = {
+    ast.Name: lambda node: (node.id,),
+    ast.Attribute: lambda node: (node.attr,),
+    ast.keyword: lambda node: (node.arg or "",),
+    ast.arg: lambda node: (node.arg,),
+    ast.FunctionDef: lambda node: (node.name,),
+    ast.AsyncFunctionDef: lambda node: (node.name,),
+    ast.ClassDef: lambda node: (node.name,),
+    ast.alias: lambda node: (node.name, node.asname or ""),
+    ast.ImportFrom: lambda node: (node.module or "",),
+    ast.Global: lambda node: tuple(node.names),
+    ast.Nonlocal: lambda node: tuple(node.names),
+}
+"""The identifiers each kind of node holds (string values: ``_Walk._constant``)."""
+
 _LEAVE = object()
 """Stack marker: the node below it is being left."""
 
@@ -93,16 +110,33 @@ class _Walk:
         return split_lines(self._text)
 
     def run(self, tree: ast.Module) -> None:
+        """Visit every node once (an explicit stack: no recursion limit), in libcst's order."""
+        reordered = self._reordered
+        frames = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
         stack: list[object] = [tree]
         while stack:
-            item = stack.pop()
-            if item is _LEAVE:
-                self._leave(stack.pop())  # type: ignore[arg-type]
+            node = stack.pop()
+            if node is _LEAVE:
+                stack.pop()
+                self._frames.pop()
+                self._update_function()
                 continue
-            assert isinstance(item, ast.AST)
-            self._enter(item)
-            stack.extend((item, _LEAVE))
-            stack.extend(reversed(self._children(item)))
+            assert isinstance(node, ast.AST)
+            kind = type(node)
+            self._enter(node, kind)
+            if kind in frames:
+                stack += (node, _LEAVE)
+            if kind in reordered:
+                stack += reversed(reordered[kind](node))
+                continue
+            children: list[ast.AST] = []
+            for name in node._fields:
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    children += [item for item in value if isinstance(item, ast.AST)]
+                elif isinstance(value, ast.AST):
+                    children.append(value)
+            stack += reversed(children)
 
     def facts(self, path: str) -> FileFacts:
         def resolved(names: set[str]) -> tuple[str, ...]:
@@ -131,76 +165,66 @@ class _Walk:
 
     # Order -------------------------------------------------------------------
 
-    def _children(self, node: ast.AST) -> list[object]:
-        """Child nodes in the order the libcst traversal visits their counterparts.
+    @cached_property
+    def _reordered(self) -> dict[type[ast.AST], Callable[[Any], list[object]]]:
+        """Child nodes in the order the libcst traversal visits their counterparts, where
+        it differs from ``ast``'s. A main-guard ``if`` body is bracketed by markers, so the
+        walk knows it is inside."""
 
-        A main-guard ``if`` body is bracketed by markers, so the walk knows it is inside.
-        """
-        if isinstance(node, ast.ClassDef):
-            return [*node.body, *node.bases, *node.keywords, *node.decorator_list]
-        if isinstance(node, ast.ExceptHandler):
-            return [*node.body, *([node.type] if node.type else [])]
-        if isinstance(node, ast.match_case):
-            return [node.pattern, *node.body, *([node.guard] if node.guard else [])]
-        if isinstance(node, ast.If) and self._is_main_test(node.test):
+        def main_guard(node: ast.If) -> list[object]:
+            if not self._is_main_test(node.test):
+                return [node.test, *node.body, *node.orelse]
             return [node.test, _GUARD_OPEN, *node.body, _GUARD_CLOSE, *node.orelse]
-        return list(ast.iter_child_nodes(node))
+
+        return {
+            ast.ClassDef: lambda n: [*n.body, *n.bases, *n.keywords, *n.decorator_list],
+            ast.ExceptHandler: lambda n: [*n.body, *([n.type] if n.type else [])],
+            ast.match_case: lambda n: [n.pattern, *n.body, *([n.guard] if n.guard else [])],
+            ast.If: main_guard,
+        }
 
     # Events ------------------------------------------------------------------
 
-    def _enter(self, node: ast.AST) -> None:
-        self._read_words(node)
-        if isinstance(node, ast.Call):
-            self._call(node)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self._enter_function(node)
-        elif isinstance(node, ast.ClassDef):
-            self._enter_class(node)
-        elif isinstance(node, ast.Import):
-            self._import(node)
-        elif isinstance(node, ast.ImportFrom):
-            self._import_from(node)
-        elif node is _GUARD_OPEN:
-            self._main_guards += 1
-        elif node is _GUARD_CLOSE:
-            self._main_guards -= 1
+    def _enter(self, node: ast.AST, kind: type[ast.AST]) -> None:
+        word = _WORD_OF.get(kind)
+        if word is not None:
+            self._add_words(word(node))
+        elif kind is ast.Constant:
+            self._constant(node)  # type: ignore[arg-type]
+        elif kind is ast.Expr and type(node.value) is ast.Constant:  # type: ignore[attr-defined]
+            self._inert.add(id(node.value))  # type: ignore[attr-defined]
+        action = self._actions.get(kind)
+        if action is not None:
+            action(node)
 
-    def _read_words(self, node: ast.AST) -> None:
-        count = len(self.words)
-        self._collect_words(node)
-        if not self._frames and len(self.words) > count:
-            self.module_words += self.words[count:]
+    @cached_property
+    def _actions(self) -> dict[type[ast.AST], Callable[[Any], None]]:
+        return {
+            ast.Call: self._call,
+            ast.FunctionDef: self._enter_function,
+            ast.AsyncFunctionDef: self._enter_function,
+            ast.ClassDef: self._enter_class,
+            ast.Import: self._import,
+            ast.ImportFrom: self._import_from,
+            _Marker: self._marker,
+        }
 
-    def _collect_words(self, node: ast.AST) -> None:
-        if isinstance(node, ast.Constant):
-            value = node.value
-            if id(node) in self._inert:
-                return
-            if isinstance(value, bytes):
-                value = value.decode("latin-1")
-            if isinstance(value, str):
-                self.words.append(f'"{value}"')
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            self._inert.add(id(node.value))
-        elif isinstance(node, ast.Name):
-            self.words.append(node.id)
-        elif isinstance(node, ast.Attribute):
-            self.words.append(node.attr)
-        elif isinstance(node, (ast.keyword, ast.arg)) and node.arg:
-            self.words.append(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            self.words.append(node.name)
-        elif isinstance(node, ast.alias):
-            self.words.extend((node.name, node.asname or ""))
-        elif isinstance(node, ast.ImportFrom):
-            self.words.append(node.module or "")
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            self.words.extend(node.names)
+    def _marker(self, node: _Marker) -> None:
+        self._main_guards += 1 if node is _GUARD_OPEN else -1
 
-    def _leave(self, node: ast.AST) -> None:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            self._frames.pop()
-            self._update_function()
+    def _add_words(self, words: tuple[str, ...]) -> None:
+        self.words += words
+        if not self._frames:
+            self.module_words += words
+
+    def _constant(self, node: ast.Constant) -> None:
+        value = node.value
+        if id(node) in self._inert:
+            return
+        if isinstance(value, bytes):
+            value = value.decode("latin-1")
+        if isinstance(value, str):
+            self._add_words((f'"{value}"',))
 
     def _innermost_frame(self) -> _Class | _Function | None:
         return next((frame for frame in reversed(self._frames) if frame is not None), None)

@@ -117,10 +117,12 @@ class Runner:
         results: list[FileAnalysis | None] = [None] * len(work)
         executor = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
         try:
-            futures: list[Future[FileAnalysis]] = [
-                executor.submit(analyze_bytes, job, data) for job, data in work
-            ]
-            for position, future in enumerate(futures):
+            # Biggest files first: a big file started last keeps one worker busy alone.
+            order = sorted(range(len(work)), key=lambda position: -len(work[position][1]))
+            futures: dict[int, Future[FileAnalysis]] = {
+                position: executor.submit(analyze_bytes, *work[position]) for position in order
+            }
+            for position, future in futures.items():
                 try:
                     results[position] = future.result()
                 except BrokenProcessPool:

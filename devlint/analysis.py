@@ -80,10 +80,10 @@ def analyze_text(job: FileJob, text: str) -> FileAnalysis:
     """
     import libcst as cst
 
-    from devlint.prefilter import verdict
+    from devlint.prefilter import parse_at_once, verdict
     from devlint.traversal import Traversal
 
-    if job.prefilter:
+    if job.prefilter and not parse_at_once(text, job.module, job.codes, job.settings):
         found = _skeleton(job, text)
         needs = verdict(found, job.module, job.codes, job.settings) if found else None
         if found is not None and needs is not None and not needs.parse:

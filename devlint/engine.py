@@ -20,6 +20,7 @@ from devlint.analysis import FileAnalysis, FileJob, analyze_text
 from devlint.cache import Cache
 from devlint.config import Config, ConfigError
 from devlint.discovery import find_project_root
+from devlint.facts import ReturnedOutput
 from devlint.findings import Finding
 from devlint.fixer import apply_fixes, choose_fixes, verify
 from devlint.index import ProjectIndex
@@ -302,9 +303,9 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
     returns processor output, so the skipped files naming such a function are parsed.
     That can find more such functions: the index is rebuilt and the search repeated.
     """
+    first_round = True
     while True:
         work: list[tuple[FileResult, FileJob, Cache | None]] = []
-        grown: list[Project] = []
         for project in projects:
             index = project.index
             assert index is not None
@@ -314,16 +315,29 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
                 result
                 for result in project.files
                 if not result.analysis.parsed
-                and (_may_report(project, result) or (names and _mentions(result, names)))
+                # What code is model code does not change as the rounds add facts.
+                and (
+                    (first_round and _may_report(project, result))
+                    or (names and _mentions(result, names))
+                )
             ]
             work += [(result, replace(result.job, prefilter=False), cache) for result in found]
-            if found:
-                grown.append(project)
         if not work:
             return
         _reanalyse(work, runner)
-        for project in grown:
-            _index(project)
+        first_round = False
+        # Files parsed here add no fact but these (they had no trigger of a rule adding one).
+        grown = {id(result): result for result, _, _ in work if _returns_output(result)}
+        if not grown:
+            return
+        for project in projects:
+            if any(id(result) in grown for result in project.files):
+                _index(project)
+
+
+def _returns_output(result: FileResult) -> bool:
+    facts = result.analysis.facts
+    return facts is not None and any(isinstance(f, ReturnedOutput) for f in facts.facts)
 
 
 def _may_report(project: Project, result: FileResult) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from devlint.facts import FileFacts
 from devlint.rules import running_rules
 from devlint.rules.base import Rule, RuleSettings, Trigger
 from devlint.skeleton import Skeleton
@@ -61,3 +62,11 @@ def verdict(
 def _running(codes: tuple[str, ...]) -> list[Rule]:
     """The rules whose ``visit`` the traversal calls (DEV000 visits nothing)."""
     return [rule for rule in running_rules(codes) if rule.node_types]
+
+
+def parse_at_once(text: str, module: str, codes: tuple[str, ...], settings: RuleSettings) -> bool:
+    """A rule certainly wants the file: a trigger is in the raw text (docstrings and
+    comments count here, escapes do not), so reading it with ``ast`` first would be wasted.
+    Only ever a reason to parse, never to skip: that takes ``verdict`` on the code."""
+    raw = Skeleton(FileFacts(module), text, text)
+    return verdict(raw, module, codes, settings).parse

@@ -20,7 +20,7 @@ from devlint.analysis import FileAnalysis, FileJob, analyze_text
 from devlint.cache import Cache
 from devlint.config import Config, ConfigError
 from devlint.discovery import find_project_root
-from devlint.facts import ReturnedOutput
+from devlint.facts import FileFacts, ReturnedOutput
 from devlint.findings import Finding
 from devlint.fixer import apply_fixes, choose_fixes, verify
 from devlint.index import ProjectIndex
@@ -327,17 +327,21 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
         _reanalyse(work, runner)
         first_round = False
         # Files parsed here add no fact but these (they had no trigger of a rule adding one).
-        grown = {id(result): result for result, _, _ in work if _returns_output(result)}
-        if not grown:
-            return
+        parsed = {id(result) for result, _, _ in work}
+        learnt = False
         for project in projects:
-            if any(id(result) in grown for result in project.files):
-                _index(project)
+            assert project.index is not None
+            for result in project.files:
+                facts = result.analysis.facts
+                if id(result) in parsed and facts is not None and _returns_output(facts):
+                    project.index.learn_returned_output(facts)
+                    learnt = True
+        if not learnt:
+            return
 
 
-def _returns_output(result: FileResult) -> bool:
-    facts = result.analysis.facts
-    return facts is not None and any(isinstance(f, ReturnedOutput) for f in facts.facts)
+def _returns_output(facts: FileFacts) -> bool:
+    return any(isinstance(fact, ReturnedOutput) for fact in facts.facts)
 
 
 def _may_report(project: Project, result: FileResult) -> bool:

@@ -141,6 +141,8 @@ class ProjectIndex:
         self._distributed_setting = distributed
         self._kinds: dict[str, ClassKind] = {}
         self._origins: dict[str, Origin | None] = {}
+        self._handed_over_cache: dict[frozenset[str], frozenset[str]] = {}
+        self._returning: frozenset[str] | None = None
 
     def canonical(self, name: str) -> str:
         """Follow re-exports: ``pkg.Model`` -> ``pkg.models.Model`` via ``pkg/__init__.py``."""
@@ -322,7 +324,21 @@ class ProjectIndex:
         """The module-level device constant ``name`` (qualified) refers to, if it is one."""
         return self._constants.get(self.canonical(name))
 
+    def learn_returned_output(self, file_facts: FileFacts) -> None:
+        """Add the ReturnedOutput facts of a file parsed after the index was made (its
+        other facts, from ``ast`` until then, are the same: see ``devlint.skeleton``)."""
+        for fact in file_facts.facts:
+            if isinstance(fact, ReturnedOutput):
+                self._returns.setdefault(fact.function, []).append((fact, file_facts))
+        self._origins.clear()
+        self._returning = None
+
     def returning_output(self) -> frozenset[str]:
+        if self._returning is None:
+            self._returning = self._returning_output()
+        return self._returning
+
+    def _returning_output(self) -> frozenset[str]:
         """Names under which the project's functions that return unmoved processor output
         are called: their own, and the names imports bind to them elsewhere."""
         returning = {
@@ -426,6 +442,22 @@ class ProjectIndex:
             if target == function:
                 found.add(reference.caller or module)
         return frozenset(found)
+
+    def handed_over_functions(self, keywords: frozenset[str]) -> frozenset[str]:
+        """Every project function passed somewhere as one of ``keywords`` (see
+        ``handed_over``), found in one pass over the references."""
+        if keywords not in self._handed_over_cache:
+            found = set()
+            for reference, module in self._references:
+                if reference.keyword not in keywords:
+                    continue
+                target = self._definition(reference, module)
+                if target in self._classes:
+                    target = self._method_table(target).get("__call__")
+                if target is not None:
+                    found.add(target)
+            self._handed_over_cache[keywords] = frozenset(found)
+        return self._handed_over_cache[keywords]
 
     def imported(self, module: str) -> bool:
         """Another module of the project imports ``module`` (or a module inside it)."""

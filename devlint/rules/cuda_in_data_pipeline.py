@@ -115,7 +115,8 @@ class CudaInDataPipeline(Rule):
             kind = index.class_kind(found.name)
             if kind.dataset or kind.datamodule:
                 return True
-        return any(index.handed_over(found.name, COLLATE_KEYWORDS) for found in facts.functions)
+        handed_over = index.handed_over_functions(COLLATE_KEYWORDS)
+        return any(found.name in handed_over for found in facts.functions)
 
     VALID = (
         # CPU tensors from the pipeline; the loop moves the batch.

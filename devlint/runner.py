@@ -7,11 +7,13 @@ rest of the run goes on.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import signal
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -39,8 +41,27 @@ class Progress(Protocol):
     def advance(self) -> None: ...
 
 
-def _ignore_interrupts() -> None:
+_PARSING_GC_THRESHOLD = (50_000, 20, 100)
+"""libcst makes millions of short-lived objects: collecting after every 700 (Python's
+default) spends a sixth of the parsing time looking at objects that are still alive."""
+
+
+def _prepare_worker() -> None:
+    """Workers ignore Ctrl-C (the parent stops them) and collect garbage less often."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.freeze()  # what the worker inherits lives as long as the worker
+    gc.set_threshold(*_PARSING_GC_THRESHOLD)
+
+
+@contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Analysing in this process: the same garbage-collection setting, for a while."""
+    saved = gc.get_threshold()
+    gc.set_threshold(*_PARSING_GC_THRESHOLD)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*saved)
 
 
 def content_digest(data: bytes) -> bytes:
@@ -107,15 +128,16 @@ class Runner:
     def _run(self, work: list[tuple[FileJob, bytes]]) -> list[FileAnalysis]:
         if self.workers == 1 or len(work) < _POOL_THRESHOLD:
             analyses = []
-            for job, data in work:
-                analyses.append(analyze_bytes(job, data))
-                self._advance()
+            with _fewer_collections():
+                for job, data in work:
+                    analyses.append(analyze_bytes(job, data))
+                    self._advance()
             return analyses
         return self._in_pool(work, self.workers)
 
     def _in_pool(self, work: list[tuple[FileJob, bytes]], workers: int) -> list[FileAnalysis]:
         results: list[FileAnalysis | None] = [None] * len(work)
-        executor = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_interrupts)
+        executor = ProcessPoolExecutor(max_workers=workers, initializer=_prepare_worker)
         try:
             # Biggest files first: a big file started last keeps one worker busy alone.
             order = sorted(range(len(work)), key=lambda position: -len(work[position][1]))

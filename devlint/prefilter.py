@@ -69,11 +69,4 @@ def parse_at_once(text: str, module: str, codes: tuple[str, ...], settings: Rule
     comments count here, escapes do not), so reading it with ``ast`` first would be wasted.
     Only ever a reason to parse, never to skip: that takes ``verdict`` on the code."""
     raw = Skeleton(FileFacts(module), text, text)
-    needs = verdict(raw, module, codes, settings)
-    # A rule waits for the index to say the file defines model code: when the text names
-    # a model base, it will, so ``ast`` first would only add to libcst's cost.
-    return needs.parse or bool(needs.pending and any(hint in text for hint in _MODEL_HINTS))
-
-
-_MODEL_HINTS = ("Module", "PreTrainedModel")
-"""``nn.Module``, ``LightningModule``, ``PreTrainedModel``: bases of model classes."""
+    return verdict(raw, module, codes, settings).parse

@@ -20,7 +20,7 @@ from devlint.analysis import FileAnalysis, FileJob, analyze_text
 from devlint.cache import Cache
 from devlint.config import Config, ConfigError
 from devlint.discovery import find_project_root
-from devlint.facts import FileFacts, ReturnedOutput
+from devlint.facts import ReturnedOutput
 from devlint.findings import Finding
 from devlint.fixer import apply_fixes, choose_fixes, verify
 from devlint.index import ProjectIndex
@@ -309,7 +309,7 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
         for project in projects:
             index = project.index
             assert index is not None
-            names = [name.encode() for name in index.returning_output()]
+            names = index.returning_output()
             cache = Cache(project.cache_dir) if project.cache_dir else None
             found = [
                 result
@@ -318,7 +318,7 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
                 # What code is model code does not change as the rounds add facts.
                 and (
                     (first_round and _may_report(project, result))
-                    or (names and _mentions(result, names))
+                    or (names and _names_any(result, names))
                 )
             ]
             work += [(result, replace(result.job, prefilter=False), cache) for result in found]
@@ -330,18 +330,22 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
         parsed = {id(result) for result, _, _ in work}
         learnt = False
         for project in projects:
-            assert project.index is not None
-            for result in project.files:
-                facts = result.analysis.facts
-                if id(result) in parsed and facts is not None and _returns_output(facts):
-                    project.index.learn_returned_output(facts)
-                    learnt = True
+            if any(id(result) in parsed and _returns_output(result) for result in project.files):
+                _index(project)  # in file order: which origin a message names depends on it
+                learnt = True
         if not learnt:
             return
 
 
-def _returns_output(facts: FileFacts) -> bool:
-    return any(isinstance(fact, ReturnedOutput) for fact in facts.facts)
+def _returns_output(result: FileResult) -> bool:
+    facts = result.analysis.facts
+    return facts is not None and any(isinstance(fact, ReturnedOutput) for fact in facts.facts)
+
+
+def _names_any(result: FileResult, names: Iterable[str]) -> bool:
+    """Whether the file's code (decoded: any encoding, a notebook's cells) has a name."""
+    source = result.source
+    return source is not None and any(name in source.text for name in names)
 
 
 def _may_report(project: Project, result: FileResult) -> bool:

@@ -324,15 +324,6 @@ class ProjectIndex:
         """The module-level device constant ``name`` (qualified) refers to, if it is one."""
         return self._constants.get(self.canonical(name))
 
-    def learn_returned_output(self, file_facts: FileFacts) -> None:
-        """Add the ReturnedOutput facts of a file parsed after the index was made (its
-        other facts, from ``ast`` until then, are the same: see ``devlint.skeleton``)."""
-        for fact in file_facts.facts:
-            if isinstance(fact, ReturnedOutput):
-                self._returns.setdefault(fact.function, []).append((fact, file_facts))
-        self._origins.clear()
-        self._returning = None
-
     def returning_output(self) -> frozenset[str]:
         if self._returning is None:
             self._returning = self._returning_output()

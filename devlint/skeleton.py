@@ -78,6 +78,8 @@ _WORD_OF: dict[type[ast.AST], Callable[[Any], tuple[str, ...]]] = {
 }
 """The identifiers each kind of node holds (string values: ``_Walk._constant``)."""
 
+_IMPORT_PARTS = (ast.alias, ast.ImportFrom)
+
 _LEAVE = object()
 """Stack marker: the node below it is being left."""
 
@@ -101,7 +103,7 @@ class _Walk:
         value as Python evaluates it (escapes, concatenation), quoted; not comments, nor
         strings that are statements on their own (docstrings), which no rule reads."""
         self.module_words: list[str] = []
-        """The words outside every function and class."""
+        """The words outside every function and class, and of every import."""
         self._inert: set[int] = set()
 
     @cached_property
@@ -188,7 +190,8 @@ class _Walk:
     def _enter(self, node: ast.AST, kind: type[ast.AST]) -> None:
         word = _WORD_OF.get(kind)
         if word is not None:
-            self._add_words(word(node))
+            # An import anywhere binds a name the module's own code resolves (traversal).
+            self._add_words(word(node), binds_module_names=kind in _IMPORT_PARTS)
         elif kind is ast.Constant:
             self._constant(node)  # type: ignore[arg-type]
         elif kind is ast.Expr and type(node.value) is ast.Constant:  # type: ignore[attr-defined]
@@ -212,9 +215,9 @@ class _Walk:
     def _marker(self, node: _Marker) -> None:
         self._main_guards += 1 if node is _GUARD_OPEN else -1
 
-    def _add_words(self, words: tuple[str, ...]) -> None:
+    def _add_words(self, words: tuple[str, ...], *, binds_module_names: bool = False) -> None:
         self.words += words
-        if not self._frames:
+        if not self._frames or binds_module_names:
             self.module_words += words
 
     def _constant(self, node: ast.Constant) -> None:
@@ -262,9 +265,7 @@ class _Walk:
         self._function = frame
 
     def _defines_device(self, node: ast.ClassDef) -> bool:
-        first = node.body[0]
-        line = self._lines[first.lineno - 1].encode()
-        if line[: first.col_offset].strip():
+        if self._on_header_line(node.body[0]):
             return False  # `class A: device = x` (a one-line body): the traversal skips it too
         for statement in node.body:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -279,6 +280,16 @@ class _Walk:
             if any(isinstance(t, ast.Name) and t.id == "device" for t in targets):
                 return True
         return False
+
+    def _on_header_line(self, first: ast.stmt) -> bool:
+        """Whether the statement shares its logical line with what comes before it (lines
+        joined by backslashes count as one)."""
+        row = first.lineno - 1
+        before = self._lines[row].encode()[: first.col_offset]
+        while not before.strip() and row > 0 and self._lines[row - 1].rstrip("\r\n").endswith("\\"):
+            row -= 1
+            before = self._lines[row].rstrip("\r\n")[:-1].encode()
+        return bool(before.strip())
 
     def _import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -371,7 +382,8 @@ class Skeleton:
     for triggers here, not in the text, where ``"\\x63uda"`` hides a ``"cuda"`` and a
     docstring shows words no rule reads."""
     module_code: str
-    """The same, of the code outside every function and class."""
+    """The same, of the code outside every function and class and of every import (an
+    import in a function binds a module-wide name for the traversal)."""
 
 
 def skeleton(

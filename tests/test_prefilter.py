@@ -53,7 +53,15 @@ def _sources() -> Iterator[tuple[str, str]]:
             yield f"{rule.code}-invalid-{number}", invalid.code
 
 
-SOURCES = list(_sources())
+TRICKY = (
+    # A one-line class body after a backslash: libcst sees no `device` attribute.
+    "import torch.nn as nn\nclass Base(nn.Module): \\\n    device = None\n",
+    # A name an import inside a function binds for the module's own code (DEV010).
+    "def _bind():\n    global make\n    from torch import device as make\n\n"
+    "_bind()\nGPU = make(0)\n",
+    'if __name__ == "__main__":\n    main(run, *args, key=value)\nelse:\n    other()\n',
+)
+SOURCES = [*_sources(), *((f"tricky-{n}", text) for n, text in enumerate(TRICKY))]
 
 
 def _parse(text: str) -> tuple[ast.Module, cst.Module] | None:
@@ -215,3 +223,26 @@ def test_fixing_a_file_the_index_asked_for_keeps_its_other_findings(tmp_path: Pa
     outcome = fix_file(project, model, unsafe=False)
     assert outcome is not None and "return x.to(self.device)" in outcome.text
     assert [(finding.code, finding.start.row) for finding in model.findings] == [("DEV008", 7)]
+
+
+def test_names_of_output_functions_are_found_in_any_encoding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``wrapping.py`` is Latin-1: the name ``café`` is not its UTF-8 bytes there."""
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    (tmp_path / "enc.py").write_text(
+        'def café(processor, texts):\n    return processor(texts, return_tensors="pt")\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "wrapping.py").write_bytes(
+        "# -*- coding: latin-1 -*-\nfrom enc import café\n\n\n"
+        "def wrap(processor, texts):\n    return café(processor, texts)\n".encode("latin-1")
+    )
+    (tmp_path / "model.py").write_text(
+        "from wrapping import wrap\n\n\ndef run(model, processor, texts):\n"
+        "    inputs = wrap(processor, texts)\n    return model(**inputs)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    expected = findings("--no-prefilter", ".")
+    assert [f["code"] for f in expected] == ["DEV004"]
+    assert findings(".") == expected

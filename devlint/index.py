@@ -8,7 +8,7 @@ called from a forward path?
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
 
@@ -141,7 +141,7 @@ class ProjectIndex:
         self._distributed_setting = distributed
         self._kinds: dict[str, ClassKind] = {}
         self._origins: dict[str, Origin | None] = {}
-        self._handed_over_cache: dict[frozenset[str], frozenset[str]] = {}
+        self._hand_over_cache: dict[frozenset[str], list[tuple[str, str]]] = {}
         self._returning: frozenset[str] | None = None
 
     def canonical(self, name: str) -> str:
@@ -419,26 +419,23 @@ class ProjectIndex:
         """
         return frozenset(self._call_sites.get(self.canonical(name), ()))
 
-    def handed_over(self, function: str, keywords: Collection[str]) -> frozenset[str]:
+    def handed_over(self, function: str, keywords: frozenset[str]) -> frozenset[str]:
         """Where ``function`` is passed as one of ``keywords`` (``collate_fn=pad``): callers
         as in ``callers``. An instance (``collate_fn=Pad()``) hands over ``Pad.__call__``."""
         function = self.canonical(function)
-        found = set()
-        for reference, module in self._references:
-            if reference.keyword not in keywords:
-                continue
-            target = self._definition(reference, module)
-            if target in self._classes:
-                target = self._method_table(target).get("__call__")
-            if target == function:
-                found.add(reference.caller or module)
-        return frozenset(found)
+        return frozenset(
+            caller for target, caller in self._hand_overs(keywords) if target == function
+        )
 
     def handed_over_functions(self, keywords: frozenset[str]) -> frozenset[str]:
-        """Every project function passed somewhere as one of ``keywords`` (see
-        ``handed_over``), found in one pass over the references."""
-        if keywords not in self._handed_over_cache:
-            found = set()
+        """Every project function passed somewhere as one of ``keywords``."""
+        return frozenset(target for target, _ in self._hand_overs(keywords))
+
+    def _hand_overs(self, keywords: frozenset[str]) -> list[tuple[str, str]]:
+        """(function handed over, caller) for each reference passing one as ``keywords``,
+        found in one pass over the references."""
+        if keywords not in self._hand_over_cache:
+            found = []
             for reference, module in self._references:
                 if reference.keyword not in keywords:
                     continue
@@ -446,9 +443,9 @@ class ProjectIndex:
                 if target in self._classes:
                     target = self._method_table(target).get("__call__")
                 if target is not None:
-                    found.add(target)
-            self._handed_over_cache[keywords] = frozenset(found)
-        return self._handed_over_cache[keywords]
+                    found.append((target, reference.caller or module))
+            self._hand_over_cache[keywords] = found
+        return self._hand_over_cache[keywords]
 
     def imported(self, module: str) -> bool:
         """Another module of the project imports ``module`` (or a module inside it)."""

@@ -6,7 +6,7 @@ Plain data, so they can be cached and sent between processes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 
@@ -134,3 +134,26 @@ def absolute_module(module: str, is_package: bool, level: int, target: str | Non
     if target:
         parts.append(target)
     return ".".join(parts)
+
+
+def class_facts(
+    name: str,
+    bases: Iterable[str],
+    methods: Iterable[str],
+    defines_device: bool,
+    aliases: Mapping[str, str],
+) -> ClassFacts:
+    """A class as a walk saw it, its bases resolved through the file's ``aliases``
+    (the libcst traversal and the ``ast`` skeleton both build facts with these)."""
+    resolved = tuple(resolve_alias(base, aliases) or base for base in bases)
+    return ClassFacts(name, resolved, tuple(methods), defines_device)
+
+
+def function_facts(
+    name: str, calls: Iterable[str], self_calls: Iterable[str], aliases: Mapping[str, str]
+) -> FunctionFacts:
+    """A function as a walk saw it; calls that no alias resolves are left out."""
+    found = (resolve_alias(call, aliases) for call in sorted(calls))
+    return FunctionFacts(
+        name, tuple(call for call in found if call is not None), tuple(sorted(self_calls))
+    )

@@ -22,12 +22,12 @@ from functools import cached_property
 from typing import Any
 
 from devlint.facts import (
-    ClassFacts,
     Fact,
     FileFacts,
-    FunctionFacts,
     Reference,
     absolute_module,
+    class_facts,
+    function_facts,
     resolve_alias,
 )
 from devlint.source import split_lines
@@ -141,26 +141,17 @@ class _Walk:
             stack += reversed(children)
 
     def facts(self, path: str) -> FileFacts:
-        def resolved(names: set[str]) -> tuple[str, ...]:
-            found = (resolve_alias(name, self._aliases) for name in sorted(names))
-            return tuple(name for name in found if name is not None)
-
+        aliases = self._aliases
         return FileFacts(
             module=self._module,
             path=path,
-            aliases=dict(self._aliases),
+            aliases=dict(aliases),
             classes=tuple(
-                ClassFacts(
-                    frame.name,
-                    tuple(resolve_alias(b, self._aliases) or b for b in frame.bases),
-                    tuple(frame.methods),
-                    frame.defines_device,
-                )
-                for frame in self._classes
+                class_facts(c.name, c.bases, c.methods, c.defines_device, aliases)
+                for c in self._classes
             ),
             functions=tuple(
-                FunctionFacts(frame.name, resolved(frame.calls), tuple(sorted(frame.self_calls)))
-                for frame in self._functions
+                function_facts(f.name, f.calls, f.self_calls, aliases) for f in self._functions
             ),
             facts=tuple(self._facts),
         )

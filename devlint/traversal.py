@@ -22,11 +22,11 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from devlint.candidates import Candidate, Scope
 from devlint.facts import (
-    ClassFacts,
     Fact,
     FileFacts,
-    FunctionFacts,
     absolute_module,
+    class_facts,
+    function_facts,
     resolve_alias,
 )
 from devlint.findings import Edit, Location
@@ -602,26 +602,17 @@ class Traversal:
     # Results -----------------------------------------------------------------
 
     def _facts(self) -> FileFacts:
-        def resolved(names: set[str]) -> tuple[str, ...]:
-            found = (resolve_alias(name, self._aliases) for name in sorted(names))
-            return tuple(name for name in found if name is not None)
-
+        aliases = self._aliases
         return FileFacts(
             module=self._module_name,
             path=self._path,
-            aliases=dict(self._aliases),
+            aliases=dict(aliases),
             classes=tuple(
-                ClassFacts(
-                    name=frame.name,
-                    bases=tuple(resolve_alias(b, self._aliases) or b for b in frame.raw_bases),
-                    methods=tuple(frame.methods),
-                    defines_device=frame.defines_device,
-                )
-                for frame in self._classes
+                class_facts(c.name, c.raw_bases, c.methods, c.defines_device, aliases)
+                for c in self._classes
             ),
             functions=tuple(
-                FunctionFacts(frame.name, resolved(frame.calls), tuple(sorted(frame.self_calls)))
-                for frame in self._functions
+                function_facts(f.name, f.calls, f.self_calls, aliases) for f in self._functions
             ),
             facts=tuple(
                 dataclasses.replace(fact, line=self._positions[node].start.line) if node else fact

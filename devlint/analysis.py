@@ -161,8 +161,18 @@ def _skeleton(job: FileJob, text: str) -> Skeleton | None:
             tree = ast.parse(text)
     except (SyntaxError, RecursionError, MemoryError, ValueError):
         return None
+    from devlint.prefilter import screen_types
+
     references = any(rule.records_references for rule in running_rules(job.codes))
-    return skeleton(tree, text, job.module, job.is_package, job.in_project, references=references)
+    return skeleton(
+        tree,
+        text,
+        job.module,
+        job.is_package,
+        job.in_project,
+        references=references,
+        collect=screen_types(job.codes),
+    )
 
 
 def _python_rejects(text: str, display: str) -> Finding | None:

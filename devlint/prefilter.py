@@ -14,6 +14,7 @@ trigger lists are complete, and the skeleton equals the traversal's facts.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 from devlint.facts import FileFacts
@@ -53,10 +54,28 @@ def verdict(
     for rule in _running(codes):
         if not occurs(rule.file_triggers(settings), found.code, package):
             continue
-        if not rule.defers_to_index() or rule.parse_anyway(found):
+        defers = rule.defers_to_index()
+        if defers and rule.parse_anyway(found):
+            return Verdict(parse=True)
+        if not _screened_in(rule, found, settings):
+            continue
+        if not defers:
             return Verdict(parse=True)
         pending.append(rule.code)
     return Verdict(parse=False, pending=tuple(pending))
+
+
+def _screened_in(rule: Rule, found: Skeleton, settings: RuleSettings) -> bool:
+    """The rule's screen, on a file ``ast`` read (raw text has no nodes: only
+    unscreened rules can ask for it at once)."""
+    if not rule.screen_types:
+        return True
+    return bool(found.nodes) and rule.screen(found, settings)
+
+
+def screen_types(codes: tuple[str, ...]) -> frozenset[type[ast.AST]]:
+    """The kinds of ``ast`` nodes the screens of the rules that run read."""
+    return frozenset(kind for rule in _running(codes) for kind in rule.screen_types)
 
 
 def _running(codes: tuple[str, ...]) -> list[Rule]:

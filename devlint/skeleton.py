@@ -16,7 +16,7 @@ imports seen so far.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -85,7 +85,14 @@ _LEAVE = object()
 
 
 class _Walk:
-    def __init__(self, text: str, module: str, is_package: bool, references: bool) -> None:
+    def __init__(
+        self,
+        text: str,
+        module: str,
+        is_package: bool,
+        references: bool,
+        collect: frozenset[type[ast.AST]],
+    ) -> None:
         self._text = text
         self._references = references
         self._module = module
@@ -105,6 +112,8 @@ class _Walk:
         self.module_words: list[str] = []
         """The words outside every function and class, and of every import."""
         self._inert: set[int] = set()
+        self.nodes: dict[type[ast.AST], list[ast.AST]] = {kind: [] for kind in collect}
+        """The nodes of the kinds the rules' screens read, in the order of the walk."""
 
     @cached_property
     def _lines(self) -> list[str]:
@@ -179,6 +188,9 @@ class _Walk:
     # Events ------------------------------------------------------------------
 
     def _enter(self, node: ast.AST, kind: type[ast.AST]) -> None:
+        collected = self.nodes.get(kind)
+        if collected is not None:
+            collected.append(node)
         word = _WORD_OF.get(kind)
         if word is not None:
             # An import anywhere binds a name the module's own code resolves (traversal).
@@ -375,15 +387,32 @@ class Skeleton:
     module_code: str
     """The same, of the code outside every function and class and of every import (an
     import in a function binds a module-wide name for the traversal)."""
+    nodes: Mapping[type[ast.AST], Sequence[ast.AST]] = field(default_factory=dict)
+    """The nodes of the kinds asked for (``Rule.screen_types``), for the rules' screens."""
+
+    def of_type(self, *kinds: type[ast.AST]) -> Iterator[ast.AST]:
+        """The nodes of these kinds (each must have been asked for), kind by kind."""
+        for kind in kinds:
+            yield from self.nodes[kind]
 
 
 def skeleton(
-    tree: ast.Module, text: str, module: str, is_package: bool, path: str, *, references: bool
+    tree: ast.Module,
+    text: str,
+    module: str,
+    is_package: bool,
+    path: str,
+    *,
+    references: bool,
+    collect: Iterable[type[ast.AST]] = (),
 ) -> Skeleton:
-    """``references``: also the References a rule ``records_references`` adds (DEV009)."""
-    walk = _Walk(text, module, is_package, references)
+    """``references``: also the References a rule ``records_references`` adds (DEV009).
+    ``collect``: the kinds of nodes to keep for the rules' screens."""
+    walk = _Walk(text, module, is_package, references, frozenset(collect))
     walk.run(tree)
-    return Skeleton(walk.facts(path), _lines_of(walk.words), _lines_of(walk.module_words))
+    return Skeleton(
+        walk.facts(path), _lines_of(walk.words), _lines_of(walk.module_words), walk.nodes
+    )
 
 
 def _lines_of(words: list[str]) -> str:

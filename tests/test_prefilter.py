@@ -2,7 +2,7 @@
 
 It skips libcst for files where no rule that runs has a trigger, and takes their
 facts from ``ast``. Three things make that exact, each tested here: every
-rule's trigger list is complete (on every fixture and rule example), the ``ast``
+rule's trigger list and screen are complete (on every fixture and rule example), the ``ast``
 skeleton equals the traversal's structural facts (there, and on generated
 programs), and whole runs find the same with and without the prefilter.
 """
@@ -39,6 +39,7 @@ from devlint.traversal import Traversal
 RULES = [rule for rule in all_rules() if rule.node_types]
 REFERENCES = [rule for rule in RULES if rule.records_references]
 EVERYTHING = RuleSettings(processor_outputs=True)
+SCREENED = {kind for rule in RULES for kind in rule.screen_types}
 
 
 def _sources() -> Iterator[tuple[str, str]]:
@@ -100,12 +101,14 @@ def test_the_ast_skeleton_equals_the_traversal_facts(name: str, text: str) -> No
 
 
 @pytest.mark.parametrize(("name", "text"), SOURCES, ids=[name for name, _ in SOURCES])
-def test_every_rule_has_a_trigger_where_it_reports_or_adds_a_fact(name: str, text: str) -> None:
+def test_every_rule_has_a_trigger_and_passes_its_screen_where_it_reports_or_adds_a_fact(
+    name: str, text: str
+) -> None:
     parsed = _parse(text)
     if parsed is None:
         return
     tree, module = parsed
-    found = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False)
+    found = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False, collect=SCREENED)
     structural = Counter(_traversal_facts(module, text, REFERENCES).facts)
     index = ProjectIndex([])
     for rule in RULES:
@@ -124,6 +127,8 @@ def test_every_rule_has_a_trigger_where_it_reports_or_adds_a_fact(name: str, tex
             assert occurs(rule.file_triggers(EVERYTHING), found.code, "pkg"), rule.code
         if own_facts and rule.defers_to_index():
             assert rule.parse_anyway(found), rule.code
+        if outcome.candidates or (own_facts and not rule.defers_to_index()):
+            assert not rule.screen_types or rule.screen(found, EVERYTHING), rule.code
         for candidate in outcome.candidates if rule.only_in_model_code else ():
             for scope in OUTSIDE_MODEL_CODE:
                 assert rule.resolve(candidate, scope, index) is None, (rule.code, scope)

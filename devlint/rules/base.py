@@ -8,6 +8,7 @@ calls ``resolve`` with what the index knows about the candidate's scope.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, Protocol
@@ -197,6 +198,8 @@ class Rule:
     node_types: ClassVar[tuple[str, ...]] = ()
     """Names of the libcst node classes ``visit`` wants (names, so that loading the rules
     does not load libcst: a warm run never parses)."""
+    screen_types: ClassVar[tuple[type[ast.AST], ...]] = ()
+    """The ``ast`` node classes ``screen`` reads (empty: the rule has no screen)."""
     VALID: ClassVar[tuple[str, ...]] = ()
     INVALID: ClassVar[tuple[Invalid, ...]] = ()
 
@@ -212,6 +215,13 @@ class Rule:
     def parse_anyway(self, found: Skeleton) -> bool:
         """For a rule that defers to the index: the file may give it facts, parse it now."""
         return self.fact_triggers is None or any(t in found.code for t in self.fact_triggers)
+
+    def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
+        """From ``ast`` alone, where a trigger occurs: could ``visit`` report a candidate
+        here (or, for a rule that does not defer to the index, add a fact)? A yes may be
+        wrong, a no never: a file every rule says no to is not parsed with libcst. Reads
+        only ``found.of_type(*screen_types)``, the file's facts and words."""
+        return True
 
     def may_report_in(self, facts: FileFacts, index: ProjectIndex) -> bool:
         """For a rule that defers to the index: could ``resolve`` keep a candidate of the

@@ -70,7 +70,7 @@ def _screened_in(rule: Rule, found: Skeleton, settings: RuleSettings) -> bool:
     unscreened rules can ask for it at once)."""
     if not rule.screen_types:
         return True
-    return bool(found.nodes) and rule.screen(found, settings)
+    return found.from_ast and rule.screen(found, settings)
 
 
 def screen_types(codes: tuple[str, ...]) -> frozenset[type[ast.AST]]:
@@ -87,5 +87,5 @@ def parse_at_once(text: str, module: str, codes: tuple[str, ...], settings: Rule
     """A rule certainly wants the file: a trigger is in the raw text (docstrings and
     comments count here, escapes do not), so reading it with ``ast`` first would be wasted.
     Only ever a reason to parse, never to skip: that takes ``verdict`` on the code."""
-    raw = Skeleton(FileFacts(module), text, text)
+    raw = Skeleton(FileFacts(module), text, text, from_ast=False)
     return verdict(raw, module, codes, settings).parse

@@ -389,11 +389,13 @@ class Skeleton:
     import in a function binds a module-wide name for the traversal)."""
     nodes: Mapping[type[ast.AST], Sequence[ast.AST]] = field(default_factory=dict)
     """The nodes of the kinds asked for (``Rule.screen_types``), for the rules' screens."""
+    from_ast: bool = True
+    """False for raw text taken as its own code (``prefilter.parse_at_once``): no nodes."""
 
     def of_type(self, *kinds: type[ast.AST]) -> Iterator[ast.AST]:
         """The nodes of these kinds (each must have been asked for), kind by kind."""
         for kind in kinds:
-            yield from self.nodes[kind]
+            yield from self.nodes[kind] if self.from_ast else ()
 
 
 def skeleton(

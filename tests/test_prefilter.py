@@ -251,3 +251,25 @@ def test_names_of_output_functions_are_found_in_any_encoding(
     expected = findings("--no-prefilter", ".")
     assert [f["code"] for f in expected] == ["DEV004"]
     assert findings(".") == expected
+
+
+def test_a_device_constant_imported_before_its_name_is_rebound_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index reads a file's last imports; the traversal, those seen so far."""
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    (project / "cfg.py").write_text('DEVICE = "cuda:0"\n')
+    (project / "other.py").write_text("DEVICE = None\n")
+    (project / "model.py").write_text(
+        "import pytorch_lightning as pl\nfrom cfg import DEVICE\n\n\n"
+        "class Net(pl.LightningModule):\n    def forward(self, x):\n"
+        "        return x.to(DEVICE)\n\n\nfrom other import DEVICE\n"
+    )
+    monkeypatch.chdir(project)
+    found = findings(".")
+    assert [(f["code"], f["filename"], f["location"]["row"]) for f in found] == [
+        ("DEV010", "model.py", 7)
+    ]
+    assert findings("--no-prefilter", ".") == found

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import ast
+from collections.abc import Collection, Sequence
 
 import libcst as cst
 
+from devlint.facts import absolute_module
 from devlint.nodes import dotted_name
+from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import DEVICE_TYPES, TORCH_DTYPES
 
 
@@ -20,12 +23,15 @@ def device_literal(node: cst.BaseExpression) -> str | None:
         return node.value
     if isinstance(node, cst.SimpleString):
         value = node.evaluated_value
-        if not isinstance(value, str):
-            return None
-        kind, _, index = value.partition(":")
-        if kind in DEVICE_TYPES and (not index or index.isdigit()):
+        if isinstance(value, str) and names_a_device(value):
             return node.value
     return None
+
+
+def names_a_device(value: str) -> bool:
+    """``"cuda"``, ``"cuda:1"``, ``"mps"``: an accelerator, with or without an index."""
+    kind, _, index = value.partition(":")
+    return kind in DEVICE_TYPES and (not index or index.isdigit())
 
 
 def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:
@@ -87,3 +93,70 @@ def is_map_location(ancestors: Sequence[cst.CSTNode]) -> bool:
         and parent.keyword is not None
         and parent.keyword.value == "map_location"
     )
+
+
+# Screens: the same questions, asked generously of ``ast`` nodes ------------------------
+
+BINDING_TYPES: tuple[type[ast.AST], ...] = (ast.Import, ast.ImportFrom)
+"""The nodes ``Bindings`` reads: a screen that uses it lists them in ``screen_types``."""
+
+
+class Bindings:
+    """Every qualified name each name of a file may stand for somewhere in the traversal.
+
+    The traversal resolves a name through the bindings seen so far: every import (even in
+    a function) and every module-level definition (``module.name``) binds one, and a later
+    one replaces it. So a name may stand for its final alias, for what any import of the
+    file binds it to (a relative import read both as in a package and as in a module), and
+    for ``module.name``.
+    """
+
+    def __init__(self, found: Skeleton) -> None:
+        self._module = found.facts.module
+        self._targets: dict[str, set[str]] = {}
+        for name, target in found.facts.aliases.items():
+            self._bind(name, target)
+        for node in found.of_type(*BINDING_TYPES):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    head = alias.name.partition(".")[0]
+                    self._bind(alias.asname or head, alias.name if alias.asname else head)
+            elif isinstance(node, ast.ImportFrom):
+                for is_package in (False, True):
+                    base = absolute_module(self._module, is_package, node.level, node.module)
+                    for alias in node.names:
+                        name = alias.name
+                        self._bind(alias.asname or name, f"{base}.{name}" if base else name)
+
+    def _bind(self, name: str, target: str) -> None:
+        self._targets.setdefault(name, set()).add(target)
+
+    def resolutions(self, node: ast.AST) -> set[str]:
+        """What ``node``, a dotted name, may resolve to (``qualified_name``), or nothing."""
+        name = dotted(node)
+        if name is None:
+            return set()
+        head, dot, rest = name.partition(".")
+        targets = {*self._targets.get(head, ()), f"{self._module}.{head}"}
+        return {f"{target}{dot}{rest}" for target in targets}
+
+    def may_be(self, node: ast.AST, names: Collection[str]) -> bool:
+        """Whether ``node`` may resolve to one of ``names``."""
+        return any(name in names for name in self.resolutions(node))
+
+
+def may_be_device_literal(node: ast.AST) -> bool:
+    """``device_literal`` of the same expression could be a device: an integer, or a string
+    naming one (also concatenated, which ``device_literal`` does not read)."""
+    if not isinstance(node, ast.Constant):
+        return False
+    value = node.value
+    return isinstance(value, int) or (isinstance(value, str) and names_a_device(value))
+
+
+def may_be_key(node: ast.Subscript, key: str) -> bool:
+    """``x["key"]``, as libcst reads its one index: ``x["key",]`` too, a tuple to ``ast``."""
+    index = node.slice
+    if isinstance(index, ast.Tuple) and len(index.elts) == 1:
+        index = index.elts[0]
+    return isinstance(index, ast.Constant) and index.value == key

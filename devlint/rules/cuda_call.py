@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
@@ -13,11 +15,13 @@ from devlint.rules.base import (
     Invalid,
     PendingEdit,
     Rule,
+    RuleSettings,
     borrowed_device_fix,
     choose_fix,
     delete_between,
     delete_lines,
 )
+from devlint.skeleton import Skeleton
 from devlint.symbols import MODULE_ONLY_METHODS
 
 _KEPT_KEYWORDS = ("non_blocking", "memory_format")
@@ -217,6 +221,17 @@ class CudaCall(Rule):
             '        self.register_buffer("scale", torch.ones(4))\n',
         ),
     )
+
+    screen_types = (ast.Call,)
+
+    def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
+        """``visit`` reports only calls of an attribute named ``cuda`` (``x.cuda(...)``)."""
+        return any(
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "cuda"
+            for call in found.of_type(ast.Call)
+        )
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         if isinstance(node, cst.IndentedBlock):

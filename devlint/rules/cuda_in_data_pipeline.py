@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
@@ -15,6 +17,7 @@ from devlint.rules.base import (
     Invalid,
     PendingEdit,
     Rule,
+    RuleSettings,
     choose_fix,
     delete_between,
     delete_lines,
@@ -24,6 +27,7 @@ from devlint.symbols import (
     BATCH_TRANSFER_HOOKS,
     COLLATE_KEYWORDS,
     DATASET_ITEM_METHODS,
+    DEVICE_TYPES,
 )
 
 _MOVE_ONLY_KEYWORDS = frozenset({"device", "non_blocking", "copy"})
@@ -99,6 +103,7 @@ class CudaInDataPipeline(Rule):
     # file. Without integer devices, `cuda`, `device` and the other device types would do.
     triggers = (*sorted(COLLATE_KEYWORDS), "cuda", "to")
     fact_triggers = tuple(sorted(COLLATE_KEYWORDS))
+    screen_types = (ast.Call,)
 
     def defers_to_index(self) -> bool:
         return True  # `resolve` keeps candidates only in data-pipeline code
@@ -108,6 +113,14 @@ class CudaInDataPipeline(Rule):
         # named like a collate one (nested ones too, which the index does not know) is
         # kept by its name: `_named_like_collate`.
         return super().parse_anyway(found) or "collat" in found.code.lower()
+
+    def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
+        """``visit`` reports only ``x.cuda(...)`` and ``x.to(...)`` whose device
+        (``_literal_device_argument``) is a literal accelerator, perhaps in ``torch.device``."""
+        return any(
+            isinstance(call, ast.Call) and _may_move_to_accelerator(call)
+            for call in found.of_type(ast.Call)
+        )
 
     def may_report_in(self, facts: FileFacts, index: ProjectIndex) -> bool:
         """A Dataset or DataModule class, or a function handed over as a collate function."""
@@ -149,6 +162,11 @@ class CudaInDataPipeline(Rule):
         "class Both(Dataset, nn.Module):\n"
         "    def __getitem__(self, index):\n"
         "        return self.table[index].cuda()\n",
+        # A literal device, but the CPU.
+        "import torch\nfrom torch.utils.data import Dataset\n\n"
+        "class Pairs(Dataset):\n"
+        "    def __getitem__(self, index):\n"
+        '        return self.items[index].to(torch.device("cpu"), torch.float32)\n',
     )
     INVALID = (
         Invalid(
@@ -247,6 +265,31 @@ class CudaInDataPipeline(Rule):
             '        return batch.to("cuda")\n',
             line=5,
             column=22,
+        ),
+        Invalid(
+            # `torch.device` under another name, given as `device=`.
+            "from torch import device as torch_device\n"
+            "from torch.utils.data import Dataset\n\n"
+            "class Pairs(Dataset):\n"
+            "    def __getitem__(self, index):\n"
+            '        return self.items[index].to(device=torch_device("cuda", 0))\n',
+            line=6,
+            column=34,
+            fixed="from torch import device as torch_device\n"
+            "from torch.utils.data import Dataset\n\n"
+            "class Pairs(Dataset):\n"
+            "    def __getitem__(self, index):\n"
+            "        return self.items[index]\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # An integer device is a GPU: `0` is `cuda:0`.
+            "def collate_batch(batch):\n"
+            "    return [sample.to(0, non_blocking=True) for sample in batch]\n",
+            line=2,
+            column=20,
+            fixed="def collate_batch(batch):\n    return [sample for sample in batch]\n",
+            unsafe=True,
         ),
     )
 
@@ -384,6 +427,34 @@ def _all_lightning(users: frozenset[str], index: ProjectIndex) -> bool:
         if not (kind.lightning or kind.datamodule):
             return False
     return True
+
+
+def _may_move_to_accelerator(call: ast.Call) -> bool:
+    """``x.cuda(...)``, or ``x.to(...)`` whose first positional argument or ``device=`` is
+    (or calls something with, ``torch.device`` under any name) a literal accelerator."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr not in ("cuda", "to"):
+        return False
+    if func.attr == "cuda":
+        return True
+    first = call.args[:1] if call.args and not isinstance(call.args[0], ast.Starred) else []
+    devices = [*first, *(keyword.value for keyword in call.keywords if keyword.arg == "device")]
+    for device in devices:
+        if isinstance(device, ast.Call) and device.args:
+            device = device.args[0]
+        if isinstance(device, ast.Constant) and _is_accelerator(device.value):
+            return True
+    return False
+
+
+def _is_accelerator(value: object) -> bool:
+    """An integer or a string like ``"cuda:1"``, as ``device_literal`` reads them."""
+    if isinstance(value, int):
+        return True
+    if not isinstance(value, str):
+        return False
+    kind, _, index = value.partition(":")
+    return kind in DEVICE_TYPES and (not index or index.isdigit())
 
 
 def _literal_device_argument(call: cst.Call, context: FileContext) -> cst.Arg | None:

@@ -10,8 +10,16 @@ from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import DistributedSignal
 from devlint.index import ProjectIndex
 from devlint.nodes import dotted_name
-from devlint.rules._devices import device_literal, first_positional, keyword_argument
-from devlint.rules.base import FileContext, Invalid, Rule
+from devlint.rules._devices import (
+    BINDING_TYPES,
+    Bindings,
+    device_literal,
+    first_positional,
+    keyword_argument,
+    may_be_key,
+)
+from devlint.rules.base import FileContext, Invalid, Rule, RuleSettings
+from devlint.skeleton import Skeleton
 
 _PLACEMENT_STRATEGIES = frozenset({"auto", "balanced", "balanced_low_0", "sequential"})
 """``device_map`` strategies: accelerate spreads the model over every visible GPU."""
@@ -51,12 +59,15 @@ _WRAPPERS = {
 _WRAPPER_NAMES = frozenset(name.rpartition(".")[2] for name in _WRAPPERS)
 _ENV_GETTERS = frozenset({"os.environ.get", "os.getenv"})
 _PIPELINES = frozenset({"transformers.pipeline", "transformers.pipelines.pipeline"})
+_LAUNCHER_KEYWORDS = frozenset({"strategy", "devices", "num_nodes"})
+"""The keywords of a ``Trainer`` or ``Fabric`` that ``_launcher_evidence`` reads."""
 _INTERESTING_CALLS = frozenset(
     name.rpartition(".")[2]
     for name in (*_TRAINERS, *_FABRICS, *_LAUNCHERS, *_ENV_GETTERS, *_PIPELINES)
 ) | {"from_pretrained"}
 """Last names of the callees this rule looks at: a cheap test before resolving imports."""
 _LOCAL_RANK = "LOCAL_RANK"
+_ENVIRON = frozenset({"os.environ"})
 _LOCAL_RANK_READ = f"a `{_LOCAL_RANK}` read"
 _SHOWN_CHARS = 40
 
@@ -150,6 +161,7 @@ class DeviceMapUnderDistributed(Rule):
     # most files), there only a module of a package named `deepspeed` escapes; a
     # `LOCAL_RANK` read needs that string (the prefilter also reads literals' values).
     triggers = _TRIGGERS
+    screen_types = (ast.Call, ast.Attribute, ast.Subscript, *BINDING_TYPES)
 
     VALID = (
         # Single-process inference: `device_map="auto"` is what it is for.
@@ -199,6 +211,11 @@ class DeviceMapUnderDistributed(Rule):
         "    def Trainer(self, strategy):\n"
         "        return strategy\n\n"
         'Runner().Trainer(strategy="ddp")\n',
+        # A notebook: Lightning's Trainer runs (evidence), then a later cell binds the name
+        # to Hugging Face's; nothing places a model.
+        "from lightning.pytorch import Trainer\n\n"
+        'trainer = Trainer(accelerator="gpu", devices=2, strategy="ddp")\n\n'
+        "from transformers import Trainer\n",
         # `device_map="mps"` has one device to choose from.
         "import torch.distributed as dist\n"
         "from transformers import AutoModel\n\n"
@@ -293,7 +310,31 @@ class DeviceMapUnderDistributed(Rule):
             line=5,
             column=51,
         ),
+        Invalid(
+            "from os import environ\n"
+            "from transformers import pipeline as hf_pipeline\n\n"
+            'rank = int(environ.get("LOCAL_RANK", 0))\n'
+            'pipe = hf_pipeline("text-generation", model="gpt2", device_map="auto")\n',
+            line=5,
+            column=64,
+        ),
     )
+
+    def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
+        """Each report or fact of ``visit`` needs one of these, with the callee (or the
+        environment, or the wrapper) resolved through every binding its name may have
+        had: a call of ``from_pretrained`` or a pipeline with a literal ``device_map=``, of
+        a ``Trainer``/``Fabric`` given one of the keywords its evidence reads, of a
+        launcher or an environment getter (``"LOCAL_RANK"`` among its arguments); a
+        ``LOCAL_RANK`` subscript of ``os.environ`` (read or not); a wrapper named by an
+        attribute, or by an import (where libcst sees attributes ``ast`` does not)."""
+        names = Bindings(found)
+        return (
+            any(_may_report_or_signal(call, names) for call in found.of_type(ast.Call))
+            or any(_may_name_wrapper(node, names) for node in found.of_type(ast.Attribute))
+            or any(_may_read_local_rank(node, names) for node in found.of_type(ast.Subscript))
+            or any(_imports_wrapper(node) for node in found.of_type(*BINDING_TYPES))
+        )
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         if isinstance(node, cst.Call):
@@ -380,6 +421,55 @@ class DeviceMapUnderDistributed(Rule):
             f"and let the trainer place the model, or use `{_PIN_PER_RANK}` "
             "(`PartialState().local_process_index` under accelerate)"
         )
+
+
+def _may_report_or_signal(call: ast.AST, names: Bindings) -> bool:
+    """``_visit_call``, generously: could it report ``call`` or record a signal for it?"""
+    assert isinstance(call, ast.Call)
+    func = call.func
+    keywords = {keyword.arg: keyword.value for keyword in call.keywords}
+    if isinstance(func, ast.Attribute) and func.attr not in _INTERESTING_CALLS:
+        return False  # as in ``_visit_call``: the callee's last name is the attribute's
+    callees = names.resolutions(func)
+    places = (isinstance(func, ast.Attribute) and func.attr == "from_pretrained") or (
+        not callees.isdisjoint(_PIPELINES)
+    )
+    return (
+        (places and isinstance(keywords.get("device_map"), (ast.Constant, ast.Dict)))
+        or not callees.isdisjoint(_LAUNCHERS)
+        or (
+            not callees.isdisjoint(_TRAINERS | _FABRICS)
+            and not _LAUNCHER_KEYWORDS.isdisjoint(keywords)
+        )
+        or (not callees.isdisjoint(_ENV_GETTERS) and _mentions_local_rank(call))
+    )
+
+
+def _mentions_local_rank(call: ast.Call) -> bool:
+    return any(
+        isinstance(argument, ast.Constant) and argument.value == _LOCAL_RANK
+        for argument in call.args
+    )
+
+
+def _may_name_wrapper(node: ast.AST, names: Bindings) -> bool:
+    assert isinstance(node, ast.Attribute)
+    return node.attr in _WRAPPER_NAMES and names.may_be(node, _WRAPPERS)
+
+
+def _may_read_local_rank(node: ast.AST, names: Bindings) -> bool:
+    assert isinstance(node, ast.Subscript)
+    return may_be_key(node, _LOCAL_RANK) and names.may_be(node.value, _ENVIRON)
+
+
+def _imports_wrapper(node: ast.AST) -> bool:
+    """An import naming a wrapper (``_import``), or a module path through one."""
+    if isinstance(node, ast.ImportFrom):
+        parts = [*(node.module or "").split("."), *(alias.name for alias in node.names)]
+    else:
+        assert isinstance(node, ast.Import)
+        parts = [part for alias in node.names for part in alias.name.split(".")]
+    return not _WRAPPER_NAMES.isdisjoint(parts)
 
 
 def _places_model(call: cst.Call, qualified: str | None) -> bool:

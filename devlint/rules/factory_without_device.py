@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import bisect
+import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -12,6 +16,8 @@ from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.nodes import chain_root, dotted_name
 from devlint.rules._devices import (
+    BINDING_TYPES,
+    Bindings,
     casts_dtype_only,
     first_positional,
     has_double_star,
@@ -22,10 +28,12 @@ from devlint.rules.base import (
     Invalid,
     PendingEdit,
     Rule,
+    RuleSettings,
     borrowed_device_fix,
     choose_fix,
     insert_after,
 )
+from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import (
     CPU_CONSUMER_METHODS,
     CPU_LIBRARIES,
@@ -40,6 +48,9 @@ from devlint.symbols import (
     SILENT_BUILTINS,
     TENSOR_FACTORIES,
 )
+
+_FACTORIES = TENSOR_FACTORIES | LEGACY_TENSOR_TYPES
+"""What ``torch.<name>(...)`` must call to be a candidate."""
 
 _PLACED = "placed"
 """A call's result, or a variable, is moved (``.to(...)``) or used on the CPU on purpose."""
@@ -168,6 +179,15 @@ class FactoryWithoutDevice(Rule):
         "    def forward(self, x):\n"
         "        floating = torch.empty(0, dtype=x.dtype).is_floating_point()\n"
         "        return x if floating else x.float()\n",
+        # Set up once, moved with the module; moved at once; NumPy's factories.
+        "import numpy as np\nimport torch\nimport torch.nn as nn\n\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self, n):\n"
+        "        super().__init__()\n"
+        "        self.scale = nn.Parameter(torch.ones(n))\n\n"
+        "    def forward(self, x):\n"
+        "        noise = torch.randn(x.shape).type_as(x)\n"
+        "        return x * self.scale + noise, np.zeros(3)\n",
     )
     INVALID = (
         Invalid(
@@ -279,7 +299,47 @@ class FactoryWithoutDevice(Rule):
             "        weight = torch.tensor(self.hparams.class_weights, device=self.device)\n"
             "        return F.cross_entropy(logits, y, weight=weight)\n",
         ),
+        Invalid(
+            # A factory imported under another name; .to(dtype) casts, it does not move.
+            "import torch.nn as nn\nfrom torch import arange as positions_of\n\n"
+            "class Embed(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return x + positions_of(x.shape[1]).to(x.dtype)\n",
+            line=6,
+            column=20,
+            fixed="import torch.nn as nn\nfrom torch import arange as positions_of\n\n"
+            "class Embed(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return x + positions_of(x.shape[1], device=x.device).to(x.dtype)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # An import in the method binds the name for the rest of the module.
+            "import torch.nn as nn\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, hidden):\n"
+            "        import torch as th\n\n"
+            "        return hidden + th.ones(hidden.shape[-1])\n",
+            line=7,
+            column=25,
+        ),
     )
+
+    screen_types = (ast.Call, ast.ClassDef, *BINDING_TYPES)
+
+    def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
+        """A candidate is a call that may resolve to ``torch.<factory>`` (``Bindings``) and,
+        as ``visit`` requires, lacks ``**``, ``device=`` and ``out=`` (``tensor`` and
+        ``as_tensor`` have Python data first), is not in the body of a setup method, nor
+        the receiver of a chain that surely moves it."""
+        names = Bindings(found)
+        calls = [call for call in found.of_type(ast.Call) if isinstance(call, ast.Call)]
+        fresh = [call for call in calls if _may_create_without_device(call, names)]
+        if not fresh:
+            return False
+        placed = _surely_placed(calls)
+        setup = _setup_bodies(found.of_type(ast.ClassDef))
+        return any(id(call) not in placed and not _within(call, setup) for call in fresh)
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         if isinstance(node, cst.SubscriptElement):
@@ -355,6 +415,99 @@ class FactoryWithoutDevice(Rule):
             param, fix = borrowed
             return Resolution(f"{message}; pass `device={param}.device`", fix)
         return Resolution(f"{message}; pass the device of an input tensor")
+
+
+def _may_create_without_device(call: ast.Call, names: Bindings) -> bool:
+    """Whether ``call`` may resolve to a factory that ``visit`` would report, judging by
+    its arguments."""
+    if isinstance(call.func, ast.Attribute) and call.func.attr not in _FACTORIES:
+        return False  # `a.f(...)` resolves to `<what a is>.f`
+    return any(
+        module == "torch" and _may_lack_device(call, factory)
+        for module, _, factory in (name.rpartition(".") for name in names.resolutions(call.func))
+    )
+
+
+def _may_lack_device(call: ast.Call, factory: str) -> bool:
+    """Whether ``visit`` could report ``call`` as a call of ``torch.<factory>``."""
+    if factory not in _FACTORIES:
+        return False
+    if any(keyword.arg in (None, "device", "out") for keyword in call.keywords):
+        return False
+    if factory not in DATA_FACTORIES:
+        return True
+    first = call.args[0] if call.args else None
+    return first is not None and not isinstance(first, ast.Starred) and _may_be_data(first)
+
+
+def _may_be_data(node: ast.expr) -> bool:
+    """``_is_python_data`` on the ``ast`` of the same expression."""
+    if isinstance(node, (ast.List, ast.Tuple, ast.ListComp)):
+        return True
+    return (dotted(node) or "").startswith(HYPERPARAMETER_ROOTS)
+
+
+def _surely_placed(calls: Iterable[ast.Call]) -> set[int]:
+    """Calls ``_mark_receivers`` surely marks: the receivers in a chain ending in
+    ``.cpu()``, ``.cuda()``, ``.type_as(y)``, ... or ``.to(...)`` (only a ``.to`` that
+    surely is no cast: with ``device=``, or a first argument named ``*device``)."""
+    placed: set[int] = set()
+    for call in calls:
+        if not (isinstance(call.func, ast.Attribute) and _surely_moves(call, call.func.attr)):
+            continue
+        receiver = call.func.value
+        while isinstance(receiver, ast.Call):
+            placed.add(id(receiver))
+            if not isinstance(receiver.func, ast.Attribute):
+                break
+            receiver = receiver.func.value
+    return placed
+
+
+def _surely_moves(call: ast.Call, method: str) -> bool:
+    """``x.<method>(...)`` is one of the calls ``visit`` marks receivers of, and surely not
+    a cast that ``casts_dtype_only`` recognises."""
+    if method != "to":
+        return method in MOVE_METHODS or method in CPU_RESULT_METHODS
+    if any(keyword.arg == "device" for keyword in call.keywords):
+        return True
+    first = dotted(call.args[0]) if call.args else None  # None for `*args` too
+    return (first or "").endswith("device")
+
+
+_Span = tuple[tuple[int, int], tuple[int, int]]
+
+
+def _setup_bodies(classes: Iterable[ast.AST]) -> list[_Span]:
+    """Where the bodies of ``__init__`` and the other setup methods lie (``visit`` reports
+    nothing there), sorted. Bodies that hold a class are left out: the traversal gives
+    that class a scope of its own."""
+    defs = [node for node in classes if isinstance(node, ast.ClassDef)]
+    class_starts = sorted((node.lineno, node.col_offset) for node in defs)
+    spans: list[_Span] = []
+    for owner in defs:
+        for method in owner.body:
+            if not (
+                isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and method.name in SETUP_METHODS
+            ):
+                continue
+            first = method.body[0]
+            span = (
+                (first.lineno, first.col_offset),
+                (method.end_lineno or 0, method.end_col_offset or 0),
+            )
+            nested = bisect.bisect_left(class_starts, span[0])
+            if nested == len(class_starts) or class_starts[nested] > span[1]:
+                spans.append(span)
+    return sorted(spans)
+
+
+def _within(call: ast.Call, spans: list[_Span]) -> bool:
+    """Whether ``call`` starts in one of the ``spans`` (sorted, disjoint)."""
+    start = (call.lineno, call.col_offset)
+    after = bisect.bisect_right(spans, (start, (sys.maxsize, 0)))
+    return after > 0 and spans[after - 1][1] >= start
 
 
 def _mark_receivers(receiver: cst.BaseExpression, context: FileContext) -> None:

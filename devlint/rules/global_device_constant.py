@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator
+
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
-from devlint.facts import DeviceConstant
+from devlint.facts import DeviceConstant, FileFacts
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.nodes import dotted_name
 from devlint.rules._devices import device_literal, first_positional, keyword_argument
-from devlint.rules.base import FileContext, Invalid, Rule, choose_fix, replace
-from devlint.skeleton import Skeleton
+from devlint.rules.base import FileContext, Invalid, Rule, RuleSettings, choose_fix, replace
+from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import DEVICE_TYPES
 
 _BOUND = "bound"
@@ -99,7 +102,35 @@ class GlobalDeviceConstant(Rule):
 
     def parse_anyway(self, found: Skeleton) -> bool:
         # Constants are module-level assignments (a `global` rebinding only unmakes one).
-        return any(trigger in found.module_code for trigger in _FACT_TRIGGERS)
+        # And `may_report_in` reads the file's last imports, while the traversal resolves a
+        # name through those seen so far: a name imported from two places is not judged.
+        return any(trigger in found.module_code for trigger in _FACT_TRIGGERS) or any(
+            len(sources) > 1 for sources in _import_sources(found).values()
+        )
+
+    screen_types = (ast.Call, ast.Import, ast.ImportFrom)
+
+    def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
+        """A candidate is a dotted name in a device position (``_visit_call``) whose head an
+        import binds (imports only add names: the final aliases hold every one bound when
+        the traversal resolves it), or a bare name of a constant this module defines (it
+        then has the constant's fact, which ``parse_anyway`` sees)."""
+        aliases = found.facts.aliases
+        own_constants = self.parse_anyway(found)
+        for call in found.of_type(ast.Call):
+            assert isinstance(call, ast.Call)
+            for value in _device_arguments(call):
+                name = dotted(value)
+                if name is not None and (
+                    name.partition(".")[0] in aliases
+                    or (own_constants and isinstance(value, ast.Name))
+                ):
+                    return True
+        return False
+
+    def may_report_in(self, facts: FileFacts, index: ProjectIndex) -> bool:
+        # `resolve` keeps only names that lead to a device constant, in model code.
+        return index.may_name_device_constant(facts) and index.defines_model_code(facts)
 
     VALID = (
         # Selection, the CPU, and a name that is rebound are not constants.
@@ -166,6 +197,11 @@ class GlobalDeviceConstant(Rule):
         "            return x\n"
         "        self.log('mem', torch.cuda.memory_allocated(device=DEVICE))\n"
         "        return x * 2\n",
+        # An imported name that no module of the project defines as a device constant.
+        "import torch\nimport pytorch_lightning as pl\nfrom .settings import accelerator as acc\n\n"
+        "class M(pl.LightningModule):\n"
+        "    def forward(self, x):\n"
+        '        return torch.load("w.pt", map_location=acc), x.to(acc, torch.float16)\n',
     )
     INVALID = (
         Invalid(
@@ -230,6 +266,21 @@ class GlobalDeviceConstant(Rule):
             "        self.weights = torch.load(path, map_location=DEVICE)\n",
             line=9,
             column=54,
+        ),
+        # `torch.device` imported by name.
+        Invalid(
+            "from torch import device, zeros\nfrom transformers import PreTrainedModel\n\n"
+            'GPU = device("cuda", 1)\n\n'
+            "class M(PreTrainedModel):\n"
+            "    def forward(self, x):\n"
+            "        return x + zeros(3, device=device(GPU))\n",
+            line=8,
+            column=36,
+            fixed="from torch import device, zeros\nfrom transformers import PreTrainedModel\n\n"
+            'GPU = device("cuda", 1)\n\n'
+            "class M(PreTrainedModel):\n"
+            "    def forward(self, x):\n"
+            "        return x + zeros(3, device=self.device)\n",
         ),
     )
 
@@ -375,6 +426,36 @@ def _may_place(call: cst.Call) -> bool:
     return any(
         arg.keyword is not None and arg.keyword.value in _DEVICE_KEYWORDS for arg in call.args
     )
+
+
+def _import_sources(found: Skeleton) -> dict[str, set[tuple[int, str, str]]]:
+    """What each name imports bind it to, as written (level, module, name): imports only."""
+    sources: dict[str, set[tuple[int, str, str]]] = {}
+    for node in found.of_type(ast.Import, ast.ImportFrom):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                bound = alias.asname or alias.name.partition(".")[0]
+                sources.setdefault(bound, set()).add((0, "", alias.name if alias.asname else bound))
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                place = (node.level, node.module or "", alias.name)
+                sources.setdefault(alias.asname or alias.name, set()).add(place)
+    return sources
+
+
+def _device_arguments(call: ast.Call) -> Iterator[ast.expr]:
+    """What ``_visit_call`` may read as a device: the first positional argument of
+    ``x.to(...)`` and of ``torch.device(...)`` (``t.device(...)``, ``device(...)``), and
+    ``device=`` and ``map_location=`` values."""
+    func = call.func
+    placing = (isinstance(func, ast.Attribute) and func.attr in ("to", "device")) or (
+        isinstance(func, ast.Name) and func.id == "device"
+    )
+    if placing and call.args and not isinstance(call.args[0], ast.Starred):
+        yield call.args[0]
+    for keyword in call.keywords:
+        if keyword.arg in _DEVICE_KEYWORDS:
+            yield keyword.value
 
 
 def _constant_device(value: cst.BaseExpression, context: FileContext) -> str | None:

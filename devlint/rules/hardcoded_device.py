@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
@@ -9,19 +11,26 @@ from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.nodes import chain_root
 from devlint.rules._devices import (
+    BINDING_TYPES,
+    Bindings,
     device_literal,
     first_positional,
     is_map_location,
     keyword_argument,
+    may_be_device_literal,
 )
 from devlint.rules.base import (
     FileContext,
     Invalid,
     Rule,
+    RuleSettings,
     borrowed_device_fix,
     choose_fix,
     replace,
 )
+from devlint.skeleton import Skeleton
+
+_TORCH_DEVICE = frozenset({"torch.device"})
 
 
 class HardcodedDevice(Rule):
@@ -77,6 +86,7 @@ class HardcodedDevice(Rule):
     # index to say it defines model code.
     triggers = ("device", "to")
     only_in_model_code = True  # resolve: `if not scope.model_code: return None`
+    screen_types = (ast.Call, *BINDING_TYPES)
 
     VALID = (
         # A device chosen by the caller, the tensor's own device, the module's device.
@@ -231,7 +241,27 @@ class HardcodedDevice(Rule):
             "            return self.fallback(x)\n"
             "        return x.to(self.device)\n",
         ),
+        Invalid(
+            # `torch.device` under another name.
+            "from torch import device as torch_device\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            '        return x.to(torch_device("cuda:1"))\n',
+            line=6,
+            column=21,
+            fixed="from torch import device as torch_device\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            "        return x.to(self.device)\n",
+        ),
     )
+
+    def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
+        """A candidate is a literal device (``may_be_device_literal``): the first positional
+        argument of ``.to(...)`` or of what may resolve (through every binding its name may
+        have had) to ``torch.device``, or a ``device=`` keyword."""
+        names = Bindings(found)
+        return any(_may_place_on_literal(call, names) for call in found.of_type(ast.Call))
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         assert isinstance(node, cst.Call)
@@ -293,6 +323,18 @@ class HardcodedDevice(Rule):
             param, fix = borrowed
             return Resolution(f"{message}; derive it from a tensor (`{param}.device`)", fix)
         return Resolution(f"{message}; derive it from an input tensor's `.device`")
+
+
+def _may_place_on_literal(call: ast.AST, names: Bindings) -> bool:
+    assert isinstance(call, ast.Call)
+    if any(k.arg == "device" and may_be_device_literal(k.value) for k in call.keywords):
+        return True
+    if not call.args or not may_be_device_literal(call.args[0]):
+        return False
+    func = call.func
+    return (isinstance(func, ast.Attribute) and func.attr == "to") or names.may_be(
+        func, _TORCH_DEVICE
+    )
 
 
 def _fills_in_a_default(context: FileContext) -> bool:

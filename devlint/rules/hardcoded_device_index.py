@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import Reference
 from devlint.index import ProjectIndex
 from devlint.nodes import dotted_name
-from devlint.rules._devices import first_positional, keyword_argument
-from devlint.rules.base import FileContext, Invalid, Rule
+from devlint.rules._devices import (
+    BINDING_TYPES,
+    Bindings,
+    first_positional,
+    keyword_argument,
+    may_be_device_literal,
+    may_be_key,
+)
+from devlint.rules.base import FileContext, Invalid, Rule, RuleSettings
+from devlint.skeleton import Skeleton
 from devlint.symbols import (
     CUDA_VISIBLE_DEVICES,
     DDP_CLASSES,
@@ -23,6 +33,8 @@ _LOCAL_RANK = 'int(os.environ["LOCAL_RANK"])'
 _ENVIRONMENT_SETTERS = frozenset({"os.environ.update", "os.putenv"})
 """Calls that set environment variables; ``os.environ.setdefault`` keeps what the
 launcher set, so it is a default the user can override, not a hard-coded choice."""
+_ENVIRON = frozenset({"os.environ"})
+_TORCH_DEVICE = frozenset({"torch.device"})
 _TRIGGERS = tuple(
     sorted(
         {name.rpartition(".")[2] for name in SET_DEVICE_FUNCTIONS}  # set_device
@@ -115,6 +127,7 @@ class HardcodedDeviceIndex(Rule):
     # `_record_module_level` and `_record_import` are structural (the ast walk's): no trigger.
     triggers = _TRIGGERS
     records_references = True
+    screen_types = (ast.Call, ast.Assign, *BINDING_TYPES)
 
     VALID = (
         # A script's entry point chooses the GPU: the guard, and functions only it calls.
@@ -187,7 +200,26 @@ class HardcodedDeviceIndex(Rule):
             line=4,
             column=48,
         ),
+        Invalid(
+            "from os import environ\n\n"
+            "def pin_first_gpu():\n"
+            '    environ["CUDA_VISIBLE_DEVICES"] = "0"\n',
+            line=4,
+            column=39,
+        ),
     )
+
+    def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
+        """A candidate (the References are the skeleton's) is a call of what may resolve,
+        through every binding its name may have had, to a ``SET_DEVICE_FUNCTIONS``
+        function given a GPU that may be literal, to a ``DDP_CLASSES`` wrapper given one
+        (or a list holding one) by a ``DDP_DEVICE_KEYWORDS`` keyword, or to an environment
+        setter; or a string assigned to ``CUDA_VISIBLE_DEVICES`` of what may be
+        ``os.environ``."""
+        names = Bindings(found)
+        return any(_may_pin_gpu(call, names) for call in found.of_type(ast.Call)) or any(
+            _may_set_visible_devices(assign, names) for assign in found.of_type(ast.Assign)
+        )
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         at_module_level = context.scope.function_name is None
@@ -308,6 +340,44 @@ class HardcodedDeviceIndex(Rule):
             f"`{what}={'[local_rank]' if what == 'device_ids' else 'local_rank'}` with "
             f"`local_rank = {_LOCAL_RANK}`, or let the trainer wrap the model"
         )
+
+
+def _may_pin_gpu(call: ast.AST, names: Bindings) -> bool:
+    assert isinstance(call, ast.Call)
+    callees = names.resolutions(call.func)
+    if not callees.isdisjoint(_ENVIRONMENT_SETTERS):
+        return True
+    keywords = {keyword.arg: keyword.value for keyword in call.keywords}
+    if not callees.isdisjoint(SET_DEVICE_FUNCTIONS):
+        given = [*call.args[:1], *([keywords["device"]] if "device" in keywords else [])]
+        if any(_may_be_index(value, names) for value in given):
+            return True
+    if not callees.isdisjoint(DDP_CLASSES):
+        for keyword in DDP_DEVICE_KEYWORDS:
+            value = keywords.get(keyword)
+            elements = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
+            if any(_may_be_index(element, names) for element in elements):
+                return True
+    return False
+
+
+def _may_be_index(node: ast.AST | None, names: Bindings) -> bool:
+    """``_device_index`` of the same expression could find a literal GPU."""
+    if isinstance(node, ast.Call):
+        return names.may_be(node.func, _TORCH_DEVICE)
+    return node is not None and may_be_device_literal(node)
+
+
+def _may_set_visible_devices(assign: ast.AST, names: Bindings) -> bool:
+    assert isinstance(assign, ast.Assign)
+    if not (isinstance(assign.value, ast.Constant) and isinstance(assign.value.value, str)):
+        return False
+    return any(
+        isinstance(target, ast.Subscript)
+        and may_be_key(target, CUDA_VISIBLE_DEVICES)
+        and names.may_be(target.value, _ENVIRON)
+        for target in assign.targets
+    )
 
 
 def _is_test_module(module: str) -> bool:

@@ -2,16 +2,35 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.rules._devices import device_literal, first_positional, keyword_argument
-from devlint.rules.base import FileContext, Invalid, Rule, Trigger, choose_fix, replace
+from devlint.rules._devices import (
+    BINDING_TYPES,
+    Bindings,
+    device_literal,
+    first_positional,
+    keyword_argument,
+    may_be_device_literal,
+)
+from devlint.rules.base import (
+    FileContext,
+    Invalid,
+    Rule,
+    RuleSettings,
+    Trigger,
+    choose_fix,
+    replace,
+)
+from devlint.skeleton import Skeleton
 from devlint.symbols import MAP_LOCATION_LOADERS, MAP_LOCATION_METHODS
 
 _LOADER_NAMES = frozenset(name.rpartition(".")[2] for name in MAP_LOCATION_LOADERS)
+_TORCH_DEVICE = frozenset({"torch.device"})
 _TRIGGERS: tuple[Trigger, ...] = (
     *sorted(MAP_LOCATION_METHODS),
     *sorted(
@@ -92,6 +111,7 @@ class HardcodedMapLocation(Rule):
     # in an import) and its last name (`load`, however aliased). Not "map_location": it
     # may be positional, `torch.load(path, 0)`.
     triggers = _TRIGGERS
+    screen_types = (ast.Call, *BINDING_TYPES)
 
     VALID = (
         # The CPU, a computed device, a callable and a remapping dict are all fine.
@@ -228,7 +248,28 @@ class HardcodedMapLocation(Rule):
             "        self.table = pretrained(url)\n",
             unsafe=True,
         ),
+        Invalid(
+            # `torch` under another name; a GPU given by its index.
+            "import torch as th\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def on_fit_start(self):\n"
+            '        self.prior = th.load("prior.pt", map_location=th.device("cuda", 1))\n',
+            line=6,
+            column=55,
+            fixed="import torch as th\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def on_fit_start(self):\n"
+            '        self.prior = th.load("prior.pt", map_location=self.device)\n',
+        ),
     )
+
+    def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
+        """A candidate is a call of a ``MAP_LOCATION_METHODS`` method, or of what may resolve
+        (through every binding its name may have had) to a ``MAP_LOCATION_LOADERS``
+        function, whose ``map_location`` (by keyword, or at one of the positions it may
+        have) may be a literal device or a call of ``torch.device`` with one first."""
+        names = Bindings(found)
+        return any(_may_load_onto_literal(call, names) for call in found.of_type(ast.Call))
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         assert isinstance(node, cst.Call)
@@ -287,6 +328,34 @@ class HardcodedMapLocation(Rule):
             )
         fix = choose_fix(candidate, "cpu", Applicability.UNSAFE, f"Use {cpu}")
         return Resolution(f"{message}; use {cpu} and move the tensors where they are used", fix)
+
+
+def _may_load_onto_literal(call: ast.AST, names: Bindings) -> bool:
+    """``visit``, generously: could it find a literal ``map_location`` in ``call``?"""
+    assert isinstance(call, ast.Call)
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in MAP_LOCATION_METHODS:
+        positions = {MAP_LOCATION_METHODS[func.attr]}
+    elif isinstance(func, ast.Attribute) and func.attr not in _LOADER_NAMES:
+        return False  # as in ``visit``: the callee's last name is the attribute's
+    else:
+        callees = names.resolutions(func)
+        positions = {MAP_LOCATION_LOADERS[name] for name in callees & MAP_LOCATION_LOADERS.keys()}
+    if not positions:
+        return False
+    values = [keyword.value for keyword in call.keywords if keyword.arg == "map_location"]
+    for position in positions:
+        leading = call.args[: position + 1]
+        if len(leading) > position and not any(isinstance(a, ast.Starred) for a in leading):
+            values.append(leading[position])
+    return any(_may_be_hardcoded(value, names) for value in values)
+
+
+def _may_be_hardcoded(value: ast.expr, names: Bindings) -> bool:
+    """``_hardcoded`` of the same expression could find a literal device."""
+    if isinstance(value, ast.Call) and names.may_be(value.func, _TORCH_DEVICE):
+        value = value.args[0] if value.args else value
+    return may_be_device_literal(value)
 
 
 def _map_location(call: cst.Call, position: int) -> cst.BaseExpression | None:

@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
+from devlint.facts import FileFacts
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.nodes import attribute_of_self, dotted_name, is_self
-from devlint.rules.base import FileContext, Invalid, PendingEdit, Rule, choose_fix, replace
+from devlint.rules.base import (
+    FileContext,
+    Invalid,
+    PendingEdit,
+    Rule,
+    RuleSettings,
+    choose_fix,
+    replace,
+)
+from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import (
     MODULE_DICT_TAKEN_KEYS,
     STATELESS_NN_MODULES,
@@ -165,6 +177,18 @@ class ModulesInPlainContainer(Rule):
         "    def __init__(self):\n"
         "        super().__init__()\n"
         "        self.configs = [Config(), Config()]\n",
+        # Classes, torch objects that are no modules, and outputs kept by `forward`.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.proj = nn.Linear(4, 4)\n"
+        "        self.kinds = (nn.Linear, nn.Conv2d)\n"
+        "        self.shapes = [torch.Size([4, 4])]\n"
+        "        self.outputs = []\n\n"
+        "    def forward(self, x):\n"
+        "        self.outputs.append(self.proj(x))\n"
+        "        return x\n",
     )
     INVALID = (
         Invalid(
@@ -258,7 +282,88 @@ class ModulesInPlainContainer(Rule):
             line=6,
             column=23,
         ),
+        Invalid(
+            # A dict filled by key, `torch.nn` imported under another name.
+            "from torch import nn as tnn\n\n"
+            "class Heads(tnn.Module):\n"
+            "    def __init__(self, tasks):\n"
+            "        super().__init__()\n"
+            "        self.heads = {}\n"
+            "        for task, size in tasks.items():\n"
+            "            self.heads[task] = tnn.Linear(16, size)\n",
+            line=6,
+            column=22,
+            fixed="from torch import nn as tnn\n\n"
+            "class Heads(tnn.Module):\n"
+            "    def __init__(self, tasks):\n"
+            "        super().__init__()\n"
+            "        self.heads = tnn.ModuleDict()\n"
+            "        for task, size in tasks.items():\n"
+            "            self.heads[task] = tnn.Linear(16, size)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Pretrained models loaded in a comprehension.
+            "import torch.nn as nn\nfrom transformers import AutoModel\n\n"
+            "class Ensemble(nn.Module):\n"
+            "    def __init__(self, names):\n"
+            "        super().__init__()\n"
+            "        self.members = [AutoModel.from_pretrained(name) for name in names]\n",
+            line=7,
+            column=24,
+            fixed="import torch.nn as nn\nfrom transformers import AutoModel\n\n"
+            "class Ensemble(nn.Module):\n"
+            "    def __init__(self, names):\n"
+            "        super().__init__()\n"
+            "        self.members = nn.ModuleList("
+            "[AutoModel.from_pretrained(name) for name in names])\n",
+            unsafe=True,
+        ),
     )
+
+    # Before parsing -----------------------------------------------------------------------
+
+    screen_types = (ast.Assign, ast.AnnAssign, ast.Call)
+
+    def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
+        """A candidate is a container of what may be module instances (``_classify``)
+        assigned to ``self.x``, or one such instance added to ``self.x`` (``append``,
+        ``insert``, ``self.x[k] =``) where ``self.x = []`` or ``{}`` too (in any method and
+        order here). Imports only add names, so the file's final aliases hold every name
+        an import had bound when the traversal resolves a callee."""
+        aliases = found.facts.aliases
+        emptied: set[str] = set()
+        filled: set[str] = set()
+        for node in found.of_type(ast.Assign, ast.AnnAssign):
+            assert isinstance(node, (ast.Assign, ast.AnnAssign))
+            if node.value is None:
+                continue
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(target, ast.Subscript):
+                    attribute = _self_attribute(target.value)
+                    if attribute is not None and _may_be_module(node.value, aliases):
+                        filled.add(attribute)
+                    continue
+                attribute = _self_attribute(target)
+                if attribute is None:
+                    continue
+                if _is_empty(node.value):
+                    emptied.add(attribute)
+                elif any(_may_be_module(item, aliases) for item in _contained(node.value)):
+                    return True
+        for call in found.of_type(ast.Call):
+            assert isinstance(call, ast.Call)
+            func = call.func
+            if isinstance(func, ast.Attribute) and func.attr in ("append", "insert"):
+                attribute = _self_attribute(func.value)
+                arguments = [*call.args, *(keyword.value for keyword in call.keywords)]
+                if attribute is not None and any(_may_be_module(a, aliases) for a in arguments):
+                    filled.add(attribute)
+        return bool(emptied & filled)
+
+    def may_report_in(self, facts: FileFacts, index: ProjectIndex) -> bool:
+        # `resolve` keeps only candidates in methods (`self.x = ...`) of model classes.
+        return any(index.class_kind(found.name).model for found in facts.classes)
 
     # Visiting -----------------------------------------------------------------------------
 
@@ -500,6 +605,51 @@ def _classify(node: cst.BaseExpression, context: FileContext) -> _Element | None
     if qualified.startswith("torch."):
         return None
     return _Element(project=(qualified,))
+
+
+def _self_attribute(node: ast.expr) -> str | None:
+    """``x`` for exactly ``self.x`` (``attribute_of_self``, on ``ast``)."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return node.attr if node.value.id == "self" else None
+    return None
+
+
+def _is_empty(value: ast.expr) -> bool:
+    """``[]`` or ``{}``."""
+    return (isinstance(value, ast.List) and not value.elts) or (
+        isinstance(value, ast.Dict) and not value.keys
+    )
+
+
+def _contained(value: ast.expr) -> Iterator[ast.expr]:
+    """The elements ``_visit_assignment`` classifies in a container literal or comprehension."""
+    if isinstance(value, (ast.List, ast.Tuple)):
+        yield from value.elts
+    elif isinstance(value, ast.Dict):
+        yield from value.values
+    elif isinstance(value, ast.ListComp):
+        yield value.elt
+    elif isinstance(value, ast.DictComp):
+        yield value.value
+
+
+def _may_be_module(node: ast.expr, aliases: Mapping[str, str]) -> bool:
+    """Whether ``_classify`` may find a module instance here: ``Block(d)``, ``nn.Linear(...)``
+    with ``nn`` imported, ``Auto.from_pretrained(...)`` with ``Auto`` imported."""
+    if isinstance(node, ast.IfExp):
+        return _may_be_module(node.body, aliases) and _may_be_module(node.orelse, aliases)
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr == "from_pretrained":
+        callee = dotted(func.value)
+    else:
+        callee = dotted(func)
+        if callee is None or not callee.rpartition(".")[2][:1].isupper():
+            return False
+        if "." not in callee:
+            return True  # a class of this module, or imported by name
+    return callee is not None and callee.partition(".")[0] in aliases
 
 
 def _weighted(call: cst.Call) -> bool:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 import libcst as cst
@@ -23,6 +25,7 @@ from devlint.rules.base import (
     insert_after,
 )
 from devlint.rules.base import replace as edit
+from devlint.skeleton import Skeleton
 from devlint.symbols import (
     MOVE_HELPER_NAMES,
     PROCESSOR_LOADERS,
@@ -121,6 +124,7 @@ class UnmovedProcessorOutput(Rule):
     # call of a function named in `returning_output`: see `file_triggers`). The facts of
     # `return f(...)` need no trigger: the engine parses files that name such an `f`.
     triggers = ("return_tensors",)
+    screen_types = (ast.Assign, ast.Return, ast.alias)
 
     VALID = (
         # Moved at once, moved later, moved key by key through a comprehension.
@@ -166,6 +170,12 @@ class UnmovedProcessorOutput(Rule):
         "        for key in enc.keys():\n"
         "            enc[key] = enc[key].to(device=self.model.device)\n"
         "        return self.model(**enc).pooler_output\n",
+        # NumPy arrays, for a model run by ONNX Runtime: nothing to move.
+        "import pytorch_lightning as pl\n\n"
+        "class M(pl.LightningModule):\n"
+        "    def forward(self, texts):\n"
+        '        enc = self.tokenizer(texts, return_tensors="np")\n'
+        "        return self.onnx_model(**enc)\n",
     )
     INVALID = (
         Invalid(
@@ -254,6 +264,16 @@ class UnmovedProcessorOutput(Rule):
             line=10,
             column=29,
         ),
+        Invalid(
+            # Made a plain dict: still the processor's CPU tensors.
+            "import torch.nn as nn\n\n"
+            "class Encoder(nn.Module):\n"
+            "    def forward(self, texts):\n"
+            '        batch = dict(self.tokenizer(texts, return_tensors="pt", padding=True))\n'
+            "        return self.model(**batch).last_hidden_state\n",
+            line=6,
+            column=27,
+        ),
     )
 
     # Traversal ---------------------------------------------------------------------
@@ -262,6 +282,19 @@ class UnmovedProcessorOutput(Rule):
         if not settings.processor_outputs:
             return ()  # nothing to do in this project
         return (*self.triggers, *sorted(settings.returning_output))
+
+    def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
+        """Processor output is held (a candidate needs it) or returned at once (a fact
+        without ``via``) only where an assignment or a ``return`` has a call that makes it
+        (``_classify``): one with ``return_tensors="pt"`` or, in the second pass, of a
+        function named in ``returning_output``, perhaps within ``dict(...)``."""
+        returning = settings.returning_output
+        callers = _names_calling(returning, found.of_type(ast.alias)) if returning else set()
+        return any(
+            isinstance(statement, (ast.Assign, ast.Return))
+            and _makes_output(statement.value, returning, callers)
+            for statement in found.of_type(ast.Assign, ast.Return)
+        )
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         if not context.settings.processor_outputs:
@@ -611,6 +644,48 @@ class UnmovedProcessorOutput(Rule):
             )
             return Resolution(f"{message}; move it with `.to({model}.device)`", fix)
         return Resolution(f"{message}; move it to the model's device")
+
+
+def _makes_output(value: ast.expr | None, functions: frozenset[str], callers: set[str]) -> bool:
+    """A call with ``return_tensors="pt"``, of one of ``functions``, or ``dict(...)`` of one
+    (``_classify`` follows ``dict``'s first argument, a keyword's value too)."""
+    if not isinstance(value, ast.Call):
+        return False
+    if _asks_for_pt(value) or _calls_one_of(value, functions, callers):
+        return True
+    arguments = [*value.args, *(keyword.value for keyword in value.keywords)]
+    is_dict = isinstance(value.func, ast.Name) and value.func.id == "dict"
+    return is_dict and any(_makes_output(argument, functions, callers) for argument in arguments)
+
+
+def _asks_for_pt(call: ast.Call) -> bool:
+    """``f(..., return_tensors="pt")`` (what ``_is_source`` requires, as ``ast`` sees it)."""
+    return any(
+        keyword.arg == "return_tensors"
+        and isinstance(keyword.value, ast.Constant)
+        and keyword.value.value == "pt"
+        for keyword in call.keywords
+    )
+
+
+def _names_calling(functions: Iterable[str], imports: Iterable[ast.AST]) -> set[str]:
+    """The names that may resolve to one of ``functions`` (``_callee_reference`` keeps a
+    qualified name's last part): the functions' own names, and every ``as`` name given to
+    an import of one of them (any import: a name may be bound more than once)."""
+    names = set(functions)
+    for alias in imports:
+        assert isinstance(alias, ast.alias)
+        if alias.asname is not None and alias.name.rpartition(".")[2] in functions:
+            names.add(alias.asname)
+    return names
+
+
+def _calls_one_of(call: ast.Call, functions: frozenset[str], callers: set[str]) -> bool:
+    """``f(...)``, ``x.f(...)`` or ``g(...)`` where ``g`` is an import of ``f`` as ``g``."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr in functions
+    return isinstance(func, ast.Name) and func.id in callers
 
 
 def _is_string(node: cst.BaseExpression, value: str) -> bool:

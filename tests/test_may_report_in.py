@@ -1,0 +1,121 @@
+"""``Rule.may_report_in``: which files the index asks to parse for a rule waiting on it.
+
+A "no" leaves a file unparsed, so it must never hide a finding: each test checks a
+rule's answer for every file of a small project against the findings of a run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import lint_project
+
+from devlint.engine import Project
+from devlint.rules import all_rules
+
+RULES = {rule.code: rule for rule in all_rules()}
+
+
+def _answers(project: Project, code: str) -> dict[str, bool]:
+    """File name -> whether ``code`` may report there, per the project's index."""
+    assert project.index is not None
+    rule = RULES[code]
+    return {
+        result.path.name: rule.may_report_in(result.analysis.facts, project.index)
+        for result in project.files
+        if result.analysis.facts is not None
+    }
+
+
+def _findings(project: Project, code: str) -> list[tuple[str, int]]:
+    return [
+        (result.path.name, finding.start.row)
+        for result in project.files
+        for finding in result.findings
+        if finding.code == code
+    ]
+
+
+_MODEL = "import pytorch_lightning as pl\n{imports}\n\n\nclass Net(pl.LightningModule):\n"
+_FORWARD = "    def forward(self, x):\n        return x.to({name})\n"
+
+
+def test_a_device_constant_imported_under_another_name_or_re_exported(tmp_path: Path) -> None:
+    project = lint_project(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from .settings import GPU as DEVICE\n",
+            "pkg/settings.py": 'import torch\n\nGPU = torch.device("cuda:0")\n',
+            "renamed.py": _MODEL.format(imports="from pkg.settings import GPU as accelerator")
+            + _FORWARD.format(name="accelerator"),
+            "reexported.py": _MODEL.format(imports="from pkg import DEVICE as dev")
+            + _FORWARD.format(name="dev"),
+            "elsewhere.py": _MODEL.format(imports="from pkg.defaults import GPU")
+            + _FORWARD.format(name="GPU"),
+        },
+        select=("DEV010",),
+    )
+    assert _findings(project, "DEV010") == [("reexported.py", 7), ("renamed.py", 7)]
+    assert _answers(project, "DEV010") == {
+        "__init__.py": False,  # defines no model code
+        "settings.py": False,
+        "elsewhere.py": False,  # `pkg.defaults.GPU` is no constant
+        "reexported.py": True,
+        "renamed.py": True,
+    }
+
+
+def test_a_device_constant_reached_through_a_module(tmp_path: Path) -> None:
+    project = lint_project(
+        tmp_path,
+        {
+            "cfg.py": 'DEVICE = "cuda"\n',
+            "pkg/__init__.py": "",
+            "pkg/settings.py": 'DEVICE = "cuda:1"\n',
+            "alias.py": _MODEL.format(imports="import cfg as c") + _FORWARD.format(name="c.DEVICE"),
+            "dotted.py": _MODEL.format(imports="import pkg.settings")
+            + _FORWARD.format(name="pkg.settings.DEVICE"),
+            "plain.py": _MODEL.format(imports="import torch")
+            + _FORWARD.format(name="torch.float16"),
+        },
+        select=("DEV010",),
+    )
+    assert _findings(project, "DEV010") == [("alias.py", 7), ("dotted.py", 7)]
+    answers = _answers(project, "DEV010")
+    assert answers["alias.py"] and answers["dotted.py"] and not answers["plain.py"]
+
+
+def test_no_device_constant_in_the_project(tmp_path: Path) -> None:
+    project = lint_project(
+        tmp_path,
+        {
+            "model.py": _MODEL.format(imports="from config import DEVICE")
+            + _FORWARD.format(name="DEVICE")
+        },
+    )
+    (model,) = project.files
+    assert project.index is not None and model.analysis.facts is not None
+    assert project.index.defines_model_code(model.analysis.facts)
+    assert _answers(project, "DEV010") == {"model.py": False}
+
+
+def test_modules_in_a_plain_container_only_in_model_classes(tmp_path: Path) -> None:
+    """A helper function called from a model is model code, but DEV008 reports only in
+    methods (``self.x = [...]``) of model classes, here one whose base is in another file."""
+    project = lint_project(
+        tmp_path,
+        {
+            "base.py": "import torch.nn as nn\n\n\nclass Base(nn.Module):\n    pass\n\n\n"
+            "class Block(nn.Module):\n    pass\n",
+            "net.py": "from base import Base, Block\nfrom helpers import widen\n\n\n"
+            "class Net(Base):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.blocks = [Block(), Block()]\n\n"
+            "    def forward(self, x):\n        return widen(x)\n",
+            "helpers.py": "def widen(x):\n    return x * 2\n",
+        },
+    )
+    assert _findings(project, "DEV008") == [("net.py", 8)]
+    assert project.index is not None
+    helpers = next(r for r in project.files if r.path.name == "helpers.py").analysis.facts
+    assert helpers is not None and project.index.defines_model_code(helpers)
+    assert _answers(project, "DEV008") == {"base.py": True, "net.py": True, "helpers.py": False}

@@ -2,8 +2,10 @@
 
 The key covers the file's bytes, the job (path in the project, module name,
 rules, rule settings) and devlint's own code, so a stale entry can never be
-found: a change anywhere gives a new key. Entries are written atomically; a
-corrupt, truncated or foreign entry reads as a miss, never as an error.
+found: a change anywhere gives a new key. A check also stores each project's
+findings, under a key covering all its files and its configuration. Entries are
+written atomically; a corrupt, truncated or foreign entry reads as a miss, never
+as an error.
 Reading the cache imports neither libcst nor any rule.
 """
 
@@ -14,12 +16,15 @@ import hashlib
 import os
 import pickle
 import tempfile
-from dataclasses import fields, is_dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, fields, is_dataclass
 from functools import cache
 from pathlib import Path
+from typing import TypeVar
 
 from devlint import __version__
 from devlint.analysis import FileAnalysis, FileJob
+from devlint.findings import Finding
 
 CACHE_FOLDER = ".devlint_cache"
 
@@ -48,6 +53,23 @@ def _stable_repr(value: object) -> str:
     return repr(value)
 
 
+@dataclass(frozen=True)
+class CheckedFile:
+    findings: tuple[Finding, ...]
+    parsed: bool
+
+
+@dataclass(frozen=True)
+class ProjectFindings:
+    """A checked project, file by file in the order of its files: when nothing it depends
+    on changed, a re-run reads this one entry and skips the index and the resolution."""
+
+    files: tuple[CheckedFile, ...]
+
+
+_Entry = TypeVar("_Entry", FileAnalysis, ProjectFindings)
+
+
 class Cache:
     """Analyses stored as one pickle per key under ``folder``."""
 
@@ -65,15 +87,33 @@ class Cache:
     def _path(self, key: str) -> Path:
         return self.folder / key[:2] / key[2:]
 
+    @staticmethod
+    def project_key(shared: object, files: Iterable[tuple[FileJob, bytes | None]]) -> str:
+        """The key of a whole project's findings: what its files share (configuration,
+        rules, settings), each file's job and its bytes' digest (None: unreadable)."""
+        digest = hashlib.sha256(_code_fingerprint().encode())
+        digest.update(_stable_repr(shared).encode())
+        for job, content in files:
+            place = (job.path, job.display, job.in_project, job.module, job.is_package)
+            digest.update(f"\0{place!r}{job.prefilter}\0".encode())
+            digest.update(content or b"unreadable")
+        return digest.hexdigest()
+
     def get(self, key: str) -> FileAnalysis | None:
+        return self._load(key, FileAnalysis)
+
+    def get_project(self, key: str) -> ProjectFindings | None:
+        return self._load(key, ProjectFindings)
+
+    def _load(self, key: str, kind: type[_Entry]) -> _Entry | None:
         try:
             with open(self._path(key), "rb") as stream:
                 value = pickle.load(stream)
         except Exception:  # missing, truncated, corrupt or from another version: a miss
             return None
-        return value if isinstance(value, FileAnalysis) else None
+        return value if isinstance(value, kind) else None
 
-    def put(self, key: str, analysis: FileAnalysis) -> None:
+    def put(self, key: str, entry: FileAnalysis | ProjectFindings) -> None:
         """Store an entry; failing to write (read-only folder, full disk) is not an error."""
         path = self._path(key)
         try:
@@ -84,7 +124,7 @@ class Cache:
             return
         try:
             with os.fdopen(handle, "wb") as stream:
-                pickle.dump(analysis, stream, protocol=pickle.HIGHEST_PROTOCOL)
+                pickle.dump(entry, stream, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(temporary, path)
         except BaseException as error:  # Ctrl-C included: never leave the temporary file
             with contextlib.suppress(OSError):

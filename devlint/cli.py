@@ -203,7 +203,7 @@ def _console(color: bool | None, *, stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False, force_terminal=color, no_color=not color)
 
 
-def _load(options: RunOptions) -> list[Project]:
+def _load(options: RunOptions, *, reuse_findings: bool = False) -> list[Project]:
     config_for: Callable[[Path], Config] = config_for_directory
     if options.config is not None:
         if not options.config.is_file():
@@ -229,7 +229,7 @@ def _load(options: RunOptions) -> list[Project]:
     started = time.perf_counter()
     with progress_for(len(files), quiet=options.quiet or options.stdin is not None) as progress:
         runner.progress = progress
-        check_projects(projects, runner)
+        check_projects(projects, runner, reuse_findings=reuse_findings)
     if options.debug:
         stats = runner.stats
         skipped = sum(not result.analysis.parsed for p in projects for result in p.files)
@@ -311,7 +311,7 @@ def main() -> None:
 def check(paths: tuple[Path, ...], **kwargs: Any) -> None:
     """Report device bugs in PATHS (default: the current folder)."""
     options = _run_options(paths, **kwargs)
-    projects = _load(options)
+    projects = _load(options, reuse_findings=True)
     unsafe = any(_unsafe(options, project) for project in projects)
     results = [result for project in projects for result in project.files]
     if options.stdin is not None:  # the project's other files were context only

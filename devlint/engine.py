@@ -17,7 +17,7 @@ from functools import cached_property
 from pathlib import Path
 
 from devlint.analysis import FileAnalysis, FileJob, analyze_text
-from devlint.cache import Cache
+from devlint.cache import Cache, CheckedFile, ProjectFindings
 from devlint.config import Config, ConfigError
 from devlint.discovery import find_project_root
 from devlint.facts import ReturnedOutput
@@ -264,9 +264,57 @@ def _placeholder_job() -> FileJob:
     return FileJob("", "", "", "", False, (), RuleSettings())
 
 
-def check_projects(projects: Iterable[Project], runner: Runner) -> None:
-    """Analyse every file (all projects in one batch), then index and resolve per project."""
+def check_projects(
+    projects: Iterable[Project], runner: Runner, *, reuse_findings: bool = False
+) -> None:
+    """Analyse every file (all projects in one batch), then index and resolve per project.
+
+    ``reuse_findings`` (a check, which needs no index afterwards): a project whose files
+    and configuration are all as a cached run saw them gets that run's findings.
+    """
     projects = list(projects)
+    remember: dict[int, str] = {}
+    if reuse_findings and not runner.buffers:
+        remember = {id(p): key for p in projects if (key := _findings_key(p)) is not None}
+        projects = [p for p in projects if not _restore_findings(p, remember.get(id(p)), runner)]
+    _analyse_and_resolve(projects, runner)
+    for project in projects:
+        key = remember.get(id(project))
+        if key is not None and project.cache_dir is not None:
+            checked = (CheckedFile(tuple(r.findings), r.analysis.parsed) for r in project.files)
+            Cache(project.cache_dir).put(key, ProjectFindings(tuple(checked)))
+
+
+def _findings_key(project: Project) -> str | None:
+    """The key of the project's findings in its cache (None: no cache)."""
+    if project.cache_dir is None:
+        return None
+    shared = (str(project.root), project.config, tuple(r.code for r in project.rules))
+    return Cache.project_key(shared, ((r.job, _read_or_none(r.path)) for r in project.files))
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _restore_findings(project: Project, key: str | None, runner: Runner) -> bool:
+    """Give the project's files the findings cached under ``key``, if any."""
+    if key is None or project.cache_dir is None:
+        return False
+    entry = Cache(project.cache_dir).get_project(key)
+    if entry is None or len(entry.files) != len(project.files):
+        return False
+    for result, checked in zip(project.files, entry.files, strict=True):
+        result.analysis = FileAnalysis(parsed=checked.parsed)
+        result.findings = list(checked.findings)
+    runner.stats.cached += len(project.files)
+    return True
+
+
+def _analyse_and_resolve(projects: list[Project], runner: Runner) -> None:
     work = [
         (result.job, Cache(project.cache_dir) if project.cache_dir else None)
         for project in projects

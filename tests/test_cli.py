@@ -230,7 +230,7 @@ def test_internal_error_has_no_traceback_without_debug(
 ) -> None:
     project(in_tmp, {"model.py": LIGHTNING})
 
-    def explode(*_: object) -> None:
+    def explode(*_: object, **__: object) -> None:
         raise RuntimeError("boom")
 
     monkeypatch.setattr("devlint.cli.check_projects", explode)

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import FIXTURES
 
-from devlint import analysis, runner
+from devlint import analysis, engine, runner
 from devlint.analysis import FileAnalysis, FileJob
 from devlint.cache import Cache
 from devlint.cli import main
@@ -166,3 +166,42 @@ def test_a_warm_run_does_not_import_libcst(tmp_path: Path) -> None:
     cold = run()
     assert cold.splitlines()[-1].startswith("1 ") and "libcst._parser" in cold
     assert run().splitlines()[-1] == "1 ['libcst']"  # only the stand-in
+
+
+def _two_file_project(root: Path) -> Path:
+    """``model.py``'s ``.cuda()`` is a finding only while ``base.py`` makes it model code."""
+    root.mkdir()
+    (root / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    (root / "base.py").write_text("import torch.nn as nn\n\nclass Base(nn.Module):\n    pass\n")
+    (root / "model.py").write_text(
+        "from base import Base\n\nclass M(Base):\n    def forward(self, x):\n"
+        "        return x.cuda()\n"
+    )
+    return root
+
+
+def test_an_unchanged_project_gets_its_findings_without_an_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = _two_file_project(tmp_path / "p")
+    cache = str(tmp_path / "cache")
+    cold = findings("--cache-dir", cache, str(project))
+    assert [(f["code"], f["location"]["row"]) for f in cold] == [("DEV002", 5)]
+
+    def no_index(*args: object) -> None:
+        raise AssertionError("the index was built")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(engine, "ProjectIndex", no_index)
+        assert findings("--cache-dir", cache, str(project)) == cold
+
+
+def test_a_change_in_one_file_changes_the_cached_findings_of_another(tmp_path: Path) -> None:
+    project = _two_file_project(tmp_path / "p")
+    cache = str(tmp_path / "cache")
+    assert len(findings("--cache-dir", cache, str(project))) == 1
+    (project / "base.py").write_text("class Base:\n    pass\n")
+    assert findings("--cache-dir", cache, str(project)) == []
+    configured = tmp_path / "devlint.toml"
+    configured.write_text('[tool.devlint]\ndevice-aware-bases = ["base.Base"]\n')
+    assert len(findings("--cache-dir", cache, "--config", str(configured), str(project))) == 1

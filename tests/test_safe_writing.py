@@ -159,8 +159,8 @@ def test_a_file_changed_after_the_check_is_not_fixed(
     edited = "# a line the user added meanwhile\n" + BUGGY
     real_check = cli.check_projects
 
-    def check_then_edit(*args: Any) -> None:
-        real_check(*args)
+    def check_then_edit(*args: Any, **kwargs: Any) -> None:
+        real_check(*args, **kwargs)
         (in_tmp / "edited.py").write_text(edited)
 
     monkeypatch.setattr(cli, "check_projects", check_then_edit)

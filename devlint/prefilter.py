@@ -52,25 +52,19 @@ def verdict(
     package = module.partition(".")[0]
     pending = []
     for rule in _running(codes):
+        if rule.screen_types and not found.from_ast:
+            continue  # only ``ast``'s nodes can tell whether a rule with a screen needs the file
         if not occurs(rule.file_triggers(settings), found.code, package):
             continue
         defers = rule.defers_to_index()
         if defers and rule.parse_anyway(found):
             return Verdict(parse=True)
-        if not _screened_in(rule, found, settings):
+        if rule.screen_types and not rule.screen(found, settings):
             continue
         if not defers:
             return Verdict(parse=True)
         pending.append(rule.code)
     return Verdict(parse=False, pending=tuple(pending))
-
-
-def _screened_in(rule: Rule, found: Skeleton, settings: RuleSettings) -> bool:
-    """The rule's screen, on a file ``ast`` read (raw text has no nodes: only
-    unscreened rules can ask for it at once)."""
-    if not rule.screen_types:
-        return True
-    return found.from_ast and rule.screen(found, settings)
 
 
 def screen_types(codes: tuple[str, ...]) -> frozenset[type[ast.AST]]:
@@ -84,8 +78,9 @@ def _running(codes: tuple[str, ...]) -> list[Rule]:
 
 
 def parse_at_once(text: str, module: str, codes: tuple[str, ...], settings: RuleSettings) -> bool:
-    """A rule certainly wants the file: a trigger is in the raw text (docstrings and
-    comments count here, escapes do not), so reading it with ``ast`` first would be wasted.
+    """A rule without a screen certainly wants the file: a trigger is in the raw text
+    (docstrings and comments count here, escapes do not), so reading it with ``ast`` first
+    would be wasted.
     Only ever a reason to parse, never to skip: that takes ``verdict`` on the code."""
     raw = Skeleton(FileFacts(module), text, text, from_ast=False)
     return verdict(raw, module, codes, settings).parse

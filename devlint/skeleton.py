@@ -122,7 +122,7 @@ class _Walk:
 
     def run(self, tree: ast.Module) -> None:
         """Visit every node once (an explicit stack: no recursion limit), in libcst's order."""
-        reordered = self._reordered
+        reordered = _REORDERED
         frames = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
         stack: list[object] = [tree]
         while stack:
@@ -138,7 +138,7 @@ class _Walk:
             if kind in frames:
                 stack += (node, _LEAVE)
             if kind in reordered:
-                stack += reversed(reordered[kind](node))
+                stack += reversed(reordered[kind](self, node))
                 continue
             children: list[ast.AST] = []
             for name in node._fields:
@@ -167,23 +167,11 @@ class _Walk:
 
     # Order -------------------------------------------------------------------
 
-    @cached_property
-    def _reordered(self) -> dict[type[ast.AST], Callable[[Any], list[object]]]:
-        """Child nodes in the order the libcst traversal visits their counterparts, where
-        it differs from ``ast``'s. A main-guard ``if`` body is bracketed by markers, so the
-        walk knows it is inside."""
-
-        def main_guard(node: ast.If) -> list[object]:
-            if not self._is_main_test(node.test):
-                return [node.test, *node.body, *node.orelse]
-            return [node.test, _GUARD_OPEN, *node.body, _GUARD_CLOSE, *node.orelse]
-
-        return {
-            ast.ClassDef: lambda n: [*n.body, *n.bases, *n.keywords, *n.decorator_list],
-            ast.ExceptHandler: lambda n: [*n.body, *([n.type] if n.type else [])],
-            ast.match_case: lambda n: [n.pattern, *n.body, *([n.guard] if n.guard else [])],
-            ast.If: main_guard,
-        }
+    def _main_guard_children(self, node: ast.If) -> list[object]:
+        """A main-guard ``if`` body is bracketed by markers, so the walk knows it is inside."""
+        if not self._is_main_test(node.test):
+            return [node.test, *node.body, *node.orelse]
+        return [node.test, _GUARD_OPEN, *node.body, _GUARD_CLOSE, *node.orelse]
 
     # Events ------------------------------------------------------------------
 
@@ -199,21 +187,9 @@ class _Walk:
             self._constant(node)  # type: ignore[arg-type]
         elif kind is ast.Expr and type(node.value) is ast.Constant:  # type: ignore[attr-defined]
             self._inert.add(id(node.value))  # type: ignore[attr-defined]
-        action = self._actions.get(kind)
+        action = _ACTIONS.get(kind)
         if action is not None:
-            action(node)
-
-    @cached_property
-    def _actions(self) -> dict[type[ast.AST], Callable[[Any], None]]:
-        return {
-            ast.Call: self._call,
-            ast.FunctionDef: self._enter_function,
-            ast.AsyncFunctionDef: self._enter_function,
-            ast.ClassDef: self._enter_class,
-            ast.Import: self._import,
-            ast.ImportFrom: self._import_from,
-            _Marker: self._marker,
-        }
+            action(self, node)
 
     def _marker(self, node: _Marker) -> None:
         self._main_guards += 1 if node is _GUARD_OPEN else -1
@@ -356,12 +332,33 @@ class _Walk:
         return len(names) == 1 and len(strings) == 1
 
 
+_REORDERED: dict[type[ast.AST], Callable[[_Walk, Any], list[object]]] = {
+    ast.ClassDef: lambda _, n: [*n.body, *n.bases, *n.keywords, *n.decorator_list],
+    ast.ExceptHandler: lambda _, n: [*n.body, *([n.type] if n.type else [])],
+    ast.match_case: lambda _, n: [n.pattern, *n.body, *([n.guard] if n.guard else [])],
+    ast.If: _Walk._main_guard_children,
+}
+"""Child nodes in the order the libcst traversal visits their counterparts, where it
+differs from ``ast``'s. (Tables of the class, not of each walk: a walk that referred to
+itself would live, with every node it kept, until the next full garbage collection.)"""
+
+
 class _Marker(ast.AST):
     """Brackets the body of ``if __name__ == "__main__":`` in the walk."""
 
 
 _GUARD_OPEN = _Marker()
 _GUARD_CLOSE = _Marker()
+
+_ACTIONS: dict[type[ast.AST], Callable[[_Walk, Any], None]] = {
+    ast.Call: _Walk._call,
+    ast.FunctionDef: _Walk._enter_function,
+    ast.AsyncFunctionDef: _Walk._enter_function,
+    ast.ClassDef: _Walk._enter_class,
+    ast.Import: _Walk._import,
+    ast.ImportFrom: _Walk._import_from,
+    _Marker: _Walk._marker,
+}
 
 
 def _single_literal(node: ast.expr, value: str, lines: list[str]) -> bool:
@@ -390,12 +387,13 @@ class Skeleton:
     nodes: Mapping[type[ast.AST], Sequence[ast.AST]] = field(default_factory=dict)
     """The nodes of the kinds asked for (``Rule.screen_types``), for the rules' screens."""
     from_ast: bool = True
-    """False for raw text taken as its own code (``prefilter.parse_at_once``): no nodes."""
+    """False for raw text taken as its own code (``prefilter.parse_at_once``): no nodes,
+    so rules with a screen do not judge it."""
 
     def of_type(self, *kinds: type[ast.AST]) -> Iterator[ast.AST]:
         """The nodes of these kinds (each must have been asked for), kind by kind."""
         for kind in kinds:
-            yield from self.nodes[kind] if self.from_ast else ()
+            yield from self.nodes[kind]
 
 
 def skeleton(

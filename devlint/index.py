@@ -42,6 +42,8 @@ _HF_MODEL_CLASS = re.compile(
 """transformers classes that are PreTrainedModel subclasses (``BertModel``, ``...ForCausalLM``)."""
 
 _MAX_ALIAS_HOPS = 8
+_MAX_ROUTES = 10_000
+"""Names leading to device constants beyond which the index stops listing them."""
 
 
 @dataclass(frozen=True)
@@ -334,15 +336,19 @@ class ProjectIndex:
         """Whether code of the file may name a device constant (``device_constant``): one of
         its own module, or one reached through an import (``cfg.DEVICE``, re-exports)."""
         routes = self._routes_to_device_constants
+        if routes is None:
+            return True  # too many ways to tell
         return bool(routes) and (
             facts.module in routes or any(target in routes for target in facts.aliases.values())
         )
 
     @cached_property
-    def _routes_to_device_constants(self) -> frozenset[str]:
+    def _routes_to_device_constants(self) -> frozenset[str] | None:
         """The names ``canonical`` may turn into a device constant's name, followed backwards
         (``pkg.GPU`` for ``from .config import DEVICE as GPU`` in ``pkg/__init__.py``), and
-        their dotted prefixes (``pkg``, ``pkg.config``): what an import must bind to reach one."""
+        their dotted prefixes (``pkg``, ``pkg.config``): what an import must bind to reach one.
+        None when they pass ``_MAX_ROUTES``: a constant in a package most modules import
+        (``import transformers`` binds a route) has routes beyond counting."""
         names = {name for name, constant in self._constants.items() if constant.literal}
         if not names:
             return frozenset()
@@ -360,6 +366,8 @@ class ProjectIndex:
             }
             frontier = found - names
             names |= frontier
+            if len(names) > _MAX_ROUTES:
+                return None
         return frozenset(prefix for name in names for prefix in _dotted_prefixes(name))
 
     def returning_output(self) -> frozenset[str]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 
 from devlint.analysis import FileAnalysis, FileJob, analyze_text
@@ -348,7 +349,8 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
     with their triggers ``pending`` until the index says whether it defines such code. And
     ``return f(...)`` tells the index that a function returns whatever ``f`` returns,
     a fact only the libcst traversal records, in any file: it matters when ``f``
-    returns processor output, so the skipped files naming such a function are parsed.
+    returns processor output, so the skipped files naming such a function are judged
+    again, the prefilter knowing the names (DEV004's screen then looks for their calls).
     That can find more such functions: the index is rebuilt and the search repeated.
     """
     first_round = True
@@ -357,25 +359,23 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
         for project in projects:
             index = project.index
             assert index is not None
-            names = index.returning_output()
+            names = frozenset(index.returning_output())
             cache = Cache(project.cache_dir) if project.cache_dir else None
-            found = [
-                result
-                for result in project.files
-                if not result.analysis.parsed
+            for result in project.files:
+                if result.analysis.parsed:
+                    continue
                 # What code is model code does not change as the rounds add facts.
-                and (
-                    (first_round and _may_report(project, result))
-                    or (names and _names_any(result, names))
-                )
-            ]
-            work += [(result, replace(result.job, prefilter=False), cache) for result in found]
+                if first_round and _may_report(project, result):
+                    work.append((result, replace(result.job, prefilter=False), cache))
+                elif names != result.job.settings.returning_output and _names_any(result, names):
+                    settings = replace(result.job.settings, returning_output=names)
+                    work.append((result, replace(result.job, settings=settings), cache))
         if not work:
             return
         _reanalyse(work, runner)
         first_round = False
         # Files parsed here add no fact but these (they had no trigger of a rule adding one).
-        parsed = {id(result) for result, _, _ in work}
+        parsed = {id(result) for result, _, _ in work if result.analysis.parsed}
         learnt = False
         for project in projects:
             if any(id(result) in parsed and _returns_output(result) for result in project.files):
@@ -391,9 +391,16 @@ def _returns_output(result: FileResult) -> bool:
 
 
 def _names_any(result: FileResult, names: Iterable[str]) -> bool:
-    """Whether the file's code (decoded: any encoding, a notebook's cells) has a name."""
+    """Whether the file's code (decoded: any encoding, a notebook's cells) has one of the
+    names as a whole word (``encode`` is not in ``encoder``)."""
     source = result.source
-    return source is not None and any(name in source.text for name in names)
+    return source is not None and _whole_words(frozenset(names)).search(source.text) is not None
+
+
+@cache
+def _whole_words(names: frozenset[str]) -> re.Pattern[str]:
+    alternatives = "|".join(map(re.escape, sorted(names)))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
 
 
 def _may_report(project: Project, result: FileResult) -> bool:
@@ -426,11 +433,12 @@ def _follow_returned_output(projects: list[Project], runner: Runner) -> None:
         names = project.index.returning_output() if project.settings.processor_outputs else set()
         if not names:
             continue
-        markers = [f"{name}(".encode() for name in names]
         settings = replace(project.settings, returning_output=frozenset(names))
         cache = Cache(project.cache_dir) if project.cache_dir else None
         for result in project.files:
-            if result.analysis.facts is not None and _mentions(result, markers):
+            if result.analysis.facts is None or result.job.settings == settings:
+                continue  # a DEV000, or judged knowing these names already
+            if _names_any(result, names):
                 # A file parsed once (perhaps because the index asked) stays parsed.
                 prefilter = result.job.prefilter and not result.analysis.parsed
                 job = replace(result.job, settings=settings, prefilter=prefilter)

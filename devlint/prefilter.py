@@ -2,14 +2,16 @@
 
 Parsing with libcst is most of devlint's cost. Every rule names its triggers:
 strings one of which occurs in any file where it can report a candidate or add
-a fact (``Rule.triggers``). A file that contains no trigger of any rule that
-runs on it gets only its structural facts, from ``ast`` (``devlint.skeleton``).
+a fact (``Rule.triggers``), and may screen the file's ``ast`` nodes for what its
+visit could report (``Rule.screen``). A file that no rule that runs on it needs
+gets only its structural facts, from ``ast`` (``devlint.skeleton``).
 Most rules keep candidates only in model code (or data pipelines); for them a
-file with triggers waits (``Verdict.pending``) until the project index says
+file they need waits (``Verdict.pending``) until the project index says
 whether it defines such code (``engine._parse_skipped_files_that_matter``).
 
 Two things keep this exact, and ``tests/test_prefilter.py`` checks both: the
-trigger lists are complete, and the skeleton equals the traversal's facts.
+trigger lists and screens are complete, and the skeleton equals the traversal's
+facts.
 """
 
 from __future__ import annotations

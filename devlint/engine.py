@@ -420,30 +420,39 @@ def _reanalyse(work: list[tuple[FileResult, FileJob, Cache | None]], runner: Run
 
 
 def _follow_returned_output(projects: list[Project], runner: Runner) -> None:
-    """Second pass for the files that call functions returning processor output.
+    """Later passes for the files that call functions returning processor output.
 
     Only the whole project tells which functions return unmoved processor output
     (through other functions, in other files). Following every call's result in
-    the first pass would cost much; instead, the few files that call one of the
-    functions the first pass found are analysed again, knowing their names.
+    the first pass would cost much; instead, the few files that name one of the
+    functions found so far are analysed again, knowing their names. That can find
+    more (``out = g(t); return out`` makes ``f`` one): the index is rebuilt and the
+    files naming the new functions analysed again, until no new one turns up.
     """
-    work: list[tuple[FileResult, FileJob, Cache | None]] = []
-    for project in projects:
-        assert project.index is not None
-        names = project.index.returning_output() if project.settings.processor_outputs else set()
-        if not names:
-            continue
-        settings = replace(project.settings, returning_output=frozenset(names))
-        cache = Cache(project.cache_dir) if project.cache_dir else None
-        for result in project.files:
-            if result.analysis.facts is None or result.job.settings == settings:
-                continue  # a DEV000, or judged knowing these names already
-            if _names_any(result, names):
-                # A file parsed once (perhaps because the index asked) stays parsed.
-                prefilter = result.job.prefilter and not result.analysis.parsed
-                job = replace(result.job, settings=settings, prefilter=prefilter)
-                work.append((result, job, cache))
-    _reanalyse(work, runner)
+    while True:
+        work: list[tuple[FileResult, FileJob, Cache | None]] = []
+        for project in projects:
+            assert project.index is not None
+            names = project.index.returning_output() if project.settings.processor_outputs else ()
+            if not names:
+                continue
+            settings = replace(project.settings, returning_output=frozenset(names))
+            cache = Cache(project.cache_dir) if project.cache_dir else None
+            for result in project.files:
+                if result.analysis.facts is None or result.job.settings == settings:
+                    continue  # a DEV000, or analysed knowing these names already
+                if _names_any(result, names):
+                    # A file parsed once (perhaps because the index asked) stays parsed.
+                    prefilter = result.job.prefilter and not result.analysis.parsed
+                    job = replace(result.job, settings=settings, prefilter=prefilter)
+                    work.append((result, job, cache))
+        if not work:
+            return
+        _reanalyse(work, runner)
+        analysed = {id(result) for result, _, _ in work}
+        for project in projects:
+            if any(id(result) in analysed for result in project.files):
+                _index(project)
 
 
 @dataclass(frozen=True)

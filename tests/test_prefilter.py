@@ -276,3 +276,30 @@ def test_a_device_constant_imported_before_its_name_is_rebound_is_found(
         ("DEV010", "model.py", 7)
     ]
     assert findings("--no-prefilter", ".") == found
+
+
+def test_processor_output_held_in_variables_through_two_helpers_is_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``g`` returns output, which makes ``f`` one: a later pass must learn that, parsed
+    or skipped ``a.py`` alike (``a.py`` names ``f`` only)."""
+    package = tmp_path / "p" / "pkg"
+    package.mkdir(parents=True)
+    (tmp_path / "p" / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text(
+        "from transformers import AutoModel\nfrom .b import f\n\n"
+        "def run(texts):\n    model = AutoModel.from_pretrained('x').cuda()\n"
+        "    batch = f(texts)\n    return model(**batch)\n"
+    )
+    (package / "b.py").write_text("from .c import g\n\ndef f(t):\n    out = g(t)\n    return out\n")
+    (package / "c.py").write_text(
+        "from transformers import AutoTokenizer\n\ntok = AutoTokenizer.from_pretrained('x')\n\n"
+        "def g(t):\n    enc = tok(t, return_tensors='pt')\n    return enc\n"
+    )
+    monkeypatch.chdir(tmp_path / "p")
+    found = findings(".")
+    assert [(f["code"], f["filename"], f["location"]["row"]) for f in found] == [
+        ("DEV004", "pkg/a.py", 7)
+    ]
+    assert findings("--no-prefilter", ".") == found

@@ -386,8 +386,12 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
 
 
 def _returns_output(result: FileResult) -> bool:
+    return bool(_returned_output(result))
+
+
+def _returned_output(result: FileResult) -> set[ReturnedOutput]:
     facts = result.analysis.facts
-    return facts is not None and any(isinstance(fact, ReturnedOutput) for fact in facts.facts)
+    return {f for f in facts.facts if isinstance(f, ReturnedOutput)} if facts is not None else set()
 
 
 def _names_any(result: FileResult, names: Iterable[str]) -> bool:
@@ -448,11 +452,16 @@ def _follow_returned_output(projects: list[Project], runner: Runner) -> None:
                     work.append((result, job, cache))
         if not work:
             return
+        before = {id(result): _returned_output(result) for result, _, _ in work}
         _reanalyse(work, runner)
-        analysed = {id(result) for result, _, _ in work}
+        learnt = {
+            id(result) for result, _, _ in work if _returned_output(result) != before[id(result)]
+        }
+        if not learnt:
+            return
         for project in projects:
-            if any(id(result) in analysed for result in project.files):
-                _index(project)
+            if any(id(result) in learnt for result in project.files):
+                _index(project)  # in file order: which origin a message names depends on it
 
 
 @dataclass(frozen=True)

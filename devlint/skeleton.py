@@ -141,7 +141,7 @@ class _Walk:
                 stack += reversed(reordered[kind](self, node))
                 continue
             children: list[ast.AST] = []
-            for name in node._fields:
+            for name in _child_fields(kind):
                 value = getattr(node, name, None)
                 if isinstance(value, list):
                     children += [item for item in value if isinstance(item, ast.AST)]
@@ -341,6 +341,20 @@ _REORDERED: dict[type[ast.AST], Callable[[_Walk, Any], list[object]]] = {
 """Child nodes in the order the libcst traversal visits their counterparts, where it
 differs from ``ast``'s. (Tables of the class, not of each walk: a walk that referred to
 itself would live, with every node it kept, until the next full garbage collection.)"""
+
+
+_TOKEN_FIELDS = frozenset({"ctx", "op", "ops"})
+"""Fields holding only tokens (``Load``, ``Add``, ``Eq``): no word, fact or screen reads them."""
+
+
+_CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
+
+
+def _child_fields(kind: type[ast.AST]) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = tuple(n for n in kind._fields if n not in _TOKEN_FIELDS)
+    return fields
 
 
 class _Marker(ast.AST):

@@ -364,11 +364,14 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
             for result in project.files:
                 if result.analysis.parsed:
                     continue
-                # What code is model code does not change as the rounds add facts.
+                settings = replace(result.job.settings, returning_output=names)
+                # What code is model code does not change as the rounds add facts. Parsed
+                # knowing the names found so far, a file needs no later pass unless more are.
                 if first_round and _may_report(project, result):
-                    work.append((result, replace(result.job, prefilter=False), cache))
+                    work.append(
+                        (result, replace(result.job, prefilter=False, settings=settings), cache)
+                    )
                 elif names != result.job.settings.returning_output and _names_any(result, names):
-                    settings = replace(result.job.settings, returning_output=names)
                     work.append((result, replace(result.job, settings=settings), cache))
         if not work:
             return

@@ -123,12 +123,17 @@ class Project:
 
 def _mentions(result: FileResult, markers: Iterable[bytes]) -> bool:
     """Whether the file's bytes contain one of ``markers`` (a cheap test before any parsing)."""
+    data = _bytes_now(result)
+    return data is not None and any(marker in data for marker in markers)
+
+
+def _bytes_now(result: FileResult) -> bytes | None:
+    """The bytes already held (a buffer read from stdin), else read afresh and not kept:
+    questions about every file of a big project must not hold them all."""
     try:
-        # Bytes already held (a buffer read from stdin) are what is checked; else read afresh.
-        data = result.path.read_bytes() if result._original is None else result._original
+        return result.path.read_bytes() if result._original is None else result._original
     except OSError:
-        return False
-    return any(marker in data for marker in markers)
+        return None
 
 
 def display_path(path: Path) -> str:
@@ -400,8 +405,12 @@ def _returned_output(result: FileResult) -> set[ReturnedOutput]:
 def _names_any(result: FileResult, names: Iterable[str]) -> bool:
     """Whether the file's code (decoded: any encoding, a notebook's cells) has one of the
     names as a whole word (``encode`` is not in ``encoder``)."""
-    source = result.source
-    return source is not None and _whole_words(frozenset(names)).search(source.text) is not None
+    data = _bytes_now(result)
+    try:
+        text = decode_file(result.path, data).text if data is not None else ""
+    except SourceError:
+        return False
+    return _whole_words(frozenset(names)).search(text) is not None
 
 
 @cache

@@ -376,7 +376,7 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
                     work.append(
                         (result, replace(result.job, prefilter=False, settings=settings), cache)
                     )
-                elif names != result.job.settings.returning_output and _names_any(result, names):
+                elif names != result.job.settings.returning_output and _calls_any(result, names):
                     work.append((result, replace(result.job, settings=settings), cache))
         if not work:
             return
@@ -402,21 +402,27 @@ def _returned_output(result: FileResult) -> set[ReturnedOutput]:
     return {f for f in facts.facts if isinstance(f, ReturnedOutput)} if facts is not None else set()
 
 
-def _names_any(result: FileResult, names: Iterable[str]) -> bool:
-    """Whether the file's code (decoded: any encoding, a notebook's cells) has one of the
-    names as a whole word (``encode`` is not in ``encoder``)."""
+def _calls_any(result: FileResult, names: Iterable[str]) -> bool:
+    """Whether the file's code (decoded: any encoding, a notebook's cells) may call one of
+    the functions: a name, as a whole word (``encode`` is not in ``encoder``), before a
+    ``(`` or an ``as`` (imported under another name). Only such calls can be DEV004's."""
     data = _bytes_now(result)
     try:
         text = decode_file(result.path, data).text if data is not None else ""
     except SourceError:
         return False
-    return _whole_words(frozenset(names)).search(text) is not None
+    return _calls_of(frozenset(names)).search(text) is not None
+
+
+_GAP = r"(?:[ \t\f\r\n]|\\(?:\r\n|\r|\n)|#[^\r\n]*)*"
+"""What may stand between two tokens: blanks, line breaks (in brackets), continuation
+backslashes and comments."""
 
 
 @cache
-def _whole_words(names: frozenset[str]) -> re.Pattern[str]:
+def _calls_of(names: frozenset[str]) -> re.Pattern[str]:
     alternatives = "|".join(map(re.escape, sorted(names)))
-    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+    return re.compile(rf"(?<!\w)(?:{alternatives}){_GAP}(?:\(|as(?!\w))")
 
 
 def _may_report(project: Project, result: FileResult) -> bool:
@@ -457,7 +463,7 @@ def _follow_returned_output(projects: list[Project], runner: Runner) -> None:
             for result in project.files:
                 if result.analysis.facts is None or result.job.settings == settings:
                     continue  # a DEV000, or analysed knowing these names already
-                if _names_any(result, names):
+                if _calls_any(result, names):
                     # A file parsed once (perhaps because the index asked) stays parsed.
                     prefilter = result.job.prefilter and not result.analysis.parsed
                     job = replace(result.job, settings=settings, prefilter=prefilter)

@@ -124,6 +124,8 @@ class _Walk:
         """Visit every node once (an explicit stack: no recursion limit), in libcst's order."""
         reordered = _REORDERED
         frames = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+        # Most nodes (operators, tuples, ``if``s...) hold no word or fact: skip ``_enter``.
+        busy = {*self.nodes, *_WORD_OF, *_ACTIONS, ast.Constant, ast.Expr}
         stack: list[object] = [tree]
         while stack:
             node = stack.pop()
@@ -134,7 +136,8 @@ class _Walk:
                 continue
             assert isinstance(node, ast.AST)
             kind = type(node)
-            self._enter(node, kind)
+            if kind in busy:
+                self._enter(node, kind)
             if kind in frames:
                 stack += (node, _LEAVE)
             if kind in reordered:

@@ -378,23 +378,10 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
                     )
                 elif names != result.job.settings.returning_output and _calls_any(result, names):
                     work.append((result, replace(result.job, settings=settings), cache))
-        if not work:
-            return
-        _reanalyse(work, runner)
         first_round = False
         # Files parsed here add no fact but these (they had no trigger of a rule adding one).
-        parsed = {id(result) for result, _, _ in work if result.analysis.parsed}
-        learnt = False
-        for project in projects:
-            if any(id(result) in parsed and _returns_output(result) for result in project.files):
-                _index(project)  # in file order: which origin a message names depends on it
-                learnt = True
-        if not learnt:
+        if not _reanalyse(projects, work, runner):
             return
-
-
-def _returns_output(result: FileResult) -> bool:
-    return bool(_returned_output(result))
 
 
 def _returned_output(result: FileResult) -> set[ReturnedOutput]:
@@ -434,11 +421,26 @@ def _may_report(project: Project, result: FileResult) -> bool:
     return any(rule.may_report_in(facts, index) for rule in rules)
 
 
-def _reanalyse(work: list[tuple[FileResult, FileJob, Cache | None]], runner: Runner) -> None:
+def _reanalyse(
+    projects: list[Project], work: list[tuple[FileResult, FileJob, Cache | None]], runner: Runner
+) -> bool:
+    """Analyse the files again; rebuild the index of every project where a file's
+    returned-output facts changed. Whether any did: there may be more functions
+    returning processor output, and more files to analyse again."""
+    if not work:
+        return False
+    before = {id(result): _returned_output(result) for result, _, _ in work}
     analyses = runner.analyze([(job, cache) for _, job, cache in work])
+    learnt = set()
     for (result, job, _), analysis in zip(work, analyses, strict=True):
         result.job, result.analysis = job, analysis
         result.analysed_digest = runner.digests.get(job.path)
+        if _returned_output(result) != before[id(result)]:
+            learnt.add(id(result))
+    for project in projects:
+        if any(id(result) in learnt for result in project.files):
+            _index(project)  # in file order: which origin a message names depends on it
+    return bool(learnt)
 
 
 def _follow_returned_output(projects: list[Project], runner: Runner) -> None:
@@ -468,18 +470,8 @@ def _follow_returned_output(projects: list[Project], runner: Runner) -> None:
                     prefilter = result.job.prefilter and not result.analysis.parsed
                     job = replace(result.job, settings=settings, prefilter=prefilter)
                     work.append((result, job, cache))
-        if not work:
+        if not _reanalyse(projects, work, runner):
             return
-        before = {id(result): _returned_output(result) for result, _, _ in work}
-        _reanalyse(work, runner)
-        learnt = {
-            id(result) for result, _, _ in work if _returned_output(result) != before[id(result)]
-        }
-        if not learnt:
-            return
-        for project in projects:
-            if any(id(result) in learnt for result in project.files):
-                _index(project)  # in file order: which origin a message names depends on it
 
 
 @dataclass(frozen=True)

@@ -161,6 +161,14 @@ def findings(*args: str) -> list[dict[str, object]]:
     return json.loads(result.stdout)
 
 
+def in_project(root: Path, files: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Write a project (its pyproject and ``files``) at ``root`` and work from there."""
+    for name, text in {"pyproject.toml": '[project]\nname = "p"\n', **files}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    monkeypatch.chdir(root)
+
+
 def test_same_findings_with_and_without_the_prefilter(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -175,25 +183,19 @@ def test_a_skipped_file_between_processor_output_and_the_model_is_parsed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``wrap`` has no trigger, but returns what ``encode`` returns: processor output."""
-    project = tmp_path / "p"
-    project.mkdir()
-    (project / "pyproject.toml").write_text('[project]\nname = "p"\n')
-    (project / "encoding.py").write_text(
-        'def encode(processor, texts):\n    return processor(texts, return_tensors="pt")\n'
-    )
-    (project / "wrapping.py").write_text(
-        "from encoding import encode\n\n\ndef wrap(processor, texts):\n"
-        "    return encode(processor, texts)\n"
-    )
-    (project / "model.py").write_text(
-        "import pytorch_lightning as pl\nfrom wrapping import wrap\n\n\n"
+    files = {
+        "encoding.py": "def encode(processor, texts):\n"
+        '    return processor(texts, return_tensors="pt")\n',
+        "wrapping.py": "from encoding import encode\n\n\ndef wrap(processor, texts):\n"
+        "    return encode(processor, texts)\n",
+        "model.py": "import pytorch_lightning as pl\nfrom wrapping import wrap\n\n\n"
         "class Model(pl.LightningModule):\n"
         "    def forward(self, texts):\n"
         "        inputs = wrap(self.processor, texts)\n"
-        "        return self.model(**inputs)\n"
-    )
-    (project / "helpers.py").write_text("def double(x):\n    return 2 * x\n")
-    monkeypatch.chdir(project)
+        "        return self.model(**inputs)\n",
+        "helpers.py": "def double(x):\n    return 2 * x\n",
+    }
+    in_project(tmp_path / "p", files, monkeypatch)
     expected = [("model.py", 8, "DEV004")]
     for extra in ((), ("--no-prefilter",)):
         found = findings(*extra, ".")
@@ -260,17 +262,14 @@ def test_a_device_constant_imported_before_its_name_is_rebound_is_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The index reads a file's last imports; the traversal, those seen so far."""
-    project = tmp_path / "p"
-    project.mkdir()
-    (project / "pyproject.toml").write_text('[project]\nname = "p"\n')
-    (project / "cfg.py").write_text('DEVICE = "cuda:0"\n')
-    (project / "other.py").write_text("DEVICE = None\n")
-    (project / "model.py").write_text(
-        "import pytorch_lightning as pl\nfrom cfg import DEVICE\n\n\n"
+    files = {
+        "cfg.py": 'DEVICE = "cuda:0"\n',
+        "other.py": "DEVICE = None\n",
+        "model.py": "import pytorch_lightning as pl\nfrom cfg import DEVICE\n\n\n"
         "class Net(pl.LightningModule):\n    def forward(self, x):\n"
-        "        return x.to(DEVICE)\n\n\nfrom other import DEVICE\n"
-    )
-    monkeypatch.chdir(project)
+        "        return x.to(DEVICE)\n\n\nfrom other import DEVICE\n",
+    }
+    in_project(tmp_path / "p", files, monkeypatch)
     found = findings(".")
     assert [(f["code"], f["filename"], f["location"]["row"]) for f in found] == [
         ("DEV010", "model.py", 7)
@@ -283,21 +282,17 @@ def test_processor_output_held_in_variables_through_two_helpers_is_followed(
 ) -> None:
     """``g`` returns output, which makes ``f`` one: a later pass must learn that, parsed
     or skipped ``a.py`` alike (``a.py`` names ``f`` only)."""
-    package = tmp_path / "p" / "pkg"
-    package.mkdir(parents=True)
-    (tmp_path / "p" / "pyproject.toml").write_text('[project]\nname = "p"\n')
-    (package / "__init__.py").write_text("")
-    (package / "a.py").write_text(
-        "from transformers import AutoModel\nfrom .b import f\n\n"
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/a.py": "from transformers import AutoModel\nfrom .b import f\n\n"
         "def run(texts):\n    model = AutoModel.from_pretrained('x').cuda()\n"
-        "    batch = f(texts)\n    return model(**batch)\n"
-    )
-    (package / "b.py").write_text("from .c import g\n\ndef f(t):\n    out = g(t)\n    return out\n")
-    (package / "c.py").write_text(
-        "from transformers import AutoTokenizer\n\ntok = AutoTokenizer.from_pretrained('x')\n\n"
-        "def g(t):\n    enc = tok(t, return_tensors='pt')\n    return enc\n"
-    )
-    monkeypatch.chdir(tmp_path / "p")
+        "    batch = f(texts)\n    return model(**batch)\n",
+        "pkg/b.py": "from .c import g\n\ndef f(t):\n    out = g(t)\n    return out\n",
+        "pkg/c.py": "from transformers import AutoTokenizer\n\n"
+        "tok = AutoTokenizer.from_pretrained('x')\n\n"
+        "def g(t):\n    enc = tok(t, return_tensors='pt')\n    return enc\n",
+    }
+    in_project(tmp_path / "p", files, monkeypatch)
     found = findings(".")
     assert [(f["code"], f["filename"], f["location"]["row"]) for f in found] == [
         ("DEV004", "pkg/a.py", 7)

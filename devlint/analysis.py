@@ -18,7 +18,7 @@ from devlint.facts import FileFacts
 from devlint.findings import Finding, Location
 from devlint.notebook import decode_file
 from devlint.rules import running_rules
-from devlint.rules.base import RuleSettings
+from devlint.rules.base import Pending, RuleSettings
 from devlint.skeleton import Skeleton, skeleton
 from devlint.source import LINE_BREAK, SourceError
 
@@ -52,8 +52,9 @@ class FileAnalysis:
     error: Finding | None = None
     parsed: bool = True
     """False when the prefilter let the file skip libcst (its facts come from ``ast``)."""
-    pending: tuple[str, ...] = ()
-    """Of a file not parsed: the rules that may report in it if it defines model code."""
+    pending: tuple[Pending, ...] = ()
+    """Of a file not parsed: the rules that may report in it if it defines model code
+    (or if the code where they saw something is)."""
 
 
 def syntax_error_finding(display: str, reason: str, row: int = 1, column: int = 1) -> Finding:

@@ -417,8 +417,12 @@ def _may_report(project: Project, result: FileResult) -> bool:
     facts, index = result.analysis.facts, project.index
     if facts is None or index is None:
         return False
-    rules = [rule for rule in project.rules if rule.code in result.analysis.pending]
-    return any(rule.may_report_in(facts, index) for rule in rules)
+    rules = {rule.code: rule for rule in project.rules}
+    return any(
+        rules[code].may_report_in(facts, index, sightings)
+        for code, sightings in result.analysis.pending
+        if code in rules
+    )
 
 
 def _reanalyse(

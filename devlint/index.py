@@ -42,8 +42,6 @@ _HF_MODEL_CLASS = re.compile(
 """transformers classes that are PreTrainedModel subclasses (``BertModel``, ``...ForCausalLM``)."""
 
 _MAX_ALIAS_HOPS = 8
-_MAX_ROUTES = 10_000
-"""Names leading to device constants beyond which the index stops listing them."""
 
 
 @dataclass(frozen=True)
@@ -97,12 +95,6 @@ def is_forward_method(name: str) -> bool:
     if name in FORWARD_PATH_METHODS or name in FORWARD_PATH_HOOKS or name.endswith("_step"):
         return True
     return name.startswith("on_") and name.endswith(("_batch_start", "_batch_end"))
-
-
-def _dotted_prefixes(name: str) -> list[str]:
-    """``a``, ``a.b`` and ``a.b.c`` for ``a.b.c``."""
-    parts = name.split(".")
-    return [".".join(parts[:end]) for end in range(1, len(parts) + 1)]
 
 
 class ProjectIndex:
@@ -331,44 +323,6 @@ class ProjectIndex:
     def device_constant(self, name: str) -> DeviceConstant | None:
         """The module-level device constant ``name`` (qualified) refers to, if it is one."""
         return self._constants.get(self.canonical(name))
-
-    def may_name_device_constant(self, facts: FileFacts) -> bool:
-        """Whether code of the file may name a device constant (``device_constant``): one of
-        its own module, or one reached through an import (``cfg.DEVICE``, re-exports)."""
-        routes = self._routes_to_device_constants
-        if routes is None:
-            return True  # too many ways to tell
-        return bool(routes) and (
-            facts.module in routes or any(target in routes for target in facts.aliases.values())
-        )
-
-    @cached_property
-    def _routes_to_device_constants(self) -> frozenset[str] | None:
-        """The names ``canonical`` may turn into a device constant's name, followed backwards
-        (``pkg.GPU`` for ``from .config import DEVICE as GPU`` in ``pkg/__init__.py``), and
-        their dotted prefixes (``pkg``, ``pkg.config``): what an import must bind to reach one.
-        None when they pass ``_MAX_ROUTES``: a constant in a package most modules import
-        (``import transformers`` binds a route) has routes beyond counting."""
-        names = {name for name, constant in self._constants.items() if constant.literal}
-        if not names:
-            return frozenset()
-        importers: dict[str, list[str]] = {}
-        for module, file_facts in self._modules.items():
-            for bound, target in file_facts.aliases.items():
-                importers.setdefault(target, []).append(f"{module}.{bound}")
-        frontier = set(names)
-        for _ in range(_MAX_ALIAS_HOPS):
-            found = {
-                f"{importer}{name[len(prefix) :]}"
-                for name in frontier
-                for prefix in _dotted_prefixes(name)
-                for importer in importers.get(prefix, ())
-            }
-            frontier = found - names
-            names |= frontier
-            if len(names) > _MAX_ROUTES:
-                return None
-        return frozenset(prefix for name in names for prefix in _dotted_prefixes(name))
 
     def returning_output(self) -> frozenset[str]:
         if self._returning is None:

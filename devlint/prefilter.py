@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from devlint.facts import FileFacts
 from devlint.rules import running_rules
-from devlint.rules.base import Rule, RuleSettings, Trigger
+from devlint.rules.base import Pending, Rule, RuleSettings, Trigger
 from devlint.skeleton import Skeleton
 
 
@@ -29,8 +29,9 @@ from devlint.skeleton import Skeleton
 class Verdict:
     parse: bool
     """Some rule that runs may report or add a fact here, whatever the index says."""
-    pending: tuple[str, ...] = ()
-    """Rules that may report here if the index recognises code the file defines."""
+    pending: tuple[Pending, ...] = ()
+    """Rules that may report here if the index recognises code the file defines (or the
+    code at the places they saw)."""
 
 
 def occurs(triggers: tuple[Trigger, ...] | None, code: str, package: str) -> bool:
@@ -52,7 +53,7 @@ def verdict(
     """What the rules that run on a file (``codes``, and those collecting facts) need,
     given what ``ast`` found in it and its module name."""
     package = module.partition(".")[0]
-    pending = []
+    pending: list[Pending] = []
     for rule in _running(codes):
         if rule.screen_types and not found.from_ast:
             continue  # only ``ast``'s nodes can tell whether a rule with a screen needs the file
@@ -61,11 +62,16 @@ def verdict(
         defers = rule.defers_to_index()
         if defers and rule.parse_anyway(found):
             return Verdict(parse=True)
+        sightings = rule.sightings(found, settings) if defers else None
+        if sightings is not None:
+            if sightings:
+                pending.append((rule.code, sightings))
+            continue
         if rule.screen_types and not rule.screen(found, settings):
             continue
         if not defers:
             return Verdict(parse=True)
-        pending.append(rule.code)
+        pending.append((rule.code, None))
     return Verdict(parse=False, pending=tuple(pending))
 
 

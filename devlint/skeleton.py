@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from devlint.candidates import Scope
 from devlint.facts import (
     Fact,
     FileFacts,
@@ -51,6 +52,8 @@ def dotted(node: ast.AST) -> str | None:
 @dataclass
 class _Function:
     name: str
+    class_name: str | None
+    """The class it is a method of."""
     calls: set[str] = field(default_factory=set)
     self_calls: set[str] = field(default_factory=set)
 
@@ -101,6 +104,8 @@ class _Walk:
         self._classes: list[_Class] = []
         self._functions: list[_Function] = []
         self._frames: list[_Class | _Function | None] = []
+        self._frame: _Class | _Function | None = None
+        """The innermost class or (outermost) function: the traversal's scope."""
         self._function: _Function | None = None
         self._facts: list[Fact] = []
         self._seen_references: set[tuple[str, bool]] = set()
@@ -114,6 +119,8 @@ class _Walk:
         self._inert: set[int] = set()
         self.nodes: dict[type[ast.AST], list[ast.AST]] = {kind: [] for kind in collect}
         """The nodes of the kinds the rules' screens read, in the order of the walk."""
+        self.frames: dict[int, _Class | _Function | None] = {}
+        """The scope frame each collected node is in (by the node's id)."""
 
     @cached_property
     def _lines(self) -> list[str]:
@@ -182,6 +189,7 @@ class _Walk:
         collected = self.nodes.get(kind)
         if collected is not None:
             collected.append(node)
+            self.frames[id(node)] = self._frame
         word = _WORD_OF.get(kind)
         if word is not None:
             # An import anywhere binds a name the module's own code resolves (traversal).
@@ -215,7 +223,7 @@ class _Walk:
         return next((frame for frame in reversed(self._frames) if frame is not None), None)
 
     def _update_function(self) -> None:
-        frame = self._innermost_frame()
+        frame = self._frame = self._innermost_frame()
         self._function = frame if isinstance(frame, _Function) else None
 
     def _enter_class(self, node: ast.ClassDef) -> None:
@@ -229,6 +237,7 @@ class _Walk:
         if not self._frames:
             self._aliases[node.name] = name
         self._frames.append(frame)
+        self._frame = frame
         self._function = None
 
     def _enter_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -239,12 +248,13 @@ class _Walk:
             self._aliases[node.name] = f"{self._module}.{node.name}"
         owner = self._frames[-1] if self._frames else None
         method_of = owner if isinstance(owner, _Class) else None
-        frame = _Function(f"{method_of.name if method_of else self._module}.{node.name}")
+        owner_name = method_of.name if method_of else None
+        frame = _Function(f"{owner_name or self._module}.{node.name}", owner_name)
         if method_of is not None:
             method_of.methods.append(node.name)
         self._functions.append(frame)
         self._frames.append(frame)
-        self._function = frame
+        self._frame = self._function = frame
 
     def _defines_device(self, node: ast.ClassDef) -> bool:
         if self._on_header_line(node.body[0]):
@@ -406,11 +416,21 @@ class Skeleton:
     from_ast: bool = True
     """False for raw text taken as its own code (``prefilter.parse_at_once``): no nodes,
     so rules with a screen do not judge it."""
+    frames: Mapping[int, _Class | _Function | None] = field(default_factory=dict)
 
     def of_type(self, *kinds: type[ast.AST]) -> Iterator[ast.AST]:
         """The nodes of these kinds (each must have been asked for), kind by kind."""
         for kind in kinds:
             yield from self.nodes[kind]
+
+    def scope_of(self, node: ast.AST) -> Scope:
+        """The scope the traversal would give a candidate at ``node`` (one of ``nodes``):
+        its class, function and method names (what the index reads to place it)."""
+        frame = self.frames[id(node)]
+        if not isinstance(frame, _Function):
+            return Scope(class_name=frame.name if frame is not None else None)
+        method = frame.name.rpartition(".")[2] if frame.class_name is not None else None
+        return Scope(class_name=frame.class_name, function_name=frame.name, method=method)
 
 
 def skeleton(
@@ -428,7 +448,11 @@ def skeleton(
     walk = _Walk(text, module, is_package, references, frozenset(collect))
     walk.run(tree)
     return Skeleton(
-        walk.facts(path), _lines_of(walk.words), _lines_of(walk.module_words), walk.nodes
+        walk.facts(path),
+        _lines_of(walk.words),
+        _lines_of(walk.module_words),
+        walk.nodes,
+        frames=walk.frames,
     )
 
 

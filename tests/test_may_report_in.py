@@ -10,6 +10,7 @@ from pathlib import Path
 
 from conftest import lint_project
 
+from devlint.analysis import _skeleton
 from devlint.engine import Project
 from devlint.rules import all_rules
 
@@ -17,14 +18,19 @@ RULES = {rule.code: rule for rule in all_rules()}
 
 
 def _answers(project: Project, code: str) -> dict[str, bool]:
-    """File name -> whether ``code`` may report there, per the project's index."""
+    """File name -> whether ``code`` may report there, per the project's index, judging
+    where its screen sees something (``Rule.sightings``)."""
     assert project.index is not None
     rule = RULES[code]
-    return {
-        result.path.name: rule.may_report_in(result.analysis.facts, project.index)
-        for result in project.files
-        if result.analysis.facts is not None
-    }
+    answers = {}
+    for result in project.files:
+        found = _skeleton(result.job, result.path.read_text())
+        assert found is not None and result.analysis.facts is not None
+        sightings = rule.sightings(found, project.settings)
+        answers[result.path.name] = sightings != frozenset() and rule.may_report_in(
+            result.analysis.facts, project.index, sightings
+        )
+    return answers
 
 
 def _findings(project: Project, code: str) -> list[tuple[str, int]]:
@@ -119,3 +125,53 @@ def test_modules_in_a_plain_container_only_in_model_classes(tmp_path: Path) -> N
     helpers = next(r for r in project.files if r.path.name == "helpers.py").analysis.facts
     assert helpers is not None and project.index.defines_model_code(helpers)
     assert _answers(project, "DEV008") == {"base.py": True, "net.py": True, "helpers.py": False}
+
+
+def test_factories_count_only_where_they_run_on_every_batch(tmp_path: Path) -> None:
+    """DEV003 keeps candidates on the forward path of model code: the index judges the
+    places its screen saw, not the file (a model file full of factories in ``__init__``,
+    weight initialisation and unrelated helpers is not asked for)."""
+    model = (
+        "import torch\nimport torch.nn as nn\nfrom helpers import noise\n\n\n"
+        "class Net(nn.Module):\n"
+        "    def forward(self, x):\n        return noise(x) + x\n\n"
+        "    def _init_weights(self, module):\n        module.weight = torch.zeros(3)\n\n\n"
+        "def make_inputs():\n    return torch.randn(2, 3)\n"
+    )
+    project = lint_project(
+        tmp_path,
+        {
+            "model.py": model,
+            "helpers.py": "import torch\n\n\ndef noise(x):\n    return torch.randn(3)\n",
+            "forward.py": model.replace("return noise(x) + x", "return torch.ones(3) + x"),
+        },
+        select=("DEV003",),
+    )
+    assert _findings(project, "DEV003") == [("forward.py", 8), ("helpers.py", 5)]
+    assert _answers(project, "DEV003") == {
+        "forward.py": True,
+        "helpers.py": True,  # called from `Net.forward`
+        "model.py": False,  # `_init_weights` and `make_inputs` are not on the forward path
+    }
+
+
+def test_a_device_constant_deep_in_a_package_every_file_imports(tmp_path: Path) -> None:
+    """Every ``import pkg`` can reach ``pkg.tools.convert.DEVICE``; only a use that names
+    it is asked for (in transformers, such a constant sits in a conversion script)."""
+    project = lint_project(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/tools/__init__.py": "",
+            "pkg/tools/convert.py": 'DEVICE = "cuda"\n',
+            "pkg/layers.py": "DTYPE = None\n",
+            "other.py": _MODEL.format(imports="import pkg")
+            + _FORWARD.format(name="pkg.layers.DTYPE"),
+            "named.py": _MODEL.format(imports="import pkg")
+            + _FORWARD.format(name="pkg.tools.convert.DEVICE"),
+        },
+        select=("DEV010",),
+    )
+    assert _findings(project, "DEV010") == [("named.py", 7)]
+    answers = _answers(project, "DEV010")
+    assert answers["named.py"] and not answers["other.py"]

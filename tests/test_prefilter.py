@@ -25,7 +25,7 @@ from click.testing import CliRunner
 from conftest import FIXTURES, lint_project
 from hypothesis import HealthCheck, given, settings
 
-from devlint.candidates import ScopeInfo
+from devlint.candidates import Candidate, ScopeInfo
 from devlint.cli import main
 from devlint.engine import fix_file
 from devlint.facts import FileFacts, ReturnedOutput
@@ -33,7 +33,7 @@ from devlint.index import ProjectIndex
 from devlint.notebook import decode_file
 from devlint.prefilter import occurs
 from devlint.rules import all_rules
-from devlint.rules.base import Rule, RuleSettings
+from devlint.rules.base import Rule, RuleSettings, Sighting
 from devlint.skeleton import skeleton
 from devlint.traversal import Traversal
 
@@ -62,6 +62,10 @@ TRICKY = (
     "def _bind():\n    global make\n    from torch import device as make\n\n"
     "_bind()\nGPU = make(0)\n",
     'if __name__ == "__main__":\n    main(run, *args, key=value)\nelse:\n    other()\n',
+    # A name imported, used in a device position, then bound again by a `def` (DEV010
+    # sees the import's name there, the skeleton's last binding is the function).
+    "import torch.nn as nn\nfrom cfg import DEVICE\n\nclass M(nn.Module):\n"
+    "    def forward(self, x):\n        return x.to(DEVICE)\n\ndef DEVICE():\n    pass\n",
 )
 SOURCES = [*_sources(), *((f"tricky-{n}", text) for n, text in enumerate(TRICKY))]
 
@@ -132,9 +136,24 @@ def test_every_rule_has_a_trigger_and_passes_its_screen_where_it_reports_or_adds
             assert rule.parse_anyway(found), rule.code
         if outcome.candidates or (own_facts and not rule.defers_to_index()):
             assert not rule.screen_types or rule.screen(found, EVERYTHING), rule.code
+        sightings = rule.sightings(found, EVERYTHING)
+        for candidate in outcome.candidates if sightings is not None else ():
+            assert any(_places(s, candidate) for s in sightings), (rule.code, candidate.scope)
         for candidate in outcome.candidates if rule.only_in_model_code else ():
             for scope in OUTSIDE_MODEL_CODE:
                 assert rule.resolve(candidate, scope, index) is None, (rule.code, scope)
+
+
+def _places(sighting: Sighting, candidate: Candidate) -> bool:
+    """Whether the index judges the sighting as it judges the candidate: the same scope
+    (``ProjectIndex.scope_info`` reads its names) and, if the sighting says, the same name."""
+    seen, actual = sighting.scope, candidate.scope
+    same_scope = (seen.class_name, seen.function_name, seen.method) == (
+        actual.class_name,
+        actual.function_name,
+        actual.method,
+    )
+    return same_scope and sighting.name in ("", candidate.data.get("qualified"))
 
 
 OUTSIDE_MODEL_CODE = (

@@ -157,6 +157,22 @@ class Invalid:
     """The fix is offered only with ``--unsafe-fixes``."""
 
 
+@dataclass(frozen=True)
+class Sighting:
+    """Where a screen saw what may become a candidate: for ``may_report_in`` to judge."""
+
+    scope: Scope
+    """Only its class, function and method names are set: what the index reads to place
+    it (``ProjectIndex.scope_info``)."""
+    name: str = ""
+    """What the candidate names, for a rule whose ``resolve`` reads one (DEV010: the
+    ``qualified`` name in its data); empty: it may name anything."""
+
+
+Pending = tuple[str, frozenset[Sighting] | None]
+"""A rule waiting on the index for a file, and where it may report there (None: anywhere
+in the file; see ``Rule.sightings``)."""
+
 Trigger = str | tuple[str, ...]
 """A string the code must contain, or strings it must all contain (``Rule.triggers``)."""
 
@@ -220,13 +236,25 @@ class Rule:
         """From ``ast`` alone, where a trigger occurs: could ``visit`` report a candidate
         here (or, for a rule that does not defer to the index, add a fact)? A yes may be
         wrong, a no never: a file every rule says no to is not parsed with libcst. Reads
-        only ``found.of_type(*screen_types)``, the file's facts and words."""
-        return True
+        only ``found.of_type(*screen_types)``, the file's facts and words. A rule that
+        says where (``sightings``) says whether."""
+        sightings = self.sightings(found, settings)
+        return sightings is None or bool(sightings)
 
-    def may_report_in(self, facts: FileFacts, index: ProjectIndex) -> bool:
+    def sightings(self, found: Skeleton, settings: RuleSettings) -> frozenset[Sighting] | None:
+        """For a rule that defers to the index, instead of ``screen``: where in the file
+        ``visit`` may report a candidate (none: it cannot), so that the index judges those
+        places, not the whole file. Complete as a screen must be. None: not said."""
+        return None
+
+    def may_report_in(
+        self, facts: FileFacts, index: ProjectIndex, sightings: frozenset[Sighting] | None
+    ) -> bool:
         """For a rule that defers to the index: could ``resolve`` keep a candidate of the
-        file that has these facts?"""
-        return index.defines_model_code(facts)
+        file that has these facts, at one of the ``sightings`` (None: anywhere)?"""
+        if sightings is None:
+            return index.defines_model_code(facts)
+        return any(index.scope_info(sighting.scope).model_code for sighting in sightings)
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         """Called for every node of a type in ``node_types``."""

@@ -18,6 +18,7 @@ from devlint.rules.base import (
     PendingEdit,
     Rule,
     RuleSettings,
+    Sighting,
     choose_fix,
     delete_between,
     delete_lines,
@@ -122,7 +123,9 @@ class CudaInDataPipeline(Rule):
             for call in found.of_type(ast.Call)
         )
 
-    def may_report_in(self, facts: FileFacts, index: ProjectIndex) -> bool:
+    def may_report_in(
+        self, facts: FileFacts, index: ProjectIndex, sightings: frozenset[Sighting] | None
+    ) -> bool:
         """A Dataset or DataModule class, or a function handed over as a collate function."""
         for found in facts.classes:
             kind = index.class_kind(found.name)

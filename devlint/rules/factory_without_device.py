@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import ast
-import bisect
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -12,6 +10,7 @@ from typing import Literal
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
+from devlint.facts import FileFacts
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.nodes import chain_root, dotted_name
@@ -29,6 +28,7 @@ from devlint.rules.base import (
     PendingEdit,
     Rule,
     RuleSettings,
+    Sighting,
     borrowed_device_fix,
     choose_fix,
     insert_after,
@@ -325,21 +325,31 @@ class FactoryWithoutDevice(Rule):
         ),
     )
 
-    screen_types = (ast.Call, ast.ClassDef, *BINDING_TYPES)
+    screen_types = (ast.Call, *BINDING_TYPES)
 
-    def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
+    def sightings(self, found: Skeleton, settings: RuleSettings) -> frozenset[Sighting]:
         """A candidate is a call that may resolve to ``torch.<factory>`` (``Bindings``) and,
         as ``visit`` requires, lacks ``**``, ``device=`` and ``out=`` (``tensor`` and
-        ``as_tensor`` have Python data first), is not in the body of a setup method, nor
-        the receiver of a chain that surely moves it."""
+        ``as_tensor`` have Python data first), is not in a setup method, nor the receiver
+        of a chain that surely moves it."""
         names = Bindings(found)
         calls = [call for call in found.of_type(ast.Call) if isinstance(call, ast.Call)]
         fresh = [call for call in calls if _may_create_without_device(call, names)]
         if not fresh:
-            return False
+            return frozenset()
         placed = _surely_placed(calls)
-        setup = _setup_bodies(found.of_type(ast.ClassDef))
-        return any(id(call) not in placed and not _within(call, setup) for call in fresh)
+        scopes = {found.scope_of(call) for call in fresh if id(call) not in placed}
+        return frozenset(Sighting(scope) for scope in scopes if scope.method not in SETUP_METHODS)
+
+    def may_report_in(
+        self, facts: FileFacts, index: ProjectIndex, sightings: frozenset[Sighting] | None
+    ) -> bool:
+        if sightings is None:
+            return index.defines_model_code(facts)
+        return any(
+            info.model_code and info.forward_path
+            for info in (index.scope_info(sighting.scope) for sighting in sightings)
+        )
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         if isinstance(node, cst.SubscriptElement):
@@ -473,41 +483,6 @@ def _surely_moves(call: ast.Call, method: str) -> bool:
         return True
     first = dotted(call.args[0]) if call.args else None  # None for `*args` too
     return (first or "").endswith("device")
-
-
-_Span = tuple[tuple[int, int], tuple[int, int]]
-
-
-def _setup_bodies(classes: Iterable[ast.AST]) -> list[_Span]:
-    """Where the bodies of ``__init__`` and the other setup methods lie (``visit`` reports
-    nothing there), sorted. Bodies that hold a class are left out: the traversal gives
-    that class a scope of its own."""
-    defs = [node for node in classes if isinstance(node, ast.ClassDef)]
-    class_starts = sorted((node.lineno, node.col_offset) for node in defs)
-    spans: list[_Span] = []
-    for owner in defs:
-        for method in owner.body:
-            if not (
-                isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
-                and method.name in SETUP_METHODS
-            ):
-                continue
-            first = method.body[0]
-            span = (
-                (first.lineno, first.col_offset),
-                (method.end_lineno or 0, method.end_col_offset or 0),
-            )
-            nested = bisect.bisect_left(class_starts, span[0])
-            if nested == len(class_starts) or class_starts[nested] > span[1]:
-                spans.append(span)
-    return sorted(spans)
-
-
-def _within(call: ast.Call, spans: list[_Span]) -> bool:
-    """Whether ``call`` starts in one of the ``spans`` (sorted, disjoint)."""
-    start = (call.lineno, call.col_offset)
-    after = bisect.bisect_right(spans, (start, (sys.maxsize, 0)))
-    return after > 0 and spans[after - 1][1] >= start
 
 
 def _mark_receivers(receiver: cst.BaseExpression, context: FileContext) -> None:

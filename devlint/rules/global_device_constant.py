@@ -8,12 +8,20 @@ from collections.abc import Iterator
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
-from devlint.facts import DeviceConstant, FileFacts
+from devlint.facts import DeviceConstant, FileFacts, resolve_alias
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.nodes import dotted_name
 from devlint.rules._devices import device_literal, first_positional, keyword_argument
-from devlint.rules.base import FileContext, Invalid, Rule, RuleSettings, choose_fix, replace
+from devlint.rules.base import (
+    FileContext,
+    Invalid,
+    Rule,
+    RuleSettings,
+    Sighting,
+    choose_fix,
+    replace,
+)
 from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import DEVICE_TYPES
 
@@ -102,35 +110,47 @@ class GlobalDeviceConstant(Rule):
 
     def parse_anyway(self, found: Skeleton) -> bool:
         # Constants are module-level assignments (a `global` rebinding only unmakes one).
-        # And `may_report_in` reads the file's last imports, while the traversal resolves a
-        # name through those seen so far: a name imported from two places is not judged.
-        return any(trigger in found.module_code for trigger in _FACT_TRIGGERS) or any(
-            len(sources) > 1 for sources in _import_sources(found).values()
-        )
+        return any(trigger in found.module_code for trigger in _FACT_TRIGGERS)
 
     screen_types = (ast.Call, ast.Import, ast.ImportFrom)
 
-    def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
+    def sightings(self, found: Skeleton, settings: RuleSettings) -> frozenset[Sighting]:
         """A candidate is a dotted name in a device position (``_visit_call``) whose head an
-        import binds (imports only add names: the final aliases hold every one bound when
-        the traversal resolves it), or a bare name of a constant this module defines (it
-        then has the constant's fact, which ``parse_anyway`` sees)."""
+        import binds, or a bare name of a constant this module defines (it then has the
+        constant's fact, which ``parse_anyway`` sees); its name is resolved as ``_use``
+        does. The traversal resolves through the bindings seen so far, the skeleton holds
+        the last: a head bound more than once may name anything."""
         aliases = found.facts.aliases
         own_constants = self.parse_anyway(found)
+        rebound = _rebound_names(found)
+        seen: set[Sighting] = set()
         for call in found.of_type(ast.Call):
             assert isinstance(call, ast.Call)
             for value in _device_arguments(call):
                 name = dotted(value)
-                if name is not None and (
-                    name.partition(".")[0] in aliases
-                    or (own_constants and isinstance(value, ast.Name))
-                ):
-                    return True
-        return False
+                if name is None:
+                    continue
+                head = name.partition(".")[0]
+                if head in rebound:
+                    seen.add(Sighting(found.scope_of(call)))
+                elif head in aliases:
+                    qualified = resolve_alias(name, aliases) or ""
+                    seen.add(Sighting(found.scope_of(call), qualified))
+                elif own_constants and isinstance(value, ast.Name):
+                    seen.add(Sighting(found.scope_of(call), f"{found.facts.module}.{name}"))
+        return frozenset(seen)
 
-    def may_report_in(self, facts: FileFacts, index: ProjectIndex) -> bool:
-        # `resolve` keeps only names that lead to a device constant, in model code.
-        return index.may_name_device_constant(facts) and index.defines_model_code(facts)
+    def may_report_in(
+        self, facts: FileFacts, index: ProjectIndex, sightings: frozenset[Sighting] | None
+    ) -> bool:
+        # `resolve` keeps only names of literal device constants, in model code.
+        if sightings is None:
+            return super().may_report_in(facts, index, sightings)
+        return any(
+            (not sighting.name or _names_literal_constant(sighting.name, index))
+            and index.scope_info(sighting.scope).model_code
+            for sighting in sightings
+        )
 
     VALID = (
         # Selection, the CPU, and a name that is rebound are not constants.
@@ -426,6 +446,24 @@ def _may_place(call: cst.Call) -> bool:
     return any(
         arg.keyword is not None and arg.keyword.value in _DEVICE_KEYWORDS for arg in call.args
     )
+
+
+def _names_literal_constant(name: str, index: ProjectIndex) -> bool:
+    constant = index.device_constant(name)
+    return constant is not None and bool(constant.literal)
+
+
+def _rebound_names(found: Skeleton) -> set[str]:
+    """Names bound by two different imports, or by an import and a module-level ``def`` or
+    ``class`` (what makes an alias in the traversal)."""
+    sources = _import_sources(found)
+    module = found.facts.module
+    definitions = [c.name for c in found.facts.classes] + [f.name for f in found.facts.functions]
+    for definition in definitions:
+        owner, _, name = definition.rpartition(".")
+        if owner == module:
+            sources.setdefault(name, set()).add((-1, owner, name))
+    return {name for name, places in sources.items() if len(places) > 1}
 
 
 def _import_sources(found: Skeleton) -> dict[str, set[tuple[int, str, str]]]:

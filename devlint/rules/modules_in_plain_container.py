@@ -19,6 +19,7 @@ from devlint.rules.base import (
     PendingEdit,
     Rule,
     RuleSettings,
+    Sighting,
     choose_fix,
     replace,
 )
@@ -361,7 +362,9 @@ class ModulesInPlainContainer(Rule):
                     filled.add(attribute)
         return bool(emptied & filled)
 
-    def may_report_in(self, facts: FileFacts, index: ProjectIndex) -> bool:
+    def may_report_in(
+        self, facts: FileFacts, index: ProjectIndex, sightings: frozenset[Sighting] | None
+    ) -> bool:
         # `resolve` keeps only candidates in methods (`self.x = ...`) of model classes.
         return any(index.class_kind(found.name).model for found in facts.classes)
 

@@ -376,8 +376,11 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
                     work.append(
                         (result, replace(result.job, prefilter=False, settings=settings), cache)
                     )
-                elif names != result.job.settings.returning_output and _calls_any(result, names):
-                    work.append((result, replace(result.job, settings=settings), cache))
+                elif names != result.job.settings.returning_output:
+                    if _calls_any(result, names):
+                        work.append((result, replace(result.job, settings=settings), cache))
+                    else:  # knowing the names changes nothing here: no later pass asks again
+                        result.job = replace(result.job, settings=settings)
         first_round = False
         # Files parsed here add no fact but these (they had no trigger of a rule adding one).
         if not _reanalyse(projects, work, runner):
@@ -409,7 +412,9 @@ backslashes and comments."""
 @cache
 def _calls_of(names: frozenset[str]) -> re.Pattern[str]:
     alternatives = "|".join(map(re.escape, sorted(names)))
-    return re.compile(rf"(?<!\w)(?:{alternatives}){_GAP}(?:\(|as(?!\w))")
+    # `\b` before a name (which starts with a word character) is "no word character
+    # before", and lets the regex engine skip ahead faster than a lookbehind.
+    return re.compile(rf"\b(?:{alternatives}){_GAP}(?:\(|as\b)")
 
 
 def _may_report(project: Project, result: FileResult) -> bool:

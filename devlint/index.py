@@ -143,9 +143,18 @@ class ProjectIndex:
         self._origins: dict[str, Origin | None] = {}
         self._hand_over_cache: dict[frozenset[str], list[tuple[str, str]]] = {}
         self._returning: frozenset[str] | None = None
+        self._canonical: dict[str, str] = {}
+        self._resolved: dict[tuple[str, str], str] = {}
+        """Answers of ``canonical`` and ``resolve``: the call graph asks the same many times."""
 
     def canonical(self, name: str) -> str:
         """Follow re-exports: ``pkg.Model`` -> ``pkg.models.Model`` via ``pkg/__init__.py``."""
+        found = self._canonical.get(name)
+        if found is None:
+            found = self._canonical[name] = self._follow_aliases(name)
+        return found
+
+    def _follow_aliases(self, name: str) -> str:
         for _ in range(_MAX_ALIAS_HOPS):
             if name in self._classes or name in self._functions:
                 return name
@@ -169,10 +178,16 @@ class ProjectIndex:
         its sibling ``scripts/model.py``, and in a namespace package or src layout
         ``proj.models.base.Base`` is the one definition whose name ends that way.
         """
+        package = near.rpartition(".")[0]
+        found = self._resolved.get((name, package))
+        if found is None:
+            found = self._resolved[name, package] = self._resolve_near(name, package)
+        return found
+
+    def _resolve_near(self, name: str, package: str) -> str:
         found = self.canonical(name)
         if found in self._module_of:
             return found
-        package = near.rpartition(".")[0]
         while package:
             sibling = self.canonical(f"{package}.{name}")
             if sibling in self._module_of:

@@ -223,11 +223,14 @@ def _load(options: RunOptions, *, reuse_findings: bool = False) -> list[Project]
     projects = plan_projects(files, config_for, options.overrides, prefilter=options.prefilter)
     for project in projects:
         project.cache_dir = _cache_dir(options, project)
-    runner = Runner(options.jobs or os.cpu_count() or 1)
-    if options.stdin is not None:
-        adopt(projects, runner, options.stdin)
     started = time.perf_counter()
-    with progress_for(len(files), quiet=options.quiet or options.stdin is not None) as progress:
+    quiet = options.quiet or options.stdin is not None
+    with (
+        Runner(options.jobs or os.cpu_count() or 1) as runner,
+        progress_for(len(files), quiet=quiet) as progress,
+    ):
+        if options.stdin is not None:
+            adopt(projects, runner, options.stdin)
         runner.progress = progress
         check_projects(projects, runner, reuse_findings=reuse_findings)
     if options.debug:

@@ -69,6 +69,28 @@ def content_digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
+@dataclass(frozen=True)
+class _Task:
+    """One file to analyse, and where to store its analysis (none: do not)."""
+
+    job: FileJob
+    data: bytes
+    cache: Cache | None
+    key: str
+
+
+def _analyse_and_store(task: _Task) -> FileAnalysis:
+    """Analyse a file and cache the result where it is made: in the workers, in parallel,
+    rather than one by one in the parent once they are done."""
+    return _store(task, analyze_bytes(task.job, task.data))
+
+
+def _store(task: _Task, analysis: FileAnalysis) -> FileAnalysis:
+    if task.cache is not None:
+        task.cache.put(task.key, analysis)
+    return analysis
+
+
 def _read(job: FileJob) -> bytes | FileAnalysis:
     try:
         with open(job.path, "rb") as stream:
@@ -89,6 +111,7 @@ class Runner:
         """Contents to analyse instead of the file at a job's path (stdin); never cached."""
         self.digests: dict[str, bytes] = {}
         """The digest of the bytes each job's path had when it was read for analysis."""
+        self._pool: ProcessPoolExecutor | None = None
 
     def _advance(self) -> None:
         if self.progress is not None:
@@ -97,7 +120,7 @@ class Runner:
     def analyze(self, work: Sequence[tuple[FileJob, Cache | None]]) -> list[FileAnalysis]:
         """Each job's analysis, in order: cached ones are read, the others computed."""
         results: list[FileAnalysis | None] = [None] * len(work)
-        pending: list[tuple[int, bytes, Cache | None, str]] = []
+        pending: list[tuple[int, _Task]] = []
         if self.progress is not None:
             self.progress.begin(len(work))
         for position, (job, cache) in enumerate(work):
@@ -116,33 +139,48 @@ class Runner:
                 results[position] = hit
                 self._advance()
             else:
-                pending.append((position, data, cache, key))
-        computed = self._run([(work[position][0], data) for position, data, _, _ in pending])
-        for (position, _, cache, key), analysis in zip(pending, computed, strict=True):
+                pending.append((position, _Task(job, data, cache, key)))
+        computed = self._run([task for _, task in pending])
+        for (position, _), analysis in zip(pending, computed, strict=True):
             results[position] = analysis
-            if cache:
-                cache.put(key, analysis)
         self.stats.analysed += len(pending)
         return [result for result in results if result is not None]
 
-    def _run(self, work: list[tuple[FileJob, bytes]]) -> list[FileAnalysis]:
+    def _run(self, work: list[_Task]) -> list[FileAnalysis]:
         if self.workers == 1 or len(work) < _POOL_THRESHOLD:
             analyses = []
             with _fewer_collections():
-                for job, data in work:
-                    analyses.append(analyze_bytes(job, data))
+                for task in work:
+                    analyses.append(_analyse_and_store(task))
                     self._advance()
             return analyses
-        return self._in_pool(work, self.workers)
+        return self._in_pool(work)
 
-    def _in_pool(self, work: list[tuple[FileJob, bytes]], workers: int) -> list[FileAnalysis]:
+    def _in_pool(self, work: list[_Task]) -> list[FileAnalysis]:
+        """Analyse in the run's worker processes, started once: later passes reuse them
+        (each new worker would import libcst again)."""
+        if self._pool is None:
+            self._pool = _start_pool(self.workers)
+        results = self._collect(self._pool, work)
+        if all(result is not None for result in results):
+            return [result for result in results if result is not None]
+        self.close()  # a worker died, the pool with it: later passes start new workers
+        # Redo the files the dead worker left, each alone, to find the culprit.
+        return [
+            result if result is not None else self._alone(task)
+            for result, task in zip(results, work, strict=True)
+        ]
+
+    def _collect(
+        self, executor: ProcessPoolExecutor, work: list[_Task]
+    ) -> list[FileAnalysis | None]:
+        """The analyses, None for files left by a worker that died."""
         results: list[FileAnalysis | None] = [None] * len(work)
-        executor = ProcessPoolExecutor(max_workers=workers, initializer=_prepare_worker)
         try:
             # Biggest files first: a big file started last keeps one worker busy alone.
-            order = sorted(range(len(work)), key=lambda position: -len(work[position][1]))
+            order = sorted(range(len(work)), key=lambda position: -len(work[position].data))
             futures: dict[int, Future[FileAnalysis]] = {
-                position: executor.submit(analyze_bytes, *work[position]) for position in order
+                position: executor.submit(_analyse_and_store, work[position]) for position in order
             }
             for position, future in futures.items():
                 try:
@@ -152,19 +190,37 @@ class Runner:
                 self._advance()
         except BaseException:
             executor.shutdown(wait=False, cancel_futures=True)
+            if executor is self._pool:
+                self._pool = None
             raise
+        return results
+
+    def _alone(self, task: _Task) -> FileAnalysis:
+        """A file analysed in a worker of its own: if that one dies too, the file crashed
+        the parser."""
+        executor = _start_pool(1)
+        (result,) = self._collect(executor, [task])
         executor.shutdown(wait=True)
-        for position, result in enumerate(results):
-            if result is not None:
-                continue
-            job = work[position][0]
-            if len(work) == 1:
-                # Alone in its own worker, and the worker died: this file crashed the parser.
-                self.stats.crashed += 1
-                reason = "cannot parse: the parser crashed on this file"
-                results[position] = FileAnalysis(error=syntax_error_finding(job.display, reason))
-                self._advance()
-            else:
-                # A worker died: redo the files it left, each alone, to find the culprit.
-                (results[position],) = self._in_pool([work[position]], 1)
-        return [result for result in results if result is not None]
+        if result is not None:
+            return result
+        self.stats.crashed += 1
+        reason = "cannot parse: the parser crashed on this file"
+        crash = FileAnalysis(error=syntax_error_finding(task.job.display, reason))
+        self._advance()
+        return _store(task, crash)
+
+    def close(self) -> None:
+        """Stop the workers (at the end of a run)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+def _start_pool(workers: int) -> ProcessPoolExecutor:
+    return ProcessPoolExecutor(max_workers=workers, initializer=_prepare_worker)

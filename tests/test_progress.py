@@ -86,12 +86,12 @@ def test_the_runner_advances_the_bar_as_each_file_is_done(tmp_path: Path, worker
         MIN_FILES + 1, quiet=False, console=console, stdout_is_terminal=True, environ={}
     ) as bar:
         assert isinstance(bar, ProgressBar)
-        runner = Runner(workers)
-        runner.progress = bar
-        runner.analyze(work)
-        assert (bar.completed, bar.total) == (12, 12)
-        runner.analyze(work[:3])  # a second pass adds its files
-        assert (bar.completed, bar.total) == (15, 15)
+        with Runner(workers) as runner:
+            runner.progress = bar
+            runner.analyze(work)
+            assert (bar.completed, bar.total) == (12, 12)
+            runner.analyze(work[:3])  # a second pass adds its files
+            assert (bar.completed, bar.total) == (15, 15)
     shown = buffer.getvalue()
     assert "Checking" in shown
     assert "15/15" in shown

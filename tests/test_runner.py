@@ -61,15 +61,15 @@ def test_warm_run_reads_every_file_from_the_cache(tmp_path: Path) -> None:
         )
         for path in sorted(project.glob("*.py"))
     ]
-    cold = runner.Runner(2)
-    first = cold.analyze(jobs)
+    with runner.Runner(2) as cold:
+        first = cold.analyze(jobs)
     assert (cold.stats.cached, cold.stats.analysed) == (0, 6)
-    warm = runner.Runner(2)
-    assert warm.analyze(jobs) == first
+    with runner.Runner(2) as warm:
+        assert warm.analyze(jobs) == first
     assert (warm.stats.cached, warm.stats.analysed) == (6, 0)
     (project / "m0.py").write_text("import torch\nx = torch.ones(3)\n")
-    edited = runner.Runner(2)
-    edited.analyze(jobs)
+    with runner.Runner(2) as edited:
+        edited.analyze(jobs)
     assert (edited.stats.cached, edited.stats.analysed) == (5, 1)
 
 
@@ -104,16 +104,40 @@ def test_a_worker_crash_costs_only_its_file(
     jobs = [
         (FileJob(str(p), p.name, p.name, p.stem, False, (), RuleSettings()), None) for p in paths
     ]
-    run = runner.Runner(2)
-    results = run.analyze(jobs)
+    with runner.Runner(2) as run:
+        results = run.analyze(jobs)
+        # Later passes start new workers, since the crash took the pool down.
+        again = run.analyze(jobs[:4])
+    crashed = "cannot parse: the parser crashed on this file"
     assert [r.error.message if r.error else None for r in results] == [
         None,
         None,
-        "cannot parse: the parser crashed on this file",
+        crashed,
         None,
         None,
     ]
-    assert run.stats.crashed == 1
+    assert [r.error.message if r.error else None for r in again] == [None, None, crashed, None]
+    assert run.stats.crashed == 2
+
+
+def report_worker(job: FileJob, data: bytes) -> FileAnalysis:
+    """Stands in for an analysis: says which process made it."""
+    return FileAnalysis(error=analysis.syntax_error_finding(job.display, str(os.getpid())))
+
+
+def test_later_passes_reuse_the_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "analyze_bytes", report_worker)
+    paths = [tmp_path / f"m{number}.py" for number in range(8)]
+    for path in paths:
+        path.write_text("x = 1\n")
+    jobs = [
+        (FileJob(str(p), p.name, p.name, p.stem, False, (), RuleSettings()), None) for p in paths
+    ]
+    with runner.Runner(2) as run:
+        first = {r.error.message for r in run.analyze(jobs) if r.error}
+        second = {r.error.message for r in run.analyze(jobs) if r.error}
+    assert str(os.getpid()) not in first
+    assert second <= first and 1 <= len(first) <= 2
 
 
 def test_cache_keys_are_the_same_in_every_process(tmp_path: Path) -> None:

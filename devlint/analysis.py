@@ -8,7 +8,9 @@ data. Only this module (and the traversal and rules it calls) needs libcst.
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 import unicodedata
 import warnings
 from dataclasses import dataclass
@@ -154,7 +156,7 @@ def _needs_python_first(text: str) -> bool:
 
 def _skeleton(job: FileJob, text: str) -> Skeleton | None:
     """The file's facts from ``ast``; None if it cannot parse the text (libcst will say why)."""
-    if not text.isascii() and unicodedata.normalize("NFKC", text) != text:
+    if not text.isascii() and not _identifiers_as_written(text):
         return None  # ast normalises identifiers (NFKC), libcst keeps them as written
     try:
         with warnings.catch_warnings():  # "invalid escape sequence": the user's business
@@ -174,6 +176,30 @@ def _skeleton(job: FileJob, text: str) -> Skeleton | None:
         references=references,
         collect=screen_types(job.codes),
     )
+
+
+def _identifiers_as_written(text: str) -> bool:
+    """Whether NFKC leaves the text's identifiers as written, as ``ast`` makes them (libcst
+    keeps them): true unless something other than a comment or a plain string changes.
+    Tokenizing is slow, so only text NFKC changes (a ligature, a full-width letter) is."""
+    if unicodedata.is_normalized("NFKC", text):
+        return True
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.string.isascii() or unicodedata.is_normalized("NFKC", token.string):
+                continue
+            if token.type == tokenize.COMMENT:
+                continue
+            prefix = _QUOTE.split(token.string, maxsplit=1)[0]
+            if token.type == tokenize.STRING and "f" not in prefix.lower():
+                continue  # an f-string holds identifiers
+            return False
+    except (tokenize.TokenError, SyntaxError):
+        return False
+    return True
+
+
+_QUOTE = re.compile("['\"]")
 
 
 def _python_rejects(text: str, display: str) -> Finding | None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import json
 import shutil
-import unicodedata
 import warnings
 from collections import Counter
 from collections.abc import Iterator
@@ -25,6 +24,7 @@ from click.testing import CliRunner
 from conftest import FIXTURES, lint_project
 from hypothesis import HealthCheck, given, settings
 
+from devlint.analysis import FileJob, _identifiers_as_written, analyze_text
 from devlint.candidates import Candidate, ScopeInfo
 from devlint.cli import main
 from devlint.engine import fix_file
@@ -66,12 +66,15 @@ TRICKY = (
     # sees the import's name there, the skeleton's last binding is the function).
     "import torch.nn as nn\nfrom cfg import DEVICE\n\nclass M(nn.Module):\n"
     "    def forward(self, x):\n        return x.to(DEVICE)\n\ndef DEVICE():\n    pass\n",
+    # Characters NFKC changes, in a comment and strings only (the identifiers agree).
+    'import torch  # \ufb01ne\nGPU = torch.device("\uff43uda")\n'
+    'x = torch.zeros(3, device="\ufb01")\n',
 )
 SOURCES = [*_sources(), *((f"tricky-{n}", text) for n, text in enumerate(TRICKY))]
 
 
 def _parse(text: str) -> tuple[ast.Module, cst.Module] | None:
-    if unicodedata.normalize("NFKC", text) != text:
+    if not _identifiers_as_written(text):
         return None  # ast normalises identifiers, libcst does not: such files are not skipped
     try:
         with warnings.catch_warnings():
@@ -231,6 +234,22 @@ def test_a_file_without_triggers_is_clean_even_if_libcst_cannot_parse_it(tmp_pat
     assert [f["code"] for f in findings("--no-prefilter", str(tmp_path))] == ["DEV000"]
 
 
+@pytest.mark.parametrize(
+    ("text", "skipped"),
+    [
+        # A string and a comment: ast reads the same names as libcst.
+        ('NAME = "\ufb01le"  # \ufb01ne\n', True),
+        ("\ufb01le = 1\n", False),  # ast reads `file`, libcst the ligature
+        ('x = f"{\ufb01le}"\n', False),  # an f-string holds an identifier
+    ],
+)
+def test_ast_reads_a_file_only_if_nfkc_leaves_its_identifiers_as_written(
+    text: str, skipped: bool
+) -> None:
+    job = FileJob("m.py", "m.py", "m.py", "m", False, ("DEV001",), EVERYTHING)
+    assert analyze_text(job, text).parsed is not skipped
+
+
 def test_fixing_a_file_the_index_asked_for_keeps_its_other_findings(tmp_path: Path) -> None:
     """model.py names no library: it is parsed because the index says ``Net`` is a model.
     After the safe fix, the findings left must still be known (fixing re-analyses the
@@ -315,5 +334,24 @@ def test_processor_output_held_in_variables_through_two_helpers_is_followed(
     found = findings(".")
     assert [(f["code"], f["filename"], f["location"]["row"]) for f in found] == [
         ("DEV004", "pkg/a.py", 7)
+    ]
+    assert findings("--no-prefilter", ".") == found
+
+
+def test_a_collate_function_known_by_its_name_alone_is_parsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No data loader is handed ``pad_collate`` here, so only its name says what it is:
+    the index cannot tell, the file must be parsed at once."""
+    files = {
+        "collate.py": "import torch\n\n\ndef pad_collate(batch):\n"
+        "    return [torch.as_tensor(x).cuda() for x in batch]\n",
+        "other.py": "import torch\n\n\ndef pad(batch):\n"
+        "    return [torch.as_tensor(x).cuda() for x in batch]\n",
+    }
+    in_project(tmp_path / "p", files, monkeypatch)
+    found = findings(".")
+    assert [(f["code"], f["filename"], f["location"]["row"]) for f in found] == [
+        ("DEV011", "collate.py", 5)
     ]
     assert findings("--no-prefilter", ".") == found

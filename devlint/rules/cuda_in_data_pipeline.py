@@ -110,10 +110,14 @@ class CudaInDataPipeline(Rule):
         return True  # `resolve` keeps candidates only in data-pipeline code
 
     def parse_anyway(self, found: Skeleton) -> bool:
-        # Facts, and lambdas handed over right there, need a collate keyword; a function
-        # named like a collate one (nested ones too, which the index does not know) is
-        # kept by its name: `_named_like_collate`.
-        return super().parse_anyway(found) or "collat" in found.code.lower()
+        # Facts, and lambdas handed over right there, need a call with a collate keyword
+        # (`_record_collate_arguments`). A candidate in a function named like a collate one
+        # (nested ones too, which the index does not know) is kept by its name
+        # (`_named_like_collate`).
+        calls = [call for call in found.of_type(ast.Call) if isinstance(call, ast.Call)]
+        if any(keyword.arg in COLLATE_KEYWORDS for call in calls for keyword in call.keywords):
+            return True
+        return "collat" in found.code.lower() and any(map(_may_move_to_accelerator, calls))
 
     def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
         """``visit`` reports only ``x.cuda(...)`` and ``x.to(...)`` whose device

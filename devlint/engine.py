@@ -339,12 +339,21 @@ def _analyse_and_resolve(projects: list[Project], runner: Runner) -> None:
             resolve(project, result)
 
 
-def _index(project: Project) -> None:
+def _index(project: Project, *, same_structure: bool = False) -> None:
+    """(Re)build the project's index; ``same_structure``: the files' modules, classes,
+    functions and imports are as the current index has them, so what it derived from
+    them holds."""
     project.index = ProjectIndex(
         (r.analysis.facts for r in project.files if r.analysis.facts is not None),
         project.config.device_aware_bases,
         project.config.distributed,
+        same_structure=project.index if same_structure else None,
     )
+
+
+def _structure(result: FileResult) -> object:
+    facts = result.analysis.facts
+    return (facts.aliases, facts.classes, facts.functions) if facts is not None else None
 
 
 def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) -> None:
@@ -438,17 +447,22 @@ def _reanalyse(
     returning processor output, and more files to analyse again."""
     if not work:
         return False
-    before = {id(result): _returned_output(result) for result, _, _ in work}
+    before = {id(result): (_returned_output(result), _structure(result)) for result, _, _ in work}
     analyses = runner.analyze([(job, cache) for _, job, cache in work])
-    learnt = set()
+    learnt, restructured = set(), set()
     for (result, job, _), analysis in zip(work, analyses, strict=True):
         result.job, result.analysis = job, analysis
         result.analysed_digest = runner.digests.get(job.path)
-        if _returned_output(result) != before[id(result)]:
+        returned, structure = before[id(result)]
+        if _returned_output(result) != returned:
             learnt.add(id(result))
+        if _structure(result) != structure:  # e.g. libcst rejects what ast read
+            restructured.add(id(result))
     for project in projects:
         if any(id(result) in learnt for result in project.files):
-            _index(project)  # in file order: which origin a message names depends on it
+            # In file order: which origin a message names depends on it.
+            same = not any(id(result) in restructured for result in project.files)
+            _index(project, same_structure=same)
     return bool(learnt)
 
 

@@ -97,6 +97,10 @@ def is_forward_method(name: str) -> bool:
     return name.startswith("on_") and name.endswith(("_batch_start", "_batch_end"))
 
 
+_STRUCTURAL = ("_forward_methods", "_model_functions", "_forward_functions", "_methods_named")
+"""Answers of the index that depend on nothing but the project's structure and settings."""
+
+
 class ProjectIndex:
     """Facts of all files of one project, and the answers derived from them."""
 
@@ -105,7 +109,11 @@ class ProjectIndex:
         facts: Iterable[FileFacts],
         device_aware_bases: Iterable[str] = (),
         distributed: bool | str = "auto",
+        *,
+        same_structure: ProjectIndex | None = None,
     ):
+        """``same_structure``: an index of the same files' modules, classes, functions and
+        imports (only the facts rules add differ), whose answers about them are reused."""
         self._modules: dict[str, FileFacts] = {}
         self._classes: dict[str, ClassFacts] = {}
         self._functions: dict[str, FunctionFacts] = {}
@@ -146,6 +154,13 @@ class ProjectIndex:
         self._canonical: dict[str, str] = {}
         self._resolved: dict[tuple[str, str], str] = {}
         """Answers of ``canonical`` and ``resolve``: the call graph asks the same many times."""
+        if same_structure is not None:
+            self._kinds = same_structure._kinds
+            self._canonical = same_structure._canonical
+            self._resolved = same_structure._resolved
+            for name in _STRUCTURAL:
+                if name in same_structure.__dict__:  # computed there (a cached_property)
+                    self.__dict__[name] = same_structure.__dict__[name]
 
     def canonical(self, name: str) -> str:
         """Follow re-exports: ``pkg.Model`` -> ``pkg.models.Model`` via ``pkg/__init__.py``."""

@@ -11,7 +11,9 @@ from pathlib import Path
 from conftest import lint_project
 
 from devlint.analysis import _skeleton
+from devlint.candidates import Scope
 from devlint.engine import Project
+from devlint.index import ProjectIndex
 from devlint.rules import all_rules
 
 RULES = {rule.code: rule for rule in all_rules()}
@@ -175,3 +177,30 @@ def test_a_device_constant_deep_in_a_package_every_file_imports(tmp_path: Path) 
     assert _findings(project, "DEV010") == [("named.py", 7)]
     answers = _answers(project, "DEV010")
     assert answers["named.py"] and not answers["other.py"]
+
+
+def test_a_rebuilt_index_reuses_what_the_structure_answers(tmp_path: Path) -> None:
+    """Later passes rebuild the index when functions returning processor output turn up;
+    what depends only on modules, classes, functions and imports is not derived again."""
+    project = lint_project(
+        tmp_path,
+        {
+            "base.py": "import torch.nn as nn\n\n\nclass Base(nn.Module):\n    pass\n",
+            "net.py": "import torch\nfrom base import Base\nfrom helpers import noise\n\n\n"
+            "class Net(Base):\n    def forward(self, x):\n        return noise(x)\n",
+            "helpers.py": "import torch\n\n\ndef noise(x):\n    return torch.randn(3)\n",
+        },
+    )
+    first = project.index
+    assert first is not None
+    facts = [r.analysis.facts for r in project.files if r.analysis.facts is not None]
+    fresh = ProjectIndex(facts)
+    reused = ProjectIndex(facts, same_structure=first)
+    scopes = [
+        Scope(class_name="net.Net", function_name="net.Net.forward", method="forward"),
+        Scope(function_name="helpers.noise"),
+        Scope(class_name="base.Base"),
+    ]
+    assert [reused.scope_info(s) for s in scopes] == [fresh.scope_info(s) for s in scopes]
+    assert reused.scope_info(scopes[1]).forward_path
+    assert reused._forward_functions is first._forward_functions

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import cast
+from typing import Any, cast
 
 import libcst as cst
 from libcst._position import CodePosition
@@ -46,30 +46,83 @@ _TENSOR_PARAM_NAMES = frozenset(
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
 
 _child_fields: dict[type[cst.CSTNode], tuple[str, ...]] = {}
+_NEITHER, _NODE, _SEQUENCE = 0, 1, 2
+_kinds: dict[type, int] = {}
+"""What a field value of each type is: a node, a tuple or list of values, or neither."""
 
 
 def _fields_of(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
+    """The fields of ``node_type`` that may hold child nodes, in order.
+
+    A field typed ``str`` (``Name.value``, ``Integer.value``) never does: leaving it
+    out means most leaves have no fields to read at all.
+    """
     names = _child_fields.get(node_type)
     if names is None:
         names = tuple(
             f.name
             for f in dataclasses.fields(node_type)
-            if f.name not in _SKIPPED_FIELDS and not f.name.startswith("whitespace")
+            if f.name not in _SKIPPED_FIELDS
+            and not f.name.startswith("whitespace")
+            and f.type not in (str, "str")
         )
         _child_fields[node_type] = names
     return names
+
+
+def _kind_of(value_type: type) -> int:
+    """What values of ``value_type`` are (``_kinds``), found once per type.
+
+    ``isinstance(value, cst.CSTNode)`` is an ABC check: slow, for every field of every node.
+    """
+    kind = _kinds.get(value_type)
+    if kind is None:
+        if issubclass(value_type, cst.CSTNode):
+            kind = _NODE
+        elif issubclass(value_type, (tuple, list)):
+            kind = _SEQUENCE
+        else:
+            kind = _NEITHER
+        _kinds[value_type] = kind
+    return kind
 
 
 def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Child nodes that can hold code (whitespace and punctuation are skipped)."""
     for name in _fields_of(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
+        kind = _kind_of(type(value))
+        if kind == _NODE:
             yield value
-        elif isinstance(value, (tuple, list)):
+        elif kind == _SEQUENCE:
             for item in value:
-                if isinstance(item, cst.CSTNode):
+                if _kind_of(type(item)) == _NODE:
                     yield item
+
+
+def _push_children(
+    node: cst.CSTNode, names: tuple[str, ...], stack: list[cst.CSTNode | None]
+) -> None:
+    """Push ``iter_children(node)`` onto ``stack`` last first, so the first pops first.
+
+    ``names`` are ``_fields_of(type(node))``. The walk's hot loop: no generator, no list
+    to reverse, and a dict look-up per value type instead of ``isinstance``.
+    """
+    kinds = _kinds
+    for name in reversed(names):
+        value = getattr(node, name)
+        kind = kinds.get(type(value))
+        if kind is None:
+            kind = _kind_of(type(value))
+        if kind == _NODE:
+            stack.append(value)
+        elif kind == _SEQUENCE:
+            for item in reversed(value):
+                kind = kinds.get(type(item))
+                if kind is None:
+                    kind = _kind_of(type(item))
+                if kind == _NODE:
+                    stack.append(item)
 
 
 def _mentions_availability_check(test: cst.CSTNode, *, tensor_predicates: bool = True) -> bool:
@@ -420,16 +473,26 @@ class Traversal:
     # The walk ----------------------------------------------------------------
 
     def run(self) -> TraversalResult:
-        stack: list[tuple[cst.CSTNode, bool]] = [(self._module, False)]
+        # None on the stack means "leave the innermost ancestor": pushed under a node's
+        # children, it pops once they are all walked. A leaf is left at once.
+        stack: list[cst.CSTNode | None] = [self._module]
+        pop = stack.pop
+        enter = self._enter
+        leave = self._leave
         while stack:
-            node, leaving = stack.pop()
-            if leaving:
-                self._leave(node)
+            node = pop()
+            if node is None:
+                leave()
                 continue
-            self._enter(node)
-            stack.append((node, True))
-            children = list(iter_children(node))
-            stack.extend((child, False) for child in reversed(children))
+            enter(node)
+            names = _child_fields.get(type(node))
+            if names is None:
+                names = _fields_of(type(node))
+            if names:
+                stack.append(None)
+                _push_children(node, names, stack)
+            else:
+                leave()
         self._raw = [raw for raw in self._raw if not self._outweighed(raw)]
         return TraversalResult(self._facts(), self._candidates())
 
@@ -456,40 +519,23 @@ class Traversal:
 
     def _enter(self, node: cst.CSTNode) -> None:
         node_type = type(node)
-        if len(self._ancestors) == 1:
+        ancestors = self._ancestors
+        if len(ancestors) == 1:
             self._anchors = [Anchor(node, (), node)]
-        if node_type is cst.ClassDef:
-            assert isinstance(node, cst.ClassDef)
-            self._enter_class(node)
-        elif node_type is cst.FunctionDef:
-            assert isinstance(node, cst.FunctionDef)
-            self._enter_function(node)
-        elif node_type is cst.Import or node_type is cst.ImportFrom:
-            assert isinstance(node, (cst.Import, cst.ImportFrom))
-            self._record_import(node)
-        elif node_type is cst.If or node_type is cst.IfExp:
-            assert isinstance(node, (cst.If, cst.IfExp))
-            if _mentions_availability_check(node.test):
-                self._checked.add(id(node))
-        elif node_type is cst.IndentedBlock or node_type is cst.Module:
-            assert isinstance(node, (cst.IndentedBlock, cst.Module))
-            self._checked.update(id(statement) for statement in _after_availability_guard(node))
-        elif node_type is cst.Call and self._function is not None:
-            assert isinstance(node, cst.Call)
-            self._record_call(node)
-        elif node_type is cst.Param:
-            assert isinstance(node, cst.Param)
-            if node.default is not None:
-                # A default is the caller's to override, and `self` does not exist there.
-                self._checked.add(id(node.default))
+        handler = _HANDLERS.get(node_type)
+        if handler is not None:
+            handler(self, node)
         if self._checked and id(node) in self._checked:
             self._checked_depth += 1
-        for rule in self._dispatch.get(node_type, ()):
-            rule.visit(node, self)
-        self._ancestors.append(node)
+        rules = self._dispatch.get(node_type)
+        if rules is not None:
+            for rule in rules:
+                rule.visit(node, self)
+        ancestors.append(node)
 
-    def _leave(self, node: cst.CSTNode) -> None:
-        self._ancestors.pop()
+    def _leave(self) -> None:
+        """Leave the innermost ancestor: the node entered last whose children are all done."""
+        node = self._ancestors.pop()
         node_type = type(node)
         if node_type is cst.ClassDef or node_type is cst.FunctionDef:
             self._anchors.pop()
@@ -497,6 +543,22 @@ class Traversal:
             self._update_scope()
         if self._checked and id(node) in self._checked:
             self._checked_depth -= 1
+
+    def _enter_test(self, node: cst.If | cst.IfExp) -> None:
+        if _mentions_availability_check(node.test):
+            self._checked.add(id(node))
+
+    def _enter_block(self, node: cst.IndentedBlock | cst.Module) -> None:
+        self._checked.update(id(statement) for statement in _after_availability_guard(node))
+
+    def _enter_call(self, node: cst.Call) -> None:
+        if self._function is not None:
+            self._record_call(node)
+
+    def _enter_param(self, node: cst.Param) -> None:
+        if node.default is not None:
+            # A default is the caller's to override, and `self` does not exist there.
+            self._checked.add(id(node.default))
 
     def _enter_class(self, node: cst.ClassDef) -> None:
         self._enter_anchor(node)
@@ -650,6 +712,23 @@ class Traversal:
                 )
             )
         return tuple(candidates)
+
+
+_HANDLERS: dict[type[cst.CSTNode], Callable[[Traversal, Any], None]] = {
+    cst.ClassDef: Traversal._enter_class,
+    cst.FunctionDef: Traversal._enter_function,
+    cst.Import: Traversal._record_import,
+    cst.ImportFrom: Traversal._record_import,
+    cst.If: Traversal._enter_test,
+    cst.IfExp: Traversal._enter_test,
+    cst.IndentedBlock: Traversal._enter_block,
+    cst.Module: Traversal._enter_block,
+    cst.Call: Traversal._enter_call,
+    cst.Param: Traversal._enter_param,
+}
+"""What the walk itself does on entering a node of each type: one look-up, not a chain of
+comparisons for every node. (A table of the class: one of each traversal, holding its
+bound methods, would keep the traversal and its whole tree alive until a full collection.)"""
 
 
 def _nodes_of(raw: _RawCandidate) -> Iterator[cst.CSTNode]:

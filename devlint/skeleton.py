@@ -16,9 +16,11 @@ imports seen so far.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
+from operator import attrgetter
 from typing import Any
 
 from devlint.candidates import Scope
@@ -66,25 +68,23 @@ class _Class:
     methods: list[str] = field(default_factory=list)
 
 
-_WORD_OF: dict[type[ast.AST], Callable[[Any], tuple[str, ...]]] = {
-    ast.Name: lambda node: (node.id,),
-    ast.Attribute: lambda node: (node.attr,),
-    ast.keyword: lambda node: (node.arg or "",),
-    ast.arg: lambda node: (node.arg,),
-    ast.FunctionDef: lambda node: (node.name,),
-    ast.AsyncFunctionDef: lambda node: (node.name,),
-    ast.ClassDef: lambda node: (node.name,),
-    ast.alias: lambda node: (node.name, node.asname or ""),
-    ast.ImportFrom: lambda node: (node.module or "",),
-    ast.Global: lambda node: tuple(node.names),
-    ast.Nonlocal: lambda node: tuple(node.names),
+_WORD_FIELD: dict[type[object], str] = {
+    ast.Name: "id",
+    ast.Attribute: "attr",
+    ast.arg: "arg",
+    ast.FunctionDef: "name",
+    ast.AsyncFunctionDef: "name",
+    ast.ClassDef: "name",
 }
-"""The identifiers each kind of node holds (string values: ``_Walk._constant``)."""
+"""The field holding the one identifier of the kinds that hold one (most words; the
+others, and string values, are added by the kind's action: ``_ACTIONS``)."""
 
-_IMPORT_PARTS = (ast.alias, ast.ImportFrom)
 
-_LEAVE = object()
-"""Stack marker: the node below it is being left."""
+class _Leave:
+    """Stack marker: the class or function whose children lie above it is being left."""
+
+
+_LEAVE = _Leave()
 
 
 class _Walk:
@@ -128,36 +128,42 @@ class _Walk:
         return split_lines(self._text)
 
     def run(self, tree: ast.Module) -> None:
-        """Visit every node once (an explicit stack: no recursion limit), in libcst's order."""
-        reordered = _REORDERED
-        frames = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-        # Most nodes (operators, tuples, ``if``s...) hold no word or fact: skip ``_enter``.
-        busy = {*self.nodes, *_WORD_OF, *_ACTIONS, ast.Constant, ast.Expr}
+        """Visit every node once (an explicit stack: no recursion limit), in libcst's order.
+
+        This loop runs for every node of every file, so it is kept lean: what to do with a
+        kind is looked up once per node (``_plans``), and a node pushes its fields' values
+        as they are; a list is expanded when popped, an absent child (None) skipped."""
+        collect = frozenset(self.nodes)
+        plans = dict(_plans(collect))
+        collected, word_field, action, _ = plans[ast.If]
+        plans[ast.If] = (collected, word_field, action, self._if_children)
+        nodes, frame_of, open_frames = self.nodes, self.frames, self._frames
+        words, module_words = self.words, self.module_words
         stack: list[object] = [tree]
+        pop = stack.pop
         while stack:
-            node = stack.pop()
-            if node is _LEAVE:
-                stack.pop()
-                self._frames.pop()
-                self._update_function()
-                continue
-            assert isinstance(node, ast.AST)
+            node: Any = pop()
             kind = type(node)
-            if kind in busy:
-                self._enter(node, kind)
-            if kind in frames:
-                stack += (node, _LEAVE)
-            if kind in reordered:
-                stack += reversed(reordered[kind](self, node))
-                continue
-            children: list[ast.AST] = []
-            for name in _child_fields(kind):
-                value = getattr(node, name, None)
-                if isinstance(value, list):
-                    children += [item for item in value if isinstance(item, ast.AST)]
-                elif isinstance(value, ast.AST):
-                    children.append(value)
-            stack += reversed(children)
+            plan = plans.get(kind)
+            if plan is None:
+                if node is None:
+                    continue
+                # A kind first seen: a value that is no node (``_child_fields``), or a
+                # subclass of ``ast.AST`` defined after ``_plans``.
+                plan = plans[kind] = _plan(kind, collect)
+            collected, word_field, action, children = plan
+            if collected:
+                nodes[kind].append(node)
+                frame_of[id(node)] = self._frame
+            if word_field is not None:
+                word = getattr(node, word_field)
+                words.append(word)
+                if not open_frames:  # as ``_add_words``
+                    module_words.append(word)
+            if action is not None:
+                action(self, node)
+            if children is not None:
+                stack += children(node)
 
     def facts(self, path: str) -> FileFacts:
         aliases = self._aliases
@@ -177,33 +183,35 @@ class _Walk:
 
     # Order -------------------------------------------------------------------
 
-    def _main_guard_children(self, node: ast.If) -> list[object]:
-        """A main-guard ``if`` body is bracketed by markers, so the walk knows it is inside."""
+    def _if_children(self, node: ast.If) -> tuple[object, ...]:
+        """An ``if``'s children, to push (last first): a main-guard body is bracketed by
+        markers, so the walk knows it is inside."""
         if not self._is_main_test(node.test):
-            return [node.test, *node.body, *node.orelse]
-        return [node.test, _GUARD_OPEN, *node.body, _GUARD_CLOSE, *node.orelse]
+            return (node.orelse, node.body, node.test)
+        return (node.orelse, _GUARD_CLOSE, node.body, _GUARD_OPEN, node.test)
 
     # Events ------------------------------------------------------------------
 
-    def _enter(self, node: ast.AST, kind: type[ast.AST]) -> None:
-        collected = self.nodes.get(kind)
-        if collected is not None:
-            collected.append(node)
-            self.frames[id(node)] = self._frame
-        word = _WORD_OF.get(kind)
-        if word is not None:
-            # An import anywhere binds a name the module's own code resolves (traversal).
-            self._add_words(word(node), binds_module_names=kind in _IMPORT_PARTS)
-        elif kind is ast.Constant:
-            self._constant(node)  # type: ignore[arg-type]
-        elif kind is ast.Expr and type(node.value) is ast.Constant:  # type: ignore[attr-defined]
-            self._inert.add(id(node.value))  # type: ignore[attr-defined]
-        action = _ACTIONS.get(kind)
-        if action is not None:
-            action(self, node)
-
     def _marker(self, node: _Marker) -> None:
         self._main_guards += 1 if node is _GUARD_OPEN else -1
+
+    def _leave(self, _: _Leave) -> None:
+        self._frames.pop()
+        self._update_function()
+
+    def _keyword(self, node: ast.keyword) -> None:
+        self._add_words((node.arg or "",))
+
+    def _alias(self, node: ast.alias) -> None:
+        # An import anywhere binds a name the module's own code resolves (traversal).
+        self._add_words((node.name, node.asname or ""), binds_module_names=True)
+
+    def _names(self, node: ast.Global | ast.Nonlocal) -> None:
+        self._add_words(tuple(node.names))
+
+    def _expr(self, node: ast.Expr) -> None:
+        if type(node.value) is ast.Constant:
+            self._inert.add(id(node.value))  # a docstring or other lone string: no rule reads it
 
     def _add_words(self, words: tuple[str, ...], *, binds_module_names: bool = False) -> None:
         self.words += words
@@ -257,12 +265,10 @@ class _Walk:
         self._frame = self._function = frame
 
     def _defines_device(self, node: ast.ClassDef) -> bool:
-        if self._on_header_line(node.body[0]):
-            return False  # `class A: device = x` (a one-line body): the traversal skips it too
         for statement in node.body:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if statement.name == "device":
-                    return True
+                    break
                 continue
             targets: list[ast.expr] = []
             if isinstance(statement, ast.Assign):
@@ -270,8 +276,12 @@ class _Walk:
             elif isinstance(statement, ast.AnnAssign):
                 targets = [statement.target]
             if any(isinstance(t, ast.Name) and t.id == "device" for t in targets):
-                return True
-        return False
+                break
+        else:
+            return False
+        # `class A: device = x` (a one-line body): the traversal skips it too. Asked last,
+        # as it needs the text's lines, which most files never split.
+        return not self._on_header_line(node.body[0])
 
     def _on_header_line(self, first: ast.stmt) -> bool:
         """Whether the statement shares its logical line with what comes before it (lines
@@ -296,6 +306,7 @@ class _Walk:
                     self._facts.append(Reference(alias.name, caller, main_guard=guarded))
 
     def _import_from(self, node: ast.ImportFrom) -> None:
+        self._add_words((node.module or "",), binds_module_names=True)  # as ``_alias``
         base = absolute_module(self._module, self._is_package, node.level, node.module)
         for alias in node.names:
             if alias.name == "*":
@@ -341,33 +352,48 @@ class _Walk:
             return False
         sides = [test.left, test.comparators[0]]
         names = [s for s in sides if isinstance(s, ast.Name) and s.id == "__name__"]
+        if len(names) != 1:
+            return False  # before the text is split into lines: most tests are no main guard
         strings = [s for s in sides if _single_literal(s, "__main__", self._lines)]
-        return len(names) == 1 and len(strings) == 1
+        return len(strings) == 1
 
 
-_REORDERED: dict[type[ast.AST], Callable[[_Walk, Any], list[object]]] = {
-    ast.ClassDef: lambda _, n: [*n.body, *n.bases, *n.keywords, *n.decorator_list],
-    ast.ExceptHandler: lambda _, n: [*n.body, *([n.type] if n.type else [])],
-    ast.match_case: lambda _, n: [n.pattern, *n.body, *([n.guard] if n.guard else [])],
-    ast.If: _Walk._main_guard_children,
+_REORDERED: dict[type[object], tuple[str, ...]] = {
+    ast.ClassDef: ("body", "bases", "keywords", "decorator_list"),
+    ast.ExceptHandler: ("body", "type"),
+    ast.match_case: ("pattern", "body", "guard"),
 }
-"""Child nodes in the order the libcst traversal visits their counterparts, where it
-differs from ``ast``'s. (Tables of the class, not of each walk: a walk that referred to
-itself would live, with every node it kept, until the next full garbage collection.)"""
+"""Child fields in the order the libcst traversal visits their counterparts, where it
+differs from ``ast``'s (and ``_Walk._if_children``). (Tables of the module, not of each
+walk: a walk that referred to itself would live, with every node it kept, until the
+next full garbage collection.)"""
 
 
 _TOKEN_FIELDS = frozenset({"ctx", "op", "ops"})
 """Fields holding only tokens (``Load``, ``Add``, ``Eq``): no word, fact or screen reads them."""
 
-
-_CHILD_FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
+_SIGNATURE = re.compile(r"\w+\((.*)\)")
+_NO_NODE_TYPES = frozenset({"identifier", "string", "int", "constant"})
 
 
 def _child_fields(kind: type[ast.AST]) -> tuple[str, ...]:
-    fields = _CHILD_FIELDS.get(kind)
-    if fields is None:
-        fields = _CHILD_FIELDS[kind] = tuple(n for n in kind._fields if n not in _TOKEN_FIELDS)
-    return fields
+    """The fields of ``kind`` that can hold nodes, in ``ast``'s order. ``ast`` documents
+    each class with its ASDL signature, as ``ImportFrom(identifier? module, alias* names,
+    int? level)``: fields of the builtin types (``_NO_NODE_TYPES``: ``Constant.value``,
+    ``Global.names``...) hold no node. Without a signature every field is kept, which is
+    only slower: a value that is no node is skipped when popped."""
+    declared: dict[str, str] = {}
+    match = _SIGNATURE.fullmatch(kind.__doc__ or "")
+    for part in match[1].split(", ") if match else ():
+        type_name, _, name = part.partition(" ")
+        declared[name] = type_name
+    if set(declared) != set(kind._fields):
+        declared = {}
+    return tuple(
+        name
+        for name in kind._fields
+        if name not in _TOKEN_FIELDS and declared.get(name, "").rstrip("?*") not in _NO_NODE_TYPES
+    )
 
 
 class _Marker(ast.AST):
@@ -377,7 +403,13 @@ class _Marker(ast.AST):
 _GUARD_OPEN = _Marker()
 _GUARD_CLOSE = _Marker()
 
-_ACTIONS: dict[type[ast.AST], Callable[[_Walk, Any], None]] = {
+_ACTIONS: dict[type[object], Callable[[_Walk, Any], None]] = {
+    ast.Constant: _Walk._constant,
+    ast.Expr: _Walk._expr,
+    ast.keyword: _Walk._keyword,
+    ast.alias: _Walk._alias,
+    ast.Global: _Walk._names,
+    ast.Nonlocal: _Walk._names,
     ast.Call: _Walk._call,
     ast.FunctionDef: _Walk._enter_function,
     ast.AsyncFunctionDef: _Walk._enter_function,
@@ -385,7 +417,67 @@ _ACTIONS: dict[type[ast.AST], Callable[[_Walk, Any], None]] = {
     ast.Import: _Walk._import,
     ast.ImportFrom: _Walk._import_from,
     _Marker: _Walk._marker,
+    _Leave: _Walk._leave,
 }
+"""What the walk does on entering a node of each kind, after collecting it and adding
+its ``_WORD_FIELD``."""
+
+_FRAMES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+_Plan = tuple[
+    bool, str | None, Callable[[_Walk, Any], None] | None, Callable[[Any], Iterable[object]] | None
+]
+"""For a kind of node: whether to collect it, its word field, its action, and what it
+pushes on the stack (its children, last first; None for kinds that hold no node)."""
+
+
+def _plan(kind: type[object], collect: frozenset[type[ast.AST]]) -> _Plan:
+    """What the walk does with a node of the kind."""
+    return (kind in collect, _WORD_FIELD.get(kind), _ACTIONS.get(kind), _children(kind))
+
+
+def _children(kind: type[object]) -> Callable[[Any], Iterable[object]] | None:
+    """What a node of the kind pushes: its child fields' values, last first (lists and
+    Nones as they are), under a ``_LEAVE`` marker for a class or function."""
+    if kind is list:
+        return reversed
+    fields = _REORDERED.get(kind) or (_child_fields(kind) if issubclass(kind, ast.AST) else ())
+    if not fields:
+        return None  # a Name, Constant, alias, Pass...: nothing to push
+    children: Callable[[Any], Iterable[object]] = (
+        attrgetter(*reversed(fields)) if len(fields) > 1 else _one_field(fields[0])
+    )
+    if kind not in _FRAMES:
+        return children
+
+    def framed(node: Any) -> tuple[object, ...]:
+        return (_LEAVE, *children(node))
+
+    return framed
+
+
+def _one_field(name: str) -> Callable[[Any], Iterable[object]]:
+    """What a node with one child field pushes (``attrgetter``, a C call, serves kinds
+    with more; of one field it returns the value bare): a list's items at once."""
+
+    def children(node: Any) -> Iterable[object]:
+        value = getattr(node, name)
+        return reversed(value) if type(value) is list else (value,)
+
+    return children
+
+
+@cache
+def _plans(collect: frozenset[type[ast.AST]]) -> dict[type[object], _Plan]:
+    """The plan of every kind of node, of the lists that fields hold, and of ``_LEAVE``
+    (cached: built once per set of kinds to collect; the walk copies it)."""
+    kinds: list[type[object]] = [list, _Leave]
+    pending: list[type[object]] = [ast.AST]
+    while pending:
+        kind = pending.pop()
+        kinds.append(kind)
+        pending += kind.__subclasses__()
+    return {kind: _plan(kind, collect) for kind in kinds}
 
 
 def _single_literal(node: ast.expr, value: str, lines: list[str]) -> bool:

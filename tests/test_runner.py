@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -121,7 +122,9 @@ def test_a_worker_crash_costs_only_its_file(
 
 
 def report_worker(job: FileJob, data: bytes) -> FileAnalysis:
-    """Stands in for an analysis: says which process made it."""
+    """Stands in for an analysis: says which process made it (taking long enough that
+    every worker of the pool gets files)."""
+    time.sleep(0.05)
     return FileAnalysis(error=analysis.syntax_error_finding(job.display, str(os.getpid())))
 
 
@@ -136,8 +139,8 @@ def test_later_passes_reuse_the_workers(tmp_path: Path, monkeypatch: pytest.Monk
     with runner.Runner(2) as run:
         first = {r.error.message for r in run.analyze(jobs) if r.error}
         second = {r.error.message for r in run.analyze(jobs) if r.error}
-    assert str(os.getpid()) not in first
-    assert second <= first and 1 <= len(first) <= 2
+    assert str(os.getpid()) not in first and len(first) <= 2
+    assert second <= first  # new workers would have new process ids
 
 
 def test_cache_keys_are_the_same_in_every_process(tmp_path: Path) -> None:

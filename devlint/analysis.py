@@ -186,7 +186,11 @@ def _identifiers_as_written(text: str) -> bool:
         return True
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.string.isascii() or unicodedata.is_normalized("NFKC", token.string):
+            if token.string.isascii():
+                continue
+            if token.type == tokenize.ERRORTOKEN:
+                return False  # a combining accent, which CPython joins to the name before
+            if unicodedata.is_normalized("NFKC", token.string):
                 continue
             if token.type == tokenize.COMMENT:
                 continue

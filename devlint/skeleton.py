@@ -509,6 +509,8 @@ class Skeleton:
     """False for raw text taken as its own code (``prefilter.parse_at_once``): no nodes,
     so rules with a screen do not judge it."""
     frames: Mapping[int, _Class | _Function | None] = field(default_factory=dict)
+    """The innermost class or (outermost) function of each of ``nodes``, by the node's id:
+    what ``scope_of`` answers from."""
 
     def of_type(self, *kinds: type[ast.AST]) -> Iterator[ast.AST]:
         """The nodes of these kinds (each must have been asked for), kind by kind."""

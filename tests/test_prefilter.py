@@ -241,6 +241,7 @@ def test_a_file_without_triggers_is_clean_even_if_libcst_cannot_parse_it(tmp_pat
         ('NAME = "\ufb01le"  # \ufb01ne\n', True),
         ("\ufb01le = 1\n", False),  # ast reads `file`, libcst the ligature
         ('x = f"{\ufb01le}"\n', False),  # an f-string holds an identifier
+        ("Bas\u0301e = 1\n", False),  # an accent typed apart: ast composes it, libcst not
     ],
 )
 def test_ast_reads_a_file_only_if_nfkc_leaves_its_identifiers_as_written(

@@ -454,8 +454,8 @@ def _names_literal_constant(name: str, index: ProjectIndex) -> bool:
 
 
 def _rebound_names(found: Skeleton) -> set[str]:
-    """Names bound by two different imports, or by an import and a module-level ``def`` or
-    ``class`` (what makes an alias in the traversal)."""
+    """Names that imports written in two ways bind (perhaps to the same thing), or an
+    import and a module-level ``def`` or ``class`` (what makes an alias in the traversal)."""
     sources = _import_sources(found)
     module = found.facts.module
     definitions = [c.name for c in found.facts.classes] + [f.name for f in found.facts.functions]

@@ -296,14 +296,7 @@ def _findings_key(project: Project) -> str | None:
     if project.cache_dir is None:
         return None
     shared = (str(project.root), project.config, tuple(r.code for r in project.rules))
-    return Cache.project_key(shared, ((r.job, _read_or_none(r.path)) for r in project.files))
-
-
-def _read_or_none(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return None
+    return Cache.project_key(shared, ((r.job, _bytes_now(r)) for r in project.files))
 
 
 def _restore_findings(project: Project, key: str | None, runner: Runner) -> bool:

@@ -345,7 +345,7 @@ class FactoryWithoutDevice(Rule):
         self, facts: FileFacts, index: ProjectIndex, sightings: frozenset[Sighting] | None
     ) -> bool:
         if sightings is None:
-            return index.defines_model_code(facts)
+            return super().may_report_in(facts, index, sightings)
         return any(
             info.model_code and info.forward_path
             for info in (index.scope_info(sighting.scope) for sighting in sightings)

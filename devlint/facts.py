@@ -6,8 +6,11 @@ Plain data, so they can be cached and sent between processes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,28 @@ def resolve_alias(dotted: str, aliases: Mapping[str, str]) -> str | None:
     if target is None:
         return None
     return f"{target}{dot}{rest}"
+
+
+def assigned_alias(
+    targets: Sequence[T],
+    value: T,
+    dotted: Callable[[T], str | None],
+    aliases: Mapping[str, str],
+) -> tuple[str, str] | None:
+    """A module-level ``Module = torch.nn.Module`` binds a name as an import would.
+
+    Returns the name and what it stands for, when one plain name is assigned a dotted
+    name that ``aliases`` (the bindings so far) resolve; libraries re-export their base
+    classes this way. ``dotted`` reads a node of either walk (libcst or ``ast``).
+    """
+    if len(targets) != 1:
+        return None
+    name = dotted(targets[0])
+    source = dotted(value)
+    if name is None or "." in name or source is None:
+        return None
+    resolved = resolve_alias(source, aliases)
+    return None if resolved is None else (name, resolved)
 
 
 def absolute_module(module: str, is_package: bool, level: int, target: str | None) -> str:

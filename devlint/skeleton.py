@@ -29,6 +29,7 @@ from devlint.facts import (
     FileFacts,
     Reference,
     absolute_module,
+    assigned_alias,
     class_facts,
     function_facts,
     resolve_alias,
@@ -121,6 +122,8 @@ class _Walk:
         """The nodes of the kinds the rules' screens read, in the order of the walk."""
         self.frames: dict[int, _Class | _Function | None] = {}
         """The scope frame each collected node is in (by the node's id)."""
+        self.assigned_aliases: list[tuple[str, str]] = []
+        """Every module-level ``Name = dotted.name`` binding, in order (``assigned_alias``)."""
 
     @cached_property
     def _lines(self) -> list[str]:
@@ -314,6 +317,14 @@ class _Walk:
             bound = alias.asname or alias.name
             self._aliases[bound] = f"{base}.{alias.name}" if base else alias.name
 
+    def _assign(self, node: ast.Assign) -> None:
+        if self._frames:
+            return
+        bound = assigned_alias(node.targets, node.value, dotted, self._aliases)
+        if bound is not None:
+            self._aliases[bound[0]] = bound[1]
+            self.assigned_aliases.append(bound)
+
     def _call(self, node: ast.Call) -> None:
         if self._function is not None:
             name = dotted(node.func)
@@ -416,6 +427,7 @@ _ACTIONS: dict[type[object], Callable[[_Walk, Any], None]] = {
     ast.ClassDef: _Walk._enter_class,
     ast.Import: _Walk._import,
     ast.ImportFrom: _Walk._import_from,
+    ast.Assign: _Walk._assign,
     _Marker: _Walk._marker,
     _Leave: _Walk._leave,
 }
@@ -511,6 +523,10 @@ class Skeleton:
     frames: Mapping[int, _Class | _Function | None] = field(default_factory=dict)
     """The innermost class or (outermost) function of each of ``nodes``, by the node's id:
     what ``scope_of`` answers from."""
+    assigned_aliases: Sequence[tuple[str, str]] = ()
+    """Every name a module-level assignment binds as an alias, with what it stands for, in
+    order: ``facts.aliases`` keeps only the last binding of a name, and code between two
+    bindings resolves through the earlier one."""
 
     def of_type(self, *kinds: type[ast.AST]) -> Iterator[ast.AST]:
         """The nodes of these kinds (each must have been asked for), kind by kind."""
@@ -547,6 +563,7 @@ def skeleton(
         _lines_of(walk.module_words),
         walk.nodes,
         frames=walk.frames,
+        assigned_aliases=tuple(walk.assigned_aliases),
     )
 
 

@@ -25,6 +25,7 @@ from devlint.facts import (
     Fact,
     FileFacts,
     absolute_module,
+    assigned_alias,
     class_facts,
     function_facts,
     resolve_alias,
@@ -651,6 +652,15 @@ class Traversal:
                 bound = alias.asname.name.value
             self._aliases[bound] = f"{base}.{name}" if base else name
 
+    def _record_assignment(self, node: cst.Assign) -> None:
+        if self._scopes:
+            return
+        bound = assigned_alias(
+            [target.target for target in node.targets], node.value, dotted_name, self._aliases
+        )
+        if bound is not None:
+            self._aliases[bound[0]] = bound[1]
+
     def _record_call(self, node: cst.Call) -> None:
         assert self._function is not None
         dotted = dotted_name(node.func)
@@ -719,6 +729,7 @@ _HANDLERS: dict[type[cst.CSTNode], Callable[[Traversal, Any], None]] = {
     cst.FunctionDef: Traversal._enter_function,
     cst.Import: Traversal._record_import,
     cst.ImportFrom: Traversal._record_import,
+    cst.Assign: Traversal._record_assignment,
     cst.If: Traversal._enter_test,
     cst.IfExp: Traversal._enter_test,
     cst.IndentedBlock: Traversal._enter_block,

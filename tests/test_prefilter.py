@@ -66,6 +66,9 @@ TRICKY = (
     # sees the import's name there, the skeleton's last binding is the function).
     "import torch.nn as nn\nfrom cfg import DEVICE\n\nclass M(nn.Module):\n"
     "    def forward(self, x):\n        return x.to(DEVICE)\n\ndef DEVICE():\n    pass\n",
+    # Module-level alias assignments bind names as imports do, in both walks.
+    "import torch\nModule = torch.nn.Module\nzeros = torch.zeros\n\nclass M(Module):\n"
+    "    def forward(self, x):\n        return x + zeros(3)\n\nzeros = None\n",
     # Characters NFKC changes, in a comment and strings only (the identifiers agree).
     'import torch  # \ufb01ne\nGPU = torch.device("\uff43uda")\n'
     'x = torch.zeros(3, device="\ufb01")\n',
@@ -312,6 +315,23 @@ def test_a_device_constant_imported_before_its_name_is_rebound_is_found(
     found = findings(".")
     assert [(f["code"], f["filename"], f["location"]["row"]) for f in found] == [
         ("DEV010", "model.py", 7)
+    ]
+    assert findings("--no-prefilter", ".") == found
+
+
+def test_an_alias_assignment_used_before_its_name_is_rebound_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``facts.aliases`` keep a name's last binding; the screens read every one."""
+    files = {
+        "model.py": "import torch\nModule = torch.nn.Module\nhost = torch.device\n\n\n"
+        "class Net(Module):\n    def forward(self, x):\n"
+        '        return x.to(host("cuda"))\n\n\nhost = torch.get_default_device\n',
+    }
+    in_project(tmp_path / "p", files, monkeypatch)
+    found = findings(".")
+    assert [(f["code"], f["filename"], f["location"]["row"]) for f in found] == [
+        ("DEV001", "model.py", 8)
     ]
     assert findings("--no-prefilter", ".") == found
 

@@ -105,16 +105,17 @@ class Bindings:
     """Every qualified name each name of a file may stand for somewhere in the traversal.
 
     The traversal resolves a name through the bindings seen so far: every import (even in
-    a function) and every module-level definition (``module.name``) binds one, and a later
-    one replaces it. So a name may stand for its final alias, for what any import of the
-    file binds it to (a relative import read both as in a package and as in a module), and
-    for ``module.name``.
+    a function), every module-level definition (``module.name``) and module-level alias
+    assignment (``Module = nn.Module``) binds one, and a later one replaces it. So a name
+    may stand for its final alias, for what any import or alias assignment of the file
+    binds it to (a relative import read both as in a package and as in a module), and for
+    ``module.name``.
     """
 
     def __init__(self, found: Skeleton) -> None:
         self._module = found.facts.module
         self._targets: dict[str, set[str]] = {}
-        for name, target in found.facts.aliases.items():
+        for name, target in (*found.facts.aliases.items(), *found.assigned_aliases):
             self._bind(name, target)
         for node in found.of_type(*BINDING_TYPES):
             if isinstance(node, ast.Import):

@@ -8,7 +8,7 @@ called from a forward path?
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
 
@@ -97,7 +97,13 @@ def is_forward_method(name: str) -> bool:
     return name.startswith("on_") and name.endswith(("_batch_start", "_batch_end"))
 
 
-_STRUCTURAL = ("_forward_methods", "_model_functions", "_forward_functions", "_methods_named")
+_STRUCTURAL = (
+    "_forward_methods",
+    "_model_functions",
+    "_forward_functions",
+    "_methods_named",
+    "_mixed_into",
+)
 """Answers of the index that depend on nothing but the project's structure and settings."""
 
 
@@ -250,9 +256,9 @@ class ProjectIndex:
             return _DATASET
         return _OTHER
 
-    def _method_table(self, class_name: str) -> dict[str, str]:
-        """Method name -> qualified name of the definition a call on ``self`` reaches."""
-        table: dict[str, str] = {}
+    def _lineage(self, class_name: str) -> Iterator[ClassFacts]:
+        """The project's classes ``class_name`` is made of: itself, then its bases, nearest
+        first (breadth first, each once)."""
         seen: set[str] = set()
         order = [class_name]
         while order:
@@ -261,10 +267,41 @@ class ProjectIndex:
             if facts is None or name in seen:
                 continue
             seen.add(name)
-            for method in facts.methods:
-                table.setdefault(method, f"{name}.{method}")
+            yield facts
             order.extend(self.resolve(base, self._module_of[name]) for base in facts.bases)
+
+    def _method_table(self, class_name: str) -> dict[str, str]:
+        """Method name -> qualified name of the definition a call on ``self`` reaches."""
+        table: dict[str, str] = {}
+        for facts in self._lineage(class_name):
+            for method in facts.methods:
+                table.setdefault(method, f"{facts.name}.{method}")
         return table
+
+    @cached_property
+    def _mixed_into(self) -> dict[str, list[str]]:
+        """Project classes that are no model themselves but are bases of one (mixins), and
+        the model classes they are mixed into: their methods run with ``self`` a model."""
+        found: dict[str, list[str]] = {}
+        for name in self._classes:
+            if self.class_kind(name).model:
+                for facts in self._lineage(name):
+                    if not self.class_kind(facts.name).model:
+                        found.setdefault(facts.name, []).append(name)
+        return found
+
+    def _model_kind(self, class_name: str) -> ClassKind:
+        """The class's kind, or for a mixin what every model class it is mixed into is."""
+        kind = self.class_kind(class_name)
+        models = self._mixed_into.get(self.canonical(class_name))
+        if kind.model or not models:
+            return kind
+        kinds = [self.class_kind(model) for model in models]
+        return ClassKind(
+            model=True,
+            device_aware=all(k.device_aware for k in kinds),
+            lightning=all(k.lightning for k in kinds),
+        )
 
     def _reachable(self, roots: Iterable[str]) -> frozenset[str]:
         """Functions reachable from ``roots`` through calls of project functions."""
@@ -304,7 +341,7 @@ class ProjectIndex:
         roots = [
             f"{name}.{method}"
             for name, facts in self._classes.items()
-            if self.class_kind(name).model
+            if self._model_kind(name).model
             for method in facts.methods
         ]
         return self._reachable(roots)
@@ -315,9 +352,13 @@ class ProjectIndex:
 
     def scope_info(self, scope: Scope) -> ScopeInfo:
         if scope.class_name is not None:
-            kind = self.class_kind(scope.class_name)
+            kind = self._model_kind(scope.class_name)
             if not kind.model:
-                return ScopeInfo()
+                # A static or class method that model code calls through the class name.
+                return ScopeInfo(
+                    model_code=scope.function_name in self._model_functions,
+                    forward_path=scope.function_name in self._forward_functions,
+                )
             return ScopeInfo(
                 model_code=True,
                 # Inside `def device(self)` itself, self.device would call itself.

@@ -10,9 +10,10 @@ from __future__ import annotations
 LIGHTNING_MODULE_BASES = frozenset(
     {
         f"{package}.{path}LightningModule"
-        for package in ("lightning.pytorch", "pytorch_lightning", "lightning")
+        for package in ("lightning.pytorch", "pytorch_lightning")
         for path in ("", "core.", "core.module.")
     }
+    | {"lightning.LightningModule"}
 )
 """Bases that make a class a LightningModule: model code that has ``.device``."""
 
@@ -179,9 +180,10 @@ PROCESSOR_SUFFIXES = ("processor", "tokenizer", "feature_extractor", "image_proc
 PROCESSOR_LOADERS = ("Tokenizer", "Processor", "FeatureExtractor")
 """``X.from_pretrained`` with one of these in X's name loads a processor, not a model."""
 
-PROCESSOR_METHODS = frozenset(
-    {"encode", "encode_plus", "batch_encode_plus", "pad", "__call__", "prepare_seq2seq_batch"}
-)
+REMOVED_PROCESSOR_METHODS = frozenset({"encode_plus", "batch_encode_plus", "prepare_seq2seq_batch"})
+"""Tokenizer methods that transformers 5 removed, which code written for 4.x still calls."""
+
+PROCESSOR_METHODS = frozenset({"encode", "pad", "__call__"}) | REMOVED_PROCESSOR_METHODS
 """Processor methods that build tensors when given ``return_tensors="pt"``."""
 
 MOVE_HELPER_NAMES = ("to_device", "move_to", "transfer_batch_to_device")
@@ -250,7 +252,7 @@ INTEGER_TENSOR_TYPES = frozenset(
 )
 """Legacy constructors of integer tensors (see ``LEGACY_TENSOR_TYPES``)."""
 
-MODULE_MOVING_METHODS = frozenset({"_apply", "to", "cuda", "to_empty", "_to"})
+MODULE_MOVING_METHODS = frozenset({"_apply", "to", "cuda", "to_empty"})
 """A model class that defines one of these moves (some of) its tensors itself."""
 
 NON_TENSOR_RESULTS = frozenset(
@@ -263,9 +265,10 @@ explicit choice of the CPU)."""
 LIGHTNING_DATAMODULE_BASES = frozenset(
     {
         f"{package}.{path}LightningDataModule"
-        for package in ("lightning.pytorch", "pytorch_lightning", "lightning")
+        for package in ("lightning.pytorch", "pytorch_lightning")
         for path in ("", "core.", "core.datamodule.")
     }
+    | {"lightning.LightningDataModule"}
 )
 """Bases that make a class a LightningDataModule: the trainer moves its batches."""
 

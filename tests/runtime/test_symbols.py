@@ -1,0 +1,208 @@
+"""The library knowledge in ``devlint.symbols`` is checked against the pinned libraries.
+
+Every list there names things in torch, Lightning or transformers; a misspelt or
+vanished name would silently never match. Each list is checked here against the dev
+dependencies (torch, lightning, transformers, as pyproject pins them), and a list
+that no check covers fails: a new list must say how it is checked, or why it cannot be.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import inspect
+from collections.abc import Callable, Collection, Iterable
+from typing import Any
+
+import pytest
+from runtime_support import lightning, torch, transformers
+
+from devlint import symbols
+
+
+def resolve(qualified: str) -> object:
+    """The object ``a.b.C`` names: the longest importable module, then attributes."""
+    parts = qualified.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found: object = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for part in parts[cut:]:
+            found = getattr(found, part)
+        return found
+    raise ImportError(qualified)
+
+
+def missing_attributes(owner: object, names: Iterable[str]) -> list[str]:
+    return sorted(name for name in names if not hasattr(owner, name))
+
+
+def check_qualified(names: Iterable[str]) -> list[str]:
+    missing = []
+    for name in names:
+        try:
+            resolve(name)
+        except (ImportError, AttributeError):
+            missing.append(name)
+    return sorted(missing)
+
+
+def check_positions(loaders: dict[str, int], owner: Callable[[str], object]) -> list[str]:
+    """``{function: position}``: ``map_location`` is that positional parameter."""
+    wrong = []
+    for name, position in loaders.items():
+        parameters = list(inspect.signature(owner(name)).parameters)  # type: ignore[arg-type]
+        parameters = [p for p in parameters if p not in ("self", "cls")]  # as a caller counts
+        if parameters[position] != "map_location":
+            wrong.append(f"{name}: {parameters}")
+    return wrong
+
+
+def keywords_of(*callables: Any) -> set[str]:
+    return {name for c in callables for name in inspect.signature(c).parameters}
+
+
+LM = lightning.pytorch.LightningModule
+MODULE = torch.nn.Module
+TENSOR = torch.Tensor
+
+PLUGIN_DEVICE_TYPES = {"npu": "registered at run time by the torch_npu plugin"}
+
+CHECKS: dict[str, Callable[[Any], list[str]]] = {
+    # Qualified names of classes and functions.
+    "LIGHTNING_MODULE_BASES": check_qualified,
+    "PRETRAINED_MODEL_BASES": check_qualified,
+    "METRIC_BASES": check_qualified,
+    "TORCH_MODULE_BASES": check_qualified,
+    "LIGHTNING_DATAMODULE_BASES": check_qualified,
+    "DATASET_BASES": check_qualified,
+    "DDP_CLASSES": check_qualified,
+    "SET_DEVICE_FUNCTIONS": check_qualified,
+    "MAP_LOCATION_LOADERS": lambda v: check_qualified(v) or check_positions(v, resolve),
+    "MAP_LOCATION_METHODS": lambda v: check_positions(v, lambda name: getattr(LM, name)),
+    # torch.<name>
+    "TENSOR_FACTORIES": lambda v: missing_attributes(torch, v),
+    "LEGACY_TENSOR_TYPES": lambda v: missing_attributes(torch, v),
+    "INTEGER_TENSOR_TYPES": lambda v: sorted(set(v) - symbols.LEGACY_TENSOR_TYPES),
+    "DATA_FACTORIES": lambda v: sorted(set(v) - symbols.TENSOR_FACTORIES),
+    "INTEGER_FACTORIES": lambda v: sorted(set(v) - symbols.TENSOR_FACTORIES),
+    "ARRAY_TENSOR_FACTORIES": lambda v: missing_attributes(torch, v),
+    "TORCH_DTYPES": lambda v: [
+        n for n in sorted(v) if not isinstance(getattr(torch, n, None), torch.dtype)
+    ],
+    "INTEGER_DTYPES": lambda v: [
+        n for n in sorted(v) if getattr(torch, n).is_floating_point or getattr(torch, n).is_complex
+    ],
+    "FLOAT_DTYPES": lambda v: [
+        n
+        for n in sorted(v)
+        if not (getattr(torch, n).is_floating_point or getattr(torch, n).is_complex)
+    ],
+    "DEVICE_TYPES": lambda v: [
+        t for t in sorted(v) if t not in PLUGIN_DEVICE_TYPES and not _is_device_type(t)
+    ],
+    "AVAILABILITY_CHECKS": lambda v: [
+        n
+        for n in sorted(v)
+        if not any(
+            hasattr(resolve(m), n) for m in ("torch.cuda", "torch.backends.cuda", "torch.mps")
+        )
+    ],
+    # torch.Tensor / torch.nn
+    "TENSOR_ARGUMENT_METHODS": lambda v: missing_attributes(TENSOR, v),
+    "CPU_RESULT_METHODS": lambda v: missing_attributes(TENSOR, v),
+    "MOVE_METHODS": lambda v: missing_attributes(TENSOR, v),
+    "NON_TENSOR_RESULTS": lambda v: missing_attributes(TENSOR, v),
+    "DEVICE_PREDICATES": lambda v: missing_attributes(TENSOR, v),
+    "PROBED_PROPERTIES": lambda v: missing_attributes(TENSOR, v),
+    "STATELESS_NN_MODULES": lambda v: [
+        n for n in sorted(v) if not issubclass(getattr(torch.nn, n, object), MODULE)
+    ],
+    "TORCH_NN_NON_MODULES": lambda v: missing_attributes(torch.nn, v),
+    "MODULE_MOVING_METHODS": lambda v: missing_attributes(MODULE, v),
+    "MODULE_ONLY_METHODS": lambda v: (
+        missing_attributes(MODULE, v) + sorted(n for n in v if hasattr(TENSOR, n))
+    ),
+    "MODULE_DICT_TAKEN_KEYS": lambda v: missing_attributes(torch.nn.ModuleDict(), v),
+    "WEIGHTED_LOSS_KEYWORDS": lambda v: sorted(
+        set(v) - keywords_of(torch.nn.CrossEntropyLoss, torch.nn.BCEWithLogitsLoss)
+    ),
+    "DDP_DEVICE_KEYWORDS": lambda v: sorted(
+        set(v) - keywords_of(*(resolve(name) for name in symbols.DDP_CLASSES))
+    ),
+    "DATASET_ITEM_METHODS": lambda v: sorted(
+        set(v)
+        - {"__getitems__", "__next__"}
+        - {n for n in v if hasattr(torch.utils.data.Dataset, n)}
+        - {n for n in v if hasattr(torch.utils.data.IterableDataset, n)}
+    ),
+    "COLLATE_KEYWORDS": lambda v: sorted(
+        set(v) - keywords_of(torch.utils.data.DataLoader, transformers.Trainer)
+    ),
+    # Lightning and transformers
+    "FORWARD_PATH_METHODS": lambda v: sorted(
+        set(v) - {n for n in v if hasattr(MODULE, n) or hasattr(transformers.GenerationMixin, n)}
+    ),
+    "FORWARD_PATH_HOOKS": lambda v: missing_attributes(LM, v),
+    "SETUP_METHODS": lambda v: missing_attributes(LM, v),
+    "BATCH_TRANSFER_HOOKS": lambda v: missing_attributes(lightning.pytorch.LightningDataModule, v),
+    "PROCESSOR_METHODS": lambda v: missing_attributes(
+        transformers.PreTrainedTokenizerBase, set(v) - symbols.REMOVED_PROCESSOR_METHODS
+    ),
+    "REMOVED_PROCESSOR_METHODS": lambda v: sorted(
+        n for n in v if hasattr(transformers.PreTrainedTokenizerBase, n)
+    ),
+    "PROCESSOR_LOADERS": lambda v: [n for n in v if not hasattr(transformers, f"Auto{n}")],
+    # Python's builtins
+    "ITERATING_BUILTINS": lambda v: missing_attributes(builtins, v),
+    "UNPACKING_BUILTINS": lambda v: missing_attributes(builtins, v),
+    "SILENT_BUILTINS": lambda v: missing_attributes(builtins, v),
+}
+"""Each list of ``devlint.symbols`` and how it is checked: the check returns what is wrong."""
+
+NOT_LIBRARY_NAMES = {
+    "CPU_LIBRARIES": "names of other libraries (numpy, matplotlib...), not dependencies here",
+    "CPU_CONSUMER_METHODS": "plotting and logging methods of libraries not installed here",
+    "PROCESSOR_SUFFIXES": "endings of variable names that users choose",
+    "MOVE_HELPER_NAMES": "fragments of helper names that users choose",
+    "HYPERPARAMETER_ROOTS": "attribute paths that users choose",
+    "DATASET_MODULE_PREFIXES": "torchvision, which does not install beside this torch",
+    "TEST_PACKAGES": "folder names of projects",
+    "CUDA_VISIBLE_DEVICES": "an environment variable",
+}
+"""Lists that name no API of the pinned libraries, and why."""
+
+
+def _is_device_type(name: str) -> bool:
+    try:
+        torch.device(name)
+    except RuntimeError:
+        return False
+    return True
+
+
+def _lists() -> dict[str, Collection[object]]:
+    return {
+        name: value
+        for name, value in vars(symbols).items()
+        if name.isupper() and isinstance(value, (frozenset, tuple, dict, str))
+    }
+
+
+def test_every_list_is_checked_or_says_why_not() -> None:
+    lists = set(_lists())
+    assert lists - set(CHECKS) - set(NOT_LIBRARY_NAMES) == set()
+    assert set(CHECKS) | set(NOT_LIBRARY_NAMES) <= lists
+
+
+@pytest.mark.parametrize("name", sorted(CHECKS))
+def test_names_exist_in_the_pinned_libraries(name: str) -> None:
+    assert CHECKS[name](_lists()[name]) == []
+
+
+def test_a_misspelt_name_is_caught() -> None:
+    assert check_qualified(["torch.nn.Modul", "lightning.pytorch.LightningModule"]) == [
+        "torch.nn.Modul"
+    ]
+    assert missing_attributes(torch, ["zeros", "zeroes"]) == ["zeroes"]

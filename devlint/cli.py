@@ -30,7 +30,7 @@ from devlint.discovery import DiscoveryError, discover_files, excluded_file
 from devlint.docs import rule_documentation, rule_examples
 from devlint.engine import FileResult, Overrides, Project, check_projects, fix_file, plan_projects
 from devlint.findings import Applicability, Finding
-from devlint.fixer import FixError, remove_stale_temporaries, write_atomically
+from devlint.fixer import FixError, choose_fixes, remove_stale_temporaries, write_atomically
 from devlint.progress import progress_for
 from devlint.report import OutputFormat
 from devlint.report.github import render_github
@@ -410,13 +410,14 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
     results = [result for project in projects for result in project.files]
     as_checked = [dataclasses.replace(r, findings=list(r.findings)) for r in results]
     show_diff = not write and options.output_format == "text" and not options.statistics
-    fixed_findings = fixed_files = 0
-    failed = False
+    tally = FixTally()
     if write:  # what a killed (kill -9) earlier run may have left
         remove_stale_temporaries(result.path for result in results)
+    position = -1  # in results
     for project in projects:
         unsafe = _unsafe(options, project)
         for result in project.files:
+            position += 1
             before_text = result.source.text if result.source else ""
             outcome = fix_file(project, result, unsafe=unsafe)
             if outcome is None:
@@ -428,10 +429,9 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
                 click.echo(message, err=True)  # one line: no wrapping, no markup
                 if outcome.details and options.debug:
                     click.echo(outcome.details, err=True)
-                failed = True
+                fixable = len(choose_fixes(as_checked[position].findings, unsafe=unsafe))
+                tally.not_fixed(results, position, as_checked[position], fixable)
                 continue
-            fixed_findings += outcome.fixed
-            fixed_files += 1
             if show_diff:
                 click.echo(_diffs(result, before_text, outcome.text), nl=False)
             if write:
@@ -441,7 +441,10 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
                     write_atomically(result.path, result.original, new)
                 except FixError as error:
                     click.echo(f"devlint: error: {error}", err=True)
-                    failed = True
+                    tally.not_fixed(results, position, as_checked[position], outcome.fixed)
+                    continue
+            tally.fixed_findings += outcome.fixed
+            tally.fixed_files += 1
     sys.stdout.flush()  # the diff (stdout) before the summary (stderr) on a terminal
     unsafe_any = any(_unsafe(options, project) for project in projects)
     left = [f for result in results for f in result.findings]
@@ -449,19 +452,60 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
         if left or options.output_format != "text":
             _report(options, results, unsafe=unsafe_any, console=out)
         if not options.quiet:
-            fixed = _count(fixed_findings, "finding")
-            err.print(f"Fixed {fixed} in {_count(fixed_files, 'file')}.")
+            err.print(tally.summary(left, written=True, unsafe=unsafe_any), soft_wrap=True)
     elif not show_diff:
         _report(options, as_checked, unsafe=unsafe_any, console=out)
     elif not options.quiet:
-        message = f"Would fix {_count(fixed_findings, 'finding')} in {_count(fixed_files, 'file')}"
-        if left:
-            message += f"; {len(left)} would be left (run `devlint check`)"
-        err.print(message + ".")
-    if failed:
+        err.print(tally.summary(left, written=False, unsafe=unsafe_any), soft_wrap=True)
+    if tally.failed_files:
         sys.exit(EXIT_ERROR)
-    pending = fixed_files > 0 and not write
+    pending = tally.fixed_files > 0 and not write
     sys.exit(EXIT_FINDINGS if (left or pending) and not options.exit_zero else EXIT_CLEAN)
+
+
+@dataclass
+class FixTally:
+    """What ``fix`` did, for its summary: only fixes that were written (or, without
+    --write, that would be) count as fixed."""
+
+    fixed_findings: int = 0
+    fixed_files: int = 0
+    failed_findings: int = 0
+    failed_files: int = 0
+
+    def not_fixed(
+        self, results: list[FileResult], position: int, checked: FileResult, fixable: int
+    ) -> None:
+        """A file left as it is on disk: its findings are those it was checked with."""
+        results[position] = checked
+        self.failed_findings += fixable
+        self.failed_files += 1
+
+    def summary(self, left: Sequence[Finding], *, written: bool, unsafe: bool) -> str:
+        """One line that says only what happened (or, without --write, would happen)."""
+        if not (self.fixed_findings or self.failed_files or left):
+            return "All checks passed!"
+        if self.fixed_findings:
+            verb = "Fixed" if written else "Would fix"
+            files = _count(self.fixed_files, "file")
+            parts = [f"{verb} {_count(self.fixed_findings, 'finding')} in {files}"]
+        elif self.failed_files:
+            parts = ["Nothing fixed"]
+        else:
+            parts = ["No fixes available"]
+            hidden = sum(
+                f.fix is not None and f.fix.applicability is Applicability.UNSAFE for f in left
+            )
+            if hidden and not unsafe:
+                parts[0] += f" ({_count(hidden, 'fix')} with --unsafe-fixes)"
+        if self.failed_files:
+            failed = _count(self.failed_findings, "fixable finding")
+            in_files = _count(self.failed_files, "unchanged file")
+            parts.append(f"{failed} left in {in_files} (errors above)")
+        if left and not written:
+            still = str(len(left)) if self.fixed_findings else _count(len(left), "finding")
+            parts.append(f"{still} would be left (run `devlint check`)")
+        return "; ".join(parts) + "."
 
 
 @main.command("rules")

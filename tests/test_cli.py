@@ -137,6 +137,39 @@ def test_fix_write_applies_safe_fixes_keeps_mode_and_converges(in_tmp: Path) -> 
     assert (in_tmp / "model.py").read_text() == LIGHTNING_FIXED
 
 
+CONTAINER = (
+    "import torch.nn as nn\n"
+    "\n"
+    "\n"
+    "class M(nn.Module):\n"
+    "    def __init__(self, n):\n"
+    "        super().__init__()\n"
+    "        self.layers = [nn.Linear(4, 4) for _ in range(n)]\n"
+)
+
+
+def test_fix_summary_never_claims_fixes_that_did_not_happen(in_tmp: Path) -> None:
+    project(in_tmp, {"clean.py": "x = 1\n"})
+    assert (run("fix", ".").exit_code, run("fix", ".").stderr) == (0, "All checks passed!\n")
+    written = run("fix", "--write", ".")
+    assert (written.exit_code, written.stderr) == (0, "All checks passed!\n")
+    project(in_tmp, {"plain.py": PLAIN, "container.py": CONTAINER})
+    dry = run("fix", ".")
+    assert (dry.exit_code, dry.stdout) == (1, "")
+    assert dry.stderr == (
+        "No fixes available (1 fix with --unsafe-fixes); "
+        "2 findings would be left (run `devlint check`).\n"
+    )
+    write = run("fix", "--write", ".")
+    assert write.exit_code == 1
+    assert write.stdout.endswith("Found 2 findings (0 fixable, 1 with --unsafe-fixes)\n")
+    assert write.stderr == "No fixes available (1 fix with --unsafe-fixes).\n"
+    unsafe = run("fix", "--unsafe-fixes", ".")
+    assert (
+        unsafe.stderr == "Would fix 1 finding in 1 file; 1 would be left (run `devlint check`).\n"
+    )
+
+
 def test_unsafe_fixes_need_the_flag(in_tmp: Path) -> None:
     source = PLAIN.replace("batch", "x")
     project(in_tmp, {"block.py": source.replace("x.cuda()", "x + x.cuda(0)")})

@@ -511,14 +511,31 @@ class FixTally:
 @main.command("rules")
 def list_rules() -> None:
     """List every rule: code, name, default, fix safety, summary."""
+    columns = ("code", "name", "default", "fix", "summary")
+    rows = [
+        (
+            rule.code,
+            rule.name,
+            "on" if rule.default_enabled else "off",
+            rule.fix_safety,
+            rule.summary,
+        )
+        for rule in all_rules()
+    ]
+    console = Console(highlight=False)
+    if not console.is_terminal:  # a pipe or a CI log: one line per rule, nothing cut
+        widths = [max(len(row[i]) for row in (columns, *rows)) for i in range(len(columns) - 1)]
+        for row in (columns, *rows):
+            cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+            click.echo("  ".join([*cells, row[-1]]))
+        return
     table = Table(header_style="bold")
-    for column in ("code", "name", "default", "fix"):
+    for column in columns[:-1]:
         table.add_column(column, no_wrap=True)  # codes and names are what users copy
-    table.add_column("summary")
-    for rule in all_rules():
-        default = "on" if rule.default_enabled else "off"
-        table.add_row(rule.code, rule.name, default, rule.fix_safety, rule.summary)
-    Console(highlight=False).print(table)
+    table.add_column(columns[-1], overflow="fold")  # a long word is folded, never cut
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
 
 
 @main.command("rule")

@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 from devlint import __version__, engine
 from devlint.cli import main
 from devlint.findings import Applicability, Edit, Fix, Location
+from devlint.rules import all_rules
 
 LIGHTNING = (
     "import torch\n"
@@ -299,10 +300,18 @@ def test_a_fix_that_breaks_code_is_not_written(
 
 
 def test_rules_and_rule_commands() -> None:
-    table = run("rules")
+    table = run("rules")  # not a terminal: one plain line per rule, nothing cut
     assert table.exit_code == 0
-    for code in ("DEV000", "DEV001", "DEV002", "DEV003"):
-        assert code in table.output
+    lines = table.output.splitlines()
+    assert lines[0].split() == ["code", "name", "default", "fix", "summary"]
+    assert lines[5] == (
+        "DEV004  unmoved-processor-output      on       safe         "
+        "Processor/tokenizer output reaches a model call without `.to(...)`"
+    )
+    assert [line.split("  ")[0] for line in lines[1:]] == [rule.code for rule in all_rules()]
+    assert all(
+        line.endswith(rule.summary) for line, rule in zip(lines[1:], all_rules(), strict=True)
+    )
     doc = run("rule", "dev002")
     assert doc.exit_code == 0
     assert doc.output.startswith("DEV002 cuda-call\n")

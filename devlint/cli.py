@@ -12,7 +12,6 @@ import os
 import sys
 import time
 import traceback
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import wraps
@@ -36,6 +35,11 @@ from devlint.report import OutputFormat
 from devlint.report.github import render_github
 from devlint.report.json import render_json
 from devlint.report.sarif import render_sarif
+from devlint.report.statistics import (
+    count_by_rule,
+    render_statistics_json,
+    render_statistics_text,
+)
 from devlint.report.text import render_summary, render_text
 from devlint.rules import SelectionError, all_rules, rule_by_code
 from devlint.runner import Runner
@@ -101,7 +105,11 @@ def shared_options(command: F) -> F:
             default="text",
             show_default=True,
         ),
-        click.option("--statistics", is_flag=True, help="Print a count per rule instead."),
+        click.option(
+            "--statistics",
+            is_flag=True,
+            help="Print a count per rule instead of the findings (text or json).",
+        ),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are left."),
         click.option("--no-cache", is_flag=True, help="Do not read or write the cache."),
         click.option("--cache-dir", type=click.Path(path_type=Path), help="Cache location."),
@@ -137,6 +145,11 @@ def shared_options(command: F) -> F:
 
 
 def _run_options(paths: tuple[Path, ...], **kwargs: Any) -> RunOptions:
+    if kwargs["statistics"] and kwargs["output_format"] not in ("text", "json"):
+        raise UserError(
+            f"--statistics cannot be used with --output-format {kwargs['output_format']} "
+            "(only with text or json)"
+        )
     return RunOptions(
         paths=paths or (Path("."),),
         overrides=Overrides(
@@ -267,14 +280,20 @@ def _report(
     findings = sorted(
         (f for result in results for f in result.reported_findings()), key=Finding.sort_key
     )
-    if options.output_format == "json":
+    if options.statistics:
+        counts = count_by_rule(findings, unsafe_fixes=unsafe)
+        if options.output_format == "json":
+            click.echo(render_statistics_json(counts), nl=False)
+            return
+        render_statistics_text(counts, console)
+        if not options.quiet:
+            render_summary(findings, console, unsafe_fixes=unsafe)
+    elif options.output_format == "json":
         click.echo(render_json(findings), nl=False)
     elif options.output_format == "sarif":
         click.echo(render_sarif(findings, source_root=Path.cwd()), nl=False)
     elif options.output_format == "github":
         click.echo(render_github(findings), nl=False)
-    elif options.statistics:
-        _print_statistics(findings, console, unsafe=unsafe)
     else:
         shown = [r for r in results if r.findings]  # only these files are read again
         sources = {
@@ -284,22 +303,6 @@ def _report(
             for name, text in r.source.views(r.display).items()  # a notebook's: one per cell
         }
         render_text(findings, sources, console, unsafe_fixes=unsafe, summary=not options.quiet)
-
-
-def _print_statistics(findings: Sequence[Finding], console: Console, *, unsafe: bool) -> None:
-    counts = Counter((f.code, f.name) for f in findings)
-    fixable = Counter(
-        (f.code, f.name)
-        for f in findings
-        if f.fix is not None and (unsafe or f.fix.applicability is Applicability.SAFE)
-    )
-    table = Table(box=None, show_header=True, header_style="bold")
-    for column in ("count", "code", "name", "fixable"):
-        table.add_column(column, justify="right" if column in ("count", "fixable") else "left")
-    for (code, name), count in sorted(counts.items()):
-        table.add_row(str(count), code, name, str(fixable[(code, name)]))
-    console.print(table)
-    render_summary(findings, console, unsafe_fixes=unsafe)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -375,6 +375,48 @@ def test_fix_honours_output_format_statistics_and_quiet(in_tmp: Path) -> None:
     assert quiet.stdout.startswith("model.py:7:21: DEV001")
 
 
+def test_statistics_in_text_and_json_quiet_and_clean(in_tmp: Path) -> None:
+    project(in_tmp, {"model.py": LIGHTNING, "block.py": PLAIN})
+    table = [
+        "count  code    name                    fixable",
+        "    1  DEV001  hardcoded-device              1",
+        "    1  DEV002  cuda-call                     0",
+        "    1  DEV003  factory-without-device        1",
+    ]
+    text = run("check", "--statistics", ".")
+    assert (text.exit_code, text.stdout.splitlines()) == (
+        1,
+        [*table, "Found 3 findings (2 fixable)"],
+    )
+    quiet = run("check", "--statistics", "-q", ".")
+    assert (quiet.exit_code, quiet.stdout.splitlines()) == (1, table)
+    as_json = run("check", "--statistics", "--output-format", "json", ".")
+    assert as_json.exit_code == 1
+    assert json.loads(as_json.stdout) == [
+        {"code": "DEV001", "name": "hardcoded-device", "count": 1, "fixable": 1},
+        {"code": "DEV002", "name": "cuda-call", "count": 1, "fixable": 0},
+        {"code": "DEV003", "name": "factory-without-device", "count": 1, "fixable": 1},
+    ]
+    for name in ("model.py", "block.py"):
+        (in_tmp / name).write_text("x = 1\n")
+    assert run("check", "--statistics", ".").stdout == "All checks passed!\n"
+    assert run("check", "--statistics", "-q", ".").stdout == ""
+    assert run("check", "--statistics", "--output-format", "json", ".").stdout == "[]\n"
+
+
+@pytest.mark.parametrize("output_format", ["sarif", "github"])
+def test_statistics_with_sarif_or_github_is_a_usage_error(in_tmp: Path, output_format: str) -> None:
+    project(in_tmp, {"model.py": LIGHTNING})
+    for command in ("check", "fix"):
+        result = run(command, "--statistics", "--output-format", output_format, ".")
+        assert (result.exit_code, result.stdout, result.stderr) == (
+            2,
+            "",
+            f"devlint: error: --statistics cannot be used with --output-format {output_format} "
+            "(only with text or json)\n",
+        )
+
+
 def test_per_file_ignores_accept_prefixes_and_all(in_tmp: Path) -> None:
     config = '[tool.devlint.per-file-ignores]\n"tests/*" = ["DEV00"]\n"other.py" = ["ALL"]\n'
     project(in_tmp, {"tests/t.py": LIGHTNING, "other.py": LIGHTNING, "m.py": LIGHTNING}, config)

@@ -393,9 +393,21 @@ def test_statistics_in_text_and_json_quiet_and_clean(in_tmp: Path) -> None:
     as_json = run("check", "--statistics", "--output-format", "json", ".")
     assert as_json.exit_code == 1
     assert json.loads(as_json.stdout) == [
-        {"code": "DEV001", "name": "hardcoded-device", "count": 1, "fixable": 1},
-        {"code": "DEV002", "name": "cuda-call", "count": 1, "fixable": 0},
-        {"code": "DEV003", "name": "factory-without-device", "count": 1, "fixable": 1},
+        {
+            "code": "DEV001",
+            "name": "hardcoded-device",
+            "count": 1,
+            "fixable": True,
+            "fixable_count": 1,
+        },
+        {"code": "DEV002", "name": "cuda-call", "count": 1, "fixable": False, "fixable_count": 0},
+        {
+            "code": "DEV003",
+            "name": "factory-without-device",
+            "count": 1,
+            "fixable": True,
+            "fixable_count": 1,
+        },
     ]
     for name in ("model.py", "block.py"):
         (in_tmp / name).write_text("x = 1\n")

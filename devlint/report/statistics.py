@@ -50,8 +50,16 @@ def render_statistics_text(counts: Sequence[RuleCount], console: Console) -> Non
 
 
 def render_statistics_json(counts: Sequence[RuleCount]) -> str:
-    """A JSON array, one object per rule: ``code``, ``name``, ``count``, ``fixable``."""
+    """A JSON array in ruff's shape: ``code``, ``name``, ``count``, ``fixable`` (whether
+    any is) and ``fixable_count``."""
     rows = [
-        {"code": c.code, "name": c.name, "count": c.count, "fixable": c.fixable} for c in counts
+        {
+            "code": c.code,
+            "name": c.name,
+            "count": c.count,
+            "fixable": c.fixable > 0,
+            "fixable_count": c.fixable,
+        }
+        for c in counts
     ]
     return json.dumps(rows, indent=2) + "\n"

@@ -311,7 +311,7 @@ def main() -> None:
     """Find and fix device bugs in PyTorch, Lightning and HuggingFace code."""
 
 
-@main.command()
+@main.command(short_help="Report device bugs (exit 1 when any is found).")
 @shared_options
 @guarded
 def check(paths: tuple[Path, ...], **kwargs: Any) -> None:
@@ -394,7 +394,7 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
-@main.command()
+@main.command(short_help="Show fixes as a diff, or apply them with --write.")
 @click.option("--write", is_flag=True, help="Apply the fixes in place (default: show a diff).")
 @shared_options
 @guarded
@@ -511,7 +511,7 @@ class FixTally:
         return "; ".join(parts) + "."
 
 
-@main.command("rules")
+@main.command("rules", short_help="List every rule, its default and fix safety.")
 def list_rules() -> None:
     """List every rule: code, name, default, fix safety, summary."""
     columns = ("code", "name", "default", "fix", "summary")
@@ -541,7 +541,7 @@ def list_rules() -> None:
     console.print(table)
 
 
-@main.command("rule")
+@main.command("rule", short_help="Show one rule's documentation.")
 @click.argument("code")
 def show_rule(code: str) -> None:
     """Show the documentation of rule CODE (e.g. DEV004)."""

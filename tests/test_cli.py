@@ -322,6 +322,18 @@ def test_rules_and_rule_commands() -> None:
     assert unknown.exit_code == 2
 
 
+@pytest.mark.parametrize("width", [60, 80, 200])
+def test_help_lists_each_command_with_a_whole_sentence(width: int) -> None:
+    result = CliRunner().invoke(main, ["--help"], terminal_width=width)
+    commands = result.output.split("Commands:\n")[1].splitlines()
+    assert commands == [
+        "  check  Report device bugs (exit 1 when any is found).",
+        "  fix    Show fixes as a diff, or apply them with --write.",
+        "  rule   Show one rule's documentation.",
+        "  rules  List every rule, its default and fix safety.",
+    ]
+
+
 def test_version_and_python_m() -> None:
     assert run("--version").output == f"devlint {__version__}\n"
     completed = subprocess.run(

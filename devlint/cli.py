@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
+import re
 import sys
 import time
 import traceback
@@ -210,9 +211,15 @@ def guarded(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def _console(color: bool | None, *, stderr: bool = False) -> Console:
+def _console(color: bool | None = None, *, stderr: bool = False) -> Console:
+    """A console that styles only a terminal, or as --color/--no-color say.
+
+    A non-empty ``NO_COLOR`` (no-color.org) turns all styling off: rich alone would
+    drop the colours but keep bold and underline.
+    """
     if color is None:
-        return Console(stderr=stderr, highlight=False)
+        plain = os.environ.get("NO_COLOR", "") != ""
+        return Console(stderr=stderr, highlight=False, color_system=None if plain else "auto")
     return Console(stderr=stderr, highlight=False, force_terminal=color, no_color=not color)
 
 
@@ -341,6 +348,34 @@ def unified_diff(display: str, before: str, after: str) -> str:
     )
 
 
+_HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+
+
+def coloured_diff(diff: str) -> str:
+    """The diff in git's colours: file headers bold, hunk headers cyan, removed lines red,
+    added ones green. Hunk headers give each hunk's length, so a removed line that starts
+    with ``--`` is not taken for a header. Line ends stay outside the colour codes."""
+    coloured = []
+    old = new = 0  # lines of the current hunk still to come
+    for line in split_lines(diff):
+        body = line.rstrip("\r\n")
+        style: dict[str, Any] = {"bold": True}
+        if body.startswith("\\"):  # \ No newline at end of file
+            style = {"dim": True}
+        elif old or new:
+            if body.startswith("-"):
+                style, old = {"fg": "red"}, old - 1
+            elif body.startswith("+"):
+                style, new = {"fg": "green"}, new - 1
+            else:
+                style, old, new = {}, old - 1, new - 1
+        elif hunk := _HUNK.match(body):
+            style = {"fg": "cyan"}
+            old, new = (int(count) if count is not None else 1 for count in hunk.groups())
+        coloured.append(click.style(body, **style) + line[len(body) :] if style else line)
+    return "".join(coloured)
+
+
 def _diffs(result: FileResult, before: str, after: str) -> str:
     """The diff of a fixed file; a notebook's has one per changed cell (``path:cell N``)."""
     assert result.source is not None
@@ -436,7 +471,9 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
                 tally.not_fixed(results, position, as_checked[position], fixable)
                 continue
             if show_diff:
-                click.echo(_diffs(result, before_text, outcome.text), nl=False)
+                diff = _diffs(result, before_text, outcome.text)
+                styled = out.color_system is not None  # a terminal, or --color; not NO_COLOR
+                click.echo(coloured_diff(diff) if styled else diff, nl=False, color=styled)
             if write:
                 assert result.source is not None
                 try:
@@ -525,7 +562,7 @@ def list_rules() -> None:
         )
         for rule in all_rules()
     ]
-    console = Console(highlight=False)
+    console = _console()
     if not console.is_terminal:  # a pipe or a CI log: one line per rule, nothing cut
         widths = [max(len(row[i]) for row in (columns, *rows)) for i in range(len(columns) - 1)]
         for row in (columns, *rows):
@@ -551,7 +588,7 @@ def show_rule(code: str) -> None:
         sys.exit(EXIT_ERROR)
     from rich.markdown import Markdown  # here: it costs a tenth of a second to import
 
-    console = Console(highlight=False)
+    console = _console()
     console.print(f"[bold]{rule.code} {rule.name}[/bold]", markup=True)
     console.print(
         f"Fix: {rule.fix_safety}. On by default: {'yes' if rule.default_enabled else 'no'}."

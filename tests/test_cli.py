@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from devlint import __version__, engine
-from devlint.cli import main
+from devlint.cli import coloured_diff, main, unified_diff
 from devlint.findings import Applicability, Edit, Fix, Location
 from devlint.rules import all_rules
 
@@ -169,6 +169,56 @@ def test_fix_summary_never_claims_fixes_that_did_not_happen(in_tmp: Path) -> Non
     assert (
         unsafe.stderr == "Would fix 1 finding in 1 file; 1 would be left (run `devlint check`).\n"
     )
+
+
+def test_coloured_diff_follows_the_hunks() -> None:
+    """A removed `-- x` or added `++ y` line is coloured as a line, not as a file header."""
+    diff = unified_diff("m.py", "-- x\nkeep\nend", "++ y\nkeep\nend\n")
+    bold, cyan, red, green, dim, reset = (
+        "\x1b[1m",
+        "\x1b[36m",
+        "\x1b[31m",
+        "\x1b[32m",
+        "\x1b[2m",
+        "\x1b[0m",
+    )
+    assert coloured_diff(diff) == (
+        f"{bold}--- a/m.py{reset}\n{bold}+++ b/m.py{reset}\n{cyan}@@ -1,3 +1,3 @@{reset}\n"
+        f"{red}--- x{reset}\n{green}+++ y{reset}\n keep\n{red}-end{reset}\n"
+        f"{dim}\\ No newline at end of file{reset}\n{green}+end{reset}\n"
+    )
+    one_line = unified_diff("m.py", "a\r\n", "b\r\n")  # "@@ -1 +1 @@": a hunk of 1 line
+    assert coloured_diff(one_line).splitlines(keepends=True)[3:] == [
+        f"{red}-a{reset}\r\n",
+        f"{green}+b{reset}\r\n",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "styled"),
+    [
+        ((), {}, False),  # a pipe
+        (("--color",), {}, True),
+        ((), {"TTY_COMPATIBLE": "1"}, True),  # what rich takes for a terminal
+        ((), {"TTY_COMPATIBLE": "1", "NO_COLOR": "1"}, False),
+        (("--no-color",), {"TTY_COMPATIBLE": "1"}, False),
+        (("--color",), {"NO_COLOR": "1"}, True),  # the flag wins over the environment
+    ],
+)
+def test_fix_diff_and_check_are_styled_only_on_a_terminal_without_no_color(
+    in_tmp: Path, args: tuple[str, ...], env: dict[str, str], styled: bool
+) -> None:
+    """NO_COLOR means no styling at all: no colour, and no bold either."""
+    project(in_tmp, {"model.py": LIGHTNING})
+    runner = CliRunner(env={"NO_COLOR": None, "FORCE_COLOR": None, "TTY_COMPATIBLE": None, **env})
+    diff = runner.invoke(main, ["fix", *args, "."])
+    assert diff.stdout.startswith(
+        "\x1b[1m--- a/model.py\x1b[0m\n" if styled else "--- a/model.py\n"
+    )
+    assert ("\x1b[" in diff.stdout) is styled
+    check = runner.invoke(main, ["check", *args, "."])
+    assert ("\x1b[1m" in check.stdout) is styled
+    assert ("\x1b[" in check.stdout) is styled
 
 
 def test_unsafe_fixes_need_the_flag(in_tmp: Path) -> None:

@@ -25,12 +25,24 @@ from rich.table import Table
 
 from devlint import __version__
 from devlint.cache import CACHE_FOLDER
-from devlint.config import Config, ConfigError, config_for_directory, load_config
+from devlint.config import (
+    Config,
+    ConfigError,
+    config_for_directory,
+    formatter_line_length,
+    load_config,
+)
 from devlint.discovery import DiscoveryError, discover_files, excluded_file
 from devlint.docs import rule_documentation, rule_examples
 from devlint.engine import FileResult, Overrides, Project, check_projects, fix_file, plan_projects
 from devlint.findings import Applicability, Finding
-from devlint.fixer import FixError, choose_fixes, remove_stale_temporaries, write_atomically
+from devlint.fixer import (
+    FixError,
+    choose_fixes,
+    long_fixed_lines,
+    remove_stale_temporaries,
+    write_atomically,
+)
 from devlint.progress import progress_for
 from devlint.report import OutputFormat
 from devlint.report.github import render_github
@@ -454,6 +466,7 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
     position = -1  # in results
     for project in projects:
         unsafe = _unsafe(options, project)
+        line_length = formatter_line_length(project.root)
         for result in project.files:
             position += 1
             before_text = result.source.text if result.source else ""
@@ -485,6 +498,10 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
                     continue
             tally.fixed_findings += outcome.fixed
             tally.fixed_files += 1
+            long_lines = long_fixed_lines(before_text, outcome.text, line_length)
+            if long_lines:
+                tally.long_lines += long_lines
+                tally.line_lengths.add(line_length)
     sys.stdout.flush()  # the diff (stdout) before the summary (stderr) on a terminal
     unsafe_any = any(_unsafe(options, project) for project in projects)
     left = [f for result in results for f in result.findings]
@@ -512,6 +529,9 @@ class FixTally:
     fixed_files: int = 0
     failed_findings: int = 0
     failed_files: int = 0
+    long_lines: int = 0
+    """Fixed lines longer than their project's formatter line length."""
+    line_lengths: set[int] = dataclasses.field(default_factory=set)
 
     def not_fixed(
         self, results: list[FileResult], position: int, checked: FileResult, fixable: int
@@ -538,6 +558,13 @@ class FixTally:
             )
             if hidden and not unsafe:
                 parts[0] += f" ({_count(hidden, 'fix')} with --unsafe-fixes)"
+        if self.long_lines:
+            limit = f"{min(self.line_lengths)} characters"
+            if len(self.line_lengths) > 1:
+                limit = "the line length"
+            verb = ("is" if self.long_lines == 1 else "are") if written else "would be"
+            lines = _count(self.long_lines, "fixed line")
+            parts.append(f"{lines} {verb} longer than {limit} (run your formatter)")
         if self.failed_files:
             failed = _count(self.failed_findings, "fixable finding")
             in_files = _count(self.failed_files, "unchanged file")

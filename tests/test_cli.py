@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 from devlint import __version__, engine
 from devlint.cli import coloured_diff, main, unified_diff
 from devlint.findings import Applicability, Edit, Fix, Location
+from devlint.fixer import long_fixed_lines
 from devlint.rules import all_rules
 
 LIGHTNING = (
@@ -169,6 +170,34 @@ def test_fix_summary_never_claims_fixes_that_did_not_happen(in_tmp: Path) -> Non
     assert (
         unsafe.stderr == "Would fix 1 finding in 1 file; 1 would be left (run `devlint check`).\n"
     )
+
+
+def test_fix_summary_names_fixed_lines_longer_than_the_formatters_line_length(
+    in_tmp: Path,
+) -> None:
+    """Fixes never wrap: the summary says which fixed lines the formatter has to."""
+    project(in_tmp, {"model.py": LIGHTNING}, "[tool.black]\nline-length = 60\n")
+    dry = run("fix", ".")
+    assert dry.stderr == (
+        "Would fix 2 findings in 1 file; "
+        "1 fixed line would be longer than 60 characters (run your formatter).\n"
+    )
+    written = run("fix", "--write", ".")
+    assert written.stderr == (
+        "Fixed 2 findings in 1 file; "
+        "1 fixed line is longer than 60 characters (run your formatter).\n"
+    )
+    assert (in_tmp / "model.py").read_text() == LIGHTNING_FIXED  # the 70-character line, unwrapped
+    project(in_tmp, {"model.py": LIGHTNING}, "[tool.black]\nline-length = 70\n")
+    assert run("fix", "--write", ".").stderr == "Fixed 2 findings in 1 file.\n"
+
+
+def test_long_fixed_lines_counts_only_lines_the_fix_wrote() -> None:
+    before = "x = 1\n" + "a" * 30 + "\ny = 2\n"
+    after = "x = 1\n" + "a" * 30 + "\ny = 22222\nz = 3333\n"
+    assert long_fixed_lines(before, after, 5) == 2  # the long unchanged line is not counted
+    assert long_fixed_lines(before, after, 8) == 1
+    assert long_fixed_lines(before, before, 5) == 0
 
 
 def test_coloured_diff_follows_the_hunks() -> None:

@@ -613,13 +613,16 @@ def show_rule(code: str) -> None:
     if rule is None:
         click.echo(f"devlint: error: unknown rule '{code}' (see `devlint rules`)", err=True)
         sys.exit(EXIT_ERROR)
+    console = _console()
+    header = f"Fix: {rule.fix_safety}. On by default: {'yes' if rule.default_enabled else 'no'}."
+    if not console.is_terminal:  # a pipe: the Markdown as written, code lines never broken
+        click.echo(f"{rule.code} {rule.name}\n{header}\n")
+        click.echo(f"{rule_documentation(rule).rstrip()}\n\n{rule_examples(rule).rstrip()}")
+        return
     from rich.markdown import Markdown  # here: it costs a tenth of a second to import
 
-    console = _console()
     console.print(f"[bold]{rule.code} {rule.name}[/bold]", markup=True)
-    console.print(
-        f"Fix: {rule.fix_safety}. On by default: {'yes' if rule.default_enabled else 'no'}."
-    )
+    console.print(header)
     console.print()
     console.print(Markdown(rule_documentation(rule)))
     console.print()

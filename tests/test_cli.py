@@ -14,9 +14,10 @@ from click.testing import CliRunner, Result
 
 from devlint import __version__, engine
 from devlint.cli import coloured_diff, main, unified_diff
+from devlint.docs import rule_documentation, rule_examples
 from devlint.findings import Applicability, Edit, Fix, Location
 from devlint.fixer import long_fixed_lines
-from devlint.rules import all_rules
+from devlint.rules import all_rules, rule_by_code
 
 LIGHTNING = (
     "import torch\n"
@@ -391,9 +392,14 @@ def test_rules_and_rule_commands() -> None:
     assert all(
         line.endswith(rule.summary) for line, rule in zip(lines[1:], all_rules(), strict=True)
     )
-    doc = run("rule", "dev002")
+    doc = run("rule", "dev002")  # not a terminal: the Markdown as written, nothing wrapped
     assert doc.exit_code == 0
-    assert doc.output.startswith("DEV002 cuda-call\n")
+    rule = rule_by_code("DEV002")
+    assert rule is not None
+    assert doc.output == (
+        f"DEV002 cuda-call\nFix: {rule.fix_safety}. On by default: yes.\n\n"
+        f"{rule_documentation(rule).rstrip()}\n\n{rule_examples(rule).rstrip()}\n"
+    )
     assert "Why is this bad?" in doc.output
     assert "Tested examples" in doc.output
     assert "self.layer = nn.Linear(3, 4).cuda()" in doc.output

@@ -9,10 +9,10 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
+import re
 import sys
 import time
 import traceback
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import wraps
@@ -25,17 +25,34 @@ from rich.table import Table
 
 from devlint import __version__
 from devlint.cache import CACHE_FOLDER
-from devlint.config import Config, ConfigError, config_for_directory, load_config
+from devlint.config import (
+    Config,
+    ConfigError,
+    config_for_directory,
+    formatter_line_length,
+    load_config,
+)
 from devlint.discovery import DiscoveryError, discover_files, excluded_file
 from devlint.docs import rule_documentation, rule_examples
 from devlint.engine import FileResult, Overrides, Project, check_projects, fix_file, plan_projects
 from devlint.findings import Applicability, Finding
-from devlint.fixer import FixError, remove_stale_temporaries, write_atomically
+from devlint.fixer import (
+    FixError,
+    choose_fixes,
+    long_fixed_lines,
+    remove_stale_temporaries,
+    write_atomically,
+)
 from devlint.progress import progress_for
 from devlint.report import OutputFormat
 from devlint.report.github import render_github
 from devlint.report.json import render_json
 from devlint.report.sarif import render_sarif
+from devlint.report.statistics import (
+    count_by_rule,
+    render_statistics_json,
+    render_statistics_text,
+)
 from devlint.report.text import render_summary, render_text
 from devlint.rules import SelectionError, all_rules, rule_by_code
 from devlint.runner import Runner
@@ -101,7 +118,11 @@ def shared_options(command: F) -> F:
             default="text",
             show_default=True,
         ),
-        click.option("--statistics", is_flag=True, help="Print a count per rule instead."),
+        click.option(
+            "--statistics",
+            is_flag=True,
+            help="Print a count per rule instead of the findings (text or json).",
+        ),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are left."),
         click.option("--no-cache", is_flag=True, help="Do not read or write the cache."),
         click.option("--cache-dir", type=click.Path(path_type=Path), help="Cache location."),
@@ -137,6 +158,11 @@ def shared_options(command: F) -> F:
 
 
 def _run_options(paths: tuple[Path, ...], **kwargs: Any) -> RunOptions:
+    if kwargs["statistics"] and kwargs["output_format"] not in ("text", "json"):
+        raise UserError(
+            f"--statistics cannot be used with --output-format {kwargs['output_format']} "
+            "(only with text or json)"
+        )
     return RunOptions(
         paths=paths or (Path("."),),
         overrides=Overrides(
@@ -197,9 +223,15 @@ def guarded(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def _console(color: bool | None, *, stderr: bool = False) -> Console:
+def _console(color: bool | None = None, *, stderr: bool = False) -> Console:
+    """A console that styles only a terminal, or as --color/--no-color say.
+
+    A non-empty ``NO_COLOR`` (no-color.org) turns all styling off: rich alone would
+    drop the colours but keep bold and underline.
+    """
     if color is None:
-        return Console(stderr=stderr, highlight=False)
+        plain = os.environ.get("NO_COLOR", "") != ""
+        return Console(stderr=stderr, highlight=False, color_system=None if plain else "auto")
     return Console(stderr=stderr, highlight=False, force_terminal=color, no_color=not color)
 
 
@@ -267,14 +299,20 @@ def _report(
     findings = sorted(
         (f for result in results for f in result.reported_findings()), key=Finding.sort_key
     )
-    if options.output_format == "json":
+    if options.statistics:
+        counts = count_by_rule(findings, unsafe_fixes=unsafe)
+        if options.output_format == "json":
+            click.echo(render_statistics_json(counts), nl=False)
+            return
+        render_statistics_text(counts, console)
+        if not options.quiet:
+            render_summary(findings, console, unsafe_fixes=unsafe)
+    elif options.output_format == "json":
         click.echo(render_json(findings), nl=False)
     elif options.output_format == "sarif":
         click.echo(render_sarif(findings, source_root=Path.cwd()), nl=False)
     elif options.output_format == "github":
         click.echo(render_github(findings), nl=False)
-    elif options.statistics:
-        _print_statistics(findings, console, unsafe=unsafe)
     else:
         shown = [r for r in results if r.findings]  # only these files are read again
         sources = {
@@ -286,29 +324,13 @@ def _report(
         render_text(findings, sources, console, unsafe_fixes=unsafe, summary=not options.quiet)
 
 
-def _print_statistics(findings: Sequence[Finding], console: Console, *, unsafe: bool) -> None:
-    counts = Counter((f.code, f.name) for f in findings)
-    fixable = Counter(
-        (f.code, f.name)
-        for f in findings
-        if f.fix is not None and (unsafe or f.fix.applicability is Applicability.SAFE)
-    )
-    table = Table(box=None, show_header=True, header_style="bold")
-    for column in ("count", "code", "name", "fixable"):
-        table.add_column(column, justify="right" if column in ("count", "fixable") else "left")
-    for (code, name), count in sorted(counts.items()):
-        table.add_row(str(count), code, name, str(fixable[(code, name)]))
-    console.print(table)
-    render_summary(findings, console, unsafe_fixes=unsafe)
-
-
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="devlint", message="%(prog)s %(version)s")
 def main() -> None:
     """Find and fix device bugs in PyTorch, Lightning and HuggingFace code."""
 
 
-@main.command()
+@main.command(short_help="Report device bugs (exit 1 when any is found).")
 @shared_options
 @guarded
 def check(paths: tuple[Path, ...], **kwargs: Any) -> None:
@@ -336,6 +358,34 @@ def unified_diff(display: str, before: str, after: str) -> str:
     return "".join(
         difflib.unified_diff(lines(before), lines(after), f"a/{display}", f"b/{display}")
     )
+
+
+_HUNK = re.compile(r"@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+
+
+def coloured_diff(diff: str) -> str:
+    """The diff in git's colours: file headers bold, hunk headers cyan, removed lines red,
+    added ones green. Hunk headers give each hunk's length, so a removed line that starts
+    with ``--`` is not taken for a header. Line ends stay outside the colour codes."""
+    coloured = []
+    old = new = 0  # lines of the current hunk still to come
+    for line in split_lines(diff):
+        body = line.rstrip("\r\n")
+        style: dict[str, Any] = {"bold": True}
+        if body.startswith("\\"):  # \ No newline at end of file
+            style = {"dim": True}
+        elif old or new:
+            if body.startswith("-"):
+                style, old = {"fg": "red"}, old - 1
+            elif body.startswith("+"):
+                style, new = {"fg": "green"}, new - 1
+            else:
+                style, old, new = {}, old - 1, new - 1
+        elif hunk := _HUNK.match(body):
+            style = {"fg": "cyan"}
+            old, new = (int(count) if count is not None else 1 for count in hunk.groups())
+        coloured.append(click.style(body, **style) + line[len(body) :] if style else line)
+    return "".join(coloured)
 
 
 def _diffs(result: FileResult, before: str, after: str) -> str:
@@ -391,7 +441,7 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
-@main.command()
+@main.command(short_help="Show fixes as a diff, or apply them with --write.")
 @click.option("--write", is_flag=True, help="Apply the fixes in place (default: show a diff).")
 @shared_options
 @guarded
@@ -410,13 +460,15 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
     results = [result for project in projects for result in project.files]
     as_checked = [dataclasses.replace(r, findings=list(r.findings)) for r in results]
     show_diff = not write and options.output_format == "text" and not options.statistics
-    fixed_findings = fixed_files = 0
-    failed = False
+    tally = FixTally()
     if write:  # what a killed (kill -9) earlier run may have left
         remove_stale_temporaries(result.path for result in results)
+    position = -1  # in results
     for project in projects:
         unsafe = _unsafe(options, project)
+        line_length = formatter_line_length(project.root)
         for result in project.files:
+            position += 1
             before_text = result.source.text if result.source else ""
             outcome = fix_file(project, result, unsafe=unsafe)
             if outcome is None:
@@ -428,12 +480,13 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
                 click.echo(message, err=True)  # one line: no wrapping, no markup
                 if outcome.details and options.debug:
                     click.echo(outcome.details, err=True)
-                failed = True
+                fixable = len(choose_fixes(as_checked[position].findings, unsafe=unsafe))
+                tally.not_fixed(results, position, as_checked[position], fixable)
                 continue
-            fixed_findings += outcome.fixed
-            fixed_files += 1
             if show_diff:
-                click.echo(_diffs(result, before_text, outcome.text), nl=False)
+                diff = _diffs(result, before_text, outcome.text)
+                styled = out.color_system is not None  # a terminal, or --color; not NO_COLOR
+                click.echo(coloured_diff(diff) if styled else diff, nl=False, color=styled)
             if write:
                 assert result.source is not None
                 try:
@@ -441,7 +494,14 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
                     write_atomically(result.path, result.original, new)
                 except FixError as error:
                     click.echo(f"devlint: error: {error}", err=True)
-                    failed = True
+                    tally.not_fixed(results, position, as_checked[position], outcome.fixed)
+                    continue
+            tally.fixed_findings += outcome.fixed
+            tally.fixed_files += 1
+            long_lines = long_fixed_lines(before_text, outcome.text, line_length)
+            if long_lines:
+                tally.long_lines += long_lines
+                tally.line_lengths.add(line_length)
     sys.stdout.flush()  # the diff (stdout) before the summary (stderr) on a terminal
     unsafe_any = any(_unsafe(options, project) for project in projects)
     left = [f for result in results for f in result.findings]
@@ -449,35 +509,103 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
         if left or options.output_format != "text":
             _report(options, results, unsafe=unsafe_any, console=out)
         if not options.quiet:
-            fixed = _count(fixed_findings, "finding")
-            err.print(f"Fixed {fixed} in {_count(fixed_files, 'file')}.")
+            err.print(tally.summary(left, written=True, unsafe=unsafe_any), soft_wrap=True)
     elif not show_diff:
         _report(options, as_checked, unsafe=unsafe_any, console=out)
     elif not options.quiet:
-        message = f"Would fix {_count(fixed_findings, 'finding')} in {_count(fixed_files, 'file')}"
-        if left:
-            message += f"; {len(left)} would be left (run `devlint check`)"
-        err.print(message + ".")
-    if failed:
+        err.print(tally.summary(left, written=False, unsafe=unsafe_any), soft_wrap=True)
+    if tally.failed_files:
         sys.exit(EXIT_ERROR)
-    pending = fixed_files > 0 and not write
+    pending = tally.fixed_files > 0 and not write
     sys.exit(EXIT_FINDINGS if (left or pending) and not options.exit_zero else EXIT_CLEAN)
 
 
-@main.command("rules")
+@dataclass
+class FixTally:
+    """What ``fix`` did, for its summary: only fixes that were written (or, without
+    --write, that would be) count as fixed."""
+
+    fixed_findings: int = 0
+    fixed_files: int = 0
+    failed_findings: int = 0
+    failed_files: int = 0
+    long_lines: int = 0
+    """Fixed lines longer than their project's formatter line length."""
+    line_lengths: set[int] = dataclasses.field(default_factory=set)
+
+    def not_fixed(
+        self, results: list[FileResult], position: int, checked: FileResult, fixable: int
+    ) -> None:
+        """A file left as it is on disk: its findings are those it was checked with."""
+        results[position] = checked
+        self.failed_findings += fixable
+        self.failed_files += 1
+
+    def summary(self, left: Sequence[Finding], *, written: bool, unsafe: bool) -> str:
+        """One line that says only what happened (or, without --write, would happen)."""
+        if not (self.fixed_findings or self.failed_files or left):
+            return "All checks passed!"
+        if self.fixed_findings:
+            verb = "Fixed" if written else "Would fix"
+            files = _count(self.fixed_files, "file")
+            parts = [f"{verb} {_count(self.fixed_findings, 'finding')} in {files}"]
+        elif self.failed_files:
+            parts = ["Nothing fixed"]
+        else:
+            parts = ["No fixes available"]
+            hidden = sum(
+                f.fix is not None and f.fix.applicability is Applicability.UNSAFE for f in left
+            )
+            if hidden and not unsafe:
+                parts[0] += f" ({_count(hidden, 'fix')} with --unsafe-fixes)"
+        if self.long_lines:
+            limit = f"{min(self.line_lengths)} characters"
+            if len(self.line_lengths) > 1:
+                limit = "the line length"
+            verb = ("is" if self.long_lines == 1 else "are") if written else "would be"
+            lines = _count(self.long_lines, "fixed line")
+            parts.append(f"{lines} {verb} longer than {limit} (run your formatter)")
+        if self.failed_files:
+            failed = _count(self.failed_findings, "fixable finding")
+            in_files = _count(self.failed_files, "unchanged file")
+            parts.append(f"{failed} left in {in_files} (errors above)")
+        if left and not written:
+            still = str(len(left)) if self.fixed_findings else _count(len(left), "finding")
+            parts.append(f"{still} would be left (run `devlint check`)")
+        return "; ".join(parts) + "."
+
+
+@main.command("rules", short_help="List every rule, its default and fix safety.")
 def list_rules() -> None:
     """List every rule: code, name, default, fix safety, summary."""
+    columns = ("code", "name", "default", "fix", "summary")
+    rows = [
+        (
+            rule.code,
+            rule.name,
+            "on" if rule.default_enabled else "off",
+            rule.fix_safety,
+            rule.summary,
+        )
+        for rule in all_rules()
+    ]
+    console = _console()
+    if not console.is_terminal:  # a pipe or a CI log: one line per rule, nothing cut
+        widths = [max(len(row[i]) for row in (columns, *rows)) for i in range(len(columns) - 1)]
+        for row in (columns, *rows):
+            cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+            click.echo("  ".join([*cells, row[-1]]))
+        return
     table = Table(header_style="bold")
-    for column in ("code", "name", "default", "fix"):
+    for column in columns[:-1]:
         table.add_column(column, no_wrap=True)  # codes and names are what users copy
-    table.add_column("summary")
-    for rule in all_rules():
-        default = "on" if rule.default_enabled else "off"
-        table.add_row(rule.code, rule.name, default, rule.fix_safety, rule.summary)
-    Console(highlight=False).print(table)
+    table.add_column(columns[-1], overflow="fold")  # a long word is folded, never cut
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
 
 
-@main.command("rule")
+@main.command("rule", short_help="Show one rule's documentation.")
 @click.argument("code")
 def show_rule(code: str) -> None:
     """Show the documentation of rule CODE (e.g. DEV004)."""
@@ -485,13 +613,16 @@ def show_rule(code: str) -> None:
     if rule is None:
         click.echo(f"devlint: error: unknown rule '{code}' (see `devlint rules`)", err=True)
         sys.exit(EXIT_ERROR)
+    console = _console()
+    header = f"Fix: {rule.fix_safety}. On by default: {'yes' if rule.default_enabled else 'no'}."
+    if not console.is_terminal:  # a pipe: the Markdown as written, code lines never broken
+        click.echo(f"{rule.code} {rule.name}\n{header}\n")
+        click.echo(f"{rule_documentation(rule).rstrip()}\n\n{rule_examples(rule).rstrip()}")
+        return
     from rich.markdown import Markdown  # here: it costs a tenth of a second to import
 
-    console = Console(highlight=False)
     console.print(f"[bold]{rule.code} {rule.name}[/bold]", markup=True)
-    console.print(
-        f"Fix: {rule.fix_safety}. On by default: {'yes' if rule.default_enabled else 'no'}."
-    )
+    console.print(header)
     console.print()
     console.print(Markdown(rule_documentation(rule)))
     console.print()

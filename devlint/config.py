@@ -353,3 +353,32 @@ def _configured_folder(folder: Path) -> Config | None:
         if table is not None:
             return _build(candidate, table, "[tool.devlint]")
     return None
+
+
+DEFAULT_LINE_LENGTH = 88
+"""black's and ruff's default line length."""
+
+
+def formatter_line_length(root: Path) -> int:
+    """The line length the project's formatter keeps: ``line-length`` in the root's
+    ``ruff.toml``, ``.ruff.toml``, ``[tool.ruff]`` or ``[tool.black]`` (ruff's order,
+    then black's), else 88. Only for a hint, so an unreadable file counts as absent."""
+    for name, table in (
+        ("ruff.toml", ()),
+        (".ruff.toml", ()),
+        ("pyproject.toml", ("tool", "ruff")),
+        ("pyproject.toml", ("tool", "black")),
+    ):
+        path = root / name
+        if not path.is_file():
+            continue
+        try:
+            value: object = _read_toml(path)
+        except ConfigError:
+            continue
+        for key in table:
+            value = value.get(key) if isinstance(value, dict) else None
+        length = value.get("line-length") if isinstance(value, dict) else None
+        if isinstance(length, int) and not isinstance(length, bool) and length > 0:
+            return length
+    return DEFAULT_LINE_LENGTH

@@ -309,7 +309,7 @@ def _restore_findings(project: Project, key: str | None, runner: Runner) -> bool
     for result, checked in zip(project.files, entry.files, strict=True):
         result.analysis = FileAnalysis(parsed=checked.parsed)
         result.findings = list(checked.findings)
-    runner.stats.cached += len(project.files)
+    runner.restored([result.job for result in project.files])
     return True
 
 

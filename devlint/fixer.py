@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
 import os
 import re
 import signal
@@ -16,7 +17,7 @@ from pathlib import Path
 import libcst as cst
 
 from devlint.findings import Edit, Finding, Fix
-from devlint.source import line_offsets
+from devlint.source import line_offsets, lines_without_breaks
 
 
 class FixError(Exception):
@@ -106,6 +107,19 @@ def _compile_error(text: str, filename: str) -> str | None:
 
 def _first_line(error: BaseException) -> str:
     return str(error).splitlines()[0] if str(error) else type(error).__name__
+
+
+def long_fixed_lines(before: str, after: str, limit: int) -> int:
+    """How many lines the fixes wrote (new or changed) that are longer than ``limit``
+    characters: devlint never wraps them, the project's formatter does."""
+    old, new = lines_without_breaks(before), lines_without_breaks(after)
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    return sum(
+        len(line) > limit
+        for kind, _, _, start, end in matcher.get_opcodes()
+        if kind in ("replace", "insert")
+        for line in new[start:end]
+    )
 
 
 TEMPORARY_SUFFIX = ".devlint-tmp"

@@ -43,9 +43,14 @@ def wants_progress(
 
 
 class ProgressBar:
-    """The runner's progress, drawn with rich; use as a context manager."""
+    """The runner's progress, drawn with rich; use as a context manager.
 
-    def __init__(self, console: Console) -> None:
+    It counts files: its total is the number of files the run checks, known before
+    it starts, and each file advances it once, whether its analysis was read from
+    the cache or made (the few files a run analyses again do not count twice).
+    """
+
+    def __init__(self, console: Console, total: int) -> None:
         self._bar = RichProgress(
             TextColumn("Checking"),
             BarColumn(),
@@ -55,12 +60,7 @@ class ProgressBar:
             console=console,
             transient=True,
         )
-        self._task = self._bar.add_task("check", total=0)
-
-    def begin(self, total: int) -> None:
-        """More files to analyse (a run analyses a few files twice: they are added)."""
-        task = self._bar.tasks[0]
-        self._bar.update(self._task, total=(task.total or 0) + total)
+        self._task = self._bar.add_task("check", total=total)
 
     def advance(self) -> None:
         self._bar.advance(self._task)
@@ -109,5 +109,5 @@ def progress_for(
     if not wanted:
         yield None
         return
-    with ProgressBar(console) as bar:
+    with ProgressBar(console, files) as bar:
         yield bar

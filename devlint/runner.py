@@ -34,9 +34,7 @@ class RunStats:
 
 
 class Progress(Protocol):
-    """Told, in the parent process, how many files there are and as each one is done."""
-
-    def begin(self, total: int) -> None: ...
+    """Told, in the parent process, as each file of the run is done (once per file)."""
 
     def advance(self) -> None: ...
 
@@ -112,22 +110,30 @@ class Runner:
         self.digests: dict[str, bytes] = {}
         """The digest of the bytes each job's path had when it was read for analysis."""
         self._pool: ProcessPoolExecutor | None = None
+        self._done: set[str] = set()
+        """The paths already counted as done for ``progress``."""
 
-    def _advance(self) -> None:
-        if self.progress is not None:
+    def _advance(self, job: FileJob) -> None:
+        """A file is done: the first time only, as later passes analyse some files again."""
+        if self.progress is not None and job.path not in self._done:
+            self._done.add(job.path)
             self.progress.advance()
+
+    def restored(self, jobs: Sequence[FileJob]) -> None:
+        """Files whose findings came from the cache without analysis: they are done too."""
+        self.stats.cached += len(jobs)
+        for job in jobs:
+            self._advance(job)
 
     def analyze(self, work: Sequence[tuple[FileJob, Cache | None]]) -> list[FileAnalysis]:
         """Each job's analysis, in order: cached ones are read, the others computed."""
         results: list[FileAnalysis | None] = [None] * len(work)
         pending: list[tuple[int, _Task]] = []
-        if self.progress is not None:
-            self.progress.begin(len(work))
         for position, (job, cache) in enumerate(work):
             data = _read(job) if job.path not in self.buffers else self.buffers[job.path]
             if isinstance(data, FileAnalysis):
                 results[position] = data
-                self._advance()
+                self._advance(job)
                 continue
             self.digests[job.path] = content_digest(data)
             if job.path in self.buffers:
@@ -137,7 +143,7 @@ class Runner:
             if hit is not None:
                 self.stats.cached += 1
                 results[position] = hit
-                self._advance()
+                self._advance(job)
             else:
                 pending.append((position, _Task(job, data, cache, key)))
         computed = self._run([task for _, task in pending])
@@ -152,7 +158,7 @@ class Runner:
             with _fewer_collections():
                 for task in work:
                     analyses.append(_analyse_and_store(task))
-                    self._advance()
+                    self._advance(task.job)
             return analyses
         return self._in_pool(work)
 
@@ -187,7 +193,7 @@ class Runner:
                     results[position] = future.result()
                 except BrokenProcessPool:
                     continue
-                self._advance()
+                self._advance(work[position].job)
         except BaseException:
             executor.shutdown(wait=False, cancel_futures=True)
             if executor is self._pool:
@@ -206,7 +212,7 @@ class Runner:
         self.stats.crashed += 1
         reason = "cannot parse: the parser crashed on this file"
         crash = FileAnalysis(error=syntax_error_finding(task.job.display, reason))
-        self._advance()
+        self._advance(task.job)
         return _store(task, crash)
 
     def close(self) -> None:

@@ -13,8 +13,11 @@ import pytest
 from click.testing import CliRunner, Result
 
 from devlint import __version__, engine
-from devlint.cli import main
+from devlint.cli import coloured_diff, main, unified_diff
+from devlint.docs import rule_documentation, rule_examples
 from devlint.findings import Applicability, Edit, Fix, Location
+from devlint.fixer import long_fixed_lines
+from devlint.rules import all_rules, rule_by_code
 
 LIGHTNING = (
     "import torch\n"
@@ -135,6 +138,117 @@ def test_fix_write_applies_safe_fixes_keeps_mode_and_converges(in_tmp: Path) -> 
     again = run("fix", "--write", ".")
     assert again.exit_code == 0
     assert (in_tmp / "model.py").read_text() == LIGHTNING_FIXED
+
+
+CONTAINER = (
+    "import torch.nn as nn\n"
+    "\n"
+    "\n"
+    "class M(nn.Module):\n"
+    "    def __init__(self, n):\n"
+    "        super().__init__()\n"
+    "        self.layers = [nn.Linear(4, 4) for _ in range(n)]\n"
+)
+
+
+def test_fix_summary_never_claims_fixes_that_did_not_happen(in_tmp: Path) -> None:
+    project(in_tmp, {"clean.py": "x = 1\n"})
+    assert (run("fix", ".").exit_code, run("fix", ".").stderr) == (0, "All checks passed!\n")
+    written = run("fix", "--write", ".")
+    assert (written.exit_code, written.stderr) == (0, "All checks passed!\n")
+    project(in_tmp, {"plain.py": PLAIN, "container.py": CONTAINER})
+    dry = run("fix", ".")
+    assert (dry.exit_code, dry.stdout) == (1, "")
+    assert dry.stderr == (
+        "No fixes available (1 fix with --unsafe-fixes); "
+        "2 findings would be left (run `devlint check`).\n"
+    )
+    write = run("fix", "--write", ".")
+    assert write.exit_code == 1
+    assert write.stdout.endswith("Found 2 findings (0 fixable, 1 with --unsafe-fixes)\n")
+    assert write.stderr == "No fixes available (1 fix with --unsafe-fixes).\n"
+    unsafe = run("fix", "--unsafe-fixes", ".")
+    assert (
+        unsafe.stderr == "Would fix 1 finding in 1 file; 1 would be left (run `devlint check`).\n"
+    )
+
+
+def test_fix_summary_names_fixed_lines_longer_than_the_formatters_line_length(
+    in_tmp: Path,
+) -> None:
+    """Fixes never wrap: the summary says which fixed lines the formatter has to."""
+    project(in_tmp, {"model.py": LIGHTNING}, "[tool.black]\nline-length = 60\n")
+    dry = run("fix", ".")
+    assert dry.stderr == (
+        "Would fix 2 findings in 1 file; "
+        "1 fixed line would be longer than 60 characters (run your formatter).\n"
+    )
+    written = run("fix", "--write", ".")
+    assert written.stderr == (
+        "Fixed 2 findings in 1 file; "
+        "1 fixed line is longer than 60 characters (run your formatter).\n"
+    )
+    assert (in_tmp / "model.py").read_text() == LIGHTNING_FIXED  # the 70-character line, unwrapped
+    project(in_tmp, {"model.py": LIGHTNING}, "[tool.black]\nline-length = 70\n")
+    assert run("fix", "--write", ".").stderr == "Fixed 2 findings in 1 file.\n"
+
+
+def test_long_fixed_lines_counts_only_lines_the_fix_wrote() -> None:
+    before = "x = 1\n" + "a" * 30 + "\ny = 2\n"
+    after = "x = 1\n" + "a" * 30 + "\ny = 22222\nz = 3333\n"
+    assert long_fixed_lines(before, after, 5) == 2  # the long unchanged line is not counted
+    assert long_fixed_lines(before, after, 8) == 1
+    assert long_fixed_lines(before, before, 5) == 0
+
+
+def test_coloured_diff_follows_the_hunks() -> None:
+    """A removed `-- x` or added `++ y` line is coloured as a line, not as a file header."""
+    diff = unified_diff("m.py", "-- x\nkeep\nend", "++ y\nkeep\nend\n")
+    bold, cyan, red, green, dim, reset = (
+        "\x1b[1m",
+        "\x1b[36m",
+        "\x1b[31m",
+        "\x1b[32m",
+        "\x1b[2m",
+        "\x1b[0m",
+    )
+    assert coloured_diff(diff) == (
+        f"{bold}--- a/m.py{reset}\n{bold}+++ b/m.py{reset}\n{cyan}@@ -1,3 +1,3 @@{reset}\n"
+        f"{red}--- x{reset}\n{green}+++ y{reset}\n keep\n{red}-end{reset}\n"
+        f"{dim}\\ No newline at end of file{reset}\n{green}+end{reset}\n"
+    )
+    one_line = unified_diff("m.py", "a\r\n", "b\r\n")  # "@@ -1 +1 @@": a hunk of 1 line
+    assert coloured_diff(one_line).splitlines(keepends=True)[3:] == [
+        f"{red}-a{reset}\r\n",
+        f"{green}+b{reset}\r\n",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "styled"),
+    [
+        ((), {}, False),  # a pipe
+        (("--color",), {}, True),
+        ((), {"TTY_COMPATIBLE": "1"}, True),  # what rich takes for a terminal
+        ((), {"TTY_COMPATIBLE": "1", "NO_COLOR": "1"}, False),
+        (("--no-color",), {"TTY_COMPATIBLE": "1"}, False),
+        (("--color",), {"NO_COLOR": "1"}, True),  # the flag wins over the environment
+    ],
+)
+def test_fix_diff_and_check_are_styled_only_on_a_terminal_without_no_color(
+    in_tmp: Path, args: tuple[str, ...], env: dict[str, str], styled: bool
+) -> None:
+    """NO_COLOR means no styling at all: no colour, and no bold either."""
+    project(in_tmp, {"model.py": LIGHTNING})
+    runner = CliRunner(env={"NO_COLOR": None, "FORCE_COLOR": None, "TTY_COMPATIBLE": None, **env})
+    diff = runner.invoke(main, ["fix", *args, "."])
+    assert diff.stdout.startswith(
+        "\x1b[1m--- a/model.py\x1b[0m\n" if styled else "--- a/model.py\n"
+    )
+    assert ("\x1b[" in diff.stdout) is styled
+    check = runner.invoke(main, ["check", *args, "."])
+    assert ("\x1b[1m" in check.stdout) is styled
+    assert ("\x1b[" in check.stdout) is styled
 
 
 def test_unsafe_fixes_need_the_flag(in_tmp: Path) -> None:
@@ -266,18 +380,43 @@ def test_a_fix_that_breaks_code_is_not_written(
 
 
 def test_rules_and_rule_commands() -> None:
-    table = run("rules")
+    table = run("rules")  # not a terminal: one plain line per rule, nothing cut
     assert table.exit_code == 0
-    for code in ("DEV000", "DEV001", "DEV002", "DEV003"):
-        assert code in table.output
-    doc = run("rule", "dev002")
+    lines = table.output.splitlines()
+    assert lines[0].split() == ["code", "name", "default", "fix", "summary"]
+    assert lines[5] == (
+        "DEV004  unmoved-processor-output      on       safe         "
+        "Processor/tokenizer output reaches a model call without `.to(...)`"
+    )
+    assert [line.split("  ")[0] for line in lines[1:]] == [rule.code for rule in all_rules()]
+    assert all(
+        line.endswith(rule.summary) for line, rule in zip(lines[1:], all_rules(), strict=True)
+    )
+    doc = run("rule", "dev002")  # not a terminal: the Markdown as written, nothing wrapped
     assert doc.exit_code == 0
-    assert doc.output.startswith("DEV002 cuda-call\n")
+    rule = rule_by_code("DEV002")
+    assert rule is not None
+    assert doc.output == (
+        f"DEV002 cuda-call\nFix: {rule.fix_safety}. On by default: yes.\n\n"
+        f"{rule_documentation(rule).rstrip()}\n\n{rule_examples(rule).rstrip()}\n"
+    )
     assert "Why is this bad?" in doc.output
     assert "Tested examples" in doc.output
     assert "self.layer = nn.Linear(3, 4).cuda()" in doc.output
     unknown = CliRunner().invoke(main, ["rule", "DEV999"])
     assert unknown.exit_code == 2
+
+
+@pytest.mark.parametrize("width", [60, 80, 200])
+def test_help_lists_each_command_with_a_whole_sentence(width: int) -> None:
+    result = CliRunner().invoke(main, ["--help"], terminal_width=width)
+    commands = result.output.split("Commands:\n")[1].splitlines()
+    assert commands == [
+        "  check  Report device bugs (exit 1 when any is found).",
+        "  fix    Show fixes as a diff, or apply them with --write.",
+        "  rule   Show one rule's documentation.",
+        "  rules  List every rule, its default and fix safety.",
+    ]
 
 
 def test_version_and_python_m() -> None:
@@ -331,6 +470,60 @@ def test_fix_honours_output_format_statistics_and_quiet(in_tmp: Path) -> None:
     quiet = run("check", "--quiet", ".")
     assert "Found" not in quiet.stdout
     assert quiet.stdout.startswith("model.py:7:21: DEV001")
+
+
+def test_statistics_in_text_and_json_quiet_and_clean(in_tmp: Path) -> None:
+    project(in_tmp, {"model.py": LIGHTNING, "block.py": PLAIN})
+    table = [
+        "count  code    name                    fixable",
+        "    1  DEV001  hardcoded-device              1",
+        "    1  DEV002  cuda-call                     0",
+        "    1  DEV003  factory-without-device        1",
+    ]
+    text = run("check", "--statistics", ".")
+    assert (text.exit_code, text.stdout.splitlines()) == (
+        1,
+        [*table, "Found 3 findings (2 fixable)"],
+    )
+    quiet = run("check", "--statistics", "-q", ".")
+    assert (quiet.exit_code, quiet.stdout.splitlines()) == (1, table)
+    as_json = run("check", "--statistics", "--output-format", "json", ".")
+    assert as_json.exit_code == 1
+    assert json.loads(as_json.stdout) == [
+        {
+            "code": "DEV001",
+            "name": "hardcoded-device",
+            "count": 1,
+            "fixable": True,
+            "fixable_count": 1,
+        },
+        {"code": "DEV002", "name": "cuda-call", "count": 1, "fixable": False, "fixable_count": 0},
+        {
+            "code": "DEV003",
+            "name": "factory-without-device",
+            "count": 1,
+            "fixable": True,
+            "fixable_count": 1,
+        },
+    ]
+    for name in ("model.py", "block.py"):
+        (in_tmp / name).write_text("x = 1\n")
+    assert run("check", "--statistics", ".").stdout == "All checks passed!\n"
+    assert run("check", "--statistics", "-q", ".").stdout == ""
+    assert run("check", "--statistics", "--output-format", "json", ".").stdout == "[]\n"
+
+
+@pytest.mark.parametrize("output_format", ["sarif", "github"])
+def test_statistics_with_sarif_or_github_is_a_usage_error(in_tmp: Path, output_format: str) -> None:
+    project(in_tmp, {"model.py": LIGHTNING})
+    for command in ("check", "fix"):
+        result = run(command, "--statistics", "--output-format", output_format, ".")
+        assert (result.exit_code, result.stdout, result.stderr) == (
+            2,
+            "",
+            f"devlint: error: --statistics cannot be used with --output-format {output_format} "
+            "(only with text or json)\n",
+        )
 
 
 def test_per_file_ignores_accept_prefixes_and_all(in_tmp: Path) -> None:

@@ -12,6 +12,7 @@ from devlint.config import (
     Config,
     ConfigError,
     config_for_directory,
+    formatter_line_length,
     load_config,
 )
 
@@ -300,3 +301,20 @@ def test_path_outside_root_matches_its_own_components(tmp_path: Path) -> None:
     config = Config(source=None, root=tmp_path / "conf", exclude=("build",))
     assert config.is_excluded(tmp_path / "elsewhere" / "build" / "a.py", is_dir=False)
     assert not config.is_excluded(tmp_path / "elsewhere" / "a.py", is_dir=False)
+
+
+def test_formatter_line_length_is_ruffs_then_blacks_else_88(tmp_path: Path) -> None:
+    assert formatter_line_length(tmp_path) == 88
+    write(tmp_path / "pyproject.toml", "[tool.black]\nline-length = 79\n")
+    assert formatter_line_length(tmp_path) == 79
+    write(
+        tmp_path / "pyproject.toml",
+        "[tool.black]\nline-length = 79\n[tool.ruff]\nline-length = 99\n",
+    )
+    assert formatter_line_length(tmp_path) == 99
+    write(tmp_path / "ruff.toml", "line-length = 120\n")
+    assert formatter_line_length(tmp_path) == 120
+    write(tmp_path / "ruff.toml", "line-length = [\n")  # unreadable: only a hint, skipped
+    assert formatter_line_length(tmp_path) == 99
+    write(tmp_path / "pyproject.toml", '[tool.ruff]\nline-length = "long"\n')
+    assert formatter_line_length(tmp_path) == 88

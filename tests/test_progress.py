@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import io
+import shutil
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ from devlint.analysis import FileJob
 from devlint.progress import MIN_FILES, ProgressBar, progress_for, wants_progress
 from devlint.rules.base import RuleSettings
 from devlint.runner import Runner
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def terminal() -> tuple[Console, io.StringIO]:
@@ -79,22 +82,22 @@ def jobs(folder: Path, count: int) -> list[tuple[FileJob, None]]:
 
 
 @pytest.mark.parametrize("workers", [1, 2])
-def test_the_runner_advances_the_bar_as_each_file_is_done(tmp_path: Path, workers: int) -> None:
+def test_the_runner_advances_the_bar_once_per_file(tmp_path: Path, workers: int) -> None:
     console, buffer = terminal()
     work = jobs(tmp_path / "src", 12)
-    with progress_for(
-        MIN_FILES + 1, quiet=False, console=console, stdout_is_terminal=True, environ={}
-    ) as bar:
-        assert isinstance(bar, ProgressBar)
+    with progress_for(12, quiet=False, console=console, stdout_is_terminal=True, environ={}) as bar:
+        assert bar is None  # 12 files: too few for a bar
+    with ProgressBar(console, 12) as bar:
+        assert (bar.completed, bar.total) == (0, 12)  # the total is known from the start
         with Runner(workers) as runner:
             runner.progress = bar
             runner.analyze(work)
             assert (bar.completed, bar.total) == (12, 12)
-            runner.analyze(work[:3])  # a second pass adds its files
-            assert (bar.completed, bar.total) == (15, 15)
+            runner.analyze(work[:3])  # a second pass over some files: they are done already
+            assert (bar.completed, bar.total) == (12, 12)
     shown = buffer.getvalue()
     assert "Checking" in shown
-    assert "15/15" in shown
+    assert "12/12" in shown
 
 
 def test_cached_files_advance_the_bar_too(tmp_path: Path) -> None:
@@ -104,12 +107,55 @@ def test_cached_files_advance_the_bar_too(tmp_path: Path) -> None:
     work = [(job, cache) for job, _ in jobs(tmp_path / "src", 5)]
     Runner(1).analyze(work)
     console, _ = terminal()
-    with ProgressBar(console) as bar:
+    with ProgressBar(console, 5) as bar:
         runner = Runner(1)
         runner.progress = bar
         runner.analyze(work)
         assert runner.stats.cached == 5
         assert bar.completed == 5
+
+
+class RecordingBar(ProgressBar):
+    """A bar that remembers (completed, total) after every step."""
+
+    def __init__(self, console: Console, total: int) -> None:
+        super().__init__(console, total)
+        self.steps = [(self.completed, self.total)]
+
+    def advance(self) -> None:
+        super().advance()
+        self.steps.append((self.completed, self.total))
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_the_bar_counts_the_files_checked_monotonically(
+    in_tmp: Path, monkeypatch: pytest.MonkeyPatch, cached: bool
+) -> None:
+    """multifile_package is analysed in several passes (11 analyses of 7 files); a warm
+    check reads the project's findings from the cache without analysing anything."""
+    shutil.copytree(FIXTURES / "multifile_package", in_tmp / "p")
+    bars: list[RecordingBar] = []
+
+    def recording(console: Console, total: int) -> RecordingBar:
+        bars.append(RecordingBar(console, total))
+        return bars[-1]
+
+    console, _ = terminal()
+    forced = functools.partial(progress_for, console=console, stdout_is_terminal=True, environ={})
+    monkeypatch.setattr(cli, "progress_for", forced)
+    monkeypatch.setattr(progress, "MIN_FILES", 0)
+    monkeypatch.setattr(progress, "ProgressBar", recording)
+    cache = [] if cached else ["--no-cache"]
+    if cached:
+        CliRunner().invoke(cli.main, ["check", "p"])
+        bars.clear()
+    result = CliRunner().invoke(cli.main, ["check", "--debug", *cache, "p"])
+    assert result.exit_code == 1
+    assert "devlint: 7 files:" in result.stderr
+    made = "0 analyses made, 7 from cache" if cached else "11 analyses made, 0 from cache"
+    assert made in result.stderr
+    (bar,) = bars
+    assert bar.steps == [(done, 7) for done in range(8)]
 
 
 def test_the_cli_draws_the_bar_on_stderr_only(

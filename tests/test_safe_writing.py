@@ -11,6 +11,7 @@ the other files are still fixed. The last tests kill a real `devlint fix
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import random
 import shutil
@@ -149,6 +150,31 @@ def test_a_read_only_file_is_not_replaced_even_by_root(in_tmp: Path) -> None:
     assert stat.S_IMODE(frozen.stat().st_mode) == 0o444
     assert (in_tmp / "other.py").read_text() == FIXED
     assert temporaries(in_tmp) == []
+
+
+def test_the_summary_counts_only_the_fixes_written(in_tmp: Path) -> None:
+    """A file that could not be written keeps its findings, and the summary says so."""
+    make_project(in_tmp, {"frozen.py": BUGGY, "other.py": BUGGY})
+    (in_tmp / "frozen.py").chmod(0o444)
+    result = invoke("--output-format", "json", ".")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        "Fixed 3 findings in 1 file; 3 fixable findings left in 1 unchanged file (errors above)."
+    )
+    left = json.loads(result.stdout)
+    assert [(f["filename"], f["code"], f["location"]["row"]) for f in left] == [
+        ("frozen.py", "DEV002", 7),
+        ("frozen.py", "DEV001", 8),
+        ("frozen.py", "DEV003", 8),
+    ]
+    (in_tmp / "other.py").write_text(BUGGY)
+    (in_tmp / "other.py").chmod(0o444)
+    nothing = invoke(".")
+    assert nothing.exit_code == 2
+    assert nothing.stderr.splitlines()[-1] == (
+        "Nothing fixed; 6 fixable findings left in 2 unchanged files (errors above)."
+    )
+    assert "Found 6 findings (6 fixable)" in nothing.stdout
 
 
 def test_a_file_changed_after_the_check_is_not_fixed(

@@ -51,6 +51,10 @@ class ScopeInfo:
 
     model_code: bool = False
     """Inside a model class, or a project function that model code calls."""
+    device_context: bool = False
+    """Code that already knows its device and must not pick another: model code, classes
+    that store a device or a model, functions told their device (a ``device``
+    parameter), and the project functions all these call."""
     device_aware: bool = False
     """``self.device`` exists here (device-aware class and ``self`` in scope)."""
     lightning: bool = False

@@ -23,6 +23,8 @@ class FunctionFacts:
     """Qualified names of the functions it calls (resolved through imports)."""
     self_calls: tuple[str, ...] = ()
     """Names of the methods it calls on ``self``."""
+    takes_device: bool = False
+    """It has a parameter named ``device``: it is told where to work."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,9 @@ class ClassFacts:
     methods: tuple[str, ...] = ()
     defines_device: bool = False
     """The class defines ``device`` itself (a property or an attribute)."""
+    stores: frozenset[str] = frozenset()
+    """What its methods store on ``self`` that says it works on a device: ``device``
+    (``self.device = ...``) and ``model`` (``self.model = ...``, ``self.ema_model``)."""
 
 
 @dataclass(frozen=True)
@@ -166,19 +171,36 @@ def class_facts(
     bases: Iterable[str],
     methods: Iterable[str],
     defines_device: bool,
+    stores: Iterable[str],
     aliases: Mapping[str, str],
 ) -> ClassFacts:
     """A class as a walk saw it, its bases resolved through the file's ``aliases``
     (the libcst traversal and the ``ast`` skeleton both build facts with these)."""
     resolved = tuple(resolve_alias(base, aliases) or base for base in bases)
-    return ClassFacts(name, resolved, tuple(methods), defines_device)
+    return ClassFacts(name, resolved, tuple(methods), defines_device, frozenset(stores))
 
 
 def function_facts(
-    name: str, calls: Iterable[str], self_calls: Iterable[str], aliases: Mapping[str, str]
+    name: str,
+    calls: Iterable[str],
+    self_calls: Iterable[str],
+    takes_device: bool,
+    aliases: Mapping[str, str],
 ) -> FunctionFacts:
     """A function as a walk saw it; calls that no alias resolves are left out."""
     found = (resolve_alias(call, aliases) for call in sorted(calls))
     return FunctionFacts(
-        name, tuple(call for call in found if call is not None), tuple(sorted(self_calls))
+        name,
+        tuple(call for call in found if call is not None),
+        tuple(sorted(self_calls)),
+        takes_device,
     )
+
+
+def stored_evidence(attribute: str) -> str | None:
+    """What storing ``self.<attribute>`` says about a class (``ClassFacts.stores``)."""
+    if attribute == "device":
+        return "device"
+    if attribute == "model" or attribute.endswith("_model"):
+        return "model"
+    return None

@@ -74,6 +74,9 @@ class ClassKind:
     """A ``torch.utils.data`` Dataset: data-loader code, not model code."""
     datamodule: bool = False
     """A LightningDataModule: the trainer moves the batches its loaders yield."""
+    device_context: bool = False
+    """Not a model, but it already knows its device: it stores one (``self.device``) or
+    a model (``self.model``): samplers, trainers, pipelines."""
 
     def __or__(self, other: ClassKind) -> ClassKind:
         return ClassKind(
@@ -84,6 +87,8 @@ class ClassKind:
 _LIGHTNING = ClassKind(model=True, device_aware=True, lightning=True)
 _DEVICE_AWARE = ClassKind(model=True, device_aware=True)
 _MODULE = ClassKind(model=True)
+_STORES_DEVICE = ClassKind(device_context=True, device_aware=True)
+_STORES_MODEL = ClassKind(device_context=True)
 _OTHER = ClassKind()
 _DATASET = ClassKind(dataset=True)
 _DATAMODULE = ClassKind(datamodule=True)
@@ -103,6 +108,7 @@ _STRUCTURAL = (
     "_forward_functions",
     "_methods_named",
     "_mixed_into",
+    "_context_functions",
 )
 """Answers of the index that depend on nothing but the project's structure and settings."""
 
@@ -229,8 +235,13 @@ class ProjectIndex:
         if facts is not None:
             for base in facts.bases:
                 kind |= self.class_kind(self.resolve(base, self._module_of[name]))
-            if kind.model and facts.defines_device:
+            has_device = facts.defines_device or "device" in facts.stores
+            if kind.model and has_device:
                 kind |= _DEVICE_AWARE
+            elif has_device:
+                kind |= _STORES_DEVICE
+            elif "model" in facts.stores:
+                kind |= _STORES_MODEL
         self._kinds[name] = kind
         return kind
 
@@ -350,26 +361,36 @@ class ProjectIndex:
     def _forward_functions(self) -> frozenset[str]:
         return self._reachable(self._forward_methods)
 
+    @cached_property
+    def _context_functions(self) -> frozenset[str]:
+        """Functions of a device context (``ScopeInfo.device_context``) and what they call."""
+        roots = [
+            f"{name}.{method}"
+            for name, facts in self._classes.items()
+            if self._in_context(name)
+            for method in facts.methods
+        ]
+        roots += [name for name, facts in self._functions.items() if facts.takes_device]
+        return self._reachable(roots)
+
     def scope_info(self, scope: Scope) -> ScopeInfo:
         if scope.class_name is not None:
             kind = self._model_kind(scope.class_name)
-            if not kind.model:
-                # A static or class method that model code calls through the class name.
+            if kind.model or kind.device_context:
                 return ScopeInfo(
-                    model_code=scope.function_name in self._model_functions,
-                    forward_path=scope.function_name in self._forward_functions,
+                    model_code=kind.model,
+                    device_context=True,
+                    # Inside `def device(self)` itself, self.device would call itself.
+                    device_aware=kind.device_aware and scope.has_self and scope.method != "device",
+                    lightning=kind.lightning,
+                    in_init=scope.method in SETUP_METHODS,
+                    forward_path=kind.model and scope.function_name in self._forward_methods,
                 )
-            return ScopeInfo(
-                model_code=True,
-                # Inside `def device(self)` itself, self.device would call itself.
-                device_aware=kind.device_aware and scope.has_self and scope.method != "device",
-                lightning=kind.lightning,
-                in_init=scope.method in SETUP_METHODS,
-                forward_path=scope.function_name in self._forward_methods,
-            )
+            # Else like a function: a static method model code calls through the class name.
         if scope.function_name is not None:
             return ScopeInfo(
                 model_code=scope.function_name in self._model_functions,
+                device_context=scope.function_name in self._context_functions,
                 forward_path=scope.function_name in self._forward_functions,
             )
         return ScopeInfo()
@@ -379,6 +400,16 @@ class ProjectIndex:
         if any(self.class_kind(found.name).model for found in facts.classes):
             return True
         return any(found.name in self._model_functions for found in facts.functions)
+
+    def defines_device_context(self, facts: FileFacts) -> bool:
+        """Whether a class or function the file defines is a device context."""
+        if any(self._in_context(found.name) for found in facts.classes):
+            return True
+        return any(found.name in self._context_functions for found in facts.functions)
+
+    def _in_context(self, class_name: str) -> bool:
+        """The class's methods are a device context: model, mixin of one, or storing."""
+        return self._model_kind(class_name).model or self.class_kind(class_name).device_context
 
     # Cross-file facts contributed by rules ---------------------------------------
 

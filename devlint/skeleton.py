@@ -33,6 +33,7 @@ from devlint.facts import (
     class_facts,
     function_facts,
     resolve_alias,
+    stored_evidence,
 )
 from devlint.source import split_lines
 
@@ -53,20 +54,26 @@ def dotted(node: ast.AST) -> str | None:
 
 
 @dataclass
-class _Function:
-    name: str
-    class_name: str | None
-    """The class it is a method of."""
-    calls: set[str] = field(default_factory=set)
-    self_calls: set[str] = field(default_factory=set)
-
-
-@dataclass
 class _Class:
     name: str
     bases: list[str]
     defines_device: bool
     methods: list[str] = field(default_factory=list)
+    stores: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _Function:
+    name: str
+    owner: _Class | None
+    """The class it is a method of."""
+    takes_device: bool
+    calls: set[str] = field(default_factory=set)
+    self_calls: set[str] = field(default_factory=set)
+
+    @property
+    def class_name(self) -> str | None:
+        return self.owner.name if self.owner is not None else None
 
 
 _WORD_FIELD: dict[type[object], str] = {
@@ -175,11 +182,12 @@ class _Walk:
             path=path,
             aliases=dict(aliases),
             classes=tuple(
-                class_facts(c.name, c.bases, c.methods, c.defines_device, aliases)
+                class_facts(c.name, c.bases, c.methods, c.defines_device, c.stores, aliases)
                 for c in self._classes
             ),
             functions=tuple(
-                function_facts(f.name, f.calls, f.self_calls, aliases) for f in self._functions
+                function_facts(f.name, f.calls, f.self_calls, f.takes_device, aliases)
+                for f in self._functions
             ),
             facts=tuple(self._facts),
         )
@@ -260,7 +268,11 @@ class _Walk:
         owner = self._frames[-1] if self._frames else None
         method_of = owner if isinstance(owner, _Class) else None
         owner_name = method_of.name if method_of else None
-        frame = _Function(f"{owner_name or self._module}.{node.name}", owner_name)
+        args = node.args
+        takes_device = any(
+            arg.arg == "device" for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)
+        )
+        frame = _Function(f"{owner_name or self._module}.{node.name}", method_of, takes_device)
         if method_of is not None:
             method_of.methods.append(node.name)
         self._functions.append(frame)
@@ -317,10 +329,18 @@ class _Walk:
             bound = alias.asname or alias.name
             self._aliases[bound] = f"{base}.{alias.name}" if base else alias.name
 
-    def _assign(self, node: ast.Assign) -> None:
-        if self._frames:
+    def _assign(self, node: ast.Assign | ast.AnnAssign) -> None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        owner = self._function.owner if self._function is not None else None
+        if owner is not None:
+            for target in targets:
+                name = dotted(target)
+                evidence = stored_evidence(name[5:]) if name and name.startswith("self.") else None
+                if evidence is not None:
+                    owner.stores.add(evidence)
+        if self._frames or not isinstance(node, ast.Assign):
             return
-        bound = assigned_alias(node.targets, node.value, dotted, self._aliases)
+        bound = assigned_alias(targets, node.value, dotted, self._aliases)
         if bound is not None:
             self._aliases[bound[0]] = bound[1]
             self.assigned_aliases.append(bound)
@@ -428,6 +448,7 @@ _ACTIONS: dict[type[object], Callable[[_Walk, Any], None]] = {
     ast.Import: _Walk._import,
     ast.ImportFrom: _Walk._import_from,
     ast.Assign: _Walk._assign,
+    ast.AnnAssign: _Walk._assign,
     _Marker: _Walk._marker,
     _Leave: _Walk._leave,
 }

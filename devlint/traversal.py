@@ -29,6 +29,7 @@ from devlint.facts import (
     class_facts,
     function_facts,
     resolve_alias,
+    stored_evidence,
 )
 from devlint.findings import Edit, Location
 from devlint.nodes import dotted_name
@@ -316,20 +317,24 @@ def _defines_device(node: cst.ClassDef) -> bool:
 
 
 @dataclass
-class _Function:
-    name: str
-    scope: Scope
-    calls: set[str] = field(default_factory=set)
-    self_calls: set[str] = field(default_factory=set)
-
-
-@dataclass
 class _Class:
     name: str
     raw_bases: list[str]
     defines_device: bool
     scope: Scope
     methods: list[str] = field(default_factory=list)
+    stores: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _Function:
+    name: str
+    scope: Scope
+    owner: _Class | None
+    """The class it is a method of."""
+    takes_device: bool
+    calls: set[str] = field(default_factory=set)
+    self_calls: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -590,6 +595,7 @@ class Traversal:
         method_of = owner if isinstance(owner, _Class) else None
         prefix = method_of.name if method_of else self._module_name
         name = f"{prefix}.{node.name.value}"
+        params = node.params
         frame = _Function(
             name,
             Scope(
@@ -598,6 +604,11 @@ class Traversal:
                 method=node.name.value if method_of else None,
                 has_self=method_of is not None and _has_self(node),
                 tensor_param=_tensor_param(node),
+            ),
+            method_of,
+            any(
+                param.name.value == "device"
+                for param in (*params.posonly_params, *params.params, *params.kwonly_params)
             ),
         )
         if method_of is not None:
@@ -652,12 +663,20 @@ class Traversal:
                 bound = alias.asname.name.value
             self._aliases[bound] = f"{base}.{name}" if base else name
 
-    def _record_assignment(self, node: cst.Assign) -> None:
-        if self._scopes:
-            return
-        bound = assigned_alias(
-            [target.target for target in node.targets], node.value, dotted_name, self._aliases
+    def _record_assignment(self, node: cst.Assign | cst.AnnAssign) -> None:
+        targets = (
+            [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         )
+        owner = self._function.owner if self._function is not None else None
+        if owner is not None:
+            for target in targets:
+                name = dotted_name(target)
+                evidence = stored_evidence(name[5:]) if name and name.startswith("self.") else None
+                if evidence is not None:
+                    owner.stores.add(evidence)
+        if self._scopes or not isinstance(node, cst.Assign):
+            return
+        bound = assigned_alias(targets, node.value, dotted_name, self._aliases)
         if bound is not None:
             self._aliases[bound[0]] = bound[1]
 
@@ -680,11 +699,12 @@ class Traversal:
             path=self._path,
             aliases=dict(aliases),
             classes=tuple(
-                class_facts(c.name, c.raw_bases, c.methods, c.defines_device, aliases)
+                class_facts(c.name, c.raw_bases, c.methods, c.defines_device, c.stores, aliases)
                 for c in self._classes
             ),
             functions=tuple(
-                function_facts(f.name, f.calls, f.self_calls, aliases) for f in self._functions
+                function_facts(f.name, f.calls, f.self_calls, f.takes_device, aliases)
+                for f in self._functions
             ),
             facts=tuple(
                 dataclasses.replace(fact, line=self._positions[node].start.line) if node else fact
@@ -730,6 +750,7 @@ _HANDLERS: dict[type[cst.CSTNode], Callable[[Traversal, Any], None]] = {
     cst.Import: Traversal._record_import,
     cst.ImportFrom: Traversal._record_import,
     cst.Assign: Traversal._record_assignment,
+    cst.AnnAssign: Traversal._record_assignment,
     cst.If: Traversal._enter_test,
     cst.IfExp: Traversal._enter_test,
     cst.IndentedBlock: Traversal._enter_block,

@@ -208,6 +208,10 @@ class Rule:
     """``resolve`` drops every candidate outside model code (``ScopeInfo.model_code``):
     a file with triggers need not be parsed unless the index says it defines model code
     (``may_report_in``), or one of the ``fact_triggers`` occurs."""
+    reports_in_device_context: ClassVar[bool] = False
+    """With ``only_in_model_code``: ``resolve`` keeps candidates in any device context
+    (``ScopeInfo.device_context``: also classes that store a device or a model, and
+    functions told their device), not only in model code (``in_scope``)."""
     fact_triggers: ClassVar[tuple[str, ...] | None] = ()
     """For a rule that defers to the index: strings, one of which occurs where ``visit``
     adds a fact (None: anywhere; empty: it adds none)."""
@@ -253,8 +257,14 @@ class Rule:
         """For a rule that defers to the index: could ``resolve`` keep a candidate of the
         file that has these facts, at one of the ``sightings`` (None: anywhere)?"""
         if sightings is None:
+            if self.reports_in_device_context:
+                return index.defines_device_context(facts)
             return index.defines_model_code(facts)
-        return any(index.scope_info(sighting.scope).model_code for sighting in sightings)
+        return any(self.in_scope(index.scope_info(sighting.scope)) for sighting in sightings)
+
+    def in_scope(self, scope: ScopeInfo) -> bool:
+        """Whether a rule that defers to the index may report in this scope."""
+        return scope.device_context if self.reports_in_device_context else scope.model_code
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         """Called for every node of a type in ``node_types``."""

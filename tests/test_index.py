@@ -1,0 +1,102 @@
+"""``ProjectIndex.scope_info``: which code is model code or a device context, across files.
+
+Each answer decides whether the rules report anywhere in that code, so each kind of
+evidence has a case here, with a look-alike that must not count.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import lint_project
+
+from devlint.candidates import Scope, ScopeInfo
+from devlint.index import ProjectIndex
+
+FILES = {
+    "lib/__init__.py": "from lib.framework import Module\n",
+    "lib/framework.py": "import torch\n\nModule = torch.nn.Module\n",
+    "lib/nets.py": (
+        "import torch\nfrom lib import Module\n\n\n"
+        "class Mining:\n"
+        "    @staticmethod\n"
+        "    def hardest(d):\n        return d\n\n"
+        "    @staticmethod\n"
+        "    def unused(d):\n        return d\n\n\n"
+        "class MaskMixin:\n"
+        "    def mask(self, x):\n        return x\n\n\n"
+        "class Net(MaskMixin, Module):\n"
+        "    def forward(self, x):\n        return Mining.hardest(self.mask(x))\n\n\n"
+        "class Unrelated:\n"
+        "    def mask(self, x):\n        return x\n"
+    ),
+    "lib/sampling.py": (
+        "class Sampler:\n"
+        "    def __init__(self, model):\n        self.model = model\n\n"
+        "    def sample(self, n):\n        return helper(n)\n\n\n"
+        "class Trainer:\n"
+        "    def __init__(self, device):\n        self.device: str = device\n\n"
+        "    def step(self, batch):\n        return batch\n\n\n"
+        "class Config:\n"
+        "    def __init__(self, name):\n        self.model_name = name\n\n\n"
+        "def helper(n):\n    return n\n\n\n"
+        "def make_grid(n, *, device):\n    return grid_helper(n)\n\n\n"
+        "def grid_helper(n):\n    return n\n\n\n"
+        "def plain(n):\n    return n\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> ProjectIndex:
+    project = lint_project(tmp_path_factory.mktemp("index"), FILES)
+    assert project.index is not None
+    return project.index
+
+
+def method(class_name: str, name: str) -> Scope:
+    return Scope(
+        class_name=class_name,
+        function_name=f"{class_name}.{name}",
+        method=name,
+        has_self=True,
+    )
+
+
+def function(name: str) -> Scope:
+    return Scope(function_name=name)
+
+
+MODEL = ScopeInfo(model_code=True, device_context=True)
+CASES = [
+    # A base class renamed at module level and re-exported from the package.
+    (method("lib.nets.Net", "forward"), ScopeInfo(**{**vars(MODEL), "forward_path": True})),
+    # A mixin's method runs with `self` a model; here on the forward path.
+    (method("lib.nets.MaskMixin", "mask"), ScopeInfo(**{**vars(MODEL), "forward_path": True})),
+    (method("lib.nets.Unrelated", "mask"), ScopeInfo()),
+    # A static method that model code calls through its class's name; not one it does not.
+    (
+        Scope(class_name="lib.nets.Mining", function_name="lib.nets.Mining.hardest"),
+        ScopeInfo(model_code=True, device_context=True, forward_path=True),
+    ),
+    (Scope(class_name="lib.nets.Mining", function_name="lib.nets.Mining.unused"), ScopeInfo()),
+    # Classes that store a model or a device know their device; a `model_name` is no model.
+    (method("lib.sampling.Sampler", "sample"), ScopeInfo(device_context=True)),
+    (method("lib.sampling.Trainer", "step"), ScopeInfo(device_context=True, device_aware=True)),
+    (
+        method("lib.sampling.Trainer", "__init__"),
+        ScopeInfo(device_context=True, device_aware=True, in_init=True),
+    ),
+    (method("lib.sampling.Config", "__init__"), ScopeInfo()),
+    # What they call, and functions told their device, with what those call.
+    (function("lib.sampling.helper"), ScopeInfo(device_context=True)),
+    (function("lib.sampling.make_grid"), ScopeInfo(device_context=True)),
+    (function("lib.sampling.grid_helper"), ScopeInfo(device_context=True)),
+    (function("lib.sampling.plain"), ScopeInfo()),
+]
+
+
+@pytest.mark.parametrize(
+    ("scope", "expected"), CASES, ids=lambda c: getattr(c, "function_name", "")
+)
+def test_scope_info(index: ProjectIndex, scope: Scope, expected: ScopeInfo) -> None:
+    assert index.scope_info(scope) == expected

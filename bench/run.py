@@ -84,7 +84,7 @@ def parse_only(files: list[Path]) -> float:
     return float(completed.stdout.strip())
 
 
-def devlint(corpus: Path, cache: Path, *extra: str) -> tuple[float, list[object], str]:
+def devlint(corpus: Path, cache: Path, *extra: str) -> tuple[float, list[dict[str, object]], str]:
     """Seconds, findings (JSON) and the ``--debug`` statistics line of one run."""
     start = time.perf_counter()
     completed = subprocess.run(
@@ -153,6 +153,13 @@ def main() -> None:
         touched.write_text(touched.read_text() + "\n# edited\n")
         edit, edit_found, edit_stats = devlint(corpus, cache)
         rows.append(("devlint warm, one file edited", edit, edit_stats))
+        # A view (pre-commit's file list, an editor): the named file's project is read
+        # whole, from the cache, and only the named file reported.
+        view, view_found, view_stats = devlint(touched, cache)
+        rows.append(("devlint warm, that file named", view, view_stats))
+        touched.write_text(touched.read_text() + "# edited again\n")
+        edited_view, edited_view_found, edited_view_stats = devlint(touched, cache)
+        rows.append(("devlint warm, that file edited and named", edited_view, edited_view_stats))
         serial, serial_found, serial_stats = devlint(
             corpus, Path(folder) / "serial", "--jobs", "1", "--no-cache"
         )
@@ -171,6 +178,9 @@ def main() -> None:
         print(f"{name:<{width}}  {seconds:8.2f}  {seconds / baseline:6.3f}  {statistics}")
     print(f"\npeak memory of any devlint process: {peak:.0f} MB")
     same = cold_found == warm_found == edit_found == serial_found == unfiltered_found
+    # The view's findings are the whole run's for that file (comments added at its end).
+    named = [f for f in edit_found if Path(str(f["filename"])).resolve() == touched.resolve()]
+    same = same and view_found == edited_view_found == named
     print(f"findings: {len(cold_found)}; identical across runs: {'yes' if same else 'NO'}")
     if not same:
         sys.exit(1)

@@ -32,7 +32,7 @@ from devlint.config import (
     formatter_line_length,
     load_config,
 )
-from devlint.discovery import DiscoveryError, discover_files, excluded_file
+from devlint.discovery import Discovery, DiscoveryError, discover
 from devlint.docs import rule_documentation, rule_examples
 from devlint.engine import FileResult, Overrides, Project, check_projects, fix_file, plan_projects
 from devlint.findings import Applicability, Finding
@@ -57,7 +57,7 @@ from devlint.report.text import render_summary, render_text
 from devlint.rules import SelectionError, all_rules, rule_by_code
 from devlint.runner import Runner
 from devlint.source import split_lines
-from devlint.stdin import STDIN, StdinBuffer, adopt, buffer_result, files_around
+from devlint.stdin import STDIN, StdinBuffer, adopt, buffer_result, discover_buffer
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -81,6 +81,8 @@ class RunOptions:
     config: Path | None
     quiet: bool
     force_exclude: bool
+    respect_gitignore: bool | None
+    """Overrides the configuration's ``respect-gitignore``; None: as configured."""
     no_cache: bool
     cache_dir: Path | None
     jobs: int | None
@@ -145,6 +147,11 @@ def shared_options(command: F) -> F:
             help="Apply exclude to paths given explicitly too (for pre-commit).",
         ),
         click.option(
+            "--respect-gitignore/--no-respect-gitignore",
+            default=None,
+            help="Skip files .gitignore ignores (default: the respect-gitignore setting, true).",
+        ),
+        click.option(
             "--stdin-filename",
             type=click.Path(path_type=Path, dir_okay=False),
             help="Read the source from stdin and check it as this file (PATHS: `-` or none).",
@@ -177,6 +184,7 @@ def _run_options(paths: tuple[Path, ...], **kwargs: Any) -> RunOptions:
         config=kwargs["config"],
         quiet=kwargs["quiet"],
         force_exclude=kwargs["force_exclude"],
+        respect_gitignore=kwargs["respect_gitignore"],
         no_cache=kwargs["no_cache"],
         cache_dir=kwargs["cache_dir"],
         jobs=kwargs["jobs"],
@@ -246,13 +254,21 @@ def _load(options: RunOptions, *, reuse_findings: bool = False) -> list[Project]
             return fixed
 
         config_for = the_given_config
+    force, respect = options.force_exclude, options.respect_gitignore
     if options.stdin is None:
-        files = discover_files(options.paths, config_for, force_exclude=options.force_exclude)
-    elif options.force_exclude and excluded_file(options.stdin.path, config_for):
-        files = []
+        discovery = discover(
+            options.paths, config_for, force_exclude=force, respect_gitignore=respect
+        )
     else:
-        files = files_around(options.stdin, config_for)
-    projects = plan_projects(files, config_for, options.overrides, prefilter=options.prefilter)
+        discovery = discover_buffer(
+            options.stdin, config_for, force_exclude=force, respect_gitignore=respect
+        )
+    if not discovery.named and not options.quiet:
+        click.echo(f"devlint: warning: {_nothing_checked(discovery)}", err=True)
+    files = discovery.files
+    projects = plan_projects(
+        files, config_for, options.overrides, prefilter=options.prefilter, named=discovery.named
+    )
     for project in projects:
         project.cache_dir = _cache_dir(options, project)
     started = time.perf_counter()
@@ -275,6 +291,18 @@ def _load(options: RunOptions, *, reuse_findings: bool = False) -> list[Project]
             err=True,
         )
     return projects
+
+
+def _nothing_checked(discovery: Discovery) -> str:
+    """Why a run has no file to check, and how to include what was left out."""
+    reasons = []
+    if discovery.excluded:
+        reasons.append(f"{_count(discovery.excluded, 'given path')} excluded by `exclude`")
+    if discovery.gitignored:
+        ignored = _count(discovery.gitignored, "path")
+        reasons.append(f"{ignored} ignored by .gitignore, which --no-respect-gitignore checks")
+    because = f" ({'; '.join(reasons)})" if reasons else ""
+    return f"no file checked: no .py or .ipynb file to check in the given paths{because}"
 
 
 def _cache_dir(options: RunOptions, project: Project) -> Path | None:
@@ -338,10 +366,9 @@ def check(paths: tuple[Path, ...], **kwargs: Any) -> None:
     options = _run_options(paths, **kwargs)
     projects = _load(options, reuse_findings=True)
     unsafe = any(_unsafe(options, project) for project in projects)
-    results = [result for project in projects for result in project.files]
-    if options.stdin is not None:  # the project's other files were context only
-        results = [r for r in results if r.path == options.stdin.path]
-    _report(options, results, unsafe=unsafe, console=_console(options.color))
+    results = [result for project in projects for result in project.viewed()]
+    if results or options.output_format != "text":  # no "All checks passed!" for no file
+        _report(options, results, unsafe=unsafe, console=_console(options.color))
     found = any(result.findings for result in results)
     sys.exit(EXIT_FINDINGS if found and not options.exit_zero else EXIT_CLEAN)
 
@@ -410,7 +437,7 @@ def _fix_stdin(options: RunOptions, projects: Sequence[Project]) -> int:
     assert options.stdin is not None
     out = sys.stdout.buffer
     data = options.stdin.data
-    found = buffer_result(projects, options.stdin)
+    found = buffer_result(projects)
     code, left = EXIT_CLEAN, []
     if found is not None:
         project, result = found
@@ -457,7 +484,7 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
         sys.exit(_fix_stdin(options, projects))
     err = _console(options.color, stderr=True)
     out = _console(options.color)
-    results = [result for project in projects for result in project.files]
+    results = [result for project in projects for result in project.viewed()]
     as_checked = [dataclasses.replace(r, findings=list(r.findings)) for r in results]
     show_diff = not write and options.output_format == "text" and not options.statistics
     tally = FixTally()
@@ -467,7 +494,7 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
     for project in projects:
         unsafe = _unsafe(options, project)
         line_length = formatter_line_length(project.root)
-        for result in project.files:
+        for result in project.viewed():
             position += 1
             before_text = result.source.text if result.source else ""
             outcome = fix_file(project, result, unsafe=unsafe)
@@ -505,14 +532,16 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
     sys.stdout.flush()  # the diff (stdout) before the summary (stderr) on a terminal
     unsafe_any = any(_unsafe(options, project) for project in projects)
     left = [f for result in results for f in result.findings]
+    summarise = not options.quiet and bool(results)  # no "All checks passed!" for no file
     if write:
         if left or options.output_format != "text":
             _report(options, results, unsafe=unsafe_any, console=out)
-        if not options.quiet:
+        if summarise:
             err.print(tally.summary(left, written=True, unsafe=unsafe_any), soft_wrap=True)
     elif not show_diff:
-        _report(options, as_checked, unsafe=unsafe_any, console=out)
-    elif not options.quiet:
+        if results or options.output_format != "text":
+            _report(options, as_checked, unsafe=unsafe_any, console=out)
+    elif summarise:
         err.print(tally.summary(left, written=False, unsafe=unsafe_any), soft_wrap=True)
     if tally.failed_files:
         sys.exit(EXIT_ERROR)

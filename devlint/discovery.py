@@ -1,5 +1,10 @@
 """Which files a run checks, and which project each one belongs to.
 
+A path is a view on its project: findings depend on other files of the project
+(a base class, a function returning processor output, a distributed trainer), so
+a run reads the whole project of every file its paths name, and reports and
+fixes only the named ones. A file's findings do not depend on how it was named.
+
 Walking is where a linter wastes most time on large repositories, so excluded,
 gitignored and virtualenv folders are pruned before they are entered, each
 folder is listed once, and each ``.gitignore`` is compiled once per run.
@@ -11,6 +16,7 @@ import functools
 import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -32,8 +38,13 @@ class DiscoveryError(Exception):
 
 def find_project_root(path: Path) -> Path:
     """The absolute project folder of ``path``: the nearest one holding a marker, else cwd."""
+    return _project_of(path) or Path.cwd()
+
+
+def _project_of(path: Path) -> Path | None:
+    """The nearest folder above ``path`` holding a marker (None: the path is in no project)."""
     start = path if path.is_dir() else path.parent
-    return _marked_folder(Path(os.path.abspath(start))) or Path.cwd()
+    return _marked_folder(Path(os.path.abspath(start)))
 
 
 _NEAREST: dict[Path, Path | None] = {}
@@ -69,6 +80,60 @@ def _marked(folder: Path) -> bool:
     return any((folder / marker).exists() for marker in PROJECT_MARKERS)
 
 
+@dataclass(frozen=True)
+class Discovery:
+    """What a run analyses: the files its paths name, and the rest of their projects."""
+
+    files: list[Path]
+    """Every file to analyse, sorted, each project's spelled from its root as
+    ``devlint check`` there would (so a view and the whole run share cache entries)."""
+    named: frozenset[Path]
+    """Those of ``files`` the paths name: the only ones reported and fixed."""
+    excluded: int
+    """Paths given that ``exclude`` drops (a folder; a file with ``--force-exclude``)."""
+    gitignored: int
+    """Files and folders below the given folders skipped because ``.gitignore`` ignores them."""
+
+
+def discover(
+    paths: Sequence[Path],
+    config_for: Callable[[Path], Config],
+    *,
+    force_exclude: bool = False,
+    respect_gitignore: bool | None = None,
+    unsaved: bool = False,
+) -> Discovery:
+    """The files ``paths`` name (see ``discover_files``) with the rest of their projects.
+
+    ``respect_gitignore`` overrides the configuration's ``respect-gitignore``.
+    ``unsaved``: a path that does not exist is a file to be (an editor's buffer).
+    A file in no project (no marker above it) is analysed alone, as named.
+    """
+    walker = _Walker(config_for, respect_gitignore)
+    named, excluded = _named_files(paths, walker, config_for, force_exclude, unsaved)
+    gitignored = walker.gitignored  # below the given folders (the projects' walks skip more)
+    files: dict[str, Path] = {}
+    view: set[Path] = set()
+    spelled: dict[Path, Path] = {}  # each project's root, spelled for the walk
+    for path in named:
+        root = _project_of(path)
+        if root is not None and root not in spelled:
+            spelled[root] = _spelling(root)
+            for file in walker.files_under(spelled[root]):
+                if _marked_folder(Path(os.path.abspath(file.parent))) == root:
+                    files.setdefault(os.path.realpath(file), file)
+        if root is not None:
+            path = spelled[root] / Path(os.path.abspath(path)).relative_to(root)
+        view.add(files.setdefault(os.path.realpath(path), path))
+    return Discovery(sorted(files.values()), frozenset(view), excluded, gitignored)
+
+
+def _spelling(root: Path) -> Path:
+    """How ``devlint check`` from the working directory spells a project's root: relative
+    when the working directory is the root or above it, else absolute."""
+    return Path(os.path.relpath(root)) if Path.cwd() in (root, *root.parents) else root
+
+
 def discover_files(
     paths: Sequence[Path], config_for: Callable[[Path], Config], *, force_exclude: bool = False
 ) -> list[Path]:
@@ -79,25 +144,34 @@ def discover_files(
     pre-commit hooks pass along with every file name) ``exclude`` applies to it too.
     A file reached twice, through a symlink or two spellings, is checked once.
     """
-    walker = _Walker(config_for)
+    return _named_files(paths, _Walker(config_for), config_for, force_exclude)[0]
+
+
+def _named_files(
+    paths: Sequence[Path],
+    walker: _Walker,
+    config_for: Callable[[Path], Config],
+    force_exclude: bool,
+    unsaved: bool = False,
+) -> tuple[list[Path], int]:
+    """``discover_files``, and how many of the paths ``exclude`` dropped."""
     found: dict[str, Path] = {}
+    excluded = 0
     for path in paths:
         try:
             is_dir = stat.S_ISDIR(os.stat(path).st_mode)
         except (FileNotFoundError, NotADirectoryError):
-            raise DiscoveryError(f"path '{path}' does not exist") from None
+            if not unsaved:
+                raise DiscoveryError(f"path '{path}' does not exist") from None
+            is_dir = False
         except OSError:
             is_dir = False  # unreadable: the checker reports it as a DEV000 finding
         if (is_dir or force_exclude) and _explicitly_excluded(path, is_dir, config_for):
+            excluded += 1
             continue
         for file in walker.files_under(path) if is_dir else [path]:
             found.setdefault(os.path.realpath(file), file)
-    return sorted(found.values())
-
-
-def excluded_file(path: Path, config_for: Callable[[Path], Config]) -> bool:
-    """Whether ``exclude`` drops the file ``path`` (which need not exist: ``--stdin-filename``)."""
-    return _explicitly_excluded(path, False, config_for)
+    return sorted(found.values()), excluded
 
 
 def _explicitly_excluded(path: Path, is_dir: bool, config_for: Callable[[Path], Config]) -> bool:
@@ -118,9 +192,14 @@ def _explicitly_excluded(path: Path, is_dir: bool, config_for: Callable[[Path], 
 class _Walker:
     """One run's folder walk, holding the compiled ``.gitignore`` files."""
 
-    def __init__(self, config_for: Callable[[Path], Config]) -> None:
+    def __init__(
+        self, config_for: Callable[[Path], Config], respect_gitignore: bool | None = None
+    ) -> None:
         self._config_for = config_for
+        self._respect_gitignore = respect_gitignore
         self._gitignores: dict[str, GitIgnoreSpec | None] = {}
+        self.gitignored = 0
+        """Files and folders skipped because ``.gitignore`` ignores them."""
 
     def files_under(self, top: Path) -> Iterator[Path]:
         """Source files below ``top``; symlinked folders are not entered, so no loops."""
@@ -141,6 +220,9 @@ class _Walker:
             if own is not None:
                 ignores = (*ignores, (own, ""))
             config = self._config_for(folder)
+            respect = self._respect_gitignore
+            if respect is None:
+                respect = config.respect_gitignore
             for entry in entries:
                 kind = _classify(entry)
                 if kind is None:
@@ -149,7 +231,8 @@ class _Walker:
                 child = folder / entry.name
                 if config.is_excluded(child, is_dir=is_dir):
                     continue
-                if config.respect_gitignore and _gitignored(ignores, entry.name, is_dir):
+                if respect and _gitignored(ignores, entry.name, is_dir):
+                    self.gitignored += 1
                     continue
                 if is_dir:
                     below = tuple((spec, f"{prefix}{entry.name}/") for spec, prefix in ignores)

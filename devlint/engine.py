@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from pathlib import Path
@@ -60,6 +60,9 @@ class FileResult:
     _original: bytes | None = None
     analysed_digest: bytes | None = None
     """``content_digest`` of the bytes the analysis read (None: unknown)."""
+    in_view: bool = True
+    """Whether the run's paths name the file: False for the rest of its project, which
+    is analysed so that the named files' findings are complete, never reported or fixed."""
 
     @property
     def original(self) -> bytes:
@@ -109,6 +112,10 @@ class Project:
     index: ProjectIndex | None = None
     cache_dir: Path | None = None
     """Where analyses of this project's files are cached; None: no cache."""
+
+    def viewed(self) -> list[FileResult]:
+        """The files the run reports and fixes."""
+        return [result for result in self.files if result.in_view]
 
     @cached_property
     def settings(self) -> RuleSettings:
@@ -237,8 +244,12 @@ def plan_projects(
     overrides: Overrides,
     *,
     prefilter: bool = True,
+    named: Collection[Path] | None = None,
 ) -> list[Project]:
-    """Group files by project root; each project gets its configuration and rules once."""
+    """Group files by project root; each project gets its configuration and rules once.
+
+    ``named``: the files in the run's view (see ``Discovery``); None: all of them.
+    """
     projects: dict[Path, Project] = {}
     for path in files:
         root = find_project_root(path)
@@ -248,7 +259,10 @@ def plan_projects(
             codes = enabled_codes(config, overrides)
             rules = tuple(rule for rule in all_rules() if rule.code in codes)
             project = projects[root] = Project(root, config, rules)
-        project.files.append(FileResult(path, display_path(path), _placeholder_job()))
+        in_view = named is None or path in named
+        project.files.append(
+            FileResult(path, display_path(path), _placeholder_job(), in_view=in_view)
+        )
     for project in projects.values():
         chosen = tuple(rule.code for rule in project.rules)
         for result in project.files:

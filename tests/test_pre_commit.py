@@ -41,6 +41,12 @@ class Classifier(L.LightningModule):
         return self.layer(x.cuda())
 """
 FIXED = BAD.replace("x.cuda()", "x.to(self.device)")
+BASE = "import lightning as L\n\n\nclass Base(L.LightningModule):\n    pass\n"
+MODEL = (
+    "from base import Base\n\n\nclass Model(Base):\n"
+    "    def forward(self, x):\n        return x.cuda()\n"
+)
+MODEL_FIXED = MODEL.replace("x.cuda()", "x.to(self.device)")
 
 
 def _environment(home: Path) -> dict[str, str]:
@@ -103,10 +109,14 @@ def user_repo(tmp_path: Path, env: dict[str, str]) -> Path:
     return repo
 
 
-def _try_repo(hooks: Path, hook: str, user: Path, env: dict[str, str]) -> tuple[int, str]:
+def _try_repo(
+    hooks: Path, hook: str, user: Path, env: dict[str, str], files: tuple[str, ...] = ()
+) -> tuple[int, str]:
+    """Run ``hook`` on ``files`` (as a commit of them would), or on every file."""
     command = [sys.executable, "-m", "pre_commit", "try-repo", str(hooks), hook]
+    chosen = ["--files", *files] if files else ["--all-files"]
     done = subprocess.run(
-        [*command, "--all-files", "--color=never"],
+        [*command, *chosen, "--color=never"],
         cwd=user,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -136,7 +146,35 @@ def test_the_fix_hook_rewrites_the_file(
     assert (user_repo / "model.py").read_text() == FIXED
 
 
-def test_the_manifest_declares_both_hooks_over_the_whole_project() -> None:
+@pytest.fixture
+def package_repo(tmp_path: Path, env: dict[str, str]) -> Path:
+    """A user's project whose model's base class is a LightningModule in another file,
+    and another module with a finding of its own."""
+    repo = tmp_path / "package"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text('[project]\nname = "package"\n')
+    (repo / "base.py").write_text(BASE)
+    (repo / "model.py").write_text(MODEL)
+    (repo / "other.py").write_text(MODEL.replace("Model", "Other"))
+    _commit_all(repo, env)
+    return repo
+
+
+def test_the_hooks_check_the_files_passed_in_their_project(
+    hooks_repo: Path, package_repo: Path, env: dict[str, str]
+) -> None:
+    """pre-commit passes only model.py; its finding needs base.py, which devlint reads."""
+    code, output = _try_repo(hooks_repo, "devlint", package_repo, env, files=("model.py",))
+    assert code == 1, output
+    assert "model.py:6:18: DEV002 `.cuda()` in model code" in output, output
+    assert "other.py" not in output, output
+    code, output = _try_repo(hooks_repo, "devlint-fix", package_repo, env, files=("model.py",))
+    assert code == 1 and "files were modified by this hook" in output, output
+    assert (package_repo / "model.py").read_text() == MODEL_FIXED
+    assert (package_repo / "other.py").read_text() == MODEL.replace("Model", "Other")
+
+
+def test_the_manifest_declares_both_hooks_over_the_commits_files() -> None:
     hooks = {hook["id"]: hook for hook in load_manifest(str(MANIFEST))}
     assert set(hooks) == {"devlint", "devlint-fix"}
     assert hooks["devlint"]["entry"].split() == ["devlint", "check", "--force-exclude"]
@@ -149,8 +187,8 @@ def test_the_manifest_declares_both_hooks_over_the_whole_project() -> None:
     for hook in hooks.values():
         assert hook["language"] == "python"
         assert hook["types_or"] == ["python", "jupyter"]
-        # Cross-file analysis: the hook checks the project (devlint's default path, ".").
-        assert hook["pass_filenames"] is False
+        # The commit's files, each checked in its whole project (devlint reads the rest).
+        assert hook["pass_filenames"] is True
         assert hook["require_serial"] is True
         assert hook["args"] == []
 

@@ -148,7 +148,12 @@ def test_stdin_cannot_be_mixed_with_paths(project: Path) -> None:
 
 def test_force_exclude_skips_an_excluded_stdin_filename(project: Path) -> None:
     args = ("--force-exclude", "-", "--stdin-filename", "build/model.py")
-    assert run("check", *args, input=MODEL).stdout == "All checks passed!\n"
+    checked = run("check", *args, input=MODEL)
+    assert (checked.exit_code, checked.stdout) == (0, "")  # not "All checks passed!"
+    assert checked.stderr == (
+        "devlint: warning: no file checked: no .py or .ipynb file to check in the given paths "
+        "(1 given path excluded by `exclude`)\n"
+    )
     fixed = run("fix", *args, input=MODEL)
     assert (fixed.exit_code, fixed.stdout) == (0, MODEL)
     assert run("check", "-", "--stdin-filename", "build/model.py", input=MODEL).exit_code == 1

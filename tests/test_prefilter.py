@@ -319,6 +319,23 @@ def test_a_device_constant_imported_before_its_name_is_rebound_is_found(
     assert findings("--no-prefilter", ".") == found
 
 
+def test_a_device_constant_imported_before_an_alias_assignment_rebinds_it_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {
+        "cfg.py": 'DEVICE = "cuda:0"\n',
+        "model.py": "import pytorch_lightning as pl\nimport cfg\nfrom cfg import DEVICE\n\n\n"
+        "class Net(pl.LightningModule):\n    def forward(self, x):\n"
+        "        return x.to(DEVICE)\n\n\nDEVICE = cfg.OTHER\n",
+    }
+    in_project(tmp_path / "p", files, monkeypatch)
+    found = findings(".")
+    assert [(f["code"], f["filename"], f["location"]["row"]) for f in found] == [
+        ("DEV010", "model.py", 8)
+    ]
+    assert findings("--no-prefilter", ".") == found
+
+
 def test_an_alias_assignment_used_before_its_name_is_rebound_is_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

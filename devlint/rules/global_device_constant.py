@@ -455,7 +455,8 @@ def _names_literal_constant(name: str, index: ProjectIndex) -> bool:
 
 def _rebound_names(found: Skeleton) -> set[str]:
     """Names that imports written in two ways bind (perhaps to the same thing), or an
-    import and a module-level ``def`` or ``class`` (what makes an alias in the traversal)."""
+    import and a module-level ``def``, ``class`` or alias assignment (``D = cfg.GPU``):
+    what makes an alias in the traversal."""
     sources = _import_sources(found)
     module = found.facts.module
     definitions = [c.name for c in found.facts.classes] + [f.name for f in found.facts.functions]
@@ -463,6 +464,8 @@ def _rebound_names(found: Skeleton) -> set[str]:
         owner, _, name = definition.rpartition(".")
         if owner == module:
             sources.setdefault(name, set()).add((-1, owner, name))
+    for name, target in found.assigned_aliases:
+        sources.setdefault(name, set()).add((-2, target, name))
     return {name for name, places in sources.items() if len(places) > 1}
 
 

@@ -342,7 +342,8 @@ def run_source(source: str, lookalikes: list[Lookalike], mirrors: Path, workdir:
             repository = git_dir(mirrors, repo)
             if repository is None:
                 return f"missing mirror {repo} (run the fetch tool for github:{repo})"
-            data = io.BytesIO(git(repository, "archive", commit))
+            # only the Python files: a mirror may lack some large blobs of other files
+            data = io.BytesIO(git(repository, "archive", commit, "--", "*.py"))
             with tarfile.open(fileobj=data) as archive:
                 files = {
                     member.name: archive.extractfile(member).read()  # type: ignore[union-attr]
@@ -353,7 +354,9 @@ def run_source(source: str, lookalikes: list[Lookalike], mirrors: Path, workdir:
         for lookalike in lookalikes:
             if lookalike.path not in files:
                 return f"look-alike {lookalike.id}: {lookalike.path} is not in {source}"
-        findings = collect(folder, source, source, "lookalike", run_devlint(folder))
+        # findings at several commits of one repository are the same findings
+        repo = source.split("@")[0]
+        findings = collect(folder, source, repo, "lookalike", run_devlint(folder))
     except (SetError, subprocess.CalledProcessError, OSError) as error:
         return str(error)
     marked = {(item.path, line): item for item in lookalikes for line in item.lines}
@@ -367,25 +370,26 @@ def run_source(source: str, lookalikes: list[Lookalike], mirrors: Path, workdir:
 
 
 def apply_judgments(findings: list[Finding], judgments: list[Judgment]) -> list[str]:
-    """Set hand verdicts; a verdict covers every finding of that code on the same text.
+    """Set hand verdicts, then give every unjudged finding the verdict of its twins.
 
-    The same finding appears in several cases of one repository (and in the before and
-    after copies); keyed by its source line's text, one judgment settles all of them.
-    Returns the judgments that match no finding (stale after a devlint change)."""
+    The same finding appears in several cases of one repository, at several commits
+    and in the before and after copies; keyed by its repository, path, code and source
+    line's text, one verdict (a judgment, a buggy line, a look-alike line) settles all
+    of them. Returns the judgments that match no finding (stale after a devlint change)."""
     by_place = {(f.origin, f.path, f.line, f.code): f for f in findings}
-    verdicts: dict[tuple[str, str, str, str], Judgment] = {}
     stale = []
     for judgment in judgments:
         finding = by_place.get((judgment.origin, judgment.path, judgment.line, judgment.code))
         if finding is None:
             stale.append(f"{judgment.origin} {judgment.path}:{judgment.line} {judgment.code}")
             continue
-        verdicts[_text_key(finding)] = judgment
+        finding.verdict = "true" if judgment.verdict else "false"
+        finding.reason = f"judged: {judgment.why}"
+    decided = {_text_key(f): f for f in findings if f.verdict != "unjudged"}
     for finding in findings:
-        judgment = verdicts.get(_text_key(finding))
-        if finding.verdict == "unjudged" and judgment is not None:
-            finding.verdict = "true" if judgment.verdict else "false"
-            finding.reason = f"judged: {judgment.why}"
+        twin = decided.get(_text_key(finding))
+        if finding.verdict == "unjudged" and twin is not None:
+            finding.verdict, finding.reason = twin.verdict, twin.reason
     return stale
 
 
@@ -511,7 +515,9 @@ def main() -> int:
             else:
                 findings += outcome
     problems += [f"{r.case.id}: {r.error}" for r in results if r.error]
-    stale = apply_judgments(findings, judgments)
+    checked = {r.case.id for r in results if not r.error}
+    checked |= {source for source, job in source_jobs.items() if not isinstance(job.result(), str)}
+    stale = apply_judgments(findings, [j for j in judgments if j.origin in checked])
     problems += [f"judgment matches no finding: {place}" for place in stale]
     counted = distinct(findings)
     rows = score(results, counted)

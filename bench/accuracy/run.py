@@ -322,7 +322,9 @@ def run_case(case: Case, repository: Path, workdir: Path) -> CaseResult:
     return result
 
 
-def run_source(source: str, lookalikes: list[Lookalike], mirrors: Path, workdir: Path) -> Any:
+def run_source(
+    source: str, lookalikes: list[Lookalike], mirrors: Path, workdir: Path
+) -> list[Finding] | str:
     """The findings in one look-alike source (a whole package or repository), or an error."""
     folder = workdir / "lookalikes" / re.sub(r"[^\w.=@-]", "_", source)
     try:

@@ -29,6 +29,8 @@ class Scope:
     """The method is a plain method whose first parameter is ``self``."""
     tensor_param: str | None = None
     """A parameter known to hold a tensor, whose ``.device`` a fix may borrow."""
+    device_param: bool = False
+    """The function has a parameter named ``device``: it is told where to work."""
 
 
 @dataclass(frozen=True)

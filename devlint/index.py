@@ -238,6 +238,8 @@ class ProjectIndex:
             has_device = facts.defines_device or "device" in facts.stores
             if kind.model and has_device:
                 kind |= _DEVICE_AWARE
+            elif kind.dataset or kind.datamodule:
+                pass  # data-loading code, whatever it stores: DEV011's
             elif has_device:
                 kind |= _STORES_DEVICE
             elif "model" in facts.stores:

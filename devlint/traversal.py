@@ -332,7 +332,6 @@ class _Function:
     scope: Scope
     owner: _Class | None
     """The class it is a method of."""
-    takes_device: bool
     calls: set[str] = field(default_factory=set)
     self_calls: set[str] = field(default_factory=set)
 
@@ -604,12 +603,12 @@ class Traversal:
                 method=node.name.value if method_of else None,
                 has_self=method_of is not None and _has_self(node),
                 tensor_param=_tensor_param(node),
+                device_param=any(
+                    param.name.value == "device"
+                    for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+                ),
             ),
             method_of,
-            any(
-                param.name.value == "device"
-                for param in (*params.posonly_params, *params.params, *params.kwonly_params)
-            ),
         )
         if method_of is not None:
             method_of.methods.append(node.name.value)
@@ -703,7 +702,7 @@ class Traversal:
                 for c in self._classes
             ),
             functions=tuple(
-                function_facts(f.name, f.calls, f.self_calls, f.takes_device, aliases)
+                function_facts(f.name, f.calls, f.self_calls, f.scope.device_param, aliases)
                 for f in self._functions
             ),
             facts=tuple(

@@ -30,12 +30,16 @@ FILES = {
         "    def mask(self, x):\n        return x\n"
     ),
     "lib/sampling.py": (
+        "import torch\n\n\n"
         "class Sampler:\n"
         "    def __init__(self, model):\n        self.model = model\n\n"
         "    def sample(self, n):\n        return helper(n)\n\n\n"
         "class Trainer:\n"
         "    def __init__(self, device):\n        self.device: str = device\n\n"
         "    def step(self, batch):\n        return batch\n\n\n"
+        "class Frames(torch.utils.data.Dataset):\n"
+        "    def __init__(self, device):\n        self.device = device\n\n"
+        "    def __getitem__(self, i):\n        return i\n\n\n"
         "class Config:\n"
         "    def __init__(self, name):\n        self.model_name = name\n\n\n"
         "def helper(n):\n    return n\n\n\n"
@@ -87,6 +91,8 @@ CASES = [
         ScopeInfo(device_context=True, device_aware=True, in_init=True),
     ),
     (method("lib.sampling.Config", "__init__"), ScopeInfo()),
+    # Data-loading code storing a device stays DEV011's (data pipeline), not a device context.
+    (method("lib.sampling.Frames", "__getitem__"), ScopeInfo()),
     # What they call, and functions told their device, with what those call.
     (function("lib.sampling.helper"), ScopeInfo(device_context=True)),
     (function("lib.sampling.make_grid"), ScopeInfo(device_context=True)),

@@ -276,6 +276,11 @@ class Rule:
         return None
 
 
+def where_the_device_is_known(scope: ScopeInfo) -> str:
+    """How a message names a device context: model code, or other code that knows it."""
+    return "in model code" if scope.model_code else "in code that already knows its device"
+
+
 def borrowed_device_fix(candidate: Candidate, describe: str) -> tuple[str, Fix] | None:
     """The unsafe fix for code without ``self.device``: a tensor parameter's ``.device``.
 

@@ -9,7 +9,7 @@ import libcst as cst
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.nodes import chain_root
+from devlint.nodes import chain_root, dotted_name
 from devlint.rules._devices import (
     BINDING_TYPES,
     Bindings,
@@ -27,6 +27,7 @@ from devlint.rules.base import (
     borrowed_device_fix,
     choose_fix,
     replace,
+    where_the_device_is_known,
 )
 from devlint.skeleton import Skeleton
 
@@ -36,9 +37,14 @@ _TORCH_DEVICE = frozenset({"torch.device"})
 class HardcodedDevice(Rule):
     """## What it does
     Finds a literal accelerator device (`"cuda"`, `"cuda:1"`, `"mps"`, `0`) passed
-    to `.to()`, to a `device=` argument, or to `torch.device()` inside model code:
-    methods of `nn.Module`, `LightningModule`, `PreTrainedModel` and torchmetrics
-    `Metric` subclasses, and the project functions they call.
+    to `.to()`, to a `device=` argument, or to `torch.device()` in code that already
+    knows its device: methods of `nn.Module`, `LightningModule`, `PreTrainedModel`
+    and torchmetrics `Metric` subclasses (and of the mixins they inherit); classes
+    that store a device (`self.device = ...`) or a model (`self.model = ...`):
+    samplers, trainers, pipelines; functions that take a `device` parameter; and the
+    project functions all these call. Scripts and `__main__` blocks choose the device
+    and are not flagged, nor is the value a sampler or trainer stores as its
+    `self.device`: choosing it is that class's job.
 
     ## Why is this bad?
     Under distributed training every process owns a different GPU. A literal
@@ -70,13 +76,15 @@ class HardcodedDevice(Rule):
     `configure_model`, where Lightning has not moved the module yet. A plain
     `nn.Module` has no `.device`; there the fix borrows `.device` from a tensor
     argument of the function, which is unsafe (the tensor may live elsewhere on
-    purpose). Code under `if torch.cuda.is_available():` is an explicit choice and
-    is not flagged, and neither is `"cpu"`.
+    purpose). A function told its device gets `device` instead of the literal, also
+    unsafe (a caller may pass `None`, or another device on purpose). Code under `if
+    torch.cuda.is_available():` is an explicit choice and is not flagged, and neither
+    is `"cpu"`.
     """
 
     code = "DEV001"
     name = "hardcoded-device"
-    summary = "Literal device string or index in model code"
+    summary = "Literal device string or index in code that already knows its device"
     fix_safety = "safe/unsafe"
     node_types = ("Call",)
     # `torch.device(...)` needs `device` (qualified names resolve only names written in the
@@ -85,7 +93,8 @@ class HardcodedDevice(Rule):
     # required, though it is in nearly every file (`torch`): such a file waits for the
     # index to say it defines model code.
     triggers = ("device", "to")
-    only_in_model_code = True  # resolve: `if not scope.model_code: return None`
+    only_in_model_code = True  # resolve: `if not self.in_scope(scope): return None`
+    reports_in_device_context = True
     screen_types = (ast.Call, *BINDING_TYPES)
 
     VALID = (
@@ -111,8 +120,22 @@ class HardcodedDevice(Rule):
         "        if torch.cuda.is_available():\n"
         '            x = x.to("cuda")\n'
         "        return x\n",
-        # A class that is not model code.
+        # A class that is not model code, nor holds a device or a model (a name is no model).
         'import torch\n\nclass Loader:\n    def load(self, x):\n        return x.to("cuda")\n',
+        "import torch\n\nclass Card:\n"
+        "    def __init__(self, name):\n        self.model_name = name\n\n"
+        '    def load(self, x):\n        return x.to("cuda")\n',
+        # A trainer choosing the device it keeps, then following it.
+        "import torch\n\nclass Trainer:\n"
+        "    def __init__(self, model):\n"
+        '        self.device = torch.device("cuda")\n'
+        "        self.model = model.to(self.device)\n\n"
+        "    def step(self, batch):\n        return self.model(batch.to(self.device))\n",
+        # A function told its device, filling in a default.
+        "import torch\n\n"
+        "def grid(n, device=None):\n"
+        '    device = device if device is not None else "cuda"\n'
+        "    return torch.arange(n).to(device)\n",
         # Asking about devices is not placing tensors; "meta" is lazy initialisation.
         "import torch\nimport torch.nn as nn\n\n"
         "class M(nn.Module):\n"
@@ -147,6 +170,40 @@ class HardcodedDevice(Rule):
         "        return self(x.to(device))\n",
     )
     INVALID = (
+        Invalid(
+            # A sampler that stores its model and device, then ignores the device.
+            "import torch\n\nclass Sampler:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.model = model\n        self.device = device\n\n"
+            "    def sample(self, n):\n"
+            '        return self.model(torch.randn(n).to("cuda"))\n',
+            line=9,
+            column=45,
+            fixed="import torch\n\nclass Sampler:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.model = model\n        self.device = device\n\n"
+            "    def sample(self, n):\n"
+            "        return self.model(torch.randn(n).to(self.device))\n",
+        ),
+        Invalid(
+            # A pipeline holding a model: no `.device` of its own, no fix.
+            "import torch\n\nclass Pipeline:\n"
+            "    def __init__(self, model):\n        self.model = model\n\n"
+            "    def __call__(self, images):\n"
+            '        return self.model(images.to("cuda:0"))\n',
+            line=8,
+            column=37,
+        ),
+        Invalid(
+            # A function told its device that ignores it.
+            'import torch\n\ndef grid(n, device):\n    return torch.arange(n, device="cuda")\n',
+            line=4,
+            column=35,
+            fixed="import torch\n\n"
+            "def grid(n, device):\n"
+            "    return torch.arange(n, device=device)\n",
+            unsafe=True,
+        ),
         Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
@@ -298,26 +355,40 @@ class HardcodedDevice(Rule):
         self, context: FileContext, call: cst.Call, node: cst.CSTNode, literal: str
     ) -> None:
         fixes = {"self_device": (replace(node, "self.device"),)}
+        if context.scope.device_param:
+            fixes["device_param"] = (replace(node, "device"),)
         param = context.scope.tensor_param
         # x.to("cuda") -> x.to(x.device) would silently stop moving x: no such fix.
         if param is not None and _moved_variable(call, context) != param:
             fixes["tensor_device"] = (replace(node, f"{param}.device"),)
-        context.report(self.code, node, data={"literal": literal}, fixes=fixes)
+        data = {"literal": literal}
+        if _stored_as_the_device(context):
+            data["stored"] = "self.device"
+        context.report(self.code, node, data=data, fixes=fixes)
 
     def resolve(
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
-        if not scope.model_code:
+        if not self.in_scope(scope):
             return None
+        if not scope.model_code and "stored" in candidate.data:
+            return None  # a sampler or trainer choosing the device it keeps: its job
         literal = candidate.data["literal"]
-        message = f"Hard-coded device {literal} in model code"
-        if scope.in_init:
+        message = f"Hard-coded device {literal} {where_the_device_is_known(scope)}"
+        if scope.in_init and scope.model_code:
             return Resolution(
                 f"{message}: the module is still on the CPU here; let the trainer move it"
             )
+        if scope.in_init:
+            return Resolution(f"{message}: take it from the device or model it is given")
         if scope.device_aware:
             fix = choose_fix(candidate, "self_device", Applicability.SAFE, "Use `self.device`")
             return Resolution(f"{message}; use `self.device`", fix)
+        if candidate.scope.device_param:
+            # Unsafe: a caller may pass None, or another device on purpose.
+            message += "; use the function's `device` parameter"
+            fix = choose_fix(candidate, "device_param", Applicability.UNSAFE, "Use `device`")
+            return Resolution(message, fix)
         borrowed = borrowed_device_fix(candidate, "Use `{device}`")
         if borrowed is not None:
             param, fix = borrowed
@@ -335,6 +406,18 @@ def _may_place_on_literal(call: ast.AST, names: Bindings) -> bool:
     return (isinstance(func, ast.Attribute) and func.attr == "to") or names.may_be(
         func, _TORCH_DEVICE
     )
+
+
+def _stored_as_the_device(context: FileContext) -> bool:
+    """The literal is (part of) the value assigned to ``self.device``."""
+    for node in reversed(context.ancestors):
+        if isinstance(node, cst.Assign):
+            return any(dotted_name(t.target) == "self.device" for t in node.targets)
+        if isinstance(node, cst.AnnAssign):
+            return dotted_name(node.target) == "self.device"
+        if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
+            return False
+    return False
 
 
 def _fills_in_a_default(context: FileContext) -> bool:

@@ -190,13 +190,6 @@ MOVE_HELPER_NAMES = ("to_device", "move_to", "transfer_batch_to_device")
 UNPACKING_BUILTINS = frozenset({"dict", "print", "len", "list", "tuple", "zip", "sorted"})
 """Builtins that may take ``**inputs`` or ``inputs`` without running a model."""
 
-CPU_CONSUMER_METHODS = frozenset(
-    {"plot", "imshow", "hist", "bar", "barh", "errorbar", "fill_between", "pie", "savefig"}
-    | {"add_scalar", "add_scalars", "add_histogram", "add_image", "add_figure", "annotate"}
-    | {"set_xticks", "set_yticks", "set_xticklabels", "set_yticklabels", "legend"}
-)
-"""Methods (of plots and loggers) that take CPU tensors: a fresh tensor there is right."""
-
 SILENT_BUILTINS = frozenset(
     {"print", "len", "isinstance", "str", "repr", "format", "range", "type", "id", "hash"}
 )
@@ -340,11 +333,6 @@ MODULE_DICT_TAKEN_KEYS = frozenset(
 TEST_PACKAGES = frozenset({"tests", "test", "testing"})
 """Package names whose modules are test code, run by a test runner (an entry point)."""
 
-PROBED_PROPERTIES = frozenset(
-    {"device", "dtype", "is_floating_point", "is_complex", "shape", "ndim", "element_size"}
-)
-"""``torch.empty(0).device``: a throwaway tensor made only to ask something."""
-
 MEETING_FUNCTIONS = frozenset(
     f"torch.{name}"
     for name in (
@@ -380,6 +368,18 @@ HOST_ANNOTATIONS = frozenset(
     | {"Mapping", "Iterable", "typing"}
 )
 """Names in a parameter's annotation that describe Python data, not a tensor."""
+
+FULL_REDUCTIONS = frozenset(
+    {"sum", "prod", "mean", "max", "min", "amax", "amin", "norm", "all", "any", "std", "var"}
+    | {"median", "count_nonzero"}
+)
+"""Reductions that, given no dimension, leave a 0-dim tensor (``t.sum()``, ``torch.prod(t)``)."""
+
+TENSOR_PARAMETER_NAMES = frozenset(
+    {"x", "input", "hidden_states", "inputs_embeds", "input_ids", "pixel_values"}
+    | {"logits", "tensor", "feats", "features"}
+)
+"""Parameter names that hold a tensor (a fix may borrow its ``.device``)."""
 
 CONFIG_PARAMETERS = frozenset({"config", "cfg", "args", "hparams", "opt", "opts"})
 """Parameter names that hold configuration (Python data), not tensors."""

@@ -36,15 +36,11 @@ from devlint.flow.meetings import Meeting
 from devlint.nodes import dotted_name
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
 from devlint.source import LINE_BREAK, split_lines
-from devlint.symbols import AVAILABILITY_CHECKS, DEVICE_PREDICATES
+from devlint.symbols import AVAILABILITY_CHECKS, DEVICE_PREDICATES, TENSOR_PARAMETER_NAMES
 
 _SKIPPED_FIELDS = frozenset(
     {"lpar", "rpar", "comma", "semicolon", "header", "footer", "leading_lines", "newline"}
     | {"lines_after_decorators", "colon", "equal", "dot", "whitespace", "operator", "star"}
-)
-_TENSOR_PARAM_NAMES = frozenset(
-    {"x", "input", "hidden_states", "inputs_embeds", "input_ids", "pixel_values"}
-    | {"logits", "tensor", "feats", "features"}
 )
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
 
@@ -288,7 +284,7 @@ def _tensor_param(function: cst.FunctionDef) -> str | None:
         if _is_tensor_annotation(param.annotation):
             return param.name.value
     for param in params:
-        if param.annotation is None and param.name.value in _TENSOR_PARAM_NAMES:
+        if param.annotation is None and param.name.value in TENSOR_PARAMETER_NAMES:
             return param.name.value
     return None
 

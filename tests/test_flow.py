@@ -80,7 +80,10 @@ class M(nn.Module):
         self.scale = scale
         self.register_buffer("table", torch.zeros(4))
 
-    def forward(self, x, t, lengths: int, device=None, config=None, mask=None):
+    def forward(
+        self, x, p, t: torch.Tensor, lengths: int, device=None, config=None, mask=None
+    ):
+        mask = mask[:, None]
 {body}
 """
 
@@ -92,8 +95,10 @@ def in_forward(body: str) -> Analysed:
 @pytest.mark.parametrize(
     ("expression", "expected"),
     [
-        ("x", {F_}),
-        ("t", {F_}),
+        ("x", {F_}),  # named like a tensor
+        ("t", {F_}),  # annotated
+        ("mask", {F_}),  # used as a tensor
+        ("p", {UNK}),  # neither: as likely a number (a dropout rate)
         ("lengths", {HOST}),  # annotated int
         ("device", {F_}),  # a device parameter
         ("config", {HOST}),
@@ -101,7 +106,7 @@ def in_forward(body: str) -> Analysed:
         ("self.device", {F_}),
         ("self.proj(x)", {F_}),
         ("self.table", {F_}),  # a registered buffer
-        ("self.scale", {UNK}),  # a number __init__ got from its caller
+        ("self.scale", {HOST}),  # a number: the default of __init__'s parameter
         ("torch.zeros_like(x)", {F_}),
         ("x.new_zeros(3)", {F_}),
         ("x[0, 1:]", {F_}),
@@ -231,6 +236,7 @@ def test_meeting_kinds(body: str, kind: MeetingKind | None, at: str) -> None:
         "placeholder = torch.zeros(3)",  # meets nothing
         "y = x * torch.tensor(3.0) + torch.rand([])",  # 0-dim scalars
         "y = torch.arange(4) * self.scale",  # a number stored by __init__
+        "y = torch.rand(4) < p",  # a parameter never used as a tensor
         'self.log("loss", torch.tensor([1.0]))',  # an inherited method, not a submodule
         "packed = nn.utils.rnn.pack_padded_sequence(x, torch.tensor(lens))\ny = packed + x",
         "y = torch.arange(4) + torch.ones(4)",  # two CPU tensors

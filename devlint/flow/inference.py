@@ -22,6 +22,7 @@ from devlint.flow.values import (
     HOST_SEQUENCE,
     LITERAL,
     UNKNOWN,
+    Origin,
     Value,
     as_device,
     combine,
@@ -46,6 +47,7 @@ from devlint.symbols import (
     CONFIG_PARAMETERS,
     CPU_LIBRARIES,
     DATA_FACTORIES,
+    FULL_REDUCTIONS,
     HOST_ANNOTATIONS,
     HYPERPARAMETER_ROOTS,
     ITERATING_BUILTINS,
@@ -60,6 +62,7 @@ from devlint.symbols import (
     TENSOR_ARGUMENT_METHODS,
     TENSOR_FACTORIES,
     TENSOR_HOST_ATTRIBUTES,
+    TENSOR_PARAMETER_NAMES,
 )
 
 Resolver = Callable[["cst.BaseExpression"], "str | None"]
@@ -82,13 +85,14 @@ class ClassModel:
     attributes: Mapping[str, Value]
 
     def attribute(self, name: str) -> Value:
-        """``self.<name>`` outside ``__init__``: what ``__init__`` leaves there, else a
-        parameter, buffer or submodule (defined by a base class, registered elsewhere)."""
+        """``self.<name>`` outside ``__init__``: what ``__init__`` leaves there. Anything
+        else is unknown: a base class in another file may store a number as well as a
+        submodule there (``self.rank_dropout``)."""
         if name == "device":
             return FOLLOWS
         if name in TENSOR_HOST_ATTRIBUTES:
             return HOST
-        return self.attributes.get(name, FOLLOWS)
+        return self.attributes.get(name, UNKNOWN)
 
 
 NO_CLASS = ClassModel(None, {}, {})
@@ -154,9 +158,11 @@ def analyse_function(
     inference = _Inference(around)
     setup = function.name.value in SETUP_METHODS
     given = bound or {}
+    used = _used_as_tensors(function.body)
     for param in _parameters(function):
         name = param.name.value
-        inference.env[name] = given.get(name) or _parameter_value(param, setup)
+        tensor = not setup and (name in used or name in TENSOR_PARAMETER_NAMES)
+        inference.env[name] = given.get(name) or _parameter_value(param, tensor)
     inference.run(function.body)
     returned = join(*inference.returns) if inference.returns else HOST
     return FunctionFlow(function, tuple(inference.meetings), returned, inference.values)
@@ -170,7 +176,7 @@ def class_model(node: cst.ClassDef, resolve: Resolver) -> ClassModel:
         return ClassModel(node, methods, {})
     inference = _Inference(Surroundings(resolve, ClassModel(node, methods, {})))
     for param in _parameters(init):
-        inference.env[param.name.value] = _parameter_value(param, setup=True)
+        inference.env[param.name.value] = _parameter_value(param, tensor=False)
     inference.run(init.body)
     attributes = {
         key[5:]: found
@@ -196,8 +202,23 @@ def _parameters(function: cst.FunctionDef) -> Iterable[cst.Param]:
     return [param for param in every if param.name.value not in ("self", "cls")]
 
 
-def _parameter_value(param: cst.Param, setup: bool) -> Value:
-    """What a parameter holds on entry: by its annotation, its default, its name."""
+def _used_as_tensors(body: cst.BaseSuite) -> set[str]:
+    """Names the body uses as a tensor would be used (``x.shape``, ``x[:, 0]``): a
+    parameter without them is as likely a number (``dropout``, ``max_len``)."""
+    used: set[str] = set()
+    stack: list[cst.CSTNode] = list(body.children)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Attribute, cst.Subscript)) and isinstance(node.value, cst.Name):
+            used.add(node.value.value)
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(node.children)
+    return used
+
+
+def _parameter_value(param: cst.Param, tensor: bool) -> Value:
+    """What a parameter holds on entry: by its annotation, its default, its name, and
+    (``tensor``) whether the function uses it as a tensor."""
     name = param.name.value
     if name == "device":
         return from_parameter(name)
@@ -210,8 +231,8 @@ def _parameter_value(param: cst.Param, setup: bool) -> Value:
         return HOST if kind == "host" else UNKNOWN
     default = param.default
     if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
-        return UNKNOWN if setup else HOST  # a number, a string, a flag: not a tensor
-    return UNKNOWN if setup else from_parameter(name)
+        return HOST  # a number, a string, a flag: not a tensor
+    return from_parameter(name) if tensor else UNKNOWN
 
 
 def _annotation_kind(annotation: cst.BaseExpression) -> str:
@@ -464,7 +485,7 @@ class _Inference:
             if name in self.env:
                 return self.env[name]
             if f"{name}.".startswith(HYPERPARAMETER_ROOTS):
-                return HOST_SEQUENCE  # configuration: Python data
+                return HOST  # configuration: Python data (most often a number)
         attribute = node.attr.value
         if is_self(node.value):
             return self._owner.attribute(attribute)
@@ -665,11 +686,13 @@ class _Inference:
         if name == "to":
             if casts_dtype_only(node):
                 return receiver
-            target = keyword_argument(node, "device") or first_positional(node)
+            named = keyword_argument(node, "device")
+            target = named or first_positional(node)
             if target is None:
                 return receiver
             device = self.values.get(target.value, UNKNOWN)
-            return receiver if device.only_host else moved(device)
+            said = named is not None or (dotted_name(target.value) or "").endswith("device")
+            return moved(device) if said or not device.only_host else receiver
         if name == "cuda":
             return LITERAL
         if name == "cpu":
@@ -678,12 +701,14 @@ class _Inference:
             return moved(arguments[0][1])
         if name in NON_TENSOR_RESULTS:
             return HOST_SEQUENCE if name in _SEQUENCE_METHODS else HOST
+        if name in FULL_REDUCTIONS and not arguments:
+            return _reduced(receiver)
         if name in COLLECTION_UPDATERS and isinstance(func.value, (cst.Name, cst.Attribute)):
             container = dotted_name(func.value)
             if container is not None and receiver.origins & HOST.origins:
                 self.env[container] = join(receiver, *(found for _, found in arguments))
             return HOST
-        if name in TENSOR_ARGUMENT_METHODS:
+        if name in TENSOR_ARGUMENT_METHODS and (receiver.made or receiver.on_device):
             operands: list[Operand] = [(func.value, receiver)]
             operands += [(arg.value, found) for arg, found in arguments]
             self._meet(node, MeetingKind.METHOD, operands)
@@ -715,6 +740,8 @@ class _Inference:
         if not arguments:
             return UNKNOWN
         first = arguments[0][1]
+        if name in FULL_REDUCTIONS and len(arguments) == 1:
+            return _reduced(first)
         if not first.only_host:
             return first  # torch.sin(x), F.pad(x, ...): on the first tensor's device
         return HOST if all(found.only_host for _, found in arguments) else UNKNOWN
@@ -762,6 +789,14 @@ class _Inference:
             if key not in self._seen:
                 self._seen.add(key)
                 self.meetings.append(meeting)
+
+
+def _reduced(tensor: Value) -> Value:
+    """A tensor reduced to one element (``t.sum()``): a 0-dim CPU tensor meets any device,
+    a 0-dim device tensor still needs its device."""
+    if not tensor.made:
+        return tensor
+    return Value((tensor.origins - {Origin.CPU}) | {Origin.HOST}, (), False, tensor.params)
 
 
 def _join_envs(*envs: Mapping[str, Value]) -> dict[str, Value]:

@@ -387,6 +387,10 @@ CONFIG_PARAMETERS = frozenset({"config", "cfg", "args", "hparams", "opt", "opts"
 CARRYING_LIBRARIES = frozenset({"einops"})
 """Libraries whose functions return a rearranged first argument, on its device."""
 
+CROSS_DEVICE_METHODS = frozenset({"copy_"})
+"""Tensor methods (in ``TENSOR_ARGUMENT_METHODS``) that also take a tensor on another
+device: ``t.copy_(cpu)`` copies across devices."""
+
 MODULE_TENSOR_METHODS = frozenset(
     {"parameters", "buffers", "named_parameters", "named_buffers", "state_dict"}
 )

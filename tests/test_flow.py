@@ -129,7 +129,7 @@ def in_forward(body: str) -> Analysed:
         ("x.shape[0]", {HOST}),
         ("len(x)", {HOST}),
         ('tokenizer(texts, return_tensors="pt")', {CPU}),
-        ("x + torch.zeros(3)", {F_, CPU}),
+        ("x + torch.zeros(3)", {F_}),  # the CPU operand is blamed where they meet
         ("helper(x)", {UNK}),
     ],
 )
@@ -241,6 +241,13 @@ def test_meeting_kinds(body: str, kind: MeetingKind | None, at: str) -> None:
         "packed = nn.utils.rnn.pack_padded_sequence(x, torch.tensor(lens))\ny = packed + x",
         "y = torch.arange(4) + torch.ones(4)",  # two CPU tensors
         "y = helper(torch.arange(4), x)",  # a function of another file: a later layer
+        "x.copy_(torch.ones(4))",  # copies across devices
+        # Moved on the path where it is not None; None on the other.
+        "m = torch.ones(4) if lengths else None\n"
+        "if m is not None:\n    m = m.to(x.device)\ny = x + m",
+        # Both operands come from the same branches: CPU on one path, the input on the other.
+        "if mask is None:\n    a = torch.arange(4)\n    b = torch.arange(4)\n"
+        "else:\n    a = mask\n    b = mask\ny = a - b",
     ],
 )
 def test_look_alikes_do_not_meet(body: str) -> None:

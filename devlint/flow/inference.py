@@ -46,6 +46,7 @@ from devlint.symbols import (
     COLLECTION_UPDATERS,
     CONFIG_PARAMETERS,
     CPU_LIBRARIES,
+    CROSS_DEVICE_METHODS,
     DATA_FACTORIES,
     FULL_REDUCTIONS,
     HOST_ANNOTATIONS,
@@ -309,8 +310,13 @@ class _Inference:
         if isinstance(node, cst.If):
             self.eval(node.test)
             before = dict(self.env)
+            none_in_body, none_in_orelse = _none_test(node.test)
+            if none_in_body is not None:
+                self.env[none_in_body] = HOST
             self.run(node.body)
             after_body, self.env = self.env, before
+            if none_in_orelse is not None:
+                self.env = {**before, none_in_orelse: HOST}
             if node.orelse is not None:
                 orelse = node.orelse
                 if isinstance(orelse, cst.If):
@@ -708,7 +714,8 @@ class _Inference:
             if container is not None and receiver.origins & HOST.origins:
                 self.env[container] = join(receiver, *(found for _, found in arguments))
             return HOST
-        if name in TENSOR_ARGUMENT_METHODS and (receiver.made or receiver.on_device):
+        meets = name in TENSOR_ARGUMENT_METHODS and name not in CROSS_DEVICE_METHODS
+        if meets and (receiver.made or receiver.on_device):
             operands: list[Operand] = [(func.value, receiver)]
             operands += [(arg.value, found) for arg, found in arguments]
             self._meet(node, MeetingKind.METHOD, operands)
@@ -791,6 +798,21 @@ class _Inference:
                 self.meetings.append(meeting)
 
 
+def _none_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:
+    """``if x is None:`` -> (``x``, None): ``x`` holds None in the body; ``if x is not
+    None:`` -> (None, ``x``): it does on the other path."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None, None
+    name = dotted_name(test.left)
+    target = test.comparisons[0]
+    none = isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
+    if name is None or not none:
+        return None, None
+    if isinstance(target.operator, cst.Is):
+        return name, None
+    return (None, name) if isinstance(target.operator, cst.IsNot) else (None, None)
+
+
 def _reduced(tensor: Value) -> Value:
     """A tensor reduced to one element (``t.sum()``): a 0-dim CPU tensor meets any device,
     a 0-dim device tensor still needs its device."""
@@ -811,7 +833,7 @@ def _join_envs(*envs: Mapping[str, Value]) -> dict[str, Value]:
 
 def _collection(elements: Sequence[Value]) -> Value:
     """A list, tuple or dict: its tensors' origins, or host data (a sequence) without."""
-    found = combine(*elements) if elements else HOST
+    found = combine(*elements, meets=False) if elements else HOST
     return HOST_SEQUENCE if found.only_host else found
 
 

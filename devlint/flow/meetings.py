@@ -50,17 +50,22 @@ class Meeting:
 Operand = tuple["cst.BaseExpression", Value]
 
 
+def _surely_on_device(partner: Value) -> bool:
+    """On a device and on no path a CPU tensor: two values that each may be either came
+    from the same branches (``if ids is None: a = arange(n) else: a = ids``), and proving
+    they differ would need the paths, which a join forgets."""
+    return partner.on_device and not partner.made
+
+
 def meetings_among(
     at: cst.CSTNode, kind: MeetingKind, operands: Sequence[Operand]
 ) -> Iterator[Meeting]:
-    """Every CPU-made tensor among ``operands`` that meets one on the computation's device
-    (or on a device the code names: ``x.cuda()`` is there too)."""
+    """Every CPU-made tensor among ``operands`` that meets one surely on the computation's
+    device (or on a device the code names: ``x.cuda()`` is there too)."""
     for cpu_node, cpu in operands:
         if not cpu.made:
             continue
-        partner = next(
-            (node for node, other in operands if other.on_device and node is not cpu_node), None
-        )
+        partner = next((node for node, other in operands if _surely_on_device(other)), None)
         if partner is None:
             continue
         for site in cpu.made:

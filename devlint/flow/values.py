@@ -91,14 +91,17 @@ def join(*values: Value) -> Value:
     )
 
 
-def combine(*values: Value) -> Value:
+def combine(*values: Value, meets: bool = True) -> Value:
     """The result of an operation on ``values`` (``a + b``, ``torch.cat``): the tensors'
-    origins; host operands (numbers, shapes) only count when there is no tensor."""
+    origins; host operands (numbers, shapes) only count when there is no tensor. Where
+    the operation ``meets`` and one operand is surely on a device, so is the result: a CPU
+    operand is blamed there (a meeting), not again wherever the result goes."""
     tensors = [v for v in values if v.origins - {Origin.HOST}]
     params = frozenset().union(*(v.params for v in values))
     if not tensors:
         return Value(frozenset({Origin.HOST}), params=params)
-    joined = join(*tensors)
+    placed = [v for v in tensors if v.on_device and not v.made]
+    joined = join(*placed) if meets and placed else join(*tensors)
     return Value(joined.origins - {Origin.HOST}, joined.made, False, params)
 
 

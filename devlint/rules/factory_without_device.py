@@ -85,7 +85,8 @@ class FactoryWithoutDevice(Rule):
     `.to(<partner>.device)` where the two meet: all unsafe, as the anchor may be on
     another device on purpose. Not flagged, because no device is mixed: a tensor that
     is moved before it meets anything (`torch.arange(n)[:k].to(x.device)`,
-    `torch.cat([a, b]).to(x.device)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
+    `torch.cat([a, b]).to(x.device)`, `if m is not None: m = m.to(x.device)`),
+    copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
     one that only meets Python numbers, host values or other CPU tensors
     (`torch.rand(1) < 0.5`), or meets nothing at all; a CPU index into a device
     tensor (`x[torch.arange(n)]`); 0-dim scalars such as `torch.tensor(3.0)` or

@@ -1,8 +1,11 @@
-"""Small questions about libcst nodes that the traversal and the rules both ask."""
+"""Small questions about libcst nodes (and device names) that the traversal, the flow
+and the rules all ask."""
 
 from __future__ import annotations
 
 import libcst as cst
+
+from devlint.symbols import DEVICE_TYPES, TORCH_DTYPES
 
 
 def dotted_name(node: cst.CSTNode) -> str | None:
@@ -33,3 +36,44 @@ def attribute_of_self(node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.Attribute) and is_self(node.value):
         return node.attr.value
     return None
+
+
+def names_a_device(value: str) -> bool:
+    """``"cuda"``, ``"cuda:1"``, ``"mps"``: an accelerator, with or without an index."""
+    kind, _, index = value.partition(":")
+    return kind in DEVICE_TYPES and (not index or index.isdigit())
+
+
+def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+    return None
+
+
+def first_positional(call: cst.Call) -> cst.Arg | None:
+    for arg in call.args:
+        if arg.keyword is None and not arg.star:
+            return arg
+        break
+    return None
+
+
+def has_double_star(call: cst.Call) -> bool:
+    """``f(**kwargs)``: any keyword, ``device`` included, may arrive at run time."""
+    return any(arg.star == "**" for arg in call.args)
+
+
+def casts_dtype_only(call: cst.Call) -> bool:
+    """``x.to(torch.float32)`` or ``x.to(dtype=y.dtype)``: a cast, no device is involved."""
+    func = call.func
+    if not (isinstance(func, cst.Attribute) and func.attr.value == "to"):
+        return False
+    if keyword_argument(call, "device") is not None:
+        return False
+    first = first_positional(call)
+    if first is None:
+        return keyword_argument(call, "dtype") is not None
+    name = dotted_name(first.value) or ""
+    last = name.rpartition(".")[2]
+    return last == "dtype" or (name.startswith("torch.") and last in TORCH_DTYPES)

@@ -192,13 +192,6 @@ MOVE_HELPER_NAMES = ("to_device", "move_to", "transfer_batch_to_device")
 UNPACKING_BUILTINS = frozenset({"dict", "print", "len", "list", "tuple", "zip", "sorted"})
 """Builtins that may take ``**inputs`` or ``inputs`` without running a model."""
 
-CPU_CONSUMER_METHODS = frozenset(
-    {"plot", "imshow", "hist", "bar", "barh", "errorbar", "fill_between", "pie", "savefig"}
-    | {"add_scalar", "add_scalars", "add_histogram", "add_image", "add_figure", "annotate"}
-    | {"set_xticks", "set_yticks", "set_xticklabels", "set_yticklabels", "legend"}
-)
-"""Methods (of plots and loggers) that take CPU tensors: a fresh tensor there is right."""
-
 SILENT_BUILTINS = frozenset(
     {"print", "len", "isinstance", "str", "repr", "format", "range", "type", "id", "hash"}
 )
@@ -343,7 +336,71 @@ MODULE_DICT_TAKEN_KEYS = frozenset(
 TEST_PACKAGES = frozenset({"tests", "test", "testing"})
 """Package names whose modules are test code, run by a test runner (an entry point)."""
 
-PROBED_PROPERTIES = frozenset(
-    {"device", "dtype", "is_floating_point", "is_complex", "shape", "ndim", "element_size"}
+MEETING_FUNCTIONS = frozenset(
+    f"torch.{name}"
+    for name in (
+        *("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "where"),
+        *("matmul", "mm", "bmm", "einsum", "addmm", "baddbmm", "dot", "outer", "cross"),
+        *("add", "sub", "mul", "div", "maximum", "minimum", "lerp", "cdist", "kron"),
+        *("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"),
+        *("gather", "scatter", "scatter_add", "index_select", "masked_fill", "masked_select"),
+        *("take_along_dim", "bucketize", "searchsorted", "isclose", "allclose", "equal"),
+        *("meshgrid", "broadcast_tensors", "cartesian_prod", "block_diag"),
+        *("nn.functional.linear", "nn.functional.bilinear", "nn.functional.embedding"),
+        *("nn.functional.cross_entropy", "nn.functional.nll_loss", "nn.functional.mse_loss"),
+        *("nn.functional.l1_loss", "nn.functional.smooth_l1_loss", "nn.functional.kl_div"),
+        *("nn.functional.binary_cross_entropy", "nn.functional.cosine_similarity"),
+        *("nn.functional.binary_cross_entropy_with_logits", "nn.functional.grid_sample"),
+        *("nn.functional.scaled_dot_product_attention", "nn.functional.conv1d"),
+        *("nn.functional.conv2d", "nn.functional.conv3d", "nn.functional.layer_norm"),
+    )
 )
-"""``torch.empty(0).device``: a throwaway tensor made only to ask something."""
+"""torch functions whose tensor arguments must all be on one device: where a CPU tensor
+meets a tensor on the computation's device (not ``pack_padded_sequence``, whose
+``lengths`` belong on the CPU)."""
+
+TENSOR_HOST_ATTRIBUTES = frozenset(
+    {"shape", "ndim", "dtype", "is_cuda", "requires_grad", "is_leaf", "layout", "itemsize"}
+    | {"is_sparse", "is_quantized", "is_meta", "is_mps", "is_xpu", "training"}
+)
+"""Attributes of a tensor (or module) that are Python values, on no device."""
+
+HOST_ANNOTATIONS = frozenset(
+    {"int", "float", "bool", "str", "bytes", "complex", "None", "list", "tuple", "dict"}
+    | {"set", "List", "Tuple", "Dict", "Set", "Sequence", "Optional", "Union", "Literal"}
+    | {"Mapping", "Iterable", "typing"}
+)
+"""Names in a parameter's annotation that describe Python data, not a tensor."""
+
+FULL_REDUCTIONS = frozenset(
+    {"sum", "prod", "mean", "max", "min", "amax", "amin", "norm", "all", "any", "std", "var"}
+    | {"median", "count_nonzero"}
+)
+"""Reductions that, given no dimension, leave a 0-dim tensor (``t.sum()``, ``torch.prod(t)``)."""
+
+TENSOR_PARAMETER_NAMES = frozenset(
+    {"x", "input", "hidden_states", "inputs_embeds", "input_ids", "pixel_values"}
+    | {"logits", "tensor", "feats", "features"}
+)
+"""Parameter names that hold a tensor (a fix may borrow its ``.device``)."""
+
+CONFIG_PARAMETERS = frozenset({"config", "cfg", "args", "hparams", "opt", "opts"})
+"""Parameter names that hold configuration (Python data), not tensors."""
+
+CARRYING_LIBRARIES = frozenset({"einops"})
+"""Libraries whose functions return a rearranged first argument, on its device."""
+
+CROSS_DEVICE_METHODS = frozenset({"copy_"})
+"""Tensor methods (in ``TENSOR_ARGUMENT_METHODS``) that also take a tensor on another
+device: ``t.copy_(cpu)`` copies across devices."""
+
+MODULE_TENSOR_METHODS = frozenset(
+    {"parameters", "buffers", "named_parameters", "named_buffers", "state_dict"}
+)
+"""``self.parameters()``: a module's own tensors, on its device."""
+
+MODULE_REGISTRARS = frozenset({"register_buffer", "register_parameter"})
+"""``self.register_buffer("name", t)``: ``self.name`` then moves with the module."""
+
+COLLECTION_UPDATERS = frozenset({"append", "extend", "insert", "update", "add"})
+"""``xs.append(t)``: the container now also holds ``t``."""

@@ -32,18 +32,17 @@ from devlint.facts import (
     stored_evidence,
 )
 from devlint.findings import Edit, Location
+from devlint.flow.cache import FileFlows
+from devlint.flow.inference import FunctionFlow
+from devlint.flow.meetings import Meeting
 from devlint.nodes import dotted_name
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
 from devlint.source import LINE_BREAK, split_lines
-from devlint.symbols import AVAILABILITY_CHECKS, DEVICE_PREDICATES
+from devlint.symbols import AVAILABILITY_CHECKS, DEVICE_PREDICATES, TENSOR_PARAMETER_NAMES
 
 _SKIPPED_FIELDS = frozenset(
     {"lpar", "rpar", "comma", "semicolon", "header", "footer", "leading_lines", "newline"}
     | {"lines_after_decorators", "colon", "equal", "dot", "whitespace", "operator", "star"}
-)
-_TENSOR_PARAM_NAMES = frozenset(
-    {"x", "input", "hidden_states", "inputs_embeds", "input_ids", "pixel_values"}
-    | {"logits", "tensor", "feats", "features"}
 )
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
 
@@ -287,7 +286,7 @@ def _tensor_param(function: cst.FunctionDef) -> str | None:
         if _is_tensor_annotation(param.annotation):
             return param.name.value
     for param in params:
-        if param.annotation is None and param.name.value in _TENSOR_PARAM_NAMES:
+        if param.annotation is None and param.name.value in TENSOR_PARAMETER_NAMES:
             return param.name.value
     return None
 
@@ -402,6 +401,7 @@ class Traversal:
         self._marks: dict[int, set[str]] = {}
         self._notes: set[tuple[str | None, str, str]] = set()
         self._raw: list[_RawCandidate] = []
+        self._flows = FileFlows(lambda: self._module, self.qualified_name)
 
     # FileContext -------------------------------------------------------------
 
@@ -434,6 +434,24 @@ class Traversal:
     def qualified_name(self, node: cst.BaseExpression) -> str | None:
         dotted = dotted_name(node)
         return None if dotted is None else resolve_alias(dotted, self._aliases)
+
+    def flow(self) -> FunctionFlow | None:
+        found = self._innermost_function()
+        return self._flows.function(*found) if found is not None else None
+
+    def meetings_of(self, made: cst.CSTNode) -> tuple[Meeting, ...]:
+        found = self._innermost_function()
+        return self._flows.meetings_of(made, *found) if found is not None else ()
+
+    def _innermost_function(self) -> tuple[cst.FunctionDef, cst.ClassDef | None] | None:
+        """The innermost function around the visited node, and its class if a method."""
+        ancestors = self._ancestors
+        for position in range(len(ancestors) - 1, -1, -1):
+            function = ancestors[position]
+            if isinstance(function, cst.FunctionDef):
+                owner = ancestors[position - 2] if position >= 2 else None
+                return function, owner if isinstance(owner, cst.ClassDef) else None
+        return None
 
     def code_for(self, node: cst.CSTNode) -> str:
         return self._module.code_for_node(node)

@@ -68,7 +68,10 @@ def test_check_reports_findings_with_source_and_exits_1(in_tmp: Path) -> None:
     assert lines[1] == '        return x.to("cuda:1") + torch.arange(3)'
     assert lines[2] == "                    ^^^^^^^^"
     assert lines[3] == "fix available: Use `self.device`"
-    assert lines[5].startswith("model.py:7:33: DEV003 `torch.arange()` without `device=`")
+    assert lines[5] == (
+        "model.py:7:33: DEV003 `torch.arange()` makes a CPU tensor that meets the computation's"
+        ' device at line 7 (`x.to("cuda:1") + torch.arange(3)`); pass `device=self.device`'
+    )
     assert lines[-1] == "Found 2 findings (2 fixable)"
 
 

@@ -144,7 +144,7 @@ def test_factories_count_only_where_they_run_on_every_batch(tmp_path: Path) -> N
         tmp_path,
         {
             "model.py": model,
-            "helpers.py": "import torch\n\n\ndef noise(x):\n    return torch.randn(3)\n",
+            "helpers.py": "import torch\n\n\ndef noise(x):\n    return torch.randn(3) + x\n",
             "forward.py": model.replace("return noise(x) + x", "return torch.ones(3) + x"),
         },
         select=("DEV003",),
@@ -188,7 +188,7 @@ def test_a_rebuilt_index_reuses_what_the_structure_answers(tmp_path: Path) -> No
             "base.py": "import torch.nn as nn\n\n\nclass Base(nn.Module):\n    pass\n",
             "net.py": "import torch\nfrom base import Base\nfrom helpers import noise\n\n\n"
             "class Net(Base):\n    def forward(self, x):\n        return noise(x)\n",
-            "helpers.py": "import torch\n\n\ndef noise(x):\n    return torch.randn(3)\n",
+            "helpers.py": "import torch\n\n\ndef noise(x):\n    return torch.randn(3) + x\n",
         },
     )
     first = project.index

@@ -8,9 +8,12 @@ from collections.abc import Collection, Sequence
 import libcst as cst
 
 from devlint.facts import absolute_module
-from devlint.nodes import dotted_name
+from devlint.nodes import casts_dtype_only as casts_dtype_only
+from devlint.nodes import first_positional as first_positional
+from devlint.nodes import has_double_star as has_double_star
+from devlint.nodes import keyword_argument as keyword_argument
+from devlint.nodes import names_a_device as names_a_device
 from devlint.skeleton import Skeleton, dotted
-from devlint.symbols import DEVICE_TYPES, TORCH_DTYPES
 
 
 def device_literal(node: cst.BaseExpression) -> str | None:
@@ -26,47 +29,6 @@ def device_literal(node: cst.BaseExpression) -> str | None:
         if isinstance(value, str) and names_a_device(value):
             return node.value
     return None
-
-
-def names_a_device(value: str) -> bool:
-    """``"cuda"``, ``"cuda:1"``, ``"mps"``: an accelerator, with or without an index."""
-    kind, _, index = value.partition(":")
-    return kind in DEVICE_TYPES and (not index or index.isdigit())
-
-
-def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == name:
-            return arg
-    return None
-
-
-def first_positional(call: cst.Call) -> cst.Arg | None:
-    for arg in call.args:
-        if arg.keyword is None and not arg.star:
-            return arg
-        break
-    return None
-
-
-def has_double_star(call: cst.Call) -> bool:
-    """``f(**kwargs)``: any keyword, ``device`` included, may arrive at run time."""
-    return any(arg.star == "**" for arg in call.args)
-
-
-def casts_dtype_only(call: cst.Call) -> bool:
-    """``x.to(torch.float32)`` or ``x.to(dtype=y.dtype)``: a cast, no device is involved."""
-    func = call.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value == "to"):
-        return False
-    if keyword_argument(call, "device") is not None:
-        return False
-    first = first_positional(call)
-    if first is None:
-        return keyword_argument(call, "dtype") is not None
-    name = dotted_name(first.value) or ""
-    last = name.rpartition(".")[2]
-    return last == "dtype" or (name.startswith("torch.") and last in TORCH_DTYPES)
 
 
 def self_attribute(node: cst.BaseExpression) -> str | None:

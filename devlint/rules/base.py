@@ -18,6 +18,8 @@ import libcst as cst
 from devlint.candidates import Candidate, Resolution, Scope, ScopeInfo
 from devlint.facts import Fact, FileFacts
 from devlint.findings import Applicability, Fix
+from devlint.flow.inference import FunctionFlow
+from devlint.flow.meetings import Meeting
 from devlint.index import ProjectIndex
 from devlint.skeleton import Skeleton
 
@@ -94,6 +96,16 @@ class FileContext(Protocol):
 
     def qualified_name(self, node: cst.BaseExpression) -> str | None:
         """``nn.Module`` -> ``torch.nn.Module`` through this file's imports, else None."""
+        ...
+
+    def flow(self) -> FunctionFlow | None:
+        """The device flow of the innermost function around the visited node (None outside
+        any): computed once per function of the file, for every rule that asks."""
+        ...
+
+    def meetings_of(self, made: cst.CSTNode) -> tuple[Meeting, ...]:
+        """Where the tensor made at ``made`` (in the visited function) meets the device:
+        in that function, or, once returned, in the file's functions that call it."""
         ...
 
     def code_for(self, node: cst.CSTNode) -> str:

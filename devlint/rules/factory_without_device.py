@@ -1,27 +1,19 @@
-"""DEV003: a tensor created in a forward path without ``device=``."""
+"""DEV003: a tensor made on the CPU that meets a tensor on the computation's device."""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Literal
 
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import FileFacts
-from devlint.findings import Applicability
+from devlint.findings import Applicability, Fix
+from devlint.flow.meetings import Meeting, MeetingKind
 from devlint.index import ProjectIndex
 from devlint.nodes import chain_root, dotted_name
-from devlint.rules._devices import (
-    BINDING_TYPES,
-    Bindings,
-    casts_dtype_only,
-    first_positional,
-    has_double_star,
-    keyword_argument,
-)
+from devlint.rules._devices import BINDING_TYPES, Bindings
 from devlint.rules.base import (
     FileContext,
     Invalid,
@@ -29,59 +21,53 @@ from devlint.rules.base import (
     Rule,
     RuleSettings,
     Sighting,
-    borrowed_device_fix,
     choose_fix,
     insert_after,
 )
 from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import (
-    CPU_CONSUMER_METHODS,
-    CPU_LIBRARIES,
+    ARRAY_TENSOR_FACTORIES,
     CPU_RESULT_METHODS,
     DATA_FACTORIES,
-    HYPERPARAMETER_ROOTS,
-    ITERATING_BUILTINS,
     LEGACY_TENSOR_TYPES,
     MOVE_METHODS,
-    PROBED_PROPERTIES,
     SETUP_METHODS,
-    SILENT_BUILTINS,
+    TENSOR_ARGUMENT_METHODS,
     TENSOR_FACTORIES,
 )
 
-_FACTORIES = TENSOR_FACTORIES | LEGACY_TENSOR_TYPES
+_WITHOUT_DEVICE = LEGACY_TENSOR_TYPES | ARRAY_TENSOR_FACTORIES
+"""Factories that take no ``device=``: only a move where the tensors meet fixes them."""
+
+_FACTORIES = TENSOR_FACTORIES | _WITHOUT_DEVICE
 """What ``torch.<name>(...)`` must call to be a candidate."""
-
-_PLACED = "placed"
-"""A call's result, or a variable, is moved (``.to(...)``) or used on the CPU on purpose."""
-
-_INDEX = "index"
-"""A variable is used as an index, where a CPU tensor is valid."""
-
-_CPU_USE = "cpu_use"
-"""A variable is handed to code that wants CPU tensors (plotting, numpy)."""
 
 
 class FactoryWithoutDevice(Rule):
     """## What it does
-    Finds tensor factories (`torch.zeros`, `ones`, `empty`, `full`, `arange`,
-    `linspace`, `eye`, `rand*`, `tensor`, `as_tensor`, ...) and legacy constructors
-    (`torch.FloatTensor(...)`) called without `device=` on a forward path:
-    `forward`, `__call__`, `*_step`, `generate`, `on_*` hooks, the methods they call
-    through `self.`, and the project functions they call.
+    Finds tensors made on the CPU (`torch.zeros`, `ones`, `empty`, `full`, `arange`,
+    `linspace`, `eye`, `rand*`, `tensor`/`as_tensor` of Python data, `from_numpy`,
+    legacy constructors such as `torch.FloatTensor(...)`, all without `device=`) that
+    meet a tensor on the computation's device: in arithmetic or a comparison, in
+    `torch.cat`/`stack`/`where`/`matmul`/`einsum` and other functions of several
+    tensors, in a tensor method such as `masked_fill` or `index_add_`, in an in-place
+    update, in a call of a module or model, or indexed by a device tensor. It reports
+    where the tensor is made and names the line where it meets the device. Only on a
+    forward path: `forward`, `__call__`, `*_step`, `generate`, batch-level hooks,
+    and what they call.
 
     ## Why is this bad?
-    A factory without `device=` allocates on the CPU. The model runs on a GPU, so
-    the first operation that mixes the new tensor with an activation fails with
-    `Expected all tensors to be on the same device`. It works on a laptop and
-    breaks on the cluster (or the reverse after someone adds `.cuda()`).
+    The model runs on a GPU and its inputs, parameters and activations are there; a
+    tensor made without `device=` is on the CPU. Where the two meet, PyTorch stops
+    with `Expected all tensors to be on the same device`. It works on a laptop and
+    breaks on the cluster.
 
     ## Example
     ```python
     class Model(pl.LightningModule):
         def forward(self, x):
             positions = torch.arange(x.shape[1])
-            return x + self.embed(positions)
+            return x + self.pos_scale * positions
     ```
 
     ## Use instead
@@ -89,30 +75,31 @@ class FactoryWithoutDevice(Rule):
     class Model(pl.LightningModule):
         def forward(self, x):
             positions = torch.arange(x.shape[1], device=self.device)
-            return x + self.embed(positions)
+            return x + self.pos_scale * positions
     ```
 
     ## Fix safety
-    Adding `device=self.device` in a class that has `.device` is safe. Elsewhere
-    the fix takes `device=` from a tensor argument (unsafe: that tensor may be on
-    another device on purpose). Legacy constructors get no fix. Not flagged:
-    `torch.zeros_like(x)`, `x.new_zeros(...)`, a result immediately moved with
-    `.to(...)` or kept on the CPU with `.cpu()`, `.tolist()`, `.item()`,
-    `.numpy()`; 0-dim Python scalars such as `torch.tensor(3.0)`; `torch.tensor(x)`
-    of a name (it keeps the device of a tensor argument); calls with `**kwargs` or
-    `out=`. Also not flagged, because a CPU tensor is right there: a tensor used as
-    an index (`x[torch.arange(n), labels]`, valid for a tensor on any device) or in
-    an `if`/`while`/`assert` condition, one handed to plotting, numpy, loggers or
-    Python builtins that iterate it (`ax.plot(torch.arange(n), y)`), and a variable
-    that the same function later moves (`m = torch.zeros(n)` ... `m.to(x.device)`),
-    indexes with, or hands to such code.
+    Adding `device=self.device` in a class that has `.device` is safe. Elsewhere the
+    fix passes the function's `device` parameter, or the `.device` of a tensor
+    parameter (the one it meets, when that is a parameter), or else moves it with
+    `.to(<partner>.device)` where the two meet: all unsafe, as the anchor may be on
+    another device on purpose. Not flagged, because no device is mixed: a tensor that
+    is moved before it meets anything (`torch.arange(n)[:k].to(x.device)`,
+    `torch.cat([a, b]).to(x.device)`, `if m is not None: m = m.to(x.device)`),
+    copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
+    one that only meets Python numbers, host values or other CPU tensors
+    (`torch.rand(1) < 0.5`), or meets nothing at all; a CPU index into a device
+    tensor (`x[torch.arange(n)]`); 0-dim scalars such as `torch.tensor(3.0)` or
+    `torch.rand([])`, which PyTorch lets meet any device; `torch.zeros_like(x)`,
+    `x.new_zeros(...)`, `torch.tensor(x)` of a tensor; calls with `**kwargs` or
+    `out=`. A tensor returned to a caller is followed within its function only.
     """
 
     code = "DEV003"
     name = "factory-without-device"
-    summary = "Tensor factory without `device=` in a forward path"
+    summary = "Tensor made on the CPU meets the computation's device"
     fix_safety = "safe/unsafe"
-    node_types = ("SubscriptElement", "Call")
+    node_types = ("Call",)
     # Every report needs a call whose qualified name is `torch.<factory>`: only an import
     # binds a name to `torch...` (`import torch as T`, `from torch import zeros as z`), and
     # its text spells `torch` (a relative import inside the `torch` package aside).
@@ -188,6 +175,26 @@ class FactoryWithoutDevice(Rule):
         "    def forward(self, x):\n"
         "        noise = torch.randn(x.shape).type_as(x)\n"
         "        return x * self.scale + noise, np.zeros(3)\n",
+        # LayerDrop: a 0-dim draw compared with a float never meets the device.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Encoder(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        for layer in self.layers:\n"
+        "            dropout_probability = torch.rand([])\n"
+        "            if self.training and dropout_probability < self.layerdrop:\n"
+        "                continue\n"
+        "            x = layer(x)\n"
+        "        return x\n",
+        # A CPU index into a device tensor; a placeholder that meets nothing; moved after a
+        # slice; joined on the CPU, then moved.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Pool(nn.Module):\n"
+        "    def forward(self, x, lengths):\n"
+        "        first = x[torch.arange(x.shape[0]), 0]\n"
+        "        sizes = torch.zeros(len(lengths))\n"
+        "        steps = torch.arange(64)[: x.shape[1]].to(x.device)\n"
+        "        extra = torch.cat([torch.zeros(1), torch.ones(2)]).to(x.device)\n"
+        "        return first + steps + extra\n",
     )
     INVALID = (
         Invalid(
@@ -206,23 +213,23 @@ class FactoryWithoutDevice(Rule):
             "import torch\nimport pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
             "    def training_step(self, batch, batch_idx):\n"
-            "        return self._mask(batch)\n\n"
-            "    def _mask(self, batch):\n"
-            "        return torch.zeros(\n"
+            "        return self._masked(batch)\n\n"
+            "    def _masked(self, batch):\n"
+            "        return batch.masked_fill(torch.zeros(\n"
             "            batch.shape,\n"
             "            dtype=torch.bool,\n"
-            "        )\n",
+            "        ), 0)\n",
             line=9,
-            column=16,
+            column=34,
             fixed="import torch\nimport pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
             "    def training_step(self, batch, batch_idx):\n"
-            "        return self._mask(batch)\n\n"
-            "    def _mask(self, batch):\n"
-            "        return torch.zeros(\n"
+            "        return self._masked(batch)\n\n"
+            "    def _masked(self, batch):\n"
+            "        return batch.masked_fill(torch.zeros(\n"
             "            batch.shape,\n"
             "            dtype=torch.bool, device=self.device,\n"
-            "        )\n",
+            "        ), 0)\n",
         ),
         Invalid(
             "import torch\nfrom torch import nn\n\n"
@@ -245,6 +252,72 @@ class FactoryWithoutDevice(Rule):
             "        return x + torch.FloatTensor(3)\n",
             line=6,
             column=20,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class M(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return x + torch.FloatTensor(3).to(x.device)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Meets an input inside torch.cat; the fix borrows the input's device.
+            "import torch\nfrom torch import nn\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, feats):\n"
+            "        bias = torch.ones(feats.shape[0], 1)\n"
+            "        return torch.cat([feats, bias], dim=1)\n",
+            line=6,
+            column=16,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, feats):\n"
+            "        bias = torch.ones(feats.shape[0], 1, device=feats.device)\n"
+            "        return torch.cat([feats, bias], dim=1)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A mask made only when none is given meets the embeddings.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Encoder(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.embed = nn.Embedding(512, 64)\n\n"
+            "    def forward(self, tokens, mask=None, device=None):\n"
+            "        if mask is None:\n"
+            "            mask = torch.ones(tokens.shape, dtype=torch.bool)\n"
+            "        return self.embed(tokens).masked_fill(~mask[..., None], 0.0)\n",
+            line=11,
+            column=20,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Encoder(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.embed = nn.Embedding(512, 64)\n\n"
+            "    def forward(self, tokens, mask=None, device=None):\n"
+            "        if mask is None:\n"
+            "            mask = torch.ones(tokens.shape, dtype=torch.bool, device=device)\n"
+            "        return self.embed(tokens).masked_fill(~mask[..., None], 0.0)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Positions handed to a submodule of a LightningModule.
+            "import torch\nimport pytorch_lightning as pl\nfrom torch import nn\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.pos = nn.Embedding(128, 16)\n\n"
+            "    def forward(self, x):\n"
+            "        positions = torch.arange(x.shape[1])\n"
+            "        return x + self.pos(positions)\n",
+            line=11,
+            column=21,
+            fixed="import torch\nimport pytorch_lightning as pl\nfrom torch import nn\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.pos = nn.Embedding(128, 16)\n\n"
+            "    def forward(self, x):\n"
+            "        positions = torch.arange(x.shape[1], device=self.device)\n"
+            "        return x + self.pos(positions)\n",
         ),
         Invalid(
             # .to(dtype) casts, it does not move.
@@ -265,29 +338,35 @@ class FactoryWithoutDevice(Rule):
         ),
         Invalid(
             # Handed to a block of the model: it must be on the model's device.
-            "import torch\nimport pytorch_lightning as pl\n\n"
+            "import torch\nimport pytorch_lightning as pl\nfrom blocks import Block\n\n"
             "class M(pl.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.blocks = torch.nn.ModuleList([Block(), Block()])\n\n"
             "    def forward(self, x):\n"
             "        for block in self.blocks:\n"
             "            x = block(x, torch.zeros(4))\n"
             "        return x\n",
-            line=7,
+            line=12,
             column=26,
-            fixed="import torch\nimport pytorch_lightning as pl\n\n"
+            fixed="import torch\nimport pytorch_lightning as pl\nfrom blocks import Block\n\n"
             "class M(pl.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.blocks = torch.nn.ModuleList([Block(), Block()])\n\n"
             "    def forward(self, x):\n"
             "        for block in self.blocks:\n"
             "            x = block(x, torch.zeros(4, device=self.device))\n"
             "        return x\n",
         ),
         Invalid(
-            # Hyperparameters are Python lists: the tensor is made on the CPU.
+            # Hyperparameters in a Python list: the tensor is made on the CPU.
             "import torch\nimport torch.nn.functional as F\n"
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
             "    def training_step(self, batch, batch_idx):\n"
             "        logits, y = self(batch[0]), batch[1]\n"
-            "        weight = torch.tensor(self.hparams.class_weights)\n"
+            "        weight = torch.tensor([self.hparams.w0, self.hparams.w1])\n"
             "        return F.cross_entropy(logits, y, weight=weight)\n",
             line=8,
             column=18,
@@ -296,7 +375,8 @@ class FactoryWithoutDevice(Rule):
             "class M(pl.LightningModule):\n"
             "    def training_step(self, batch, batch_idx):\n"
             "        logits, y = self(batch[0]), batch[1]\n"
-            "        weight = torch.tensor(self.hparams.class_weights, device=self.device)\n"
+            "        weight = torch.tensor([self.hparams.w0, self.hparams.w1], "
+            "device=self.device)\n"
             "        return F.cross_entropy(logits, y, weight=weight)\n",
         ),
         Invalid(
@@ -322,6 +402,12 @@ class FactoryWithoutDevice(Rule):
             "        return hidden + th.ones(hidden.shape[-1])\n",
             line=7,
             column=25,
+            fixed="import torch.nn as nn\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, hidden):\n"
+            "        import torch as th\n\n"
+            "        return hidden + th.ones(hidden.shape[-1], device=hidden.device)\n",
+            unsafe=True,
         ),
     )
 
@@ -329,9 +415,9 @@ class FactoryWithoutDevice(Rule):
 
     def sightings(self, found: Skeleton, settings: RuleSettings) -> frozenset[Sighting]:
         """A candidate is a call that may resolve to ``torch.<factory>`` (``Bindings``) and,
-        as ``visit`` requires, lacks ``**``, ``device=`` and ``out=`` (``tensor`` and
-        ``as_tensor`` have Python data first), is not in a setup method, nor the receiver
-        of a chain that surely moves it."""
+        as the flow requires to blame it, lacks ``**``, ``device=`` and ``out=`` (``tensor``
+        and ``as_tensor`` take data that may be Python's), is not in a setup method, nor
+        the receiver of a chain that surely moves it."""
         names = Bindings(found)
         calls = [call for call in found.of_type(ast.Call) if isinstance(call, ast.Call)]
         fresh = [call for call in calls if _may_create_without_device(call, names)]
@@ -352,84 +438,123 @@ class FactoryWithoutDevice(Rule):
         )
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
-        if isinstance(node, cst.SubscriptElement):
-            index = node.slice.value if isinstance(node.slice, cst.Index) else None
-            root = chain_root(index) if index is not None else None
-            if root is not None:
-                context.note(_INDEX, root)
-            return
         assert isinstance(node, cst.Call)
-        func = node.func
-        if casts_dtype_only(node):
-            pass  # torch.arange(n).to(torch.float32) is still on the CPU
-        elif isinstance(func, cst.Attribute) and (
-            func.attr.value in MOVE_METHODS or func.attr.value in CPU_RESULT_METHODS
-        ):
-            _mark_receivers(func.value, context)
-            root = chain_root(func.value)
-            if root is not None and func.attr.value in MOVE_METHODS:
-                context.note(_PLACED, root)  # mask = torch.zeros(n) ... mask.to(x.device)
-            return
-        if _consumer(node, context) == "other":
-            for arg in node.args:
-                root = chain_root(arg.value)
-                if root is not None:
-                    context.note(_CPU_USE, root)  # time = torch.arange(n) ... ax.plot(time)
-        if context.scope.method in SETUP_METHODS:
-            return  # __init__ and setup never run on the forward path
-        name = context.qualified_name(func) or ""
+        if context.scope.method in SETUP_METHODS or context.in_checked_branch:
+            return  # __init__ never runs on the forward path; a checked branch is a choice
+        name = context.qualified_name(node.func) or ""
         module, _, factory = name.rpartition(".")
-        if module != "torch" or context.in_checked_branch:
+        if module != "torch" or factory not in _FACTORIES:
             return
-        legacy = factory in LEGACY_TENSOR_TYPES
-        if not legacy and factory not in TENSOR_FACTORIES:
-            return
-        if _PLACED in context.marks(node) or has_double_star(node):
-            return
-        if keyword_argument(node, "device") or keyword_argument(node, "out"):
-            return
-        usage = _usage(context, node)
-        if usage.harmless:
-            return
-        if factory in DATA_FACTORIES:
-            payload = first_positional(node)
-            if payload is None or not _is_python_data(payload.value):
-                return
-        fixes: dict[str, tuple[PendingEdit, ...]] = {}
-        if not legacy and node.args:
-            last = node.args[-1].value
-            fixes["self_device"] = (insert_after(last, ", device=self.device"),)
-            param = context.scope.tensor_param
-            if param is not None:
-                fixes["tensor_device"] = (insert_after(last, f", device={param}.device"),)
-        data = {"factory": name}
-        later: list[tuple[str, str]] = []
-        if usage.variable:
-            data["variable"] = usage.variable
-            later = [(tag, usage.variable) for tag in (_PLACED, _INDEX, _CPU_USE)]
-        context.report(self.code, node, data=data, fixes=fixes, unless_noted=later)
+        flow = context.flow()
+        meetings = context.meetings_of(node)
+        if flow is None or not meetings:
+            return  # moved first, only an index, host data, or it meets nothing
+        meeting = meetings[0]
+        fixes, anchors = _fixes(node, factory, meeting, flow.function, context)
+        context.report(
+            self.code,
+            node,
+            data={"factory": name, "meets": _describe(meeting, context), **anchors},
+            fixes=fixes,
+            lines={"line": meeting.at},
+        )
 
     def resolve(
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
         if not (scope.model_code and scope.forward_path):
             return None
-        message = f"`{candidate.data['factory']}()` without `device=` creates a CPU tensor"
+        data = candidate.data
+        message = (
+            f"`{data['factory']}()` makes a CPU tensor that meets the computation's device "
+            f"at line {data['line']} (`{data['meets']}`)"
+        )
         if scope.device_aware and not scope.in_init:
             fix = choose_fix(
                 candidate, "self_device", Applicability.SAFE, "Add `device=self.device`"
             )
-            return Resolution(f"{message}; pass `device=self.device`", fix)
-        borrowed = borrowed_device_fix(candidate, "Add `device={device}`")
-        if borrowed is not None:
-            param, fix = borrowed
-            return Resolution(f"{message}; pass `device={param}.device`", fix)
-        return Resolution(f"{message}; pass the device of an input tensor")
+            if fix is not None:
+                return Resolution(f"{message}; pass `device=self.device`", fix)
+        for variant, advice in _UNSAFE_FIXES:
+            edits = candidate.fixes.get(variant)
+            if edits:
+                described = advice.format(anchor=data.get(variant, ""))
+                fix = Fix(Applicability.UNSAFE, described, edits)
+                return Resolution(f"{message}; {described[0].lower()}{described[1:]}", fix)
+        return Resolution(f"{message}; create it on the device of a tensor it meets")
+
+
+_UNSAFE_FIXES = (
+    ("device_param", "Pass `device={anchor}`"),
+    ("tensor_device", "Pass `device={anchor}.device`"),
+    ("move_at_meeting", "Move it with `.to({anchor}.device)` where they meet"),
+)
+"""Fixes for code without ``self.device``, in order of preference, with the data key
+naming the anchor each borrows."""
+
+_MAX_SHOWN = 48
+"""Longest code a message quotes for the place where the tensors meet."""
+
+
+def _describe(meeting: Meeting, context: FileContext) -> str:
+    """The meeting's code on one line, shortened to the partner when it is long."""
+    for node in (meeting.at, meeting.partner):
+        text = " ".join(context.code_for(node).split())
+        if len(text) <= _MAX_SHOWN:
+            return text
+    return text[: _MAX_SHOWN - 3] + "..."
+
+
+def _fixes(
+    node: cst.Call,
+    factory: str,
+    meeting: Meeting,
+    function: cst.FunctionDef,
+    context: FileContext,
+) -> tuple[dict[str, tuple[PendingEdit, ...]], dict[str, str]]:
+    """Every fix the resolution may choose: ``device=`` at the creation with an anchor in
+    scope there, or a move of the CPU operand where it meets; and the anchor each uses."""
+    fixes: dict[str, tuple[PendingEdit, ...]] = {}
+    anchors: dict[str, str] = {}
+    if factory not in _WITHOUT_DEVICE and node.args:
+        last = node.args[-1].value
+        fixes["self_device"] = (insert_after(last, ", device=self.device"),)
+        parameters = _parameter_names(function)
+        if "device" in parameters:
+            fixes["device_param"] = (insert_after(last, ", device=device"),)
+            anchors["device_param"] = "device"
+        partner = chain_root(meeting.partner)
+        tensor = partner if partner in parameters else context.scope.tensor_param
+        if tensor is not None and tensor != "device":
+            fixes["tensor_device"] = (insert_after(last, f", device={tensor}.device"),)
+            anchors["tensor_device"] = tensor
+    partner_name = dotted_name(meeting.partner)
+    module_call = meeting.kind is MeetingKind.MODULE_CALL and meeting.partner is _callee(meeting)
+    if partner_name is not None and not module_call and _is_atom(meeting.cpu):
+        fixes["move_at_meeting"] = (insert_after(meeting.cpu, f".to({partner_name}.device)"),)
+        anchors["move_at_meeting"] = partner_name
+    return fixes, anchors
+
+
+def _parameter_names(function: cst.FunctionDef) -> set[str]:
+    """Names of the parameters that may hold a tensor (not ``self`` or ``cls``)."""
+    params = function.params
+    every = (*params.posonly_params, *params.params, *params.kwonly_params)
+    return {param.name.value for param in every} - {"self", "cls"}
+
+
+def _callee(meeting: Meeting) -> cst.BaseExpression | None:
+    return meeting.at.func if isinstance(meeting.at, cst.Call) else None
+
+
+def _is_atom(node: cst.BaseExpression) -> bool:
+    """``.to(...)`` can follow it without parentheses."""
+    return isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or bool(node.lpar)
 
 
 def _may_create_without_device(call: ast.Call, names: Bindings) -> bool:
-    """Whether ``call`` may resolve to a factory that ``visit`` would report, judging by
-    its arguments."""
+    """Whether ``call`` may resolve to a factory the flow blames (``visit`` reports it
+    where it meets the device), judging by its arguments."""
     if isinstance(call.func, ast.Attribute) and call.func.attr not in _FACTORIES:
         return False  # `a.f(...)` resolves to `<what a is>.f`
     return any(
@@ -451,16 +576,15 @@ def _may_lack_device(call: ast.Call, factory: str) -> bool:
 
 
 def _may_be_data(node: ast.expr) -> bool:
-    """``_is_python_data`` on the ``ast`` of the same expression."""
-    if isinstance(node, (ast.List, ast.Tuple, ast.ListComp)):
-        return True
-    return (dotted(node) or "").startswith(HYPERPARAMETER_ROOTS)
+    """The flow makes a CPU tensor of any payload but a constant (a number: 0-dim)."""
+    return not isinstance(node, ast.Constant)
 
 
 def _surely_placed(calls: Iterable[ast.Call]) -> set[int]:
-    """Calls ``_mark_receivers`` surely marks: the receivers in a chain ending in
-    ``.cpu()``, ``.cuda()``, ``.type_as(y)``, ... or ``.to(...)`` (only a ``.to`` that
-    surely is no cast: with ``device=``, or a first argument named ``*device``)."""
+    """Calls whose CPU origin the flow surely replaces before they meet anything: the
+    receivers in a chain ending in ``.cpu()``, ``.cuda()``, ``.type_as(y)``, ... or a
+    ``.to(...)`` that surely is no cast (with ``device=``, or a first argument named
+    ``*device``), up to a method where the receiver may meet another tensor."""
     placed: set[int] = set()
     for call in calls:
         if not (isinstance(call.func, ast.Attribute) and _surely_moves(call, call.func.attr)):
@@ -470,98 +594,18 @@ def _surely_placed(calls: Iterable[ast.Call]) -> set[int]:
             placed.add(id(receiver))
             if not isinstance(receiver.func, ast.Attribute):
                 break
+            if receiver.func.attr in TENSOR_ARGUMENT_METHODS:
+                break  # torch.zeros(n).add(x).to(d): it met x before the move
             receiver = receiver.func.value
     return placed
 
 
 def _surely_moves(call: ast.Call, method: str) -> bool:
-    """``x.<method>(...)`` is one of the calls ``visit`` marks receivers of, and surely not
-    a cast that ``casts_dtype_only`` recognises."""
+    """``x.<method>(...)`` gives a result that is no longer the CPU tensor ``x`` is: a move
+    or a host value, and surely not a cast that ``casts_dtype_only`` recognises."""
     if method != "to":
         return method in MOVE_METHODS or method in CPU_RESULT_METHODS
     if any(keyword.arg == "device" for keyword in call.keywords):
         return True
     first = dotted(call.args[0]) if call.args else None  # None for `*args` too
     return (first or "").endswith("device")
-
-
-def _mark_receivers(receiver: cst.BaseExpression, context: FileContext) -> None:
-    """Mark every call in a method chain: ``torch.arange(n).float().to(dev)``."""
-    while isinstance(receiver, cst.Call):
-        context.mark(receiver, _PLACED)
-        if not isinstance(receiver.func, cst.Attribute):
-            return
-        receiver = receiver.func.value
-
-
-@dataclass(frozen=True)
-class _Usage:
-    harmless: bool = False
-    """Used as an index, in a condition, or handed to code that is not torch's."""
-    variable: str | None = None
-    """The variable the statement assigns the new tensor (or what it computes) to."""
-
-
-def _usage(context: FileContext, fresh: cst.Call) -> _Usage:
-    """What the statement does with a fresh tensor, read from its enclosing nodes."""
-    child: cst.CSTNode = fresh
-    for node in reversed(context.ancestors):
-        if isinstance(node, cst.SubscriptElement):
-            return _Usage(harmless=True)  # CPU indices are valid for a tensor on any device
-        if isinstance(node, cst.Attribute) and child is node.value:
-            if node.attr.value in PROBED_PROPERTIES:
-                return _Usage(harmless=True)  # torch.empty(0).device: a probe, not data
-            child = node
-            continue
-        if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.Assert)) and child is node.test:
-            return _Usage(harmless=True)
-        if isinstance(node, cst.Call) and child is not node.func:
-            consumer = _consumer(node, context)
-            if consumer == "torch":
-                child = node
-                continue  # torch.cat([x, torch.zeros(n)]) has the same problem
-            return _Usage(harmless=consumer in ("other", "neutral"))
-        if isinstance(node, cst.Assign) and len(node.targets) == 1:
-            target = node.targets[0].target
-            return _Usage(variable=target.value if isinstance(target, cst.Name) else None)
-        if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement, cst.Lambda)):
-            break
-        child = node
-    return _Usage()
-
-
-Consumer = Literal["torch", "model", "other", "neutral"]
-
-
-def _consumer(call: cst.Call, context: FileContext) -> Consumer:
-    """Who receives the tensors passed to ``call``.
-
-    ``torch``: a torch function, whose result inherits the problem. ``other``:
-    plotting, numpy and other CPU libraries, and builtins that iterate: they want
-    CPU tensors, and adding ``device=`` would break them. ``neutral``: builtins such
-    as ``len`` or ``print``, which decide nothing. ``model``: anything else (the
-    module, a submodule, a project function, a tensor method): the tensor must be
-    on the model's device.
-    """
-    func = call.func
-    qualified = context.qualified_name(func)
-    if qualified is not None:
-        root = qualified.split(".", 1)[0]
-        if root == "torch":
-            return "torch"
-        return "other" if root in CPU_LIBRARIES else "model"
-    if isinstance(func, cst.Attribute) and func.attr.value in CPU_CONSUMER_METHODS:
-        return "other"
-    if isinstance(func, cst.Name) and func.value in ITERATING_BUILTINS:
-        return "other"  # for layer, drop in zip(layers, torch.rand(n) < p): Python values
-    if isinstance(func, cst.Name) and func.value in SILENT_BUILTINS:
-        return "neutral"
-    return "model"  # a submodule, a block from self.blocks, a tensor method, super()
-
-
-def _is_python_data(node: cst.BaseExpression) -> bool:
-    """Data that is certainly not a tensor yet: literals, or hyperparameters."""
-    if isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
-        return True
-    root = dotted_name(node) or ""
-    return root.startswith(HYPERPARAMETER_ROOTS)

@@ -1,0 +1,100 @@
+"""The flows of one file, each computed once, on the first rule that asks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import libcst as cst
+
+from devlint.flow.inference import (
+    NO_CLASS,
+    ClassModel,
+    FunctionFlow,
+    Resolver,
+    Surroundings,
+    analyse_function,
+    class_model,
+)
+from devlint.flow.meetings import Meeting
+from devlint.flow.values import UNKNOWN, Value
+
+_MAX_CALL_DEPTH = 3
+"""Calls of the file's own functions followed into one another (deeper: unknown)."""
+
+
+class FileFlows:
+    """Per-file cache of function flows and class models, keyed by their nodes; it also
+    answers a flow's questions about the file's functions it calls (``Callees``)."""
+
+    def __init__(self, module: Callable[[], cst.Module], resolve: Resolver) -> None:
+        self._module = module
+        self._resolve = resolve
+        self._functions: dict[cst.FunctionDef, FunctionFlow] = {}
+        self._classes: dict[cst.ClassDef, ClassModel] = {}
+        self._top_level: dict[str, cst.FunctionDef] | None = None
+        self._active: list[cst.FunctionDef] = []
+        """Functions being analysed, innermost last: a call back into one is recursion."""
+
+    def function(self, node: cst.FunctionDef, owner: cst.ClassDef | None) -> FunctionFlow:
+        """The flow of ``node``, a method of ``owner`` if given."""
+        found = self._functions.get(node)
+        if found is None:
+            self._active.append(node)
+            try:
+                found = analyse_function(node, self._surroundings(owner))
+            finally:
+                self._active.pop()
+            self._functions[node] = found
+        return found
+
+    def meetings_of(
+        self, made: cst.CSTNode, function: cst.FunctionDef, owner: cst.ClassDef | None
+    ) -> tuple[Meeting, ...]:
+        """Where the tensor made at ``made`` in ``function`` meets the device: there, or in
+        the class's other methods (or the file's functions) that get it by a call."""
+        flow = self.function(function, owner)
+        found = flow.meetings_of(made)
+        if found or not any(site is made for site in flow.returned.made):
+            return found
+        siblings = self.owner(owner).methods if owner is not None else self._functions_by_name()
+        for sibling in siblings.values():
+            if sibling is not function and sibling not in self._active:
+                found += self.function(sibling, owner).meetings_of(made)
+        return found
+
+    def owner(self, node: cst.ClassDef) -> ClassModel:
+        found = self._classes.get(node)
+        if found is None:
+            found = self._classes[node] = class_model(node, self._resolve)
+        return found
+
+    # Callees --------------------------------------------------------------------
+
+    def returned(self, callee: cst.FunctionDef, owner: cst.ClassDef | None) -> Value:
+        if callee in self._active or len(self._active) > _MAX_CALL_DEPTH:
+            return UNKNOWN
+        return self.function(callee, owner).returned
+
+    def called_with(
+        self, callee: cst.FunctionDef, owner: cst.ClassDef | None, bound: Mapping[str, Value]
+    ) -> FunctionFlow | None:
+        if callee in self._active or len(self._active) > _MAX_CALL_DEPTH:
+            return None
+        self._active.append(callee)
+        try:
+            return analyse_function(callee, self._surroundings(owner), bound)
+        finally:
+            self._active.pop()
+
+    def _surroundings(self, owner: cst.ClassDef | None) -> Surroundings:
+        model = self.owner(owner) if owner is not None else NO_CLASS
+        return Surroundings(self._resolve, model, self._functions_by_name(), self)
+
+    def _functions_by_name(self) -> Mapping[str, cst.FunctionDef]:
+        if self._top_level is None:
+            self._top_level = {
+                statement.name.value: statement
+                for statement in self._module().body
+                if isinstance(statement, cst.FunctionDef)
+            }
+        return self._top_level

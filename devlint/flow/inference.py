@@ -1,0 +1,856 @@
+"""Device flow inside one function: each expression's origins, in statement order.
+
+Branches are joined, loops run to a fixed point (bounded), and every operation where
+a CPU-made tensor meets a tensor on the computation's device is recorded as a
+``Meeting``. Only what the function's own code shows is used: calls of project
+functions give unknown values (their summaries are a later layer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import libcst as cst
+
+from devlint.flow.meetings import Meeting, MeetingKind, Operand, meetings_among
+from devlint.flow.values import (
+    CHOSEN_CPU,
+    FOLLOWS,
+    HOST,
+    HOST_SEQUENCE,
+    LITERAL,
+    UNKNOWN,
+    Origin,
+    Value,
+    as_device,
+    combine,
+    from_parameter,
+    join,
+    made_on_cpu,
+    moved,
+)
+from devlint.nodes import (
+    casts_dtype_only,
+    dotted_name,
+    first_positional,
+    has_double_star,
+    is_self,
+    keyword_argument,
+    names_a_device,
+)
+from devlint.symbols import (
+    ARRAY_TENSOR_FACTORIES,
+    CARRYING_LIBRARIES,
+    COLLECTION_UPDATERS,
+    CONFIG_PARAMETERS,
+    CPU_LIBRARIES,
+    CROSS_DEVICE_METHODS,
+    DATA_FACTORIES,
+    FULL_REDUCTIONS,
+    HOST_ANNOTATIONS,
+    HYPERPARAMETER_ROOTS,
+    ITERATING_BUILTINS,
+    LEGACY_TENSOR_TYPES,
+    MEETING_FUNCTIONS,
+    MODULE_REGISTRARS,
+    MODULE_TENSOR_METHODS,
+    NON_TENSOR_RESULTS,
+    PROCESSOR_LOADERS,
+    SETUP_METHODS,
+    SILENT_BUILTINS,
+    TENSOR_ARGUMENT_METHODS,
+    TENSOR_FACTORIES,
+    TENSOR_HOST_ATTRIBUTES,
+    TENSOR_PARAMETER_NAMES,
+)
+
+Resolver = Callable[["cst.BaseExpression"], "str | None"]
+"""The file's import resolution: ``F.relu`` -> ``torch.nn.functional.relu``, else None."""
+
+_FACTORIES = TENSOR_FACTORIES | LEGACY_TENSOR_TYPES | ARRAY_TENSOR_FACTORIES
+_LOOP_PASSES = 3
+"""Passes over a loop body before its values are taken as settled."""
+_COMBINING_BUILTINS = frozenset({"sum", "max", "min", "abs"})
+_SEQUENCE_METHODS = frozenset({"tolist", "numpy"})
+
+
+@dataclass(frozen=True)
+class ClassModel:
+    """What a class's own code says about ``self``: its methods and what ``__init__``
+    stores in its attributes (a submodule, a parameter, a CPU tensor, a number)."""
+
+    node: cst.ClassDef | None
+    methods: Mapping[str, cst.FunctionDef]
+    attributes: Mapping[str, Value]
+
+    def attribute(self, name: str) -> Value:
+        """``self.<name>`` outside ``__init__``: what ``__init__`` leaves there. Anything
+        else is unknown: a base class in another file may store a number as well as a
+        submodule there (``self.rank_dropout``)."""
+        if name == "device":
+            return FOLLOWS
+        if name in TENSOR_HOST_ATTRIBUTES:
+            return HOST
+        return self.attributes.get(name, UNKNOWN)
+
+
+NO_CLASS = ClassModel(None, {}, {})
+
+
+class Callees(Protocol):
+    """What the flow of a function may learn about the functions of the same file it calls
+    (``self.helper(...)``, ``helper(...)``): the file's cache answers, once each."""
+
+    def returned(self, callee: cst.FunctionDef, owner: cst.ClassDef | None) -> Value:
+        """What ``callee`` returns (unknown while it is being analysed: recursion)."""
+        ...
+
+    def called_with(
+        self, callee: cst.FunctionDef, owner: cst.ClassDef | None, bound: Mapping[str, Value]
+    ) -> FunctionFlow | None:
+        """The flow of ``callee`` with these values for some parameters (a call that passes
+        CPU tensors: where they meet inside is where they meet); None while recursing."""
+        ...
+
+
+@dataclass(frozen=True)
+class Surroundings:
+    """What a function's flow needs from outside its body."""
+
+    resolve: Resolver
+    owner: ClassModel = NO_CLASS
+    functions: Mapping[str, cst.FunctionDef] = field(default_factory=dict)
+    """The module-level functions of the file, by name."""
+    callees: Callees | None = None
+
+
+@dataclass(frozen=True)
+class FunctionFlow:
+    """The device flow of one function, for rules to query."""
+
+    function: cst.FunctionDef
+    meetings: tuple[Meeting, ...]
+    """Every meeting of a CPU-made tensor with the computation's device, in order."""
+    returned: Value
+    """What the function returns, joined over its ``return`` statements (the start of a
+    summary: ``params`` says which parameters reach it)."""
+    values: Mapping[cst.CSTNode, Value]
+    """The value of each expression the analysis evaluated (its last pass in a loop)."""
+
+    def meetings_of(self, made: cst.CSTNode) -> tuple[Meeting, ...]:
+        """Where the tensor made at ``made`` meets the computation's device, first first."""
+        return tuple(meeting for meeting in self.meetings if meeting.made is made)
+
+    def value_of(self, node: cst.CSTNode) -> Value | None:
+        return self.values.get(node)
+
+
+def analyse_function(
+    function: cst.FunctionDef, around: Surroundings, bound: Mapping[str, Value] | None = None
+) -> FunctionFlow:
+    """The flow of ``function`` (a method of ``around.owner`` if that is a class).
+
+    Inputs follow the computation, except in setup methods (``__init__``), whose
+    parameters are configuration as often as tensors: there they are unknown. ``bound``
+    gives some parameters the values a caller passes.
+    """
+    inference = _Inference(around)
+    setup = function.name.value in SETUP_METHODS
+    given = bound or {}
+    used = _used_as_tensors(function.body)
+    for param in _parameters(function):
+        name = param.name.value
+        tensor = not setup and (name in used or name in TENSOR_PARAMETER_NAMES)
+        inference.env[name] = given.get(name) or _parameter_value(param, tensor)
+    inference.run(function.body)
+    returned = join(*inference.returns) if inference.returns else HOST
+    return FunctionFlow(function, tuple(inference.meetings), returned, inference.values)
+
+
+def class_model(node: cst.ClassDef, resolve: Resolver) -> ClassModel:
+    """Methods of the class, and the attributes its ``__init__`` leaves on ``self``."""
+    methods = {s.name.value: s for s in node.body.body if isinstance(s, cst.FunctionDef)}
+    init = methods.get("__init__")
+    if init is None:
+        return ClassModel(node, methods, {})
+    inference = _Inference(Surroundings(resolve, ClassModel(node, methods, {})))
+    for param in _parameters(init):
+        inference.env[param.name.value] = _parameter_value(param, tensor=False)
+    inference.run(init.body)
+    attributes = {
+        key[5:]: found
+        for key, found in inference.env.items()
+        if key.startswith("self.") and "." not in key[5:]
+    }
+    return ClassModel(node, methods, attributes)
+
+
+def _parameter_names(function: cst.FunctionDef, method: bool) -> list[str]:
+    """The names positional arguments bind to, ``self`` left out of a method's."""
+    params = function.params
+    names = [param.name.value for param in (*params.posonly_params, *params.params)]
+    return names[1:] if method and names else names
+
+
+def _parameters(function: cst.FunctionDef) -> Iterable[cst.Param]:
+    params = function.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params]
+    for extra in (params.star_arg, params.star_kwarg):
+        if isinstance(extra, cst.Param):
+            every.append(extra)
+    return [param for param in every if param.name.value not in ("self", "cls")]
+
+
+def _used_as_tensors(body: cst.BaseSuite) -> set[str]:
+    """Names the body uses as a tensor would be used (``x.shape``, ``x[:, 0]``): a
+    parameter without them is as likely a number (``dropout``, ``max_len``)."""
+    used: set[str] = set()
+    stack: list[cst.CSTNode] = list(body.children)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Attribute, cst.Subscript)) and isinstance(node.value, cst.Name):
+            used.add(node.value.value)
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(node.children)
+    return used
+
+
+def _parameter_value(param: cst.Param, tensor: bool) -> Value:
+    """What a parameter holds on entry: by its annotation, its default, its name, and
+    (``tensor``) whether the function uses it as a tensor."""
+    name = param.name.value
+    if name == "device":
+        return from_parameter(name)
+    if name in CONFIG_PARAMETERS:
+        return HOST_SEQUENCE
+    if param.annotation is not None:
+        kind = _annotation_kind(param.annotation.annotation)
+        if kind == "tensor":
+            return from_parameter(name)
+        return HOST if kind == "host" else UNKNOWN
+    default = param.default
+    if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
+        return HOST  # a number, a string, a flag: not a tensor
+    return from_parameter(name) if tensor else UNKNOWN
+
+
+def _annotation_kind(annotation: cst.BaseExpression) -> str:
+    """``tensor`` when it names a tensor, ``host`` when only Python data, else ``other``."""
+    names: list[str] = []
+    stack: list[cst.CSTNode] = [annotation]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Name):
+            names.append(node.value)
+        elif isinstance(node, cst.Attribute):
+            names.append(node.attr.value)
+            stack.append(node.value)
+        elif isinstance(node, cst.SimpleString):
+            return "other"
+        else:
+            stack.extend(node.children)
+    if any(name.endswith("Tensor") for name in names):
+        return "tensor"
+    return "host" if names and all(name in HOST_ANNOTATIONS for name in names) else "other"
+
+
+class _Inference:
+    """One pass over a function body, updating ``env`` statement by statement."""
+
+    def __init__(self, around: Surroundings) -> None:
+        self._around = around
+        self._resolve = around.resolve
+        self._owner = around.owner
+        self.env: dict[str, Value] = {}
+        """Values of local names and of attribute chains assigned here (``self.mask``)."""
+        self.meetings: list[Meeting] = []
+        self._seen: set[tuple[int, int]] = set()
+        self.values: dict[cst.CSTNode, Value] = {}
+        self.returns: list[Value] = []
+
+    # Statements --------------------------------------------------------------
+
+    def run(self, block: cst.BaseSuite) -> None:
+        if isinstance(block, cst.SimpleStatementSuite):
+            for small in block.body:
+                self._small(small)
+            return
+        assert isinstance(block, cst.IndentedBlock)
+        for statement in block.body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    self._small(small)
+            else:
+                self._compound(statement)
+
+    def _small(self, node: cst.BaseSmallStatement) -> None:
+        if isinstance(node, cst.Expr):
+            self.eval(node.value)
+        elif isinstance(node, cst.Assign):
+            found = self.eval(node.value)
+            for target in node.targets:
+                self._bind(target.target, found, node.value)
+        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            self._bind(node.target, self.eval(node.value), node.value)
+        elif isinstance(node, cst.AugAssign):
+            current = self.eval(node.target)
+            change = self.eval(node.value)
+            self._meet(node, MeetingKind.IN_PLACE, [(node.target, current), (node.value, change)])
+            self._bind(node.target, combine(current, change), node.value)
+        elif isinstance(node, cst.Return):
+            self.returns.append(self.eval(node.value) if node.value is not None else HOST)
+        elif isinstance(node, cst.Assert):
+            self.eval(node.test)
+        elif isinstance(node, cst.Raise) and node.exc is not None:
+            self.eval(node.exc)
+
+    def _compound(self, node: cst.BaseStatement) -> None:
+        if isinstance(node, cst.If):
+            self.eval(node.test)
+            before = dict(self.env)
+            none_in_body, none_in_orelse = _none_test(node.test)
+            if none_in_body is not None:
+                self.env[none_in_body] = HOST
+            self.run(node.body)
+            after_body, self.env = self.env, before
+            if none_in_orelse is not None:
+                self.env = {**before, none_in_orelse: HOST}
+            if node.orelse is not None:
+                orelse = node.orelse
+                if isinstance(orelse, cst.If):
+                    self._compound(orelse)
+                else:
+                    self.run(orelse.body)
+            self.env = _join_envs(after_body, self.env)
+        elif isinstance(node, (cst.For, cst.While)):
+            self._loop(node)
+        elif isinstance(node, cst.With):
+            for item in node.items:
+                found = self.eval(item.item)
+                if item.asname is not None:
+                    self._bind(item.asname.name, found, item.item)
+            self.run(node.body)
+        elif isinstance(node, cst.Try):
+            before = dict(self.env)
+            self.run(node.body)
+            branches = [self.env]
+            for handler in node.handlers:
+                self.env = dict(before)
+                self.run(handler.body)
+                branches.append(self.env)
+            self.env = _join_envs(*branches)
+            if node.orelse is not None:
+                self.run(node.orelse.body)
+            if node.finalbody is not None:
+                self.run(node.finalbody.body)
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            self.env[node.name.value] = UNKNOWN  # a nested def has its own flow
+        elif isinstance(node, cst.Match):
+            self.eval(node.subject)
+            before = dict(self.env)
+            branches = []
+            for case in node.cases:
+                self.env = dict(before)
+                self.run(case.body)
+                branches.append(self.env)
+            self.env = _join_envs(before, *branches)
+
+    def _loop(self, node: cst.For | cst.While) -> None:
+        before = dict(self.env)
+        for _ in range(_LOOP_PASSES):
+            start = dict(self.env)
+            if isinstance(node, cst.For):
+                self._bind_element(node.target, node.iter)
+            else:
+                self.eval(node.test)
+            self.run(node.body)
+            self.env = _join_envs(start, self.env)
+            if self.env == start:
+                break
+        if node.orelse is not None:
+            self.run(node.orelse.body)
+        self.env = _join_envs(before, self.env)
+
+    # Bindings ----------------------------------------------------------------
+
+    def _bind(self, target: cst.BaseExpression, found: Value, source: cst.CSTNode) -> None:
+        if isinstance(target, cst.Name):
+            self.env[target.value] = found
+        elif isinstance(target, cst.Attribute):
+            name = dotted_name(target)
+            if name is not None:
+                self.env[name] = found
+        elif isinstance(target, cst.Subscript):
+            self.eval(target)
+            container = dotted_name(target.value)
+            held = self.env.get(container) if container is not None else None
+            if container is not None and held is not None and held.only_host:
+                self.env[container] = join(held, found)  # d["mask"] = torch.ones(n)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            parts = self._parts(source, len(target.elements))
+            for position, element in enumerate(target.elements):
+                part = parts[position] if parts is not None else found
+                self._bind(element.value, part, source)
+
+    def _parts(self, source: cst.CSTNode, count: int) -> list[Value] | None:
+        """The values of a tuple literal unpacked element by element (``a, b = x, y``)."""
+        if not isinstance(source, (cst.Tuple, cst.List)) or len(source.elements) != count:
+            return None
+        if any(isinstance(element, cst.StarredElement) for element in source.elements):
+            return None
+        return [self.values.get(element.value, UNKNOWN) for element in source.elements]
+
+    def _bind_element(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
+        """Bind a loop or comprehension target to an element of ``iterable``."""
+        parts = self._element_parts(iterable)
+        unpacked = target if isinstance(target, (cst.Tuple, cst.List)) else None
+        if parts is not None and unpacked is not None and len(parts) == len(unpacked.elements):
+            for element, part in zip(unpacked.elements, parts, strict=True):
+                self._bind(element.value, part, element.value)
+            return
+        found = join(*parts) if parts else self.eval(iterable)
+        self._bind(target, found, iterable)
+
+    def _element_parts(self, iterable: cst.BaseExpression) -> list[Value] | None:
+        """``zip(a, b)`` and ``enumerate(a)`` yield tuples; ``range`` yields numbers."""
+        if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)):
+            return None
+        name = iterable.func.value
+        if name not in ("zip", "enumerate", "range") or iterable.func.value in self.env:
+            return None
+        values = [self.eval(arg.value) for arg in iterable.args]
+        if name == "range":
+            return [HOST]
+        if name == "enumerate":
+            return [HOST, values[0] if values else UNKNOWN]
+        return values
+
+    # Expressions -------------------------------------------------------------
+
+    def eval(self, node: cst.BaseExpression) -> Value:
+        found = self._eval(node)
+        self.values[node] = found
+        return found
+
+    def _eval(self, node: cst.BaseExpression) -> Value:
+        if isinstance(node, cst.Name):
+            return self._name(node.value)
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis)):
+            return HOST
+        if isinstance(node, cst.SimpleString):
+            return _string(node)
+        if isinstance(node, (cst.ConcatenatedString, cst.FormattedString)):
+            return HOST
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node)
+        if isinstance(node, cst.Subscript):
+            return self._subscript(node)
+        if isinstance(node, cst.Call):
+            return self._call(node)
+        if isinstance(node, cst.BinaryOperation):
+            left, right = self.eval(node.left), self.eval(node.right)
+            self._meet(node, MeetingKind.OPERATOR, [(node.left, left), (node.right, right)])
+            return combine(left, right)
+        if isinstance(node, cst.Comparison):
+            return self._comparison(node)
+        if isinstance(node, cst.UnaryOperation):
+            operand = self.eval(node.expression)
+            return HOST if isinstance(node.operator, cst.Not) else operand
+        if isinstance(node, cst.BooleanOperation):
+            return join(self.eval(node.left), self.eval(node.right))
+        if isinstance(node, cst.IfExp):
+            self.eval(node.test)
+            return join(self.eval(node.body), self.eval(node.orelse))
+        if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+            return _collection([self.eval(element.value) for element in node.elements])
+        if isinstance(node, cst.Dict):
+            return self._dict(node)
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+            return self._comprehension(node)
+        if isinstance(node, cst.NamedExpr):
+            found = self.eval(node.value)
+            self._bind(node.target, found, node.value)
+            return found
+        if isinstance(node, cst.Await):
+            return self.eval(node.expression)
+        if isinstance(node, cst.Yield) and isinstance(node.value, cst.BaseExpression):
+            self.eval(node.value)
+        return UNKNOWN
+
+    def _name(self, name: str) -> Value:
+        found = self.env.get(name)
+        if found is not None:
+            return found
+        return HOST if name in ("None", "True", "False") else UNKNOWN
+
+    def _attribute(self, node: cst.Attribute) -> Value:
+        name = dotted_name(node)
+        if name is not None:
+            if name in self.env:
+                return self.env[name]
+            if f"{name}.".startswith(HYPERPARAMETER_ROOTS):
+                return HOST  # configuration: Python data (most often a number)
+        attribute = node.attr.value
+        if is_self(node.value):
+            return self._owner.attribute(attribute)
+        base = self.eval(node.value)
+        if attribute == "device":
+            return as_device(base)
+        if attribute in TENSOR_HOST_ATTRIBUTES:
+            return HOST
+        return base
+
+    def _subscript(self, node: cst.Subscript) -> Value:
+        base = self.eval(node.value)
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index):
+                index = self.eval(element.slice.value)
+                if base.made and index.on_device:
+                    pair: list[Operand] = [(node.value, base), (element.slice.value, index)]
+                    self._meet(node, MeetingKind.INDEX, pair)
+            elif isinstance(element.slice, cst.Slice):
+                for bound in (element.slice.lower, element.slice.upper, element.slice.step):
+                    if bound is not None:
+                        self.eval(bound)
+        return base
+
+    def _comparison(self, node: cst.Comparison) -> Value:
+        left_node: cst.BaseExpression = node.left
+        left = self.eval(left_node)
+        results = [left]
+        for target in node.comparisons:
+            right = self.eval(target.comparator)
+            results.append(right)
+            if not isinstance(target.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)):
+                pair: list[Operand] = [(left_node, left), (target.comparator, right)]
+                self._meet(node, MeetingKind.COMPARISON, pair)
+            left_node, left = target.comparator, right
+        return combine(*results)
+
+    def _dict(self, node: cst.Dict) -> Value:
+        found = []
+        for element in node.elements:
+            if isinstance(element, cst.DictElement):
+                self.eval(element.key)
+            found.append(self.eval(element.value))
+        return _collection(found)
+
+    def _comprehension(
+        self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp
+    ) -> Value:
+        outside = dict(self.env)
+        clause: cst.CompFor | None = node.for_in
+        while clause is not None:
+            self._bind_element(clause.target, clause.iter)
+            for condition in clause.ifs:
+                self.eval(condition.test)
+            clause = clause.inner_for_in
+        if isinstance(node, cst.DictComp):
+            self.eval(node.key)
+            element = self.eval(node.value)
+        else:
+            element = self.eval(node.elt)
+        self.env = outside
+        return _collection([element])
+
+    # Calls -------------------------------------------------------------------
+
+    def _call(self, node: cst.Call) -> Value:
+        func = node.func
+        if isinstance(func, cst.Attribute) and not is_self(func.value):
+            receiver: Value | None = self.eval(func.value)
+        else:
+            receiver = None
+        arguments = [(arg, self.eval(arg.value)) for arg in node.args]
+        local = isinstance(func, cst.Name) and func.value in self.env
+        qualified = None if local else self._resolve(func)
+        if qualified is not None and qualified.split(".", 1)[0] == "torch":
+            return self._torch_call(node, qualified, arguments)
+        tensors_asked = keyword_argument(node, "return_tensors")
+        if tensors_asked is not None and _is_string(tensors_asked.value, "pt"):
+            return made_on_cpu(node)  # processor output: CPU tensors
+        if isinstance(func, cst.Attribute) and is_self(func.value):
+            return self._self_call(node, func.attr.value, arguments)
+        if receiver is not None and isinstance(func, cst.Attribute):
+            return self._method(node, func, receiver, arguments)
+        if isinstance(func, cst.Name) and not local:
+            return self._named_call(node, func.value, qualified, arguments)
+        callee = self.eval(func)
+        if callee.on_device:
+            return self._module_call(node, func, arguments)
+        return UNKNOWN
+
+    def _named_call(
+        self,
+        node: cst.Call,
+        name: str,
+        qualified: str | None,
+        arguments: Sequence[tuple[cst.Arg, Value]],
+    ) -> Value:
+        if name == "self":
+            return self._module_call(node, node.func, arguments)
+        if qualified is None and name in ITERATING_BUILTINS | SILENT_BUILTINS:
+            return HOST_SEQUENCE if name in ("list", "tuple", "sorted") else HOST
+        if qualified is None and name in _COMBINING_BUILTINS:
+            return combine(*(found for _, found in arguments))
+        function = self._around.functions.get(name)
+        if function is not None and (qualified or name).endswith(name):
+            return self._local_call(node, function, None, arguments)
+        return self._library_call(qualified or name, arguments)
+
+    def _library_call(self, qualified: str, arguments: Sequence[tuple[cst.Arg, Value]]) -> Value:
+        """A call of something the file imports or defines (not torch's, not a local)."""
+        root = qualified.split(".", 1)[0]
+        last = qualified.rpartition(".")[2]
+        if root in CPU_LIBRARIES:
+            return HOST_SEQUENCE
+        if root in CARRYING_LIBRARIES and arguments:
+            return arguments[0][1]
+        if last == "from_pretrained":
+            loader = qualified.rpartition(".")[0].rpartition(".")[2]
+            return UNKNOWN if any(kind in loader for kind in PROCESSOR_LOADERS) else FOLLOWS
+        if last[:1].isupper():
+            return FOLLOWS  # a module, a parameter, a model output built from tensors
+        return UNKNOWN
+
+    def _self_call(
+        self, node: cst.Call, name: str, arguments: Sequence[tuple[cst.Arg, Value]]
+    ) -> Value:
+        if name in MODULE_REGISTRARS and arguments:
+            registered = arguments[0][0].value
+            if isinstance(registered, cst.SimpleString):
+                key = registered.evaluated_value
+                if isinstance(key, str):
+                    self.env[f"self.{key}"] = FOLLOWS
+            return HOST
+        method = self._owner.methods.get(name)
+        if method is not None:
+            return self._local_call(node, method, self._owner.node, arguments, method=True)
+        if name in MODULE_TENSOR_METHODS:
+            return FOLLOWS  # self.parameters(), self.buffers(): on the module's device
+        if name not in self._owner.attributes and f"self.{name}" not in self.env:
+            return UNKNOWN  # an inherited method (``self.log``), not a submodule we know
+        attribute = self.env.get(f"self.{name}", self._owner.attribute(name))
+        if attribute.on_device:
+            return self._module_call(node, node.func, arguments)
+        return UNKNOWN
+
+    def _local_call(
+        self,
+        node: cst.Call,
+        function: cst.FunctionDef,
+        owner: cst.ClassDef | None,
+        arguments: Sequence[tuple[cst.Arg, Value]],
+        *,
+        method: bool = False,
+    ) -> Value:
+        """A function of this file: a CPU tensor passed where it meets the device inside
+        meets it here; the result is what the function returns."""
+        callees = self._around.callees
+        if callees is None:
+            return UNKNOWN
+        if not any(found.made for _, found in arguments):
+            return callees.returned(function, owner)
+        names = _parameter_names(function, method)
+        bound: dict[str, Value] = {}
+        for position, (arg, found) in enumerate(arguments):
+            if arg.star:
+                break  # the positions after ``*args`` are unknown
+            if arg.keyword is not None:
+                bound[arg.keyword.value] = found
+            elif position < len(names):
+                bound[names[position]] = found
+        flow = callees.called_with(function, owner, bound)
+        if flow is None:
+            return UNKNOWN
+        passed = {id(site) for _, found in arguments for site in found.made}
+        for meeting in flow.meetings:
+            key = (id(meeting.made), id(meeting.at))
+            if id(meeting.made) in passed and key not in self._seen:
+                self._seen.add(key)
+                self.meetings.append(meeting)
+        return flow.returned
+
+    def _module_call(
+        self, node: cst.Call, callee: cst.BaseExpression, arguments: Sequence[tuple[cst.Arg, Value]]
+    ) -> Value:
+        """A module or model called with tensors: they must be on its device."""
+        operands: list[Operand] = [(arg.value, found) for arg, found in arguments]
+        self._meet(node, MeetingKind.MODULE_CALL, [*operands, (callee, FOLLOWS)])
+        return FOLLOWS
+
+    def _method(
+        self,
+        node: cst.Call,
+        func: cst.Attribute,
+        receiver: Value,
+        arguments: Sequence[tuple[cst.Arg, Value]],
+    ) -> Value:
+        name = func.attr.value
+        if name == "to":
+            if casts_dtype_only(node):
+                return receiver
+            named = keyword_argument(node, "device")
+            target = named or first_positional(node)
+            if target is None:
+                return receiver
+            device = self.values.get(target.value, UNKNOWN)
+            said = named is not None or (dotted_name(target.value) or "").endswith("device")
+            return moved(device) if said or not device.only_host else receiver
+        if name == "cuda":
+            return LITERAL
+        if name == "cpu":
+            return CHOSEN_CPU
+        if name == "type_as" and arguments:
+            return moved(arguments[0][1])
+        if name in NON_TENSOR_RESULTS:
+            return HOST_SEQUENCE if name in _SEQUENCE_METHODS else HOST
+        if name in FULL_REDUCTIONS and not arguments:
+            return _reduced(receiver)
+        if name in COLLECTION_UPDATERS and isinstance(func.value, (cst.Name, cst.Attribute)):
+            container = dotted_name(func.value)
+            if container is not None and receiver.origins & HOST.origins:
+                self.env[container] = join(receiver, *(found for _, found in arguments))
+            return HOST
+        meets = name in TENSOR_ARGUMENT_METHODS and name not in CROSS_DEVICE_METHODS
+        if meets and (receiver.made or receiver.on_device):
+            operands: list[Operand] = [(func.value, receiver)]
+            operands += [(arg.value, found) for arg, found in arguments]
+            self._meet(node, MeetingKind.METHOD, operands)
+            return combine(receiver, *(found for _, found in arguments))
+        if name.startswith("new_"):
+            placed = keyword_argument(node, "device")
+            return moved(self.values.get(placed.value, UNKNOWN)) if placed else receiver
+        return receiver  # views, casts, reductions: on the receiver's device
+
+    def _torch_call(
+        self, node: cst.Call, qualified: str, arguments: Sequence[tuple[cst.Arg, Value]]
+    ) -> Value:
+        module, _, name = qualified.rpartition(".")
+        if module == "torch" and name in _FACTORIES:
+            return self._factory(node, name)
+        if qualified == "torch.device":
+            return arguments[0][1] if arguments else UNKNOWN
+        if name[:1].isupper():
+            return FOLLOWS  # nn.Linear(...), nn.Parameter(...): moves with the module
+        if name.endswith("_like"):
+            device = keyword_argument(node, "device")
+            if device is not None:
+                return moved(self.values.get(device.value, UNKNOWN))
+            return arguments[0][1] if arguments else UNKNOWN
+        if qualified in MEETING_FUNCTIONS:
+            operands = list(self._spread(arguments))
+            self._meet(node, MeetingKind.FUNCTION, operands)
+            return combine(*(found for _, found in operands))
+        if not arguments:
+            return UNKNOWN
+        first = arguments[0][1]
+        if name in FULL_REDUCTIONS and len(arguments) == 1:
+            return _reduced(first)
+        if not first.only_host:
+            return first  # torch.sin(x), F.pad(x, ...): on the first tensor's device
+        return HOST if all(found.only_host for _, found in arguments) else UNKNOWN
+
+    def _spread(self, arguments: Sequence[tuple[cst.Arg, Value]]) -> Iterable[Operand]:
+        """Each tensor a call receives, the elements of a list literal one by one."""
+        for arg, found in arguments:
+            if isinstance(arg.value, (cst.List, cst.Tuple)) and not arg.star:
+                for element in arg.value.elements:
+                    yield element.value, self.values.get(element.value, UNKNOWN)
+            else:
+                yield arg.value, found
+
+    def _factory(self, node: cst.Call, name: str) -> Value:
+        if has_double_star(node) or keyword_argument(node, "out") is not None:
+            return UNKNOWN
+        device = keyword_argument(node, "device")
+        if device is not None:
+            return moved(self.values.get(device.value, UNKNOWN))
+        first = first_positional(node)
+        if name in DATA_FACTORIES:
+            return self._from_data(node, first)
+        if name in ARRAY_TENSOR_FACTORIES:
+            return made_on_cpu(node)
+        if first is not None and _is_empty_shape(first.value):
+            return HOST  # torch.rand([]): a 0-dim scalar
+        return made_on_cpu(node)
+
+    def _from_data(self, node: cst.Call, payload: cst.Arg | None) -> Value:
+        """``torch.tensor(data)``: a tensor keeps its device; Python data goes to the CPU,
+        except a single number (a 0-dim scalar)."""
+        if payload is None:
+            return UNKNOWN
+        data = payload.value
+        if isinstance(data, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
+            return made_on_cpu(node)
+        found = self.values.get(data, UNKNOWN)
+        if not found.only_host:
+            return found
+        return made_on_cpu(node) if found.sequence else HOST
+
+    def _meet(self, at: cst.CSTNode, kind: MeetingKind, operands: Sequence[Operand]) -> None:
+        for meeting in meetings_among(at, kind, operands):
+            key = (id(meeting.made), id(at))
+            if key not in self._seen:
+                self._seen.add(key)
+                self.meetings.append(meeting)
+
+
+def _none_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:
+    """``if x is None:`` -> (``x``, None): ``x`` holds None in the body; ``if x is not
+    None:`` -> (None, ``x``): it does on the other path."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None, None
+    name = dotted_name(test.left)
+    target = test.comparisons[0]
+    none = isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
+    if name is None or not none:
+        return None, None
+    if isinstance(target.operator, cst.Is):
+        return name, None
+    return (None, name) if isinstance(target.operator, cst.IsNot) else (None, None)
+
+
+def _reduced(tensor: Value) -> Value:
+    """A tensor reduced to one element (``t.sum()``): a 0-dim CPU tensor meets any device,
+    a 0-dim device tensor still needs its device."""
+    if not tensor.made:
+        return tensor
+    return Value((tensor.origins - {Origin.CPU}) | {Origin.HOST}, (), False, tensor.params)
+
+
+def _join_envs(*envs: Mapping[str, Value]) -> dict[str, Value]:
+    """Names bound on any path, each holding what any path left in it."""
+    joined: dict[str, Value] = {}
+    for env in envs:
+        for name, found in env.items():
+            held = joined.get(name)
+            joined[name] = found if held is None or held == found else join(held, found)
+    return joined
+
+
+def _collection(elements: Sequence[Value]) -> Value:
+    """A list, tuple or dict: its tensors' origins, or host data (a sequence) without."""
+    found = combine(*elements, meets=False) if elements else HOST
+    return HOST_SEQUENCE if found.only_host else found
+
+
+def _string(node: cst.SimpleString) -> Value:
+    """A device string names a device; any other string is host data."""
+    text = node.evaluated_value
+    if isinstance(text, str):
+        if names_a_device(text):
+            return LITERAL
+        if text.partition(":")[0] == "cpu":
+            return CHOSEN_CPU
+    return HOST
+
+
+def _is_string(node: cst.BaseExpression, text: str) -> bool:
+    return isinstance(node, cst.SimpleString) and node.evaluated_value == text
+
+
+def _is_empty_shape(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.List, cst.Tuple)) and not node.elements

@@ -1,0 +1,122 @@
+"""The lattice of device origins: where a value's device comes from.
+
+A value may have several origins (branches are joined, not chosen between), so a
+``Value`` holds a set of them, the places where the CPU tensors it may hold were made,
+and the parameters it derives from (what a summary of the function needs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+import libcst as cst
+
+
+class Origin(Enum):
+    FOLLOWS = "follows"
+    """On the computation's device: inputs, parameters, buffers, submodule outputs,
+    ``x.device``, ``self.device``, a ``device`` parameter, and what derives from them."""
+    CPU = "cpu"
+    """On the CPU: made there without ``device=``, or put there on purpose (``.cpu()``)."""
+    LITERAL = "literal"
+    """On a device the code names: ``"cuda"``, ``.cuda()``, ``torch.device("cuda")``."""
+    HOST = "host"
+    """Not a tensor on any device: Python numbers and data, shapes, ``.item()``, and 0-dim
+    tensors such as ``torch.tensor(3.0)``, which PyTorch lets meet any device."""
+    UNKNOWN = "unknown"
+
+
+def _union(*groups: tuple[cst.CSTNode, ...]) -> tuple[cst.CSTNode, ...]:
+    """Creation sites in first-seen order (deterministic, unlike a set of nodes)."""
+    return tuple(dict.fromkeys(node for group in groups for node in group))
+
+
+@dataclass(frozen=True)
+class Value:
+    origins: frozenset[Origin]
+    made: tuple[cst.CSTNode, ...] = ()
+    """Where the CPU tensors it may hold were made (a factory call), in order. A CPU origin
+    without a site was chosen on purpose (``.cpu()``, ``device="cpu"``): never a finding."""
+    sequence: bool = False
+    """Host data that is a list or tuple: ``torch.tensor`` of it is not a 0-dim scalar."""
+    params: frozenset[str] = frozenset()
+    """The function's parameters it derives from: what a summary of the function reads."""
+
+    @property
+    def follows(self) -> bool:
+        return Origin.FOLLOWS in self.origins
+
+    @property
+    def on_device(self) -> bool:
+        """On an accelerator: following the computation, or on a device the code names."""
+        return Origin.FOLLOWS in self.origins or Origin.LITERAL in self.origins
+
+    @property
+    def only_host(self) -> bool:
+        return self.origins == {Origin.HOST}
+
+
+def value(*origins: Origin, made: tuple[cst.CSTNode, ...] = ()) -> Value:
+    return Value(frozenset(origins), made)
+
+
+HOST = value(Origin.HOST)
+HOST_SEQUENCE = Value(frozenset({Origin.HOST}), sequence=True)
+UNKNOWN = value(Origin.UNKNOWN)
+FOLLOWS = value(Origin.FOLLOWS)
+LITERAL = value(Origin.LITERAL)
+CHOSEN_CPU = value(Origin.CPU)
+"""Put on the CPU on purpose: whatever it meets, no factory is to blame."""
+
+
+def made_on_cpu(site: cst.CSTNode) -> Value:
+    """A tensor a factory makes on the CPU at ``site``."""
+    return value(Origin.CPU, made=(site,))
+
+
+def from_parameter(name: str) -> Value:
+    return Value(frozenset({Origin.FOLLOWS}), params=frozenset({name}))
+
+
+def join(*values: Value) -> Value:
+    """Any of ``values``: what a variable holds after branches that each set it."""
+    if len(values) == 1:
+        return values[0]
+    return Value(
+        frozenset().union(*(v.origins for v in values)),
+        _union(*(v.made for v in values)),
+        any(v.sequence for v in values),
+        frozenset().union(*(v.params for v in values)),
+    )
+
+
+def combine(*values: Value, meets: bool = True) -> Value:
+    """The result of an operation on ``values`` (``a + b``, ``torch.cat``): the tensors'
+    origins; host operands (numbers, shapes) only count when there is no tensor. Where
+    the operation ``meets`` and one operand is surely on a device, so is the result: a CPU
+    operand is blamed there (a meeting), not again wherever the result goes."""
+    tensors = [v for v in values if v.origins - {Origin.HOST}]
+    params = frozenset().union(*(v.params for v in values))
+    if not tensors:
+        return Value(frozenset({Origin.HOST}), params=params)
+    placed = [v for v in tensors if v.on_device and not v.made]
+    joined = join(*placed) if meets and placed else join(*tensors)
+    return Value(joined.origins - {Origin.HOST}, joined.made, False, params)
+
+
+def moved(device: Value) -> Value:
+    """A tensor moved to ``device`` (the value of the device expression): it now has that
+    device's origins, whatever it had before; a device we cannot read is unknown."""
+    origins = device.origins - {Origin.HOST}
+    if not origins:
+        return UNKNOWN
+    return Value(origins, device.made, False, device.params)
+
+
+def as_device(tensor: Value) -> Value:
+    """``x.device``: the origins of ``x``, no longer blaming where ``x`` was made (asking
+    a CPU tensor for its device is not a meeting, and ``device=`` then chooses the CPU)."""
+    if tensor.only_host:
+        return UNKNOWN
+    return Value(tensor.origins - {Origin.HOST}, (), False, tensor.params)

@@ -1,0 +1,324 @@
+"""The device-flow model: origins, joins, loops, and where CPU tensors meet the device."""
+
+from __future__ import annotations
+
+import textwrap
+
+import libcst as cst
+import pytest
+
+from devlint.facts import resolve_alias
+from devlint.flow.cache import FileFlows
+from devlint.flow.inference import FunctionFlow
+from devlint.flow.meetings import MeetingKind
+from devlint.flow.values import Origin, Value
+from devlint.nodes import dotted_name
+from devlint.traversal import Traversal
+
+HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n"
+
+F_ = Origin.FOLLOWS
+CPU = Origin.CPU
+HOST = Origin.HOST
+LIT = Origin.LITERAL
+UNK = Origin.UNKNOWN
+
+
+class Analysed:
+    """A module parsed once, its flows from the file's cache, and questions for tests."""
+
+    def __init__(self, body: str) -> None:
+        self.module = cst.parse_module(HEADER + textwrap.dedent(body))
+        facts = Traversal(self.module, "snippet", False, ()).run().facts
+
+        def resolve(node: cst.BaseExpression) -> str | None:
+            name = dotted_name(node)
+            return None if name is None else resolve_alias(name, facts.aliases)
+
+        self.flows = FileFlows(lambda: self.module, resolve)
+
+    def function(self, name: str) -> tuple[cst.FunctionDef, cst.ClassDef | None]:
+        for statement in self.module.body:
+            if isinstance(statement, cst.FunctionDef) and statement.name.value == name:
+                return statement, None
+            if isinstance(statement, cst.ClassDef):
+                for member in statement.body.body:
+                    if isinstance(member, cst.FunctionDef) and member.name.value == name:
+                        return member, statement
+        raise KeyError(name)
+
+    def flow(self, name: str = "forward") -> FunctionFlow:
+        return self.flows.function(*self.function(name))
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node)
+
+    def value(self, source: str, name: str = "forward") -> Value:
+        """The value of the last expression in ``name`` whose code is ``source``."""
+        flow = self.flow(name)
+        found = [value for node, value in flow.values.items() if self.code(node) == source]
+        assert found, f"{source!r} was not evaluated"
+        return found[-1]
+
+    def meetings(self, name: str = "forward") -> list[tuple[str, str, str]]:
+        """(where made, kind, where met) for each meeting of the function."""
+        return [
+            (self.code(m.made), m.kind.value, self.code(m.at)) for m in self.flow(name).meetings
+        ]
+
+
+def origins(value: Value) -> set[Origin]:
+    return set(value.origins)
+
+
+MODULE = """
+class M(nn.Module):
+    def __init__(self, n, scale=0.5):
+        super().__init__()
+        self.proj = nn.Linear(n, n)
+        self.logvar = torch.full((10,), 0.0)
+        self.scale = scale
+        self.register_buffer("table", torch.zeros(4))
+
+    def forward(
+        self, x, p, t: torch.Tensor, lengths: int, device=None, config=None, mask=None
+    ):
+        mask = mask[:, None]
+{body}
+"""
+
+
+def in_forward(body: str) -> Analysed:
+    return Analysed(MODULE.format(body=textwrap.indent(textwrap.dedent(body), " " * 8)))
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("x", {F_}),  # named like a tensor
+        ("t", {F_}),  # annotated
+        ("mask", {F_}),  # used as a tensor
+        ("p", {UNK}),  # neither: as likely a number (a dropout rate)
+        ("lengths", {HOST}),  # annotated int
+        ("device", {F_}),  # a device parameter
+        ("config", {HOST}),
+        ("x.device", {F_}),
+        ("self.device", {F_}),
+        ("self.proj(x)", {F_}),
+        ("self.table", {F_}),  # a registered buffer
+        ("self.scale", {HOST}),  # a number: the default of __init__'s parameter
+        ("torch.zeros_like(x)", {F_}),
+        ("x.new_zeros(3)", {F_}),
+        ("x[0, 1:]", {F_}),
+        ("x.float().view(-1)", {F_}),
+        ("torch.zeros(3)", {CPU}),
+        ("torch.tensor([1.0, 2.0])", {CPU}),
+        ("torch.from_numpy(arr)", {CPU}),
+        ("torch.tensor(x)", {F_}),  # a tensor keeps its device
+        ("torch.tensor(3.0)", {HOST}),  # 0-dim
+        ("torch.rand([])", {HOST}),
+        ("torch.rand(())", {HOST}),
+        ("torch.zeros(3, device=x.device)", {F_}),
+        ('torch.zeros(3, device="cuda")', {LIT}),
+        ('torch.device("cuda:1")', {LIT}),
+        ("torch.zeros(3).cuda()", {LIT}),
+        ("torch.zeros(3).cpu()", {CPU}),
+        ("torch.zeros(3).to(x.device)", {F_}),
+        ("torch.zeros(3).to(torch.float16)", {CPU}),  # a cast, not a move
+        ("x.sum().item()", {HOST}),
+        ("x.shape[0]", {HOST}),
+        ("len(x)", {HOST}),
+        ('tokenizer(texts, return_tensors="pt")', {CPU}),
+        ("x + torch.zeros(3)", {F_}),  # the CPU operand is blamed where they meet
+        ("helper(x)", {UNK}),
+    ],
+)
+def test_origins(expression: str, expected: set[Origin]) -> None:
+    analysed = in_forward(f"arr = numpy_array()\nresult = {expression}\n")
+    assert origins(analysed.value(expression)) == expected
+
+
+def test_cpu_made_values_name_where_they_were_made() -> None:
+    analysed = in_forward("a = torch.arange(3)\nb = a[:2].float()\n")
+    made = analysed.value("a[:2].float()").made
+    assert [analysed.code(node) for node in made] == ["torch.arange(3)"]
+
+
+def test_branches_are_joined() -> None:
+    analysed = in_forward(
+        """
+        if mask is None:
+            mask = torch.ones(3)
+        else:
+            pass
+        y = mask
+        """
+    )
+    assert origins(analysed.value("mask", "forward")) == {F_, CPU}
+
+
+def test_loops_run_to_a_fixed_point() -> None:
+    """On the second pass ``h`` holds the tensor made at the end of the first."""
+    analysed = in_forward(
+        """
+        h = x
+        out = x
+        for _ in range(3):
+            out = out + h
+            h = torch.ones(3)
+        """
+    )
+    assert analysed.meetings() == [("torch.ones(3)", "operator", "out + h")]
+
+
+def test_tuple_unpacking_pairs_values() -> None:
+    analysed = in_forward("a, b = torch.zeros(2), x\nn, d = x.shape\nc = a + n\n")
+    assert origins(analysed.value("a + n")) == {CPU}
+    assert analysed.meetings() == []
+
+
+def test_comprehensions_and_appends_carry_their_elements() -> None:
+    analysed = in_forward(
+        """
+        parts = [torch.zeros(2) for _ in range(3)]
+        rows = []
+        for _ in range(2):
+            rows.append(torch.ones(2))
+        y = x + torch.stack(parts) + torch.cat(rows)
+        """
+    )
+    assert [(made, kind) for made, kind, _ in analysed.meetings()] == [
+        ("torch.zeros(2)", "operator"),
+        ("torch.ones(2)", "operator"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("body", "kind", "at"),
+    [
+        ("y = x + torch.arange(4)", MeetingKind.OPERATOR, "x + torch.arange(4)"),
+        ("y = torch.arange(4) < t", MeetingKind.COMPARISON, "torch.arange(4) < t"),
+        ("x += torch.arange(4)", MeetingKind.IN_PLACE, "x += torch.arange(4)"),
+        (
+            "y = torch.cat([x, torch.arange(4)])",
+            MeetingKind.FUNCTION,
+            "torch.cat([x, torch.arange(4)])",
+        ),
+        (
+            "y = F.cross_entropy(x, t, weight=torch.arange(4))",
+            MeetingKind.FUNCTION,
+            "F.cross_entropy(x, t, weight=torch.arange(4))",
+        ),
+        (
+            "y = x.masked_fill(torch.arange(4) > 2, 0)",
+            MeetingKind.METHOD,
+            "x.masked_fill(torch.arange(4) > 2, 0)",
+        ),
+        ("y = self.proj(torch.arange(4))", MeetingKind.MODULE_CALL, "self.proj(torch.arange(4))"),
+        ("y = torch.arange(4)[t]", MeetingKind.INDEX, "torch.arange(4)[t]"),
+        ("y = x * torch.arange(4).cuda()", None, ""),  # moved before it meets x
+    ],
+)
+def test_meeting_kinds(body: str, kind: MeetingKind | None, at: str) -> None:
+    analysed = in_forward(body + "\n")
+    expected = [("torch.arange(4)", kind.value, at)] if kind is not None else []
+    assert analysed.meetings() == expected
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "y = x[torch.arange(4)]",  # a CPU index into a device tensor
+        "y = torch.rand(1) < 0.5",  # a Python number
+        "y = torch.arange(4) * x.shape[0] + lengths",  # host values
+        "y = torch.arange(4)[: x.shape[1]].to(x.device) + x",  # moved after a slice
+        "y = torch.cat([torch.zeros(1), torch.ones(2)]).to(x.device) + x",
+        "placeholder = torch.zeros(3)",  # meets nothing
+        "y = x * torch.tensor(3.0) + torch.rand([])",  # 0-dim scalars
+        "y = torch.arange(4) * self.scale",  # a number stored by __init__
+        "y = torch.rand(4) < p",  # a parameter never used as a tensor
+        'self.log("loss", torch.tensor([1.0]))',  # an inherited method, not a submodule
+        "packed = nn.utils.rnn.pack_padded_sequence(x, torch.tensor(lens))\ny = packed + x",
+        "y = torch.arange(4) + torch.ones(4)",  # two CPU tensors
+        "y = helper(torch.arange(4), x)",  # a function of another file: a later layer
+        "x.copy_(torch.ones(4))",  # copies across devices
+        # Moved on the path where it is not None; None on the other.
+        "m = torch.ones(4) if lengths else None\n"
+        "if m is not None:\n    m = m.to(x.device)\ny = x + m",
+        # Both operands come from the same branches: CPU on one path, the input on the other.
+        "if mask is None:\n    a = torch.arange(4)\n    b = torch.arange(4)\n"
+        "else:\n    a = mask\n    b = mask\ny = a - b",
+    ],
+)
+def test_look_alikes_do_not_meet(body: str) -> None:
+    assert in_forward(body + "\n").meetings() == []
+
+
+def test_keyword_unpacking_and_with_blocks_carry_tensors() -> None:
+    analysed = in_forward(
+        """
+        inputs = {"ids": torch.ones(3)}
+        with torch.no_grad():
+            y = self.proj(**inputs)
+        """
+    )
+    assert analysed.meetings() == [("torch.ones(3)", "module call", "self.proj(**inputs)")]
+
+
+def test_attributes_set_in_the_function_are_followed() -> None:
+    analysed = in_forward("self.cache = torch.ones(3)\ny = x * self.cache\n")
+    assert analysed.meetings() == [("torch.ones(3)", "operator", "x * self.cache")]
+
+
+def test_a_cpu_attribute_from_init_meets_a_device_index() -> None:
+    """``self.logvar[t]``: made in ``__init__``, met in ``forward`` (what DEV007 asks)."""
+    analysed = in_forward("y = self.logvar[t]\n")
+    assert analysed.meetings() == [("torch.full((10,), 0.0)", "index", "self.logvar[t]")]
+
+
+def test_calls_of_the_files_own_functions() -> None:
+    """A CPU tensor passed to a helper meets where the helper mixes it; one a helper
+    returns meets in its caller, and the file's cache finds it from the helper's side."""
+    analysed = Analysed(
+        """
+        def scaled(x, table):
+            return x * table
+
+        class M(nn.Module):
+            def forward(self, x):
+                return scaled(x, torch.ones(3)) + self._bias()
+
+            def _bias(self):
+                return torch.zeros(3)
+
+            def moved(self, x):
+                return scaled(x, torch.ones(3).to(x.device))
+        """
+    )
+    assert analysed.meetings() == [
+        ("torch.ones(3)", "operator", "x * table"),
+        ("torch.zeros(3)", "operator", "scaled(x, torch.ones(3)) + self._bias()"),
+    ]
+    assert analysed.meetings("moved") == []
+    bias, owner = analysed.function("_bias")
+    made = analysed.flow("_bias").returned.made[0]
+    found = analysed.flows.meetings_of(made, bias, owner)
+    assert [analysed.code(m.at) for m in found] == ["scaled(x, torch.ones(3)) + self._bias()"]
+
+
+def test_recursion_is_bounded() -> None:
+    analysed = Analysed(
+        """
+        def down(x, n):
+            return down(x, n - 1) + torch.ones(3)
+        """
+    )
+    assert analysed.meetings("down") == []
+
+
+def test_returned_value_names_the_parameters_it_derives_from() -> None:
+    """What a summary of the function reads."""
+    analysed = Analysed("def f(x, y):\n    return x * 2\n")
+    returned = analysed.flow("f").returned
+    assert origins(returned) == {F_}
+    assert returned.params == {"x"}

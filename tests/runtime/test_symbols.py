@@ -115,7 +115,6 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "MOVE_METHODS": lambda v: missing_attributes(TENSOR, v),
     "NON_TENSOR_RESULTS": lambda v: missing_attributes(TENSOR, v),
     "DEVICE_PREDICATES": lambda v: missing_attributes(TENSOR, v),
-    "PROBED_PROPERTIES": lambda v: missing_attributes(TENSOR, v),
     "STATELESS_NN_MODULES": lambda v: [
         n for n in sorted(v) if not issubclass(getattr(torch.nn, n, object), MODULE)
     ],
@@ -154,6 +153,16 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
         n for n in v if hasattr(transformers.PreTrainedTokenizerBase, n)
     ),
     "PROCESSOR_LOADERS": lambda v: [n for n in v if not hasattr(transformers, f"Auto{n}")],
+    "MEETING_FUNCTIONS": check_qualified,
+    "TENSOR_HOST_ATTRIBUTES": lambda v: sorted(
+        n for n in v if not (hasattr(TENSOR, n) or hasattr(MODULE(), n))
+    ),
+    "FULL_REDUCTIONS": lambda v: missing_attributes(TENSOR, v) + missing_attributes(torch, v),
+    "CROSS_DEVICE_METHODS": lambda v: (
+        missing_attributes(TENSOR, v) + sorted(set(v) - symbols.TENSOR_ARGUMENT_METHODS)
+    ),
+    "MODULE_TENSOR_METHODS": lambda v: missing_attributes(MODULE, v),
+    "MODULE_REGISTRARS": lambda v: missing_attributes(MODULE, v),
     # Python's builtins
     "ITERATING_BUILTINS": lambda v: missing_attributes(builtins, v),
     "UNPACKING_BUILTINS": lambda v: missing_attributes(builtins, v),
@@ -163,13 +172,17 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
 
 NOT_LIBRARY_NAMES = {
     "CPU_LIBRARIES": "names of other libraries (numpy, matplotlib...), not dependencies here",
-    "CPU_CONSUMER_METHODS": "plotting and logging methods of libraries not installed here",
     "PROCESSOR_SUFFIXES": "endings of variable names that users choose",
     "MOVE_HELPER_NAMES": "fragments of helper names that users choose",
     "HYPERPARAMETER_ROOTS": "attribute paths that users choose",
     "DATASET_MODULE_PREFIXES": "torchvision, which does not install beside this torch",
     "TEST_PACKAGES": "folder names of projects",
     "CUDA_VISIBLE_DEVICES": "an environment variable",
+    "HOST_ANNOTATIONS": "Python's and typing's names for data",
+    "TENSOR_PARAMETER_NAMES": "parameter names that users choose",
+    "CONFIG_PARAMETERS": "parameter names that users choose",
+    "CARRYING_LIBRARIES": "einops, not a dependency here",
+    "COLLECTION_UPDATERS": "methods of Python's containers",
 }
 """Lists that name no API of the pinned libraries, and why."""
 

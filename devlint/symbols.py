@@ -250,8 +250,9 @@ INTEGER_TENSOR_TYPES = frozenset(
 )
 """Legacy constructors of integer tensors (see ``LEGACY_TENSOR_TYPES``)."""
 
-MODULE_MOVING_METHODS = frozenset({"_apply", "to", "cuda", "to_empty", "_to"})
-"""A model class that defines one of these moves (some of) its tensors itself."""
+MODULE_MOVING_METHODS = frozenset({"_apply", "to", "cuda", "cpu", "to_empty", "_to"})
+"""A model class that defines one of these moves (some of) its tensors itself: there,
+choosing the device is the code's job, as in a script."""
 
 NON_TENSOR_RESULTS = frozenset(
     {"tolist", "item", "numpy", "size", "dim", "numel", "data_ptr", "element_size"}

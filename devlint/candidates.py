@@ -52,11 +52,15 @@ class ScopeInfo:
     """What the project index knows about a candidate's scope."""
 
     model_code: bool = False
-    """Inside a model class, or a project function that model code calls."""
+    """Inside a model class, or a project function that model code calls; not inside the
+    class's own moves (``own_move``)."""
+    own_move: bool = False
+    """Inside the class's own ``cuda``/``to``/``cpu``/``_apply``/... (``MODULE_MOVING_METHODS``)
+    or a method they call on ``self``: moving is what the code there is for."""
     device_context: bool = False
     """Code that already knows its device and must not pick another: model code, classes
     that store a device or a model, functions told their device (a ``device``
-    parameter), and the project functions all these call."""
+    parameter), and the project functions all these call (not the class's own moves)."""
     device_aware: bool = False
     """``self.device`` exists here (device-aware class and ``self`` in scope)."""
     lightning: bool = False

@@ -30,6 +30,7 @@ from devlint.symbols import (
     LIGHTNING_DATAMODULE_BASES,
     LIGHTNING_MODULE_BASES,
     METRIC_BASES,
+    MODULE_MOVING_METHODS,
     PRETRAINED_MODEL_BASES,
     SETUP_METHODS,
     TORCH_MODULE_BASES,
@@ -160,6 +161,7 @@ class ProjectIndex:
         self._extra_bases = frozenset(device_aware_bases)
         self._distributed_setting = distributed
         self._kinds: dict[str, ClassKind] = {}
+        self._own_moves: dict[str, frozenset[str]] = {}
         self._origins: dict[str, Origin | None] = {}
         self._hand_over_cache: dict[frozenset[str], list[tuple[str, str]]] = {}
         self._returning: frozenset[str] | None = None
@@ -168,6 +170,7 @@ class ProjectIndex:
         """Answers of ``canonical`` and ``resolve``: the call graph asks the same many times."""
         if same_structure is not None:
             self._kinds = same_structure._kinds
+            self._own_moves = same_structure._own_moves
             self._canonical = same_structure._canonical
             self._resolved = same_structure._resolved
             for name in _STRUCTURAL:
@@ -375,8 +378,27 @@ class ProjectIndex:
         roots += [name for name, facts in self._functions.items() if facts.takes_device]
         return self._reachable(roots)
 
+    def is_module_class(self, name: str, near: str) -> bool:
+        """Whether ``name``, as written in the module ``near``, is an ``nn.Module`` class:
+        torch's, a model class of the project or of transformers (``AutoModel*`` included)."""
+        if self.class_kind(self.resolve(name, near)).model:
+            return True
+        module, _, short = name.rpartition(".")
+        return module.split(".", 1)[0] == "transformers" and short.startswith("AutoModel")
+
+    def own_moves(self, class_name: str) -> frozenset[str]:
+        """The class's definitions of the module's moves (``cuda``, ``to``, ``cpu``,
+        ``_apply``, ...), inherited from project bases too, and what they call on ``self``."""
+        name = self.canonical(class_name)
+        found = self._own_moves.get(name)
+        if found is None:
+            found = self._own_moves[name] = self.self_reachable(name, MODULE_MOVING_METHODS)
+        return found
+
     def scope_info(self, scope: Scope) -> ScopeInfo:
         if scope.class_name is not None:
+            if scope.function_name in self.own_moves(scope.class_name):
+                return ScopeInfo(own_move=True)
             kind = self._model_kind(scope.class_name)
             if kind.model or kind.device_context:
                 return ScopeInfo(

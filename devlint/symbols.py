@@ -245,8 +245,9 @@ INTEGER_TENSOR_TYPES = frozenset(
 )
 """Legacy constructors of integer tensors (see ``LEGACY_TENSOR_TYPES``)."""
 
-MODULE_MOVING_METHODS = frozenset({"_apply", "to", "cuda", "to_empty"})
-"""A model class that defines one of these moves (some of) its tensors itself."""
+MODULE_MOVING_METHODS = frozenset({"_apply", "to", "cuda", "cpu", "to_empty"})
+"""A model class that defines one of these moves (some of) its tensors itself: there,
+choosing the device is the code's job, as in a script."""
 
 NON_TENSOR_RESULTS = frozenset(
     {"tolist", "item", "numpy", "size", "dim", "numel", "data_ptr", "element_size"}

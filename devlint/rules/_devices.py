@@ -31,6 +31,24 @@ def device_literal(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def cuda_target_is_literal(call: cst.Call) -> bool:
+    """``x.cuda()``, ``x.cuda(1)``, ``x.cuda(device="cuda:1")``, ``x.cuda(None)``: the current
+    GPU or one written into the code.
+
+    Not ``x.cuda(index)``, ``x.cuda(t.device)`` or ``x.cuda(*args, **kwargs)``: a device
+    chosen at run time, the caller's explicit choice (as ``x.to(device)`` is).
+    """
+    if any(arg.star for arg in call.args):
+        return False
+    device = first_positional(call) or keyword_argument(call, "device")
+    if device is None:
+        return True
+    value = device.value
+    return (isinstance(value, cst.Name) and value.value == "None") or device_literal(
+        value
+    ) is not None
+
+
 def self_attribute(node: cst.BaseExpression) -> str | None:
     """``x`` for ``self.x``, and for chains starting there (``self.x[0].to(d)``, ``self.x.T``)."""
     while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):

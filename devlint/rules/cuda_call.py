@@ -9,7 +9,8 @@ import libcst as cst
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.nodes import chain_root, dotted_name
+from devlint.nodes import attribute_of_self, chain_root, dotted_name
+from devlint.rules._devices import cuda_target_is_literal, first_positional, keyword_argument
 from devlint.rules.base import (
     FileContext,
     Invalid,
@@ -63,12 +64,23 @@ class CudaCall(Rule):
 
     ## Fix safety
     Outside `__init__` of a class that has `.device`, `.cuda()` becomes
-    `.to(self.device)` (safe; `non_blocking=` and `memory_format=` are kept). In
-    `__init__` of a LightningModule the call is deleted (safe: Lightning moves
-    submodules itself); a statement that only moves a submodule
-    (`self.encoder.cuda()`) is removed. A tensor created in `__init__` and moved
-    with `.cuda()` gets no fix: it must become a buffer (see DEV007). In a plain
-    `nn.Module`, the fix borrows a tensor argument's `.device` (unsafe).
+    `.to(self.device)` (safe; `non_blocking=` and `memory_format=` are kept; any other
+    argument leaves no fix, since `.to()` would drop it). In `__init__` of a
+    LightningModule the call is deleted where the value is known to be a module that
+    the trainer moves (safe): a submodule assigned to `self` (`self.layer =
+    nn.Linear(3, 4).cuda()`, `self.adapter = adapter.cuda()` with `adapter: nn.Module`
+    or a class the project defines as a module, `teacher.eval().cuda()`,
+    `from_pretrained(...).cuda()`), a statement `self.encoder.cuda()` where every value
+    `__init__` gives `self.encoder` is such a module, and a tensor passed to
+    `register_buffer`. Anything else (a tensor, a helper's result, an unannotated
+    parameter, a module in a local variable) keeps its finding without a fix: deleting
+    the call would leave it on the CPU. A tensor must become a buffer (see DEV007). In a
+    plain `nn.Module`, the fix borrows a tensor argument's `.device` (unsafe).
+
+    Not flagged: `.cuda(index)`, `.cuda(t.device)` or `.cuda(*args)`, a device chosen at
+    run time (the caller's explicit choice, as `.to(device)` is), and anything inside the
+    class's own `cuda`, `to`, `cpu`, `_apply` or `to_empty` (or a method they call on
+    `self`): moving the module is what that code is for.
     """
 
     code = "DEV002"
@@ -93,6 +105,20 @@ class CudaCall(Rule):
         "        if torch.cuda.is_available():\n"
         "            x = x.cuda()\n"
         "        return x\n",
+        # The module's own `cuda` (diffusers' ModelMixin, a LightningModule): moving is its
+        # job. So is a helper it calls on `self`.
+        "import torch\nimport pytorch_lightning as pl\n\n"
+        "class M(pl.LightningModule):\n"
+        "    def cuda(self, *args, **kwargs):\n"
+        "        self._move_cache()\n"
+        "        return super().cuda(*args, **kwargs)\n\n"
+        "    def _move_cache(self):\n"
+        "        self.cache = self.cache.cuda()\n",
+        # A device chosen at run time: an index, a tensor's device, a variable.
+        "import torch\nimport pytorch_lightning as pl\n\n"
+        "class M(pl.LightningModule):\n"
+        "    def forward(self, x, weight, idx, device):\n"
+        "        return x.cuda(idx), weight.cuda(x.device), x.cuda(device=device)\n",
     )
     INVALID = (
         Invalid(
@@ -122,6 +148,42 @@ class CudaCall(Rule):
             "        self.layer = nn.Linear(3, 4)\n",
         ),
         Invalid(
+            # An annotated submodule: the trainer moves it.
+            "import torch.nn as nn\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self, encoder: nn.Module):\n"
+            "        super().__init__()\n"
+            "        self.encoder = encoder\n"
+            "        self.encoder.cuda()\n",
+            line=8,
+            column=22,
+            fixed="import torch.nn as nn\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self, encoder: nn.Module):\n"
+            "        super().__init__()\n"
+            "        self.encoder = encoder\n",
+        ),
+        Invalid(
+            # Annotated with a project class the index knows is a module.
+            "import torch.nn as nn\nimport pytorch_lightning as pl\n\n"
+            "class Adapter(nn.Linear):\n"
+            "    pass\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self, adapter: Adapter):\n"
+            "        super().__init__()\n"
+            "        self.adapter = adapter.cuda()\n",
+            line=10,
+            column=32,
+            fixed="import torch.nn as nn\nimport pytorch_lightning as pl\n\n"
+            "class Adapter(nn.Linear):\n"
+            "    pass\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self, adapter: Adapter):\n"
+            "        super().__init__()\n"
+            "        self.adapter = adapter\n",
+        ),
+        Invalid(
+            # Not known to be a module (nothing says what `encoder` is): no fix.
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
             "    def __init__(self, encoder):\n"
@@ -130,11 +192,29 @@ class CudaCall(Rule):
             "        self.encoder.cuda()\n",
             line=7,
             column=22,
-            fixed="import pytorch_lightning as pl\n\n"
+        ),
+        Invalid(
+            # A class the index knows is not a module: no fix.
+            "import torch.nn as nn\nimport pytorch_lightning as pl\n\n"
+            "class Table:\n"
+            "    pass\n\n"
             "class M(pl.LightningModule):\n"
-            "    def __init__(self, encoder):\n"
+            "    def __init__(self):\n"
             "        super().__init__()\n"
-            "        self.encoder = encoder\n",
+            "        self.table = Table().cuda()\n",
+            line=10,
+            column=30,
+        ),
+        Invalid(
+            # A module in a local variable is not registered: the trainer does not move it.
+            "import torch\nimport torch.nn as nn\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        probe = nn.Linear(3, 1).cuda()\n"
+            "        self.scale = probe.weight.sum().item()\n",
+            line=8,
+            column=33,
         ),
         Invalid(
             "import torch\nimport torch.nn as nn\n\n"
@@ -243,31 +323,45 @@ class CudaCall(Rule):
             return
         if context.in_checked_branch or context.qualified_name(func.value) == "torch":
             return
+        if not cuda_target_is_literal(node):
+            return  # .cuda(index), .cuda(t.device): chosen at run time, as .to(device) is
+        device = first_positional(node) or keyword_argument(node, "device")
         kept = [
-            context.code_for(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+            arg
             for arg in node.args
             if arg.keyword is not None and arg.keyword.value in _KEPT_KEYWORDS
         ]
+        fixes: dict[str, tuple[PendingEdit, ...]] = {}
+        if len(node.args) == len(kept) + (device is not None):  # .to() takes all the rest
+            arguments = [
+                context.code_for(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for arg in kept
+            ]
 
-        def move_to(device: str) -> tuple[PendingEdit, ...]:
-            """Rewrite ``cuda(...)`` after the dot; the receiver's text stays as it is."""
-            return (
-                PendingEdit(func.attr, "start", node, "end", f"to({', '.join([device, *kept])})"),
-            )
+            def move_to(target: str) -> tuple[PendingEdit, ...]:
+                """Rewrite ``cuda(...)`` after the dot; the receiver's text stays as it is."""
+                text = f"to({', '.join([target, *arguments])})"
+                return (PendingEdit(func.attr, "start", node, "end", text),)
 
-        fixes = {"self_device": move_to("self.device")}
-        param = context.scope.tensor_param
-        if param is not None and chain_root(func.value) != param:  # x.cuda() -> x.to(x.device)
-            fixes["tensor_device"] = move_to(f"{param}.device")
+            fixes["self_device"] = move_to("self.device")
+            param = context.scope.tensor_param
+            if param is not None and chain_root(func.value) != param:  # not x.to(x.device)
+                fixes["tensor_device"] = move_to(f"{param}.device")
+        data = {"module": context.module_name}
         marks = context.marks(node)
-        if "removable_statement" in marks:
-            # module.cuda() moves in place; tensor.cuda() as a statement does nothing at all.
-            fixes["delete"] = (delete_lines(node),)
-        elif "statement" not in marks and (
-            _builds_module(func.value, context) or _registered_as_buffer(context)
-        ):
+        classes: tuple[str, ...] | None = None
+        if _registered_as_buffer(context):
+            classes = ()  # a buffer moves with the module anyway
             fixes["delete"] = (delete_between(func.value, node),)
-        context.report(self.code, func.attr, end=node, fixes=fixes)
+        elif "removable_statement" in marks and attribute_of_self(func.value) is not None:
+            # self.encoder.cuda() moves a submodule in place (tensor.cuda() alone does nothing).
+            classes = _module_classes(func.value, context)
+            fixes["delete"] = (delete_lines(node),)
+        elif _assigned_to_self(node, context):
+            classes = _module_classes(func.value, context)
+            fixes["delete"] = (delete_between(func.value, node),)
+        if classes is not None:
+            data["modules"] = " ".join(classes)
+        context.report(self.code, func.attr, end=node, data=data, fixes=fixes)
 
     @staticmethod
     def _mark_statements(block: cst.IndentedBlock, context: FileContext) -> None:
@@ -292,17 +386,7 @@ class CudaCall(Rule):
             return None
         if scope.in_init:
             if scope.lightning:
-                fix = choose_fix(candidate, "delete", Applicability.SAFE, "Remove `.cuda()`")
-                if fix is not None:
-                    return Resolution(
-                        "`.cuda()` in `__init__` of a LightningModule: the trainer moves "
-                        "the module to the right device",
-                        fix,
-                    )
-                return Resolution(
-                    "`.cuda()` in `__init__` of a LightningModule: the trainer moves modules "
-                    "itself; register a tensor as a buffer so that it moves too"
-                )
+                return self._in_lightning_init(candidate, index)
             return Resolution(
                 "`.cuda()` in `__init__` pins the module to the current GPU; move the "
                 "whole model once, where it is used"
@@ -316,6 +400,26 @@ class CudaCall(Rule):
             return Resolution(f"`.cuda()` in model code; use `.to({param}.device)`", fix)
         return Resolution("`.cuda()` in model code; move to an input tensor's `.device`")
 
+    @staticmethod
+    def _in_lightning_init(candidate: Candidate, index: ProjectIndex) -> Resolution:
+        """Deleting the call is safe only for what the trainer moves: a registered submodule
+        (known to be a module) or a buffer."""
+        modules = candidate.data.get("modules")
+        near = candidate.data["module"]
+        if modules is not None and all(index.is_module_class(c, near) for c in modules.split()):
+            fix = choose_fix(candidate, "delete", Applicability.SAFE, "Remove `.cuda()`")
+            if fix is not None:
+                return Resolution(
+                    "`.cuda()` in `__init__` of a LightningModule: the trainer moves "
+                    "the module to the right device",
+                    fix,
+                )
+        return Resolution(
+            "`.cuda()` in `__init__` of a LightningModule: the trainer moves only registered "
+            "submodules and buffers, and this is not known to be one; register a tensor as "
+            "a buffer so that it moves too"
+        )
+
 
 def _registered_as_buffer(context: FileContext) -> bool:
     """``self.register_buffer("w", t.cuda())``: a buffer moves with the module anyway."""
@@ -326,21 +430,111 @@ def _registered_as_buffer(context: FileContext) -> bool:
     return isinstance(call, cst.Call) and dotted_name(call.func) == "self.register_buffer"
 
 
-def _builds_module(receiver: cst.BaseExpression, context: FileContext) -> bool:
-    """``nn.Linear(3, 4).cuda()`` or ``AutoModel.from_pretrained(n).cuda()``: a module.
+def _assigned_to_self(call: cst.Call, context: FileContext) -> bool:
+    """``self.encoder = <call>``: a module assigned to an attribute is a registered submodule."""
+    ancestors = context.ancestors
+    parent = ancestors[-1] if ancestors else None
+    if isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1:
+        return attribute_of_self(parent.targets[0].target) is not None
+    if isinstance(parent, cst.AnnAssign) and parent.value is call:
+        return attribute_of_self(parent.target) is not None
+    return False
 
-    Deleting ``.cuda()`` is right only for modules, which the trainer moves; anything
-    else (a tensor, a helper's result, a variable) would be left on the CPU.
+
+def _module_classes(
+    value: cst.BaseExpression, context: FileContext, depth: int = 0
+) -> tuple[str, ...] | None:
+    """The classes ``value`` is made from, all of which must be ``nn.Module`` classes for it
+    to be a module (the index knows them), or None when nothing says what it is.
+
+    ``nn.Linear(3, 4)`` and ``Encoder()`` name their class; a parameter its annotation
+    (``adapter: nn.Module``) if the function never rebinds it; ``self.encoder`` the values
+    every assignment in the function gives it. ``teacher.eval()`` and
+    ``AutoModel.from_pretrained(n)`` are modules whatever their class (no names). A tensor,
+    a helper's result or an unannotated parameter is not known to be a module: deleting its
+    ``.cuda()`` would leave it on the CPU.
     """
-    if not isinstance(receiver, cst.Call):
-        return False
-    callee = dotted_name(receiver.func) or ""
-    last = callee.rpartition(".")[2]
-    if last in MODULE_ONLY_METHODS:
-        return True  # teacher.eval().cuda(): only modules have eval()
-    if last == "from_pretrained":
-        return True
-    qualified = context.qualified_name(receiver.func) or ""
-    if qualified.startswith("torch.") and not qualified.startswith("torch.nn."):
-        return False  # torch.Tensor(...), torch.FloatTensor(...)
-    return last[:1].isupper()
+    if depth > _MAX_HOPS:
+        return None
+    if isinstance(value, cst.Call):
+        callee = dotted_name(value.func) or ""
+        last = callee.rpartition(".")[2]
+        if last in MODULE_ONLY_METHODS or last == "from_pretrained":
+            return ()
+        if not last[:1].isupper():
+            return None
+        qualified = context.qualified_name(value.func)
+        if qualified is None and "." not in callee:
+            qualified = f"{context.module_name}.{callee}"  # a class defined further down
+        return None if qualified is None else (qualified,)
+    function = next(
+        (node for node in reversed(context.ancestors) if isinstance(node, cst.FunctionDef)), None
+    )
+    if function is None:
+        return None
+    bindings = _Bindings(function)
+    if isinstance(value, cst.Name):
+        annotation = _parameter_annotation(function, value.value)
+        if annotation is None or value.value in bindings.names:
+            return None
+        qualified = context.qualified_name(annotation)
+        return None if qualified is None else (qualified,)
+    attribute = attribute_of_self(value)
+    assigned = bindings.self_values.get(attribute) if attribute is not None else None
+    if not assigned:
+        return None
+    classes: list[str] = []
+    for source in assigned:
+        found = _module_classes(source, context, depth + 1)
+        if found is None:
+            return None
+        classes.extend(found)
+    return tuple(classes)
+
+
+_MAX_HOPS = 4
+"""``self.a = self.b`` chains followed by ``_module_classes`` before giving up."""
+
+
+def _parameter_annotation(function: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        if param.name.value == name:
+            return param.annotation.annotation if param.annotation is not None else None
+    return None
+
+
+class _Bindings:
+    """Names and ``self`` attributes a function binds (anywhere in it, nested code too)."""
+
+    def __init__(self, function: cst.FunctionDef) -> None:
+        self.names: set[str] = set()
+        self.self_values: dict[str, list[cst.BaseExpression] | None] = {}
+        """``self.x`` -> the values assigned to it; None: bound otherwise (``+=``, unpacking)."""
+        stack: list[cst.CSTNode] = [function.body]
+        while stack:
+            node = stack.pop()
+            stack.extend(node.children)
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    self._bind(target.target, node.value)
+            elif isinstance(node, cst.AnnAssign):
+                self._bind(node.target, node.value)
+            elif isinstance(node, (cst.AugAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+                self._bind(node.target, None)
+            elif isinstance(node, cst.AsName) and isinstance(node.name, cst.BaseExpression):
+                self._bind(node.name, None)
+
+    def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if isinstance(target, cst.Name):
+            self.names.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value, None)
+        attribute = attribute_of_self(target)
+        if attribute is not None:
+            values = self.self_values.setdefault(attribute, [])
+            if value is None or values is None:
+                self.self_values[attribute] = None
+            else:
+                values.append(value)

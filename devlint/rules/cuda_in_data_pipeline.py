@@ -11,7 +11,12 @@ from devlint.facts import FileFacts, Reference
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.nodes import dotted_name
-from devlint.rules._devices import device_literal, first_positional, keyword_argument
+from devlint.rules._devices import (
+    cuda_target_is_literal,
+    device_literal,
+    first_positional,
+    keyword_argument,
+)
 from devlint.rules.base import (
     FileContext,
     Invalid,
@@ -86,7 +91,8 @@ class CudaInDataPipeline(Rule):
     already on its device: reported, without a fix. A statement that is only
     `x.cuda()` is removed when its block keeps another statement.
 
-    Not flagged: `.to(device)` with a device chosen at run time, `.cpu()`, a
+    Not flagged: `.to(device)` and `.cuda(index)` with a device chosen at run time,
+    a class's own `cuda`/`to`/`cpu` (moving is their job), `.cpu()`, a
     Dataset's `__init__` (loading a small dataset onto the GPU once is a
     deliberate choice), code under `if torch.cuda.is_available():`, and
     model code, where DEV001 and DEV002 report the same calls (a Dataset that is
@@ -160,7 +166,13 @@ class CudaInDataPipeline(Rule):
         "        x = torch.zeros(3).to(self.device)\n"
         "        if torch.cuda.is_available():\n"
         "            x = x.cuda()\n"
-        "        return x\n",
+        "        return x, x.cuda(self.device.index)\n",
+        # A DataModule's own `cuda`: moving its data is what it is for.
+        "import torch\nimport lightning.pytorch as pl\n\n"
+        "class Data(pl.LightningDataModule):\n"
+        "    def cuda(self):\n"
+        "        self.table = self.table.cuda()\n"
+        "        return self\n",
         # Not a Dataset; and a Dataset that is an nn.Module is model code (DEV002's).
         "import torch\nimport torch.nn as nn\nfrom torch.utils.data import Dataset\n\n"
         "class Cache:\n"
@@ -308,8 +320,8 @@ class CudaInDataPipeline(Rule):
             return
         method = func.attr.value
         if method == "cuda":
-            if context.qualified_name(func.value) == "torch":
-                return
+            if context.qualified_name(func.value) == "torch" or not cuda_target_is_literal(node):
+                return  # .cuda(index): a device chosen at run time, as .to(device) is
             device: cst.Arg | None = None
             described = "`.cuda()`"
         elif method == "to":
@@ -364,8 +376,8 @@ class CudaInDataPipeline(Rule):
     def resolve(
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
-        if scope.model_code:
-            return None  # DEV001 and DEV002 report moves in model code
+        if scope.model_code or scope.own_move:
+            return None  # DEV001 and DEV002 report moves in model code; a move of its own
         call = candidate.data["call"]
         owner = candidate.scope.class_name
         function = candidate.scope.function_name

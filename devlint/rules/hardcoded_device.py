@@ -79,7 +79,9 @@ class HardcodedDevice(Rule):
     purpose). A function told its device gets `device` instead of the literal, also
     unsafe (a caller may pass `None`, or another device on purpose). Code under `if
     torch.cuda.is_available():` is an explicit choice and is not flagged, and neither
-    is `"cpu"`.
+    is `"cpu"`, nor the class's own `cuda`, `to`, `cpu`, `_apply` or `to_empty` (and
+    the methods they call on `self`), where choosing the device is the code's job:
+    `self.device` there is the device being left.
     """
 
     code = "DEV001"
@@ -161,6 +163,12 @@ class HardcodedDevice(Rule):
         "class M(pl.LightningModule):\n"
         '    def forward(self, x, device=torch.device("cuda"), rank=0):\n'
         '        return x.to(device) + x.to(torch.device("cuda", rank))\n',
+        # The module's own `cuda`: choosing the device is its job.
+        "import pytorch_lightning as pl\n\n"
+        "class M(pl.LightningModule):\n"
+        "    def cuda(self, device=None):\n"
+        '        self.table = self.table.to("cuda")\n'
+        "        return super().cuda(device)\n",
         # A default filled in for a device parameter the caller did not give.
         "import torch\nimport torch.nn as nn\n\n"
         "class Vocoder(nn.Module):\n"

@@ -540,7 +540,7 @@ class ModulesInPlainContainer(Rule):
         data = candidate.data
         near = data["module"]
         projects = data["projects"].split()
-        confirmed = [name for name in projects if _is_module_class(name, near, index)]
+        confirmed = [name for name in projects if index.is_module_class(name, near)]
         if not data["torch"] and not confirmed:
             return None
         wrapper = "nn.ModuleDict" if data["kind"] == "dict" else "nn.ModuleList"
@@ -553,13 +553,6 @@ class ModulesInPlainContainer(Rule):
         if data["complete"] and len(confirmed) == len(projects):
             fix = choose_fix(candidate, "wrap", Applicability.UNSAFE, f"Wrap in `{wrapper}`")
         return Resolution(message, fix)
-
-
-def _is_module_class(name: str, near: str, index: ProjectIndex) -> bool:
-    if index.class_kind(index.resolve(name, near)).model:
-        return True
-    module, _, short = name.rpartition(".")
-    return module.split(".", 1)[0] == "transformers" and short.startswith("AutoModel")
 
 
 def _classify_starrable(element: cst.BaseElement, context: FileContext) -> _Element | None:

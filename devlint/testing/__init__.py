@@ -4,8 +4,8 @@ Needs torch (``pip install 'devlint[runtime]'``); the linter itself never import
 this package.
 """
 
-from devlint.testing.check import check_devices
+from devlint.testing.check import check_devices, find_device_mixes
 from devlint.testing.mix import DeviceMixError
 from devlint.testing.watch import VIRTUAL
 
-__all__ = ["VIRTUAL", "DeviceMixError", "check_devices"]
+__all__ = ["VIRTUAL", "DeviceMixError", "check_devices", "find_device_mixes"]

@@ -37,8 +37,31 @@ def check_devices(module: nn.Module, *args: Any, method: str = "forward", **kwar
     Raises ``DeviceMixError`` where code would mix devices on the second GPU: its
     message names the line, the two devices and the devlint rule.
     """
+    return run_watched(module, args, kwargs, method, Watch())
+
+
+def find_device_mixes(
+    module: nn.Module, *args: Any, method: str = "forward", **kwargs: Any
+) -> list[DeviceMixError]:
+    """Like ``check_devices``, but every mix of the run, not only the first.
+
+    After each mix the odd tensors are moved to the virtual device and the run goes
+    on, so one run finds the mixes behind the first. A CUDA call torch refuses
+    outside the watched operations (``torch.cuda.current_device()``) still ends it;
+    it is the last of the list.
+    """
+    watch = Watch(collect=True)
+    try:
+        run_watched(module, args, kwargs, method, watch)
+    except DeviceMixError as error:
+        watch.found.append(error)
+    return watch.found
+
+
+def run_watched(
+    module: nn.Module, args: tuple[Any, ...], kwargs: dict[str, Any], method: str, watch: Watch
+) -> Any:
     mode = FakeTensorMode(allow_non_fake_inputs=True)
-    watch = Watch()
     with on_virtual_device(module, mode, watch.note):
         fake_args, fake_kwargs = _on_virtual((args, kwargs), mode)
         try:

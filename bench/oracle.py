@@ -37,7 +37,7 @@ import time
 import warnings
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -403,6 +403,36 @@ class Comparison:
         return "\n".join(lines)
 
 
+def _to_json(outcome: Outcome) -> str:
+    data = asdict(outcome)
+    data["built_lines"] = sorted(outcome.built_lines)
+    data["ran_lines"] = sorted(outcome.ran_lines)
+    return json.dumps(data)
+
+
+def _from_json(text: str) -> Outcome:
+    data = json.loads(text)
+
+    def line(value: list[Any] | None) -> Line | None:
+        return None if value is None else (value[0], value[1])
+
+    crashes = [
+        Crash(c["rule"], line(c["meeting"]), line(c["made"]), tuple(c["devices"]))
+        for c in data.pop("crashes")
+    ]
+    built = {(f, n) for f, n in data.pop("built_lines")}
+    ran = {(f, n) for f, n in data.pop("ran_lines")}
+    return Outcome(**data, crashes=crashes, built_lines=built, ran_lines=ran)
+
+
+def recorded(path: Path | None) -> dict[str, Outcome]:
+    """The outcomes a previous run wrote to ``--record`` (its model types are not run again)."""
+    if path is None or not path.exists():
+        return {}
+    outcomes = [_from_json(line) for line in path.read_text().splitlines() if line.strip()]
+    return {outcome.model_type: outcome for outcome in outcomes}
+
+
 def _line(line: Line | None) -> str:
     return "?" if line is None else f"{line[0]}:{line[1]}"
 
@@ -424,6 +454,12 @@ def main(argv: list[str] | None = None) -> Comparison:
         default=Path(tempfile.gettempdir()) / "devlint-oracle-cache",
         help="devlint's cache for the static check",
     )
+    parser.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        help="append each outcome to this file; model types already in it are not run again",
+    )
     options = parser.parse_args(argv)
     jobs = model_types()
     if options.only is not None:
@@ -431,12 +467,15 @@ def main(argv: list[str] | None = None) -> Comparison:
     if options.limit:
         jobs = jobs[: options.limit]
     started = time.perf_counter()
-    outcomes = []
-    for outcome in run_all(jobs, options.jobs):
+    done = recorded(options.record)
+    outcomes = [done[model_type] for model_type, _ in jobs if model_type in done]
+    for outcome in run_all([job for job in jobs if job[0] not in done], options.jobs):
         outcomes.append(outcome)
-        print(
-            f"{len(outcomes):4}/{len(jobs)} {outcome.model_type}: {outcome.stage}", file=sys.stderr
-        )
+        progress = f"{len(outcomes):4}/{len(jobs)} {outcome.model_type}: {outcome.stage}"
+        print(progress, file=sys.stderr)
+        if options.record is not None:
+            with options.record.open("a") as record:
+                record.write(_to_json(outcome) + "\n")
     outcomes.sort(key=lambda o: o.model_type)
     if options.static_scope == "package":
         paths = [LIBRARY.name]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import torch
@@ -116,6 +117,9 @@ class Watch(TorchFunctionMode):
         kwargs: Mapping[str, Any] | None = None,
     ) -> Any:
         args, kwargs = tuple(args), dict(kwargs or {})
+        if _name(func) == "cuda" and args and isinstance(args[0], torch.Tensor):
+            self._refuse_cuda_call(args, kwargs)
+            return args[0] if args[0].device == VIRTUAL else args[0].to(VIRTUAL)
         args, kwargs = self._refuse_accelerators(func, args, kwargs)
         args = self._refuse_host_indexed_by_device(func, args)
         try:
@@ -128,21 +132,21 @@ class Watch(TorchFunctionMode):
         self._trace_origin(func, args, kwargs, result)
         return result
 
-    # The three refusals -----------------------------------------------------------------
+    # The four refusals ------------------------------------------------------------------
+
+    def _refuse_cuda_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        index = args[1] if len(args) > 1 else kwargs.get("device")
+        target = accelerator(index, int_is_device=True) or torch.device("cuda", 0)
+        self._report(
+            (str(VIRTUAL), str(target)),
+            Origin("DEV002", "moved there by `.cuda()`", None),
+            "`.cuda()` moves a tensor to a GPU of its own choosing.",
+        )
 
     def _refuse_accelerators(
         self, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
     ) -> tuple[tuple[Any, ...], dict[str, Any]]:
         name = _name(func)
-        if name == "cuda" and args and isinstance(args[0], torch.Tensor):
-            index = args[1] if len(args) > 1 else kwargs.get("device")
-            target = accelerator(index, int_is_device=True) or torch.device("cuda", 0)
-            self._report(
-                (str(VIRTUAL), str(target)),
-                Origin("DEV002", "moved there by `.cuda()`", None),
-                "`.cuda()` moves a tensor to a GPU of its own choosing.",
-            )
-            return (args[0], *args[2:]), {k: v for k, v in kwargs.items() if k != "device"}
         int_is_device = name == "to"
         found = [
             (place, device)
@@ -211,17 +215,10 @@ class Watch(TorchFunctionMode):
         error: BaseException | None = None,
     ) -> None:
         frames = raised_frames(error.__traceback__ if error else None, calling_frames())
-        mix = DeviceMixError(
-            culprit(frames, own_code=True), culprit(frames, own_code=False), devices, origin, detail
-        )
+        site, meeting = culprit(frames, own_code=True), culprit(frames, own_code=False)
         if origin.site is None and origin.rule in ("DEV001", "DEV002"):
-            mix = DeviceMixError(
-                mix.site,
-                mix.meeting,
-                devices,
-                Origin(origin.rule, origin.what, mix.meeting),
-                detail,
-            )
+            origin = replace(origin, site=meeting)  # the move is where the tensor went astray
+        mix = DeviceMixError(site, meeting, devices, origin, detail)
         if not self.collect:
             raise mix from error
         self.found.append(mix)

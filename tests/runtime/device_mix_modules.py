@@ -169,3 +169,16 @@ class Steps(nn.Module):
         x, y = batch
         weights = torch.ones(x.shape[0], 1)  # <- step-made
         return {"loss": ((self(x) - y) ** 2 * weights).mean()}  # <- step-meets
+
+
+class Several(nn.Module):
+    """Four bugs in two lines: ``find_device_mixes`` reports each and goes on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.logvar = torch.zeros(10)
+
+    def forward(self, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+        h = self.fc(x).cuda() + torch.zeros(4)  # <- several-first
+        return h * self.logvar[t][:, None] + torch.ones(3, 4).to("cuda:0")  # <- several-second

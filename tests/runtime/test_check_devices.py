@@ -10,7 +10,7 @@ import pytest
 import runtime_support as rt
 from runtime_support import torch
 
-from devlint.testing import VIRTUAL, DeviceMixError, check_devices
+from devlint.testing import VIRTUAL, DeviceMixError, check_devices, find_device_mixes
 from devlint.testing.frames import Site
 from devlint.testing.mix import RULE_NAMES
 
@@ -88,6 +88,17 @@ def test_processor_output_moved_first_is_clean(text_ckpt: Path) -> None:
 def test_look_alikes_run_clean_and_the_output_is_on_the_virtual_device() -> None:
     out = check_devices(mods.LookAlikes(), X, T)
     assert (out.device, out.shape, out.dtype) == (VIRTUAL, (2, 4), torch.float32)
+
+
+def test_find_device_mixes_reports_every_mix_of_the_run_in_order() -> None:
+    found = find_device_mixes(mods.Several(), X, T)
+    first, second = marked("several-first"), marked("several-second")
+    assert [(e.rule, e.site, e.devices[1]) for e in found] == [
+        ("DEV002", first, "cuda:0"),
+        ("DEV003", first, "cpu"),
+        ("DEV007", second, "cpu"),
+        ("DEV001", second, "cuda:0"),
+    ]
 
 
 def test_a_module_on_meta_needs_no_memory_for_its_weights() -> None:

@@ -104,8 +104,11 @@ def model_types() -> list[tuple[str, str]]:
     return found
 
 
-def small(config: Any, seen: set[int] | None = None) -> Any:
-    """``config`` (and its sub-configs) with at most two layers, MoE experts run eagerly."""
+def small(config: Any, training: bool = False, seen: set[int] | None = None) -> Any:
+    """``config`` (and its sub-configs) with at most two layers, MoE experts run eagerly.
+
+    In training mode, LayerDrop is switched on (it is 0 by default) so that its code runs.
+    """
     seen = set() if seen is None else seen
     if id(config) in seen:
         return config
@@ -113,7 +116,9 @@ def small(config: Any, seen: set[int] | None = None) -> Any:
     config._experts_implementation = "eager"  # grouped_mm wants bf16 on a CPU build
     for key, value in list(vars(config).items()):
         if isinstance(value, transformers.PretrainedConfig):
-            small(value, seen)
+            small(value, training, seen)
+        elif training and "layerdrop" in key and isinstance(value, float):
+            setattr(config, key, 0.5)
         elif key in LAYER_KEYS and isinstance(value, int) and value > 2:
             for other, listed in list(vars(config).items()):
                 if isinstance(listed, list) and len(listed) == value:
@@ -216,29 +221,33 @@ def _relative(site: Any) -> Line | None:
     return (str(path.relative_to(SOURCES)) if inside else str(path), site.lineno)
 
 
-def run_one(job: tuple[str, str]) -> Outcome:
+Job = tuple[str, str, bool]
+"""Model type, base model class name, whether to run it in training mode."""
+
+
+def run_one(job: Job) -> Outcome:
     """Build one model type on ``meta`` and run its forward through the oracle."""
-    model_type, class_name = job
+    model_type, class_name, training = job
     warnings.simplefilter("ignore")
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(SECONDS_PER_MODEL)
     try:
-        return _run_one(model_type, class_name)
+        return _run_one(model_type, class_name, training)
     except _Late:
         return Outcome(model_type, "run", f"over {SECONDS_PER_MODEL} s")
     finally:
         signal.alarm(0)
 
 
-def _run_one(model_type: str, class_name: str) -> Outcome:
+def _run_one(model_type: str, class_name: str, training: bool) -> Outcome:
     try:
-        config = small(configuration_auto.CONFIG_MAPPING[model_type]())
+        config = small(configuration_auto.CONFIG_MAPPING[model_type](), training)
         model_class = getattr(transformers, class_name)
     except Exception as error:  # the harness measures; any failure is a row
         return Outcome(model_type, "config", _reason(error))
     try:
         with LineTrace() as built, torch.device("meta"):
-            model = model_class(config).eval()
+            model = model_class(config).train(training)
     except Exception as error:
         return Outcome(model_type, "build", _reason(error))
     outcome = Outcome(model_type, "run", built_lines=built.lines)
@@ -272,7 +281,7 @@ def _reason(error: BaseException) -> str:
     return f"{type(error).__name__}: {first[:120]}"
 
 
-def run_all(jobs: list[tuple[str, str]], workers: int) -> Iterator[Outcome]:
+def run_all(jobs: list[Job], workers: int) -> Iterator[Outcome]:
     """Each model in a forked worker (the parent has imported torch and transformers)."""
     if workers <= 1:
         yield from map(run_one, jobs)
@@ -460,15 +469,20 @@ def main(argv: list[str] | None = None) -> Comparison:
         default=None,
         help="append each outcome to this file; model types already in it are not run again",
     )
+    parser.add_argument(
+        "--train",
+        action="store_true",
+        help="run the forward in training mode (dropout, LayerDrop: paths eval mode skips)",
+    )
     options = parser.parse_args(argv)
-    jobs = model_types()
+    jobs = [(model_type, name, options.train) for model_type, name in model_types()]
     if options.only is not None:
         jobs = [job for job in jobs if job[0] in options.only]
     if options.limit:
         jobs = jobs[: options.limit]
     started = time.perf_counter()
     done = recorded(options.record)
-    outcomes = [done[model_type] for model_type, _ in jobs if model_type in done]
+    outcomes = [done[job[0]] for job in jobs if job[0] in done]
     for outcome in run_all([job for job in jobs if job[0] not in done], options.jobs):
         outcomes.append(outcome)
         progress = f"{len(outcomes):4}/{len(jobs)} {outcome.model_type}: {outcome.stage}"

@@ -46,9 +46,9 @@ def find_device_mixes(
     """Like ``check_devices``, but every mix of the run, not only the first.
 
     After each mix the odd tensors are moved to the virtual device and the run goes
-    on, so one run finds the mixes behind the first. A CUDA call torch refuses
-    outside the watched operations (``torch.cuda.current_device()``) still ends it;
-    it is the last of the list.
+    on, so one run finds the mixes behind the first. An error that is not a device
+    mix (or a CUDA call torch refuses outside the watched operations, such as
+    ``torch.cuda.current_device()``, which ends the list) stops the run as usual.
     """
     watch = Watch(collect=True)
     try:

@@ -7,7 +7,10 @@
 (DEV001). Without a GPU the ``cuda:0`` crashes at once. The DEV004 bug is
 invisible on the CPU (the tokenizer's tensors are already where the model is),
 so the tests move the module to ``meta`` and look at the device of what reaches
-the language model.
+the language model. ``check_devices`` shows both bugs as the second GPU would meet
+them: the hard-coded ``cuda:0``, then (with it fixed) the tokenizer's CPU tensors
+meeting the model on ``cpu:1``; after the fix, the forward and the training step
+run clean on the virtual second GPU.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from typing import Any
 import pytest
 import runtime_support as rt
 from runtime_support import DEVICES, VOCAB, torch
+
+from devlint.testing import VIRTUAL, DeviceMixError, check_devices
+from devlint.testing.frames import Site
 
 pytestmark = rt.QUIET
 projects = rt.projects
@@ -124,3 +130,56 @@ def test_the_unmoved_inputs_are_observable_and_the_fix_keeps_cpu_results(
             results.append((rt.snapshot(model), model(**QUERY).logits))
     rt.assert_same_tensors(results[0][0], results[1][0])
     assert torch.equal(results[0][1], results[1][1])
+
+
+# The oracle: the seed's second-GPU crash, proved on the CPU --------------------------------
+
+
+def line_of(path: Path, text: str) -> Site:
+    """The one line of ``path`` containing ``text``."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    (number,) = [i for i, line in enumerate(lines, 1) if text in line]
+    return Site(str(path.resolve()), number)
+
+
+def test_as_written_the_oracle_shows_the_hard_coded_first_gpu_meeting_rank_1s(
+    projects: rt.Projects, load: rt.Loader, text_ckpt: Path
+) -> None:
+    project = projects.original(NAME)
+    model = build(load, project, text_ckpt)
+    for method, args in (("forward", ()), ("training_step", (QUERY, 0))):
+        kwargs = QUERY if method == "forward" else {}
+        with pytest.raises(DeviceMixError, match="found at least two devices, cpu:1 and cuda:0"):
+            check_devices(model, *args, method=method, **kwargs)
+    with pytest.raises(DeviceMixError) as caught:
+        check_devices(model, **QUERY)
+    error = caught.value
+    assert (error.rule, error.site) == ("DEV001", line_of(project / "icv" / "model.py", "cuda:0"))
+
+
+def test_with_the_device_fixed_the_oracle_shows_the_tokenizer_output_meeting_rank_1s(
+    projects: rt.Projects, load: rt.Loader, text_ckpt: Path
+) -> None:
+    project = projects.fixed(NAME, "--select", "DEV001")
+    model = build(load, project, text_ckpt)
+    two_devices = "found at least two devices, cpu:1 and cpu:"
+    with pytest.raises(DeviceMixError, match=two_devices) as caught:
+        check_devices(model, **QUERY)
+    error = caught.value
+    assert error.rule == "DEV004"
+    assert error.site == line_of(project / "icv" / "model.py", "self.lmm.model(")
+    assert error.origin.site == line_of(project / "icv" / "lmm.py", 'return_tensors="pt"')
+
+
+@pytest.mark.filterwarnings("ignore:You are trying to `self.log\\(\\)`:UserWarning")
+def test_after_fix_the_oracle_runs_the_forward_and_the_training_step_clean(
+    projects: rt.Projects, load: rt.Loader, text_ckpt: Path
+) -> None:
+    model = build(load, projects.fixed(NAME), text_ckpt)
+    before = rt.snapshot(model)
+    outputs = check_devices(model, **QUERY)
+    assert outputs.logits.device == VIRTUAL
+    assert outputs.logits.shape == (len(PAIRS), query_length(model), len(VOCAB))
+    loss = check_devices(model, QUERY, 0, method="training_step")
+    assert (loss.device, loss.shape) == (VIRTUAL, ())
+    rt.assert_same_tensors(before, rt.snapshot(model))

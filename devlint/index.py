@@ -242,7 +242,7 @@ class ProjectIndex:
             if kind.model and has_device:
                 kind |= _DEVICE_AWARE
             elif kind.dataset or kind.datamodule:
-                pass  # data-loading code, whatever it stores: DEV011's
+                pass  # data-loading code, whatever it stores: DEV011's (``_loads_data``)
             elif has_device:
                 kind |= _STORES_DEVICE
             elif "model" in facts.stores:
@@ -375,8 +375,19 @@ class ProjectIndex:
             if self._in_context(name)
             for method in facts.methods
         ]
-        roots += [name for name, facts in self._functions.items() if facts.takes_device]
+        roots += [
+            name
+            for name, facts in self._functions.items()
+            if facts.takes_device and not self._loads_data(name.rpartition(".")[0])
+        ]
         return self._reachable(roots)
+
+    def _loads_data(self, class_name: str) -> bool:
+        """A Dataset or LightningDataModule: data-loading code, DEV011's whatever it knows."""
+        if class_name not in self._classes:
+            return False
+        kind = self.class_kind(class_name)
+        return kind.dataset or kind.datamodule
 
     def is_module_class(self, name: str, near: str) -> bool:
         """Whether ``name``, as written in the module ``near``, is an ``nn.Module`` class:
@@ -410,6 +421,8 @@ class ProjectIndex:
                     in_init=scope.method in SETUP_METHODS,
                     forward_path=kind.model and scope.function_name in self._forward_methods,
                 )
+            if self._loads_data(scope.class_name):
+                return ScopeInfo()
             # Else like a function: a static method model code calls through the class name.
         if scope.function_name is not None:
             return ScopeInfo(

@@ -39,7 +39,8 @@ FILES = {
         "    def step(self, batch):\n        return batch\n\n\n"
         "class Frames(torch.utils.data.Dataset):\n"
         "    def __init__(self, device):\n        self.device = device\n\n"
-        "    def __getitem__(self, i):\n        return i\n\n\n"
+        "    def __getitem__(self, i):\n        return i\n\n"
+        "    def move(self, x, device):\n        return x\n\n\n"
         "class Config:\n"
         "    def __init__(self, name):\n        self.model_name = name\n\n\n"
         "def helper(n):\n    return n\n\n\n"
@@ -93,6 +94,7 @@ CASES = [
     (method("lib.sampling.Config", "__init__"), ScopeInfo()),
     # Data-loading code storing a device stays DEV011's (data pipeline), not a device context.
     (method("lib.sampling.Frames", "__getitem__"), ScopeInfo()),
+    (method("lib.sampling.Frames", "move"), ScopeInfo()),
     # What they call, and functions told their device, with what those call.
     (function("lib.sampling.helper"), ScopeInfo(device_context=True)),
     (function("lib.sampling.make_grid"), ScopeInfo(device_context=True)),

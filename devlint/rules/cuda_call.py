@@ -21,6 +21,7 @@ from devlint.rules.base import (
     choose_fix,
     delete_between,
     delete_lines,
+    where_the_device_is_known,
 )
 from devlint.skeleton import Skeleton
 from devlint.symbols import MODULE_ONLY_METHODS
@@ -31,7 +32,10 @@ _KEPT_KEYWORDS = ("non_blocking", "memory_format")
 
 class CudaCall(Rule):
     """## What it does
-    Finds `.cuda()` and `.cuda(N)` calls in model code.
+    Finds `.cuda()` and `.cuda(N)` calls in code that already knows its device: model
+    code (as DEV001 defines it), classes that store a device or a model (samplers,
+    trainers, pipelines), functions told their device (a `device` parameter; the fix
+    there, `.to(device)`, is unsafe), and the project functions all these call.
 
     ## Why is this bad?
     `.cuda()` moves to the *current* CUDA device, which is GPU 0 in every process
@@ -85,13 +89,14 @@ class CudaCall(Rule):
 
     code = "DEV002"
     name = "cuda-call"
-    summary = "`.cuda()` in model code"
+    summary = "`.cuda()` in code that already knows its device"
     fix_safety = "safe/unsafe"
     node_types = ("IndentedBlock", "Call")
     # The only report is for a call of an attribute spelled `cuda` (`x.cuda()`); the
     # IndentedBlock visit only marks nodes.
     triggers = ("cuda",)
-    only_in_model_code = True  # resolve: `if not scope.model_code: return None`
+    only_in_model_code = True  # resolve: `if not self.in_scope(scope): return None`
+    reports_in_device_context = True
 
     VALID = (
         "import torch\nimport torch.nn as nn\n\n"
@@ -121,6 +126,29 @@ class CudaCall(Rule):
         "        return x.cuda(idx), weight.cuda(x.device), x.cuda(device=device)\n",
     )
     INVALID = (
+        Invalid(
+            # A trainer that keeps its device, then sends the batch to the current GPU.
+            "import torch\n\nclass Trainer:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.device = device\n        self.model = model.to(device)\n\n"
+            "    def feed(self, batch):\n"
+            '        return self.model(batch["image"].cuda())\n',
+            line=9,
+            column=42,
+            fixed="import torch\n\nclass Trainer:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.device = device\n        self.model = model.to(device)\n\n"
+            "    def feed(self, batch):\n"
+            '        return self.model(batch["image"].to(self.device))\n',
+        ),
+        Invalid(
+            # A function told its device that ignores it.
+            "def normalise(images, device):\n    return (images / 255).cuda()\n",
+            line=2,
+            column=27,
+            fixed="def normalise(images, device):\n    return (images / 255).to(device)\n",
+            unsafe=True,
+        ),
         Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
@@ -343,6 +371,8 @@ class CudaCall(Rule):
                 return (PendingEdit(func.attr, "start", node, "end", text),)
 
             fixes["self_device"] = move_to("self.device")
+            if context.scope.device_param:
+                fixes["device_param"] = move_to("device")
             param = context.scope.tensor_param
             if param is not None and chain_root(func.value) != param:  # not x.to(x.device)
                 fixes["tensor_device"] = move_to(f"{param}.device")
@@ -382,23 +412,30 @@ class CudaCall(Rule):
     def resolve(
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
-        if not scope.model_code:
+        if not self.in_scope(scope):
             return None
-        if scope.in_init:
+        where = f"`.cuda()` {where_the_device_is_known(scope)}"
+        if scope.in_init and scope.model_code:
             if scope.lightning:
                 return self._in_lightning_init(candidate, index)
             return Resolution(
                 "`.cuda()` in `__init__` pins the module to the current GPU; move the "
                 "whole model once, where it is used"
             )
+        if scope.in_init:
+            return Resolution(f"{where}: take the device from the device or model it is given")
         if scope.device_aware:
             fix = choose_fix(candidate, "self_device", Applicability.SAFE, "Use `.to(self.device)`")
-            return Resolution("`.cuda()` in model code; use `.to(self.device)`", fix)
+            return Resolution(f"{where}; use `.to(self.device)`", fix)
+        if candidate.scope.device_param:
+            # Unsafe: a caller may pass None, or another device on purpose.
+            fix = choose_fix(candidate, "device_param", Applicability.UNSAFE, "Use `.to(device)`")
+            return Resolution(f"{where}; use the function's `device` parameter", fix)
         borrowed = borrowed_device_fix(candidate, "Use `.to({device})`")
         if borrowed is not None:
             param, fix = borrowed
-            return Resolution(f"`.cuda()` in model code; use `.to({param}.device)`", fix)
-        return Resolution("`.cuda()` in model code; move to an input tensor's `.device`")
+            return Resolution(f"{where}; use `.to({param}.device)`", fix)
+        return Resolution(f"{where}; move to an input tensor's `.device`")
 
     @staticmethod
     def _in_lightning_init(candidate: Candidate, index: ProjectIndex) -> Resolution:

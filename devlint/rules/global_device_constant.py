@@ -21,6 +21,7 @@ from devlint.rules.base import (
     Sighting,
     choose_fix,
     replace,
+    where_the_device_is_known,
 )
 from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import DEVICE_TYPES
@@ -37,10 +38,12 @@ or a string starting with a device type (``"cuda:0"``; the code quotes string va
 class GlobalDeviceConstant(Rule):
     """## What it does
     Finds a module-level constant holding a literal accelerator device
-    (`DEVICE = torch.device("cuda:0")`, `DEVICE = "cuda"`) used inside model code
-    in a device position: `.to(DEVICE)`, `device=DEVICE`, `torch.device(DEVICE)`,
-    `map_location=DEVICE`. The constant may live in another file of the project
-    (`from config import DEVICE`, `cfg.DEVICE` with `import config as cfg`).
+    (`DEVICE = torch.device("cuda:0")`, `DEVICE = "cuda"`) used in code that already
+    knows its device (model code, classes that store a device or a model, functions
+    told their device, and what they call; see DEV001) in a device position:
+    `.to(DEVICE)`, `device=DEVICE`, `torch.device(DEVICE)`, `map_location=DEVICE`.
+    The constant may live in another file of the project (`from config import
+    DEVICE`, `cfg.DEVICE` with `import config as cfg`).
 
     ## Why is this bad?
     It is a hard-coded device with extra steps: under distributed training every
@@ -87,7 +90,9 @@ class GlobalDeviceConstant(Rule):
 
     code = "DEV010"
     name = "global-device-constant"
-    summary = 'Module-level device constant such as `DEVICE = torch.device("cuda")` in model code'
+    summary = (
+        'Module-level device constant such as `DEVICE = torch.device("cuda")` in a device context'
+    )
     fix_safety = "safe"
     node_types = (
         "Assign",
@@ -106,6 +111,7 @@ class GlobalDeviceConstant(Rule):
     # `from config import GPU as G` ... `x.to(G)` (config.py: `GPU = "cuda"`).
     triggers = None
     only_in_model_code = True
+    reports_in_device_context = True
     fact_triggers = _FACT_TRIGGERS
 
     def parse_anyway(self, found: Skeleton) -> bool:
@@ -143,12 +149,12 @@ class GlobalDeviceConstant(Rule):
     def may_report_in(
         self, facts: FileFacts, index: ProjectIndex, sightings: frozenset[Sighting] | None
     ) -> bool:
-        # `resolve` keeps only names of literal device constants, in model code.
+        # `resolve` keeps only names of literal device constants, in a device context.
         if sightings is None:
             return super().may_report_in(facts, index, sightings)
         return any(
             (not sighting.name or _names_literal_constant(sighting.name, index))
-            and index.scope_info(sighting.scope).model_code
+            and self.in_scope(index.scope_info(sighting.scope))
             for sighting in sightings
         )
 
@@ -416,7 +422,7 @@ class GlobalDeviceConstant(Rule):
     def resolve(
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
-        if not scope.model_code:
+        if not self.in_scope(scope):
             return None
         constant = index.device_constant(candidate.data["qualified"])
         if constant is None or not constant.literal:
@@ -424,8 +430,10 @@ class GlobalDeviceConstant(Rule):
         where = f" (defined at {constant.path}:{constant.line})" if constant.path else ""
         message = (
             f"Global device constant `{candidate.data['name']}` = {constant.literal}{where} "
-            "in model code"
+            f"{where_the_device_is_known(scope)}"
         )
+        if scope.in_init and not scope.model_code:
+            return Resolution(f"{message}: take it from the device or model it is given")
         if scope.in_init:
             return Resolution(
                 f"{message}: the module is still on the CPU here; let the trainer move it"

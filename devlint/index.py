@@ -97,6 +97,16 @@ _MAIN_GUARD = ":__main__"
 """Suffix of a module's name that stands for its ``if __name__ == "__main__":`` code."""
 
 
+def _is_torch_nn_class(module: str, short: str) -> bool:
+    """``torch.nn.Linear``, and the bases torch keeps in ``torch.nn.modules``, private ones
+    included (``torch.nn.modules.loss._Loss``, ``_BatchNorm``): all modules."""
+    if module != "torch.nn" and not module.startswith("torch.nn.modules"):
+        return False
+    if module == "torch.nn.modules._functions":  # autograd Functions
+        return False
+    return short.lstrip("_")[:1].isupper() and short not in TORCH_NN_NON_MODULES
+
+
 def is_forward_method(name: str) -> bool:
     if name in FORWARD_PATH_METHODS or name in FORWARD_PATH_HOOKS or name.endswith("_step"):
         return True
@@ -262,7 +272,7 @@ class ProjectIndex:
             return _DEVICE_AWARE
         if name in TORCH_MODULE_BASES:
             return _MODULE
-        if module == "torch.nn" and short[:1].isupper() and short not in TORCH_NN_NON_MODULES:
+        if _is_torch_nn_class(module, short):
             return _MODULE
         if name in LIGHTNING_DATAMODULE_BASES:
             return _DATAMODULE

@@ -26,6 +26,8 @@ FILES = {
         "    def mask(self, x):\n        return x\n\n\n"
         "class Net(MaskMixin, Module):\n"
         "    def forward(self, x):\n        return Mining.hardest(self.mask(x))\n\n\n"
+        "class Dice(torch.nn.modules.loss._Loss):\n"
+        "    def forward(self, x):\n        return x\n\n\n"
         "class Unrelated:\n"
         "    def mask(self, x):\n        return x\n"
     ),
@@ -78,6 +80,8 @@ CASES = [
     # A mixin's method runs with `self` a model; here on the forward path.
     (method("lib.nets.MaskMixin", "mask"), ScopeInfo(**{**vars(MODEL), "forward_path": True})),
     (method("lib.nets.Unrelated", "mask"), ScopeInfo()),
+    # torch's private bases are modules too.
+    (method("lib.nets.Dice", "forward"), ScopeInfo(**{**vars(MODEL), "forward_path": True})),
     # A static method that model code calls through its class's name; not one it does not.
     (
         Scope(class_name="lib.nets.Mining", function_name="lib.nets.Mining.hardest"),

@@ -52,9 +52,11 @@ class FactoryWithoutDevice(Rule):
     `torch.cat`/`stack`/`where`/`matmul`/`einsum` and other functions of several
     tensors, in a tensor method such as `masked_fill` or `index_add_`, in an in-place
     update, in a call of a module or model, or indexed by a device tensor. It reports
-    where the tensor is made and names the line where it meets the device. Only on a
-    forward path: `forward`, `__call__`, `*_step`, `generate`, batch-level hooks,
-    and what they call.
+    where the tensor is made and names the line where it meets the device. In model
+    code, only on a forward path: `forward`, `__call__`, `*_step`, `generate`,
+    batch-level hooks, and what they call. Elsewhere, in every method of a class that
+    stores a device or a model (samplers, trainers, pipelines) and in functions told
+    their device (a `device` parameter), and what they call.
 
     ## Why is this bad?
     The model runs on a GPU and its inputs, parameters and activations are there; a
@@ -104,9 +106,16 @@ class FactoryWithoutDevice(Rule):
     # binds a name to `torch...` (`import torch as T`, `from torch import zeros as z`), and
     # its text spells `torch` (a relative import inside the `torch` package aside).
     triggers = ("torch",)
-    only_in_model_code = True  # resolve: `scope.model_code and scope.forward_path`
+    only_in_model_code = True  # resolve: `_reports_in(scope)`
+    reports_in_device_context = True  # files with no model code may hold a device context
 
     VALID = (
+        # A trainer's tensor that meets only a Python number and the host.
+        "import torch\n\nclass Trainer:\n"
+        "    def __init__(self, model):\n        self.model = model\n\n"
+        "    def log_step(self, losses):\n"
+        "        total = torch.tensor(losses).sum()\n"
+        "        return float(total / 2)\n",
         "import torch\nimport pytorch_lightning as pl\n\n"
         "class M(pl.LightningModule):\n"
         "    def forward(self, x):\n"
@@ -197,6 +206,22 @@ class FactoryWithoutDevice(Rule):
         "        return first + steps + extra\n",
     )
     INVALID = (
+        Invalid(
+            # A sampler that keeps its model: the schedule it makes meets the noise.
+            "import torch\n\nclass Sampler:\n"
+            "    def __init__(self, model):\n        self.model = model\n\n"
+            "    def step(self, x, steps):\n"
+            "        sigmas = torch.linspace(1.0, 0.0, steps)\n"
+            "        return self.model(x * sigmas)\n",
+            line=8,
+            column=18,
+            fixed="import torch\n\nclass Sampler:\n"
+            "    def __init__(self, model):\n        self.model = model\n\n"
+            "    def step(self, x, steps):\n"
+            "        sigmas = torch.linspace(1.0, 0.0, steps, device=x.device)\n"
+            "        return self.model(x * sigmas)\n",
+            unsafe=True,
+        ),
         Invalid(
             "import torch\nimport pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
@@ -432,10 +457,7 @@ class FactoryWithoutDevice(Rule):
     ) -> bool:
         if sightings is None:
             return super().may_report_in(facts, index, sightings)
-        return any(
-            info.model_code and info.forward_path
-            for info in (index.scope_info(sighting.scope) for sighting in sightings)
-        )
+        return any(_reports_in(index.scope_info(sighting.scope)) for sighting in sightings)
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         assert isinstance(node, cst.Call)
@@ -462,7 +484,7 @@ class FactoryWithoutDevice(Rule):
     def resolve(
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
-        if not (scope.model_code and scope.forward_path):
+        if not _reports_in(scope):
             return None
         data = candidate.data
         message = (
@@ -482,6 +504,15 @@ class FactoryWithoutDevice(Rule):
                 fix = Fix(Applicability.UNSAFE, described, edits)
                 return Resolution(f"{message}; {described[0].lower()}{described[1:]}", fix)
         return Resolution(f"{message}; create it on the device of a tensor it meets")
+
+
+def _reports_in(scope: ScopeInfo) -> bool:
+    """Model code on its forward path (``__init__`` and helpers run once, before the
+    trainer moves the module), or a sampler, trainer or function told its device: code
+    that runs with tensors on the computation's device."""
+    return (scope.model_code and scope.forward_path) or (
+        scope.device_context and not scope.model_code
+    )
 
 
 _UNSAFE_FIXES = (

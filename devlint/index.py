@@ -248,12 +248,14 @@ class ProjectIndex:
         if facts is not None:
             for base in facts.bases:
                 kind |= self.class_kind(self.resolve(base, self._module_of[name]))
-            has_device = facts.defines_device or "device" in facts.stores
-            if kind.model and has_device:
+            if kind.model and facts.defines_device:
                 kind |= _DEVICE_AWARE
+            elif kind.model:
+                pass  # `self.device = d` in a module goes stale once `.to()` moves it
             elif kind.dataset or kind.datamodule:
-                pass  # data-loading code, whatever it stores: DEV011's (``_loads_data``)
-            elif has_device:
+                # Data-loading code, whatever it or its bases store: DEV011's.
+                kind = replace(kind, device_context=False, device_aware=False)
+            elif facts.defines_device or "device" in facts.stores:
                 kind |= _STORES_DEVICE
             elif "model" in facts.stores:
                 kind |= _STORES_MODEL
@@ -409,11 +411,17 @@ class ProjectIndex:
 
     def own_moves(self, class_name: str) -> frozenset[str]:
         """The class's definitions of the module's moves (``cuda``, ``to``, ``cpu``,
-        ``_apply``, ...), inherited from project bases too, and what they call on ``self``."""
+        ``_apply``, ...), inherited from project bases too, and what they call on ``self``
+        that no other method calls (a helper ``forward`` shares is code like any other)."""
         name = self.canonical(class_name)
         found = self._own_moves.get(name)
         if found is None:
-            found = self._own_moves[name] = self.self_reachable(name, MODULE_MOVING_METHODS)
+            moves = self.self_reachable(name, MODULE_MOVING_METHODS)
+            table = self._method_table(name)
+            others = [method for method, found in table.items() if found not in moves]
+            overrides = {table[m] for m in MODULE_MOVING_METHODS if m in table}
+            shared = self.self_reachable(name, others) - overrides
+            found = self._own_moves[name] = moves - shared
         return found
 
     def scope_info(self, scope: Scope) -> ScopeInfo:
@@ -421,6 +429,8 @@ class ProjectIndex:
             if scope.function_name in self.own_moves(scope.class_name):
                 return ScopeInfo(own_move=True)
             kind = self._model_kind(scope.class_name)
+            if not kind.model and self._loads_data(scope.class_name):
+                return ScopeInfo()
             if kind.model or kind.device_context:
                 return ScopeInfo(
                     model_code=kind.model,
@@ -431,8 +441,6 @@ class ProjectIndex:
                     in_init=scope.method in SETUP_METHODS,
                     forward_path=kind.model and scope.function_name in self._forward_methods,
                 )
-            if self._loads_data(scope.class_name):
-                return ScopeInfo()
             # Else like a function: a static method model code calls through the class name.
         if scope.function_name is not None:
             return ScopeInfo(

@@ -242,6 +242,8 @@ def test_meeting_kinds(body: str, kind: MeetingKind | None, at: str) -> None:
         "y = torch.arange(4) + torch.ones(4)",  # two CPU tensors
         "y = helper(torch.arange(4), x)",  # a function of another file: a later layer
         "x.copy_(torch.ones(4))",  # copies across devices
+        # One element of a one-dimensional factory's tensor is 0-dim.
+        "t = torch.linspace(0, 1, 10)\ny = x * t[-1] + torch.arange(4)[0]",
         # Moved on the path where it is not None; None on the other.
         "m = torch.ones(4) if lengths else None\n"
         "if m is not None:\n    m = m.to(x.device)\ny = x + m",

@@ -43,6 +43,10 @@ FILES = {
         "    def __init__(self, device):\n        self.device = device\n\n"
         "    def __getitem__(self, i):\n        return i\n\n"
         "    def move(self, x, device):\n        return x\n\n\n"
+        "class Keeper:\n"
+        "    def __init__(self, device):\n        self.device = device\n\n\n"
+        "class Clips(Keeper, torch.utils.data.Dataset):\n"
+        "    def __getitem__(self, i):\n        return i\n\n\n"
         "class Config:\n"
         "    def __init__(self, name):\n        self.model_name = name\n\n\n"
         "def helper(n):\n    return n\n\n\n"
@@ -99,6 +103,7 @@ CASES = [
     # Data-loading code storing a device stays DEV011's (data pipeline), not a device context.
     (method("lib.sampling.Frames", "__getitem__"), ScopeInfo()),
     (method("lib.sampling.Frames", "move"), ScopeInfo()),
+    (method("lib.sampling.Clips", "__getitem__"), ScopeInfo()),  # what a base stores
     # What they call, and functions told their device, with what those call.
     (function("lib.sampling.helper"), ScopeInfo(device_context=True)),
     (function("lib.sampling.make_grid"), ScopeInfo(device_context=True)),

@@ -143,9 +143,6 @@ class FunctionFlow:
         """Where the tensor made at ``made`` meets the computation's device, first first."""
         return tuple(meeting for meeting in self.meetings if meeting.made is made)
 
-    def value_of(self, node: cst.CSTNode) -> Value | None:
-        return self.values.get(node)
-
 
 def analyse_function(
     function: cst.FunctionDef, around: Surroundings, bound: Mapping[str, Value] | None = None
@@ -504,6 +501,8 @@ class _Inference:
 
     def _subscript(self, node: cst.Subscript) -> Value:
         base = self.eval(node.value)
+        if _element_of_one_dimension(base, node):
+            return HOST  # `torch.linspace(0, 1, n)[-1]`: 0-dim, it may meet any device
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 index = self.eval(element.slice.value)
@@ -811,6 +810,29 @@ def _none_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:
     if isinstance(target.operator, cst.Is):
         return name, None
     return (None, name) if isinstance(target.operator, cst.IsNot) else (None, None)
+
+
+_ONE_DIMENSIONAL_FACTORIES = ("arange", "linspace", "logspace", "randperm")
+"""Factories whose tensors have one dimension: an integer index leaves a 0-dim tensor."""
+
+
+def _element_of_one_dimension(base: Value, node: cst.Subscript) -> bool:
+    """``t[-1]`` of a CPU tensor that only one-dimensional factories made."""
+    if base.origins != {Origin.CPU} or not base.made or len(node.slice) != 1:
+        return False
+    index = node.slice[0].slice
+    if not isinstance(index, cst.Index):
+        return False
+    value = index.value
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        value = value.expression
+    if not isinstance(value, cst.Integer):
+        return False
+    return all(
+        isinstance(site, cst.Call)
+        and (dotted_name(site.func) or "").rpartition(".")[2] in _ONE_DIMENSIONAL_FACTORIES
+        for site in base.made
+    )
 
 
 def _reduced(tensor: Value) -> Value:

@@ -127,6 +127,16 @@ class CudaCall(Rule):
     )
     INVALID = (
         Invalid(
+            # A helper the override shares with `forward` is code like any other.
+            "import torch.nn as nn\n\nclass M(nn.Module):\n"
+            "    def to(self, *args, **kwargs):\n"
+            "        self.reset()\n        return super().to(*args, **kwargs)\n\n"
+            "    def reset(self):\n        self.state = self.state.cuda()\n\n"
+            "    def forward(self, x):\n        self.reset()\n        return x\n",
+            line=9,
+            column=33,
+        ),
+        Invalid(
             # A trainer that keeps its device, then sends the batch to the current GPU.
             "import torch\n\nclass Trainer:\n"
             "    def __init__(self, model, device):\n"

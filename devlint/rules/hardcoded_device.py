@@ -133,6 +133,11 @@ class HardcodedDevice(Rule):
         '        self.device = torch.device("cuda")\n'
         "        self.model = model.to(self.device)\n\n"
         "    def step(self, batch):\n        return self.model(batch.to(self.device))\n",
+        # A function that translates the device it is told.
+        "import torch\n\n"
+        "def parse(device: str):\n"
+        '    if device == "gpu":\n        return torch.device("cuda")\n'
+        "    return torch.device(device)\n",
         # A function told its device, filling in a default.
         "import torch\n\n"
         "def grid(n, device=None):\n"
@@ -178,6 +183,16 @@ class HardcodedDevice(Rule):
         "        return self(x.to(device))\n",
     )
     INVALID = (
+        Invalid(
+            # A module's stored `self.device` goes stale once `.to()` moves it: no fix.
+            "import torch.nn as nn\n\nclass M(nn.Module):\n"
+            '    def __init__(self, device="cpu"):\n'
+            "        super().__init__()\n        self.device = device\n\n"
+            "    def forward(self, x):\n"
+            '        return x.to("cuda")\n',
+            line=9,
+            column=21,
+        ),
         Invalid(
             # A sampler that stores its model and device, then ignores the device.
             "import torch\n\nclass Sampler:\n"
@@ -362,6 +377,8 @@ class HardcodedDevice(Rule):
     def _report(
         self, context: FileContext, call: cst.Call, node: cst.CSTNode, literal: str
     ) -> None:
+        if context.scope.device_param and _under_a_test_of_the_device(context):
+            return  # `if device == "gpu": return torch.device("cuda")` translates it
         fixes = {"self_device": (replace(node, "self.device"),)}
         if context.scope.device_param:
             fixes["device_param"] = (replace(node, "device"),)
@@ -426,6 +443,20 @@ def _stored_as_the_device(context: FileContext) -> bool:
         if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
             return False
     return False
+
+
+def _under_a_test_of_the_device(context: FileContext) -> bool:
+    """Inside an ``if`` (or ``x if ... else y``) whose test reads the name ``device``."""
+    for node in context.ancestors:
+        if isinstance(node, (cst.If, cst.IfExp)) and _reads_device(node.test):
+            return True
+    return False
+
+
+def _reads_device(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Name):
+        return node.value == "device"
+    return any(_reads_device(child) for child in node.children)
 
 
 def _fills_in_a_default(context: FileContext) -> bool:

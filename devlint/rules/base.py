@@ -217,9 +217,10 @@ class Rule:
     """The rule's own facts are References for module-level calls and ``import a.b``
     (the call graph of scripts), which ``devlint.skeleton`` reproduces without libcst."""
     only_in_model_code: ClassVar[bool] = False
-    """``resolve`` drops every candidate outside model code (``ScopeInfo.model_code``):
-    a file with triggers need not be parsed unless the index says it defines model code
-    (``may_report_in``), or one of the ``fact_triggers`` occurs."""
+    """``resolve`` drops every candidate outside model code (``ScopeInfo.model_code``;
+    with ``reports_in_device_context``, outside a device context): a file with triggers
+    need not be parsed unless the index says it defines such code (``may_report_in``),
+    or one of the ``fact_triggers`` occurs."""
     reports_in_device_context: ClassVar[bool] = False
     """With ``only_in_model_code``: ``resolve`` keeps candidates in any device context
     (``ScopeInfo.device_context``: also classes that store a device or a model, and

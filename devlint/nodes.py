@@ -77,3 +77,20 @@ def casts_dtype_only(call: cst.Call) -> bool:
     name = dotted_name(first.value) or ""
     last = name.rpartition(".")[2]
     return last == "dtype" or (name.startswith("torch.") and last in TORCH_DTYPES)
+
+
+def annotation_names(node: cst.BaseExpression) -> set[str]:
+    """Every bare name an annotation mentions (``Optional[Union[Tensor, float]]``), also
+    inside a string annotation (``"torch.Tensor"``)."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            found.add(current.value)
+        elif isinstance(current, cst.Attribute):
+            found.add(current.attr.value)
+        elif isinstance(current, cst.SimpleString):
+            found.update(current.value.strip("\"'").replace("[", " ").replace("]", " ").split())
+        stack.extend(current.children)
+    return found

@@ -32,6 +32,7 @@ from devlint.flow.values import (
     moved,
 )
 from devlint.nodes import (
+    annotation_names,
     casts_dtype_only,
     dotted_name,
     first_positional,
@@ -235,19 +236,7 @@ def _parameter_value(param: cst.Param, tensor: bool) -> Value:
 
 def _annotation_kind(annotation: cst.BaseExpression) -> str:
     """``tensor`` when it names a tensor, ``host`` when only Python data, else ``other``."""
-    names: list[str] = []
-    stack: list[cst.CSTNode] = [annotation]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Name):
-            names.append(node.value)
-        elif isinstance(node, cst.Attribute):
-            names.append(node.attr.value)
-            stack.append(node.value)
-        elif isinstance(node, cst.SimpleString):
-            return "other"
-        else:
-            stack.extend(node.children)
+    names = annotation_names(annotation)
     if any(name.endswith("Tensor") for name in names):
         return "tensor"
     return "host" if names and all(name in HOST_ANNOTATIONS for name in names) else "other"

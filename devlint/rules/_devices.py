@@ -8,11 +8,7 @@ from collections.abc import Collection, Sequence
 import libcst as cst
 
 from devlint.facts import absolute_module
-from devlint.nodes import casts_dtype_only as casts_dtype_only
-from devlint.nodes import first_positional as first_positional
-from devlint.nodes import has_double_star as has_double_star
-from devlint.nodes import keyword_argument as keyword_argument
-from devlint.nodes import names_a_device as names_a_device
+from devlint.nodes import first_positional, keyword_argument, names_a_device
 from devlint.skeleton import Skeleton, dotted
 
 

@@ -9,8 +9,14 @@ import libcst as cst
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.nodes import attribute_of_self, chain_root, dotted_name
-from devlint.rules._devices import cuda_target_is_literal, first_positional, keyword_argument
+from devlint.nodes import (
+    attribute_of_self,
+    chain_root,
+    dotted_name,
+    first_positional,
+    keyword_argument,
+)
+from devlint.rules._devices import cuda_target_is_literal
 from devlint.rules.base import (
     FileContext,
     Invalid,

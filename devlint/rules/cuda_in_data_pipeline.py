@@ -10,13 +10,8 @@ from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import FileFacts, Reference
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.nodes import dotted_name
-from devlint.rules._devices import (
-    cuda_target_is_literal,
-    device_literal,
-    first_positional,
-    keyword_argument,
-)
+from devlint.nodes import dotted_name, first_positional, keyword_argument
+from devlint.rules._devices import cuda_target_is_literal, device_literal
 from devlint.rules.base import (
     FileContext,
     Invalid,

@@ -11,8 +11,8 @@ from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import DeviceConstant, FileFacts, resolve_alias
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.nodes import dotted_name
-from devlint.rules._devices import device_literal, first_positional, keyword_argument
+from devlint.nodes import dotted_name, first_positional, keyword_argument
+from devlint.rules._devices import device_literal
 from devlint.rules.base import (
     FileContext,
     Invalid,

@@ -9,14 +9,12 @@ import libcst as cst
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.nodes import chain_root, dotted_name
+from devlint.nodes import chain_root, dotted_name, first_positional, keyword_argument
 from devlint.rules._devices import (
     BINDING_TYPES,
     Bindings,
     device_literal,
-    first_positional,
     is_map_location,
-    keyword_argument,
     may_be_device_literal,
 )
 from devlint.rules.base import (

@@ -9,15 +9,8 @@ import libcst as cst
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import Reference
 from devlint.index import ProjectIndex
-from devlint.nodes import dotted_name
-from devlint.rules._devices import (
-    BINDING_TYPES,
-    Bindings,
-    first_positional,
-    keyword_argument,
-    may_be_device_literal,
-    may_be_key,
-)
+from devlint.nodes import dotted_name, first_positional, keyword_argument
+from devlint.rules._devices import BINDING_TYPES, Bindings, may_be_device_literal, may_be_key
 from devlint.rules.base import FileContext, Invalid, Rule, RuleSettings
 from devlint.skeleton import Skeleton
 from devlint.symbols import (

@@ -9,14 +9,8 @@ import libcst as cst
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.rules._devices import (
-    BINDING_TYPES,
-    Bindings,
-    device_literal,
-    first_positional,
-    keyword_argument,
-    may_be_device_literal,
-)
+from devlint.nodes import first_positional, keyword_argument
+from devlint.rules._devices import BINDING_TYPES, Bindings, device_literal, may_be_device_literal
 from devlint.rules.base import (
     FileContext,
     Invalid,

@@ -10,14 +10,17 @@ import libcst as cst
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.nodes import attribute_of_self, chain_root, dotted_name, is_self
-from devlint.rules._devices import (
+from devlint.nodes import (
+    annotation_names,
+    attribute_of_self,
     casts_dtype_only,
-    device_literal,
+    chain_root,
+    dotted_name,
     first_positional,
+    is_self,
     keyword_argument,
-    self_attribute,
 )
+from devlint.rules._devices import device_literal, self_attribute
 from devlint.rules.base import FileContext, Invalid, PendingEdit, Rule, choose_fix
 from devlint.symbols import (
     ARRAY_TENSOR_FACTORIES,
@@ -594,22 +597,6 @@ def _parameter_annotation(name: str, context: FileContext) -> cst.BaseExpression
     return param.annotation.annotation if param and param.annotation else None
 
 
-def _names_in(node: cst.BaseExpression) -> set[str]:
-    """Every bare name an annotation mentions (``Optional[Union[Tensor, float]]``)."""
-    found: set[str] = set()
-    stack: list[cst.CSTNode] = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name):
-            found.add(current.value)
-        elif isinstance(current, cst.Attribute):
-            found.add(current.attr.value)
-        elif isinstance(current, cst.SimpleString):
-            found.update(current.value.strip("\"'").replace("[", " ").replace("]", " ").split())
-        stack.extend(current.children)
-    return found
-
-
 def _register_edits(
     statement: cst.Assign | cst.AnnAssign,
     target: cst.BaseExpression,
@@ -844,5 +831,5 @@ def _is_python_scalar(call: cst.Call, context: FileContext) -> bool:
     annotation = _parameter_annotation(value.value, context)
     if annotation is None:
         return False
-    names = _names_in(annotation)
+    names = annotation_names(annotation)
     return bool(names & _NUMBER_TYPES) and not names & _SEQUENCE_TYPES

@@ -13,8 +13,7 @@ from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import ReturnedOutput
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.nodes import dotted_name
-from devlint.rules._devices import keyword_argument
+from devlint.nodes import dotted_name, keyword_argument
 from devlint.rules.base import (
     FileContext,
     Invalid,

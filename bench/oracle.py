@@ -29,6 +29,7 @@ import inspect
 import json
 import multiprocessing
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -297,16 +298,25 @@ def run_all(jobs: list[Job], workers: int) -> Iterator[Outcome]:
 
 
 def static_findings(paths: list[str], cache: Path) -> list[dict[str, Any]]:
-    """``devlint check --select ALL`` on ``paths`` (relative to SOURCES), as JSON."""
+    """``devlint check --select ALL`` on ``paths`` (relative to SOURCES), as JSON.
+
+    The files are copied into a project of their own: named in place, each would be
+    checked with its whole project, which for site-packages may be every installed
+    package (a ``.git`` above it, as pyenv's)."""
     with tempfile.TemporaryDirectory() as folder:
-        settings = Path(folder) / "devlint.toml"
-        settings.write_text("[tool.devlint]\nexclude = []\nrespect-gitignore = false\n")
+        project = Path(folder) / "sources"
+        for path in paths:
+            (project / path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(SOURCES / path, project / path)
+        (project / "pyproject.toml").write_text(
+            "[tool.devlint]\nexclude = []\nrespect-gitignore = false\n"
+        )
         command = [sys.executable, "-m", "devlint", "check", "--select", "ALL"]
-        command += ["--output-format", "json", "--exit-zero", "--config", str(settings)]
+        command += ["--output-format", "json", "--exit-zero"]
         command += ["--cache-dir", str(cache), *paths]
         done = subprocess.run(
             command,
-            cwd=SOURCES,
+            cwd=project,
             capture_output=True,
             text=True,
             check=False,

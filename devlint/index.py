@@ -144,10 +144,18 @@ class ProjectIndex:
         self._signals: list[tuple[DistributedSignal, FileFacts]] = []
         self._constants: dict[str, DeviceConstant] = {}
         self._references: list[tuple[Reference, str]] = []
+        self._module_of: dict[str, str] = {}
+        """Where each class and function is defined: with ``_classes`` and ``_functions``,
+        from the same files (two files of one module name: the later wins in all three)."""
         for file_facts in facts:
             self._modules[file_facts.module] = file_facts
             self._classes.update((c.name, c) for c in file_facts.classes)
             self._functions.update((f.name, f) for f in file_facts.functions)
+            for name in (
+                *(c.name for c in file_facts.classes),
+                *(f.name for f in file_facts.functions),
+            ):
+                self._module_of[name] = file_facts.module
             for fact in file_facts.facts:
                 if isinstance(fact, ReturnedOutput):
                     self._returns.setdefault(fact.function, []).append((fact, file_facts))
@@ -157,14 +165,6 @@ class ProjectIndex:
                     self._references.append((fact, file_facts.module))
                 else:
                     self._constants[fact.name] = replace(fact, path=file_facts.path)
-        self._module_of = {
-            name: file_facts.module
-            for file_facts in self._modules.values()
-            for name in (
-                *(c.name for c in file_facts.classes),
-                *(f.name for f in file_facts.functions),
-            )
-        }
         self._by_last_name: dict[str, list[str]] = {}
         for definition in self._module_of:
             self._by_last_name.setdefault(definition.rpartition(".")[2], []).append(definition)

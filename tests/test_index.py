@@ -6,6 +6,8 @@ evidence has a case here, with a look-alike that must not count.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import lint_project
 
@@ -117,3 +119,21 @@ CASES = [
 )
 def test_scope_info(index: ProjectIndex, scope: Scope, expected: ScopeInfo) -> None:
     assert index.scope_info(scope) == expected
+
+
+def test_two_files_of_one_module_name_do_not_break_the_index(tmp_path: Path) -> None:
+    """``util.py`` beside ``util/__init__.py`` (site-packages has such pairs): the index
+    knows where each class it holds is defined."""
+    project = lint_project(
+        tmp_path,
+        {
+            "lib/__init__.py": "",
+            "lib/util.py": "import torch\n\nclass A(torch.nn.Module):\n"
+            "    def forward(self, x):\n        return x.cuda()\n",
+            "lib/util/__init__.py": "import torch\n\nclass B(torch.nn.Module):\n"
+            "    def forward(self, x):\n        return x.cuda()\n",
+        },
+    )
+    assert project.index is not None
+    for name in ("lib.util.A", "lib.util.B"):
+        assert project.index.scope_info(method(name, "forward")).model_code

@@ -365,7 +365,11 @@ def test_every_rule_is_described_from_its_documentation() -> None:
         assert full and "\n" not in full and not full.startswith("#")
     cuda = rules[[rule["id"] for rule in rules].index("DEV002")]
     assert cuda["fullDescription"] == {
-        "text": "Finds `.cuda()` and `.cuda(N)` calls in model code."
+        "text": "Finds `.cuda()` and `.cuda(N)` calls in code that already knows its device: "
+        "model code (as DEV001 defines it), classes that store a device or a model "
+        "(samplers, trainers, pipelines), functions told their device (a `device` "
+        "parameter; the fix there, `.to(device)`, is unsafe), and the project functions "
+        "all these call."
     }
     assert cuda["defaultConfiguration"]["level"] == "warning"
     assert rules[0]["id"] == "DEV000"

@@ -133,39 +133,6 @@ class CudaCall(Rule):
     )
     INVALID = (
         Invalid(
-            # A helper the override shares with `forward` is code like any other.
-            "import torch.nn as nn\n\nclass M(nn.Module):\n"
-            "    def to(self, *args, **kwargs):\n"
-            "        self.reset()\n        return super().to(*args, **kwargs)\n\n"
-            "    def reset(self):\n        self.state = self.state.cuda()\n\n"
-            "    def forward(self, x):\n        self.reset()\n        return x\n",
-            line=9,
-            column=33,
-        ),
-        Invalid(
-            # A trainer that keeps its device, then sends the batch to the current GPU.
-            "import torch\n\nclass Trainer:\n"
-            "    def __init__(self, model, device):\n"
-            "        self.device = device\n        self.model = model.to(device)\n\n"
-            "    def feed(self, batch):\n"
-            '        return self.model(batch["image"].cuda())\n',
-            line=9,
-            column=42,
-            fixed="import torch\n\nclass Trainer:\n"
-            "    def __init__(self, model, device):\n"
-            "        self.device = device\n        self.model = model.to(device)\n\n"
-            "    def feed(self, batch):\n"
-            '        return self.model(batch["image"].to(self.device))\n',
-        ),
-        Invalid(
-            # A function told its device that ignores it.
-            "def normalise(images, device):\n    return (images / 255).cuda()\n",
-            line=2,
-            column=27,
-            fixed="def normalise(images, device):\n    return (images / 255).to(device)\n",
-            unsafe=True,
-        ),
-        Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
             "    def forward(self, x):\n"
@@ -343,6 +310,39 @@ class CudaCall(Rule):
             "    def __init__(self):\n"
             "        super().__init__()\n"
             '        self.register_buffer("scale", torch.ones(4))\n',
+        ),
+        Invalid(
+            # A helper the override shares with `forward` is code like any other.
+            "import torch.nn as nn\n\nclass M(nn.Module):\n"
+            "    def to(self, *args, **kwargs):\n"
+            "        self.reset()\n        return super().to(*args, **kwargs)\n\n"
+            "    def reset(self):\n        self.state = self.state.cuda()\n\n"
+            "    def forward(self, x):\n        self.reset()\n        return x\n",
+            line=9,
+            column=33,
+        ),
+        Invalid(
+            # A trainer that keeps its device, then sends the batch to the current GPU.
+            "import torch\n\nclass Trainer:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.device = device\n        self.model = model.to(device)\n\n"
+            "    def feed(self, batch):\n"
+            '        return self.model(batch["image"].cuda())\n',
+            line=9,
+            column=42,
+            fixed="import torch\n\nclass Trainer:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.device = device\n        self.model = model.to(device)\n\n"
+            "    def feed(self, batch):\n"
+            '        return self.model(batch["image"].to(self.device))\n',
+        ),
+        Invalid(
+            # A function told its device that ignores it.
+            "def normalise(images, device):\n    return (images / 255).cuda()\n",
+            line=2,
+            column=27,
+            fixed="def normalise(images, device):\n    return (images / 255).to(device)\n",
+            unsafe=True,
         ),
     )
 

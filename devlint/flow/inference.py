@@ -30,6 +30,7 @@ from devlint.flow.values import (
     join,
     made_on_cpu,
     moved,
+    tied_to,
 )
 from devlint.nodes import (
     annotation_names,
@@ -639,17 +640,11 @@ class _Inference:
         callees = self._around.callees
         if callees is None:
             return UNKNOWN
+        bound = _bound(function, arguments, method)
         if not any(found.made for _, found in arguments):
-            return callees.returned(function, owner)
-        names = _parameter_names(function, method)
-        bound: dict[str, Value] = {}
-        for position, (arg, found) in enumerate(arguments):
-            if arg.star:
-                break  # the positions after ``*args`` are unknown
-            if arg.keyword is not None:
-                bound[arg.keyword.value] = found
-            elif position < len(names):
-                bound[names[position]] = found
+            returned = callees.returned(function, owner)
+            tied = [bound[name].tied for name in returned.params if name in bound]
+            return tied_to(returned, *tied)
         flow = callees.called_with(function, owner, bound)
         if flow is None:
             return UNKNOWN
@@ -784,6 +779,22 @@ class _Inference:
             if key not in self._seen:
                 self._seen.add(key)
                 self.meetings.append(meeting)
+
+
+def _bound(
+    function: cst.FunctionDef, arguments: Sequence[tuple[cst.Arg, Value]], method: bool
+) -> dict[str, Value]:
+    """The values a call passes, by the callee's parameter names (those we can place)."""
+    names = _parameter_names(function, method)
+    bound: dict[str, Value] = {}
+    for position, (arg, found) in enumerate(arguments):
+        if arg.star:
+            break  # the positions after ``*args`` are unknown
+        if arg.keyword is not None:
+            bound[arg.keyword.value] = found
+        elif position < len(names):
+            bound[names[position]] = found
+    return bound
 
 
 def _none_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:

@@ -65,8 +65,14 @@ def meetings_among(
     for cpu_node, cpu in operands:
         if not cpu.made:
             continue
-        partner = next((node for node, other in operands if _surely_on_device(other)), None)
-        if partner is None:
-            continue
         for site in cpu.made:
-            yield Meeting(site, at, kind, cpu_node, partner)
+            partner = next(
+                (
+                    node
+                    for node, other in operands
+                    if _surely_on_device(other) and site not in other.tied
+                ),
+                None,
+            )
+            if partner is not None:
+                yield Meeting(site, at, kind, cpu_node, partner)

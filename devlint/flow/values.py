@@ -7,7 +7,7 @@ and the parameters it derives from (what a summary of the function needs).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 import libcst as cst
@@ -42,6 +42,10 @@ class Value:
     """Host data that is a list or tuple: ``torch.tensor`` of it is not a 0-dim scalar."""
     params: frozenset[str] = frozenset()
     """The function's parameters it derives from: what a summary of the function reads."""
+    tied: tuple[cst.CSTNode, ...] = ()
+    """Creation sites whose tensor's own device this value took (``x.device``,
+    ``f(x.device)``, ``y.to(x.device)``): wherever that tensor is, this is too, so the
+    two never meet on different devices."""
 
     @property
     def follows(self) -> bool:
@@ -88,6 +92,7 @@ def join(*values: Value) -> Value:
         _union(*(v.made for v in values)),
         any(v.sequence for v in values),
         frozenset().union(*(v.params for v in values)),
+        _union(*(v.tied for v in values)),
     )
 
 
@@ -102,7 +107,7 @@ def combine(*values: Value, meets: bool = True) -> Value:
         return Value(frozenset({Origin.HOST}), params=params)
     placed = [v for v in tensors if v.on_device and not v.made]
     joined = join(*placed) if meets and placed else join(*tensors)
-    return Value(joined.origins - {Origin.HOST}, joined.made, False, params)
+    return Value(joined.origins - {Origin.HOST}, joined.made, False, params, joined.tied)
 
 
 def moved(device: Value) -> Value:
@@ -111,7 +116,12 @@ def moved(device: Value) -> Value:
     origins = device.origins - {Origin.HOST}
     if not origins:
         return UNKNOWN
-    return Value(origins, device.made, False, device.params)
+    return Value(origins, device.made, False, device.params, device.tied)
+
+
+def tied_to(found: Value, *sites: tuple[cst.CSTNode, ...]) -> Value:
+    """``found``, also sharing the device of the tensors made at ``sites``."""
+    return replace(found, tied=_union(found.tied, *sites))
 
 
 def as_device(tensor: Value) -> Value:
@@ -119,4 +129,4 @@ def as_device(tensor: Value) -> Value:
     a CPU tensor for its device is not a meeting, and ``device=`` then chooses the CPU)."""
     if tensor.only_host:
         return UNKNOWN
-    return Value(tensor.origins - {Origin.HOST}, (), False, tensor.params)
+    return Value(tensor.origins - {Origin.HOST}, (), False, tensor.params, tensor.made)

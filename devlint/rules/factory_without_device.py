@@ -204,6 +204,16 @@ class FactoryWithoutDevice(Rule):
         "        steps = torch.arange(64)[: x.shape[1]].to(x.device)\n"
         "        extra = torch.cat([torch.zeros(1), torch.ones(2)]).to(x.device)\n"
         "        return first + steps + extra\n",
+        # Moved only when a device is given; what it meets was put on its own device.
+        "import numpy as np\nimport torch\n\n"
+        "def filters(device):\n"
+        "    return torch.ones(80, 201).to(device)\n\n"
+        "def spectrogram(audio, device=None):\n"
+        "    audio = torch.from_numpy(audio)\n"
+        "    if device is not None:\n"
+        "        audio = audio.to(device)\n"
+        "    scale = torch.ones(80, 1).to(audio.device)\n"
+        "    return filters(audio.device) @ audio + scale @ audio[:1]\n",
     )
     INVALID = (
         Invalid(

@@ -155,6 +155,8 @@ class HardcodedDevice(Rule):
         "            x = x.float()\n"
         '        if x.device.type == "mps":\n'
         '            x = x.to("cpu").exp().to("mps")\n'
+        '        if x.device.type == torch.device("cuda").type:\n'
+        "            x = x.half()\n"
         "        return x\n",
         # A device parameter with a default that callers override.
         "import torch\nimport torch.nn as nn\n\n"
@@ -505,10 +507,11 @@ def _moved_variable(call: cst.Call, context: FileContext) -> str | None:
 
 
 def _is_query(context: FileContext) -> bool:
-    """``device == torch.device("mps")`` or ``torch.cuda.x(torch.device(0))`` asks, not places."""
+    """``device == torch.device("mps")``, ``torch.device("cuda").type`` or
+    ``torch.cuda.x(torch.device(0))`` asks, not places."""
     ancestors = context.ancestors
     parent = ancestors[-1] if ancestors else None
-    if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
+    if isinstance(parent, (cst.Comparison, cst.ComparisonTarget, cst.Attribute)):
         return True
     grandparent = ancestors[-2] if len(ancestors) > 1 else None
     if isinstance(parent, cst.Arg) and isinstance(grandparent, cst.Call):

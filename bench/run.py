@@ -2,7 +2,7 @@
 
 Usage (from the repository root; downloads two wheels from PyPI):
 
-    python bench/run.py [--corpus DIR] [--with-torchfix] [--limit N]
+    python bench/run.py [--current] [--corpus DIR] [--with-torchfix] [--limit N]
 
 It times, on this machine and in this one invocation (so the ratios hold even
 on a noisy machine): parsing every file with ``libcst.parse_module`` in one
@@ -12,6 +12,9 @@ without the prefilter, and optionally TorchFix.
 It prints seconds, ratios to the baseline, the peak memory of any devlint
 process, how many files were analysed or read from the cache, and checks that
 every run found the same findings.
+
+``--current`` measures a current release instead (issue 14): transformers 5.x, its
+top-level modules and ``models/a*`` to ``models/c*``, with lightning 2.6.
 """
 
 from __future__ import annotations
@@ -24,18 +27,34 @@ import sys
 import tempfile
 import time
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 CORPUS = {"transformers": "4.46.3", "lightning": "2.4.0"}
 """Pinned wheels: the corpus must be the same from one run to the next."""
 
+CURRENT = {"transformers": "5.25.0", "lightning": "2.6.6"}
+"""A current release (``--current``), pinned as well: the newest transformers 5.x."""
 
-def build_corpus(target: Path) -> Path:
-    """Download the pinned wheels and unpack their ``.py`` files into ``target``."""
+
+def _current_member(member: str) -> bool:
+    """What ``--current`` keeps: all of lightning; transformers' top-level modules and
+    its models whose names start with a, b or c."""
+    parts = member.split("/")
+    if parts[0] != "transformers":
+        return True
+    if len(parts) == 2:
+        return True
+    return len(parts) > 3 and parts[1] == "models" and parts[2][:1] in ("a", "b", "c")
+
+
+def build_corpus(target: Path, pins: dict[str, str], keep: Callable[[str], bool]) -> Path:
+    """Download the pinned wheels and unpack their ``.py`` files that ``keep`` accepts
+    into ``target``."""
     if target.exists() and any(target.rglob("*.py")):
         return target
     with tempfile.TemporaryDirectory() as download:
-        for name, version in CORPUS.items():
+        for name, version in pins.items():
             subprocess.run(
                 [
                     sys.executable,
@@ -54,7 +73,7 @@ def build_corpus(target: Path) -> Path:
             project = target / wheel.name.split("-")[0]
             with zipfile.ZipFile(wheel) as archive:
                 for member in archive.namelist():
-                    if member.endswith(".py"):
+                    if member.endswith(".py") and keep(member):
                         archive.extract(member, project)
             (project / "pyproject.toml").write_text(f'[project]\nname = "{project.name}"\n')
     return target
@@ -122,23 +141,30 @@ def torchfix(corpus: Path) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, help="where the corpus is (built if empty)")
     parser.add_argument(
-        "--corpus", type=Path, default=Path(tempfile.gettempdir()) / "devlint-bench"
+        "--current",
+        action="store_true",
+        help="transformers 5.x (top level, models/a*-c*) and lightning 2.6 instead",
     )
     parser.add_argument("--with-torchfix", action="store_true")
     parser.add_argument("--limit", type=int, help="use only the first N files (quick runs)")
     options = parser.parse_args()
 
-    corpus = build_corpus(options.corpus)
+    pins = CURRENT if options.current else CORPUS
+    default = "devlint-bench-current" if options.current else "devlint-bench"
+    target = options.corpus or Path(tempfile.gettempdir()) / default
+    keep = _current_member if options.current else (lambda member: True)
+    corpus = build_corpus(target, pins, keep)
     files = sorted(corpus.rglob("*.py"))
     if options.limit:
-        keep = set(files[: options.limit])
+        kept = set(files[: options.limit])
         for path in files:
-            if path not in keep:
+            if path not in kept:
                 path.unlink()
-        files = sorted(keep)
+        files = sorted(kept)
     lines = sum(path.read_bytes().count(b"\n") for path in files)
-    pinned = ", ".join(f"{name}=={version}" for name, version in CORPUS.items())
+    pinned = ", ".join(f"{name}=={version}" for name, version in pins.items())
     print(f"corpus: {len(files)} files, {lines} lines ({pinned})")
 
     baseline = parse_only(files)

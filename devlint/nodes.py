@@ -3,6 +3,9 @@ and the rules all ask."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Iterator
+
 import libcst as cst
 
 from devlint.symbols import DEVICE_TYPES, TORCH_DTYPES
@@ -92,5 +95,90 @@ def annotation_names(node: cst.BaseExpression) -> set[str]:
             found.add(current.attr.value)
         elif isinstance(current, cst.SimpleString):
             found.update(current.value.strip("\"'").replace("[", " ").replace("]", " ").split())
-        stack.extend(current.children)
+        stack.extend(iter_children(current))
     return found
+
+
+_SKIPPED_FIELDS = frozenset(
+    {"lpar", "rpar", "comma", "semicolon", "header", "footer", "leading_lines", "newline"}
+    | {"lines_after_decorators", "colon", "equal", "dot", "whitespace", "operator", "star"}
+)
+
+_child_fields: dict[type[cst.CSTNode], tuple[str, ...]] = {}
+_NEITHER, _NODE, _SEQUENCE = 0, 1, 2
+_kinds: dict[type, int] = {}
+"""What a field value of each type is: a node, a tuple or list of values, or neither."""
+
+
+def child_fields(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
+    """The fields of ``node_type`` that may hold child nodes, in order.
+
+    A field typed ``str`` (``Name.value``, ``Integer.value``) never does: leaving it
+    out means most leaves have no fields to read at all.
+    """
+    names = _child_fields.get(node_type)
+    if names is None:
+        names = tuple(
+            f.name
+            for f in dataclasses.fields(node_type)
+            if f.name not in _SKIPPED_FIELDS
+            and not f.name.startswith("whitespace")
+            and f.type not in (str, "str")
+        )
+        _child_fields[node_type] = names
+    return names
+
+
+def _kind_of(value_type: type) -> int:
+    """What values of ``value_type`` are (``_kinds``), found once per type.
+
+    ``isinstance(value, cst.CSTNode)`` is an ABC check: slow, for every field of every node.
+    """
+    kind = _kinds.get(value_type)
+    if kind is None:
+        if issubclass(value_type, cst.CSTNode):
+            kind = _NODE
+        elif issubclass(value_type, (tuple, list)):
+            kind = _SEQUENCE
+        else:
+            kind = _NEITHER
+        _kinds[value_type] = kind
+    return kind
+
+
+def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Child nodes that can hold code (whitespace and punctuation are skipped)."""
+    for name in child_fields(type(node)):
+        value = getattr(node, name)
+        kind = _kind_of(type(value))
+        if kind == _NODE:
+            yield value
+        elif kind == _SEQUENCE:
+            for item in value:
+                if _kind_of(type(item)) == _NODE:
+                    yield item
+
+
+def push_children(
+    node: cst.CSTNode, names: tuple[str, ...], stack: list[cst.CSTNode | None]
+) -> None:
+    """Push ``iter_children(node)`` onto ``stack`` last first, so the first pops first.
+
+    ``names`` are ``child_fields(type(node))``. The walk's hot loop: no generator, no list
+    to reverse, and a dict look-up per value type instead of ``isinstance``.
+    """
+    kinds = _kinds
+    for name in reversed(names):
+        value = getattr(node, name)
+        kind = kinds.get(type(value))
+        if kind is None:
+            kind = _kind_of(type(value))
+        if kind == _NODE:
+            stack.append(value)
+        elif kind == _SEQUENCE:
+            for item in reversed(value):
+                kind = kinds.get(type(item))
+                if kind is None:
+                    kind = _kind_of(type(item))
+                if kind == _NODE:
+                    stack.append(item)

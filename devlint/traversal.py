@@ -35,95 +35,12 @@ from devlint.findings import Edit, Location
 from devlint.flow.cache import FileFlows
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting
-from devlint.nodes import dotted_name
+from devlint.nodes import child_fields, dotted_name, iter_children, push_children
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
 from devlint.source import LINE_BREAK, split_lines
 from devlint.symbols import AVAILABILITY_CHECKS, DEVICE_PREDICATES, TENSOR_PARAMETER_NAMES
 
-_SKIPPED_FIELDS = frozenset(
-    {"lpar", "rpar", "comma", "semicolon", "header", "footer", "leading_lines", "newline"}
-    | {"lines_after_decorators", "colon", "equal", "dot", "whitespace", "operator", "star"}
-)
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
-
-_child_fields: dict[type[cst.CSTNode], tuple[str, ...]] = {}
-_NEITHER, _NODE, _SEQUENCE = 0, 1, 2
-_kinds: dict[type, int] = {}
-"""What a field value of each type is: a node, a tuple or list of values, or neither."""
-
-
-def _fields_of(node_type: type[cst.CSTNode]) -> tuple[str, ...]:
-    """The fields of ``node_type`` that may hold child nodes, in order.
-
-    A field typed ``str`` (``Name.value``, ``Integer.value``) never does: leaving it
-    out means most leaves have no fields to read at all.
-    """
-    names = _child_fields.get(node_type)
-    if names is None:
-        names = tuple(
-            f.name
-            for f in dataclasses.fields(node_type)
-            if f.name not in _SKIPPED_FIELDS
-            and not f.name.startswith("whitespace")
-            and f.type not in (str, "str")
-        )
-        _child_fields[node_type] = names
-    return names
-
-
-def _kind_of(value_type: type) -> int:
-    """What values of ``value_type`` are (``_kinds``), found once per type.
-
-    ``isinstance(value, cst.CSTNode)`` is an ABC check: slow, for every field of every node.
-    """
-    kind = _kinds.get(value_type)
-    if kind is None:
-        if issubclass(value_type, cst.CSTNode):
-            kind = _NODE
-        elif issubclass(value_type, (tuple, list)):
-            kind = _SEQUENCE
-        else:
-            kind = _NEITHER
-        _kinds[value_type] = kind
-    return kind
-
-
-def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Child nodes that can hold code (whitespace and punctuation are skipped)."""
-    for name in _fields_of(type(node)):
-        value = getattr(node, name)
-        kind = _kind_of(type(value))
-        if kind == _NODE:
-            yield value
-        elif kind == _SEQUENCE:
-            for item in value:
-                if _kind_of(type(item)) == _NODE:
-                    yield item
-
-
-def _push_children(
-    node: cst.CSTNode, names: tuple[str, ...], stack: list[cst.CSTNode | None]
-) -> None:
-    """Push ``iter_children(node)`` onto ``stack`` last first, so the first pops first.
-
-    ``names`` are ``_fields_of(type(node))``. The walk's hot loop: no generator, no list
-    to reverse, and a dict look-up per value type instead of ``isinstance``.
-    """
-    kinds = _kinds
-    for name in reversed(names):
-        value = getattr(node, name)
-        kind = kinds.get(type(value))
-        if kind is None:
-            kind = _kind_of(type(value))
-        if kind == _NODE:
-            stack.append(value)
-        elif kind == _SEQUENCE:
-            for item in reversed(value):
-                kind = kinds.get(type(item))
-                if kind is None:
-                    kind = _kind_of(type(item))
-                if kind == _NODE:
-                    stack.append(item)
 
 
 def _mentions_availability_check(test: cst.CSTNode, *, tensor_predicates: bool = True) -> bool:
@@ -508,12 +425,10 @@ class Traversal:
                 leave()
                 continue
             enter(node)
-            names = _child_fields.get(type(node))
-            if names is None:
-                names = _fields_of(type(node))
+            names = child_fields(type(node))
             if names:
                 stack.append(None)
-                _push_children(node, names, stack)
+                push_children(node, names, stack)
             else:
                 leave()
         self._raw = [raw for raw in self._raw if not self._outweighed(raw)]

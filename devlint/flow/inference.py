@@ -39,6 +39,7 @@ from devlint.nodes import (
     first_positional,
     has_double_star,
     is_self,
+    iter_children,
     keyword_argument,
     names_a_device,
 )
@@ -206,13 +207,13 @@ def _used_as_tensors(body: cst.BaseSuite) -> set[str]:
     """Names the body uses as a tensor would be used (``x.shape``, ``x[:, 0]``): a
     parameter without them is as likely a number (``dropout``, ``max_len``)."""
     used: set[str] = set()
-    stack: list[cst.CSTNode] = list(body.children)
+    stack: list[cst.CSTNode] = list(iter_children(body))
     while stack:
         node = stack.pop()
         if isinstance(node, (cst.Attribute, cst.Subscript)) and isinstance(node.value, cst.Name):
             used.add(node.value.value)
         if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            stack.extend(node.children)
+            stack.extend(iter_children(node))
     return used
 
 

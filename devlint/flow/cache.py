@@ -35,6 +35,7 @@ class FileFlows:
         self._top_level: dict[str, cst.FunctionDef] | None = None
         self._settled: set[cst.FunctionDef] = set()
         """Functions whose callers have been asked about their parameters."""
+        self._asking = False
         self._active: list[cst.FunctionDef] = []
         """Functions being analysed, innermost last: a call back into one is recursion."""
 
@@ -44,12 +45,15 @@ class FileFlows:
         found = self._functions.get(node)
         if found is None:
             found = self._functions[node] = self._analyse(node, owner, None)
-        if node not in self._settled and node not in self._active:
-            bound = self._callers_bound(node, owner, found)
-            if bound is not None:
-                self._settled.add(node)
-                if bound:
-                    found = self._functions[node] = self._analyse(node, owner, bound)
+        if node not in self._settled and not self._active and not self._asking:
+            self._settled.add(node)
+            self._asking = True  # the callers' own flows are taken as they are
+            try:
+                bound = self._callers_bound(node, owner, found)
+            finally:
+                self._asking = False
+            if bound:
+                found = self._functions[node] = self._analyse(node, owner, bound)
         return found
 
     def _analyse(
@@ -63,11 +67,10 @@ class FileFlows:
 
     def _callers_bound(
         self, node: cst.FunctionDef, owner: cst.ClassDef | None, flow: FunctionFlow
-    ) -> dict[str, Value] | None:
+    ) -> dict[str, Value]:
         """Parameters where a CPU tensor meets them in ``flow`` that no call in the file
-        sends to the device (``callers.off_device_parameters``); None while a caller is
-        being analysed (asked again later). Methods and private functions only: a public
-        function's callers are elsewhere too."""
+        sends to the device (``callers.off_device_parameters``). Methods and private
+        functions only: a public function's callers are elsewhere too."""
         partners = {
             name
             for meeting in flow.meetings
@@ -84,8 +87,6 @@ class FileFlows:
         for caller, caller_owner in self._callers_in(owner):
             if caller is node or not mentions(caller.body, name, method):
                 continue
-            if caller in self._active:
-                return None
             caller_flow = self.function(caller, caller_owner)
             sites += [
                 (call, caller_flow)

@@ -324,3 +324,88 @@ def test_returned_value_names_the_parameters_it_derives_from() -> None:
     returned = analysed.flow("f").returned
     assert origins(returned) == {F_}
     assert returned.params == {"x"}
+
+
+CALLERS = """
+class Pipeline:
+    def embed(self, w):
+        return w[:, None] * torch.arange(8)[None, :]
+
+    def __call__(self, latents, scale):
+{calls}
+
+def _private(w):
+    return w[:, None] * torch.ones(3)
+
+def public(w):
+    return w[:, None] * torch.ones(3)
+
+def run(scale, x):
+    return _private(torch.full((3,), scale)) + public(torch.full((3,), scale))
+"""
+
+ARANGE_MEETS_W = [("torch.arange(8)", "operator", "w[:, None] * torch.arange(8)[None, :]")]
+
+
+@pytest.mark.parametrize(
+    ("calls", "expected"),
+    [
+        # Every caller passes host data or a CPU tensor: the helper works on the CPU.
+        ("return self.embed(torch.tensor(2.0).repeat(3))", []),
+        ("return self.embed(torch.linspace(0, 1, 4).cpu())", []),
+        # A value the flow cannot place, but the caller moves the result to the device.
+        ("return self.embed(torch.tensor(scale - 1)).to(latents.device)", []),
+        # ... not moved, only cast: the parameter keeps following the computation.
+        ("return self.embed(torch.tensor(scale - 1)).to(torch.float16)", ARANGE_MEETS_W),
+        # One caller passes a device tensor: it is on the device there.
+        (
+            "a = self.embed(torch.tensor(2.0).repeat(3))\nreturn a, self.embed(latents)",
+            ARANGE_MEETS_W,
+        ),
+        # Called with `*args`, passed on as a callback, or never called: nothing to learn.
+        ("return self.embed(*[torch.tensor(2.0).repeat(3)])", ARANGE_MEETS_W),
+        ("f = self.embed\nreturn self.embed(torch.tensor(2.0).repeat(3)), f", ARANGE_MEETS_W),
+        ("return latents", ARANGE_MEETS_W),
+    ],
+)
+def test_callers_in_the_file_say_where_a_parameter_is(calls: str, expected: list[object]) -> None:
+    analysed = Analysed(CALLERS.format(calls=textwrap.indent(calls, " " * 8)))
+    assert analysed.meetings("embed") == expected
+
+
+def test_callers_of_a_public_function_may_be_elsewhere() -> None:
+    analysed = Analysed(CALLERS.format(calls="        return latents"))
+    assert analysed.meetings("_private") == []
+    assert analysed.meetings("public") == [
+        ("torch.ones(3)", "operator", "w[:, None] * torch.ones(3)")
+    ]
+
+
+def test_a_helper_given_cpu_tensors_returns_cpu_tensors() -> None:
+    """``.cpu()`` results passed to a helper: its result is not on the device."""
+    analysed = Analysed(
+        """
+        def similarity(a, b):
+            return a @ b.T
+
+        def score(model, x, device):
+            sim = similarity(model(x).cpu(), model(x).cpu())
+            return sim - torch.tensor([0.5, 0.25]), similarity(x, x) - torch.tensor([0.5])
+        """
+    )
+    assert analysed.meetings("score") == [
+        ("torch.tensor([0.5])", "operator", "similarity(x, x) - torch.tensor([0.5])")
+    ]
+
+
+def test_a_reduction_is_on_the_reduced_tensors_device() -> None:
+    """``lengths.max()`` of a tensor made on the CPU on one path is on the CPU there."""
+    analysed = in_forward(
+        "if mask is None:\n"
+        "    lengths = torch.ones(x.shape[0])\n"
+        "else:\n"
+        "    lengths = mask.sum(dim=1)\n"
+        "y = lengths / lengths.max()\n"
+        "z = lengths / x.max()\n"
+    )
+    assert analysed.meetings() == [("torch.ones(x.shape[0])", "operator", "lengths / x.max()")]

@@ -10,6 +10,7 @@ programs), and whole runs find the same with and without the prefilter.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import json
 import shutil
 import warnings
@@ -393,3 +394,47 @@ def test_a_collate_function_known_by_its_name_alone_is_parsed(
         ("DEV011", "collate.py", 5)
     ]
     assert findings("--no-prefilter", ".") == found
+
+
+def test_same_findings_with_and_without_the_prefilter_on_every_rule_example(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each example a module of one project (they may see one another, as files do)."""
+    examples = {
+        f"examples/{name.replace('-', '_').lower()}.py": text
+        for name, text in _sources()
+        if not name.endswith(".py")
+    }
+    in_project(tmp_path, examples, monkeypatch)
+    everything = ("--select", "ALL")
+    found = findings(*everything, ".")
+    assert {f["code"] for f in found} >= {rule.code for rule in RULES}
+    assert found == findings("--no-prefilter", *everything, ".")
+
+
+CORPUS_SAMPLE = {
+    "lightning": ("pytorch/core", "pytorch/callbacks"),
+    "transformers": ("models/clip", "models/whisper"),
+    "torchmetrics": ("functional/audio",),  # NISQA's modules: two DEV003 findings
+}
+"""Released code the tests already install (the dev extra; lightning requires torchmetrics),
+read where pip put it: files the prefilter skips, files it parses, and findings."""
+
+
+def test_same_findings_with_and_without_the_prefilter_on_a_corpus_sample(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for package, folders in CORPUS_SAMPLE.items():
+        spec = importlib.util.find_spec(package)
+        assert spec is not None and spec.origin is not None, f"{package}: pip install -e .[dev]"
+        for folder in folders:
+            source = Path(spec.origin).parent / folder
+            shutil.copytree(source, tmp_path / package / folder, ignore=_NOT_SOURCE)
+    in_project(tmp_path, {}, monkeypatch)
+    everything = ("--select", "ALL")
+    found = findings(*everything, ".")
+    assert found, "the sample holds code devlint flags"
+    assert found == findings("--no-prefilter", *everything, ".")
+
+
+_NOT_SOURCE = shutil.ignore_patterns("__pycache__", "*.pyc")

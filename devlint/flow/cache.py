@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 
 import libcst as cst
 
+from devlint.flow.callers import mentions, names_callee, off_device_parameters, references
 from devlint.flow.inference import (
     NO_CLASS,
     ClassModel,
@@ -32,19 +33,82 @@ class FileFlows:
         self._functions: dict[cst.FunctionDef, FunctionFlow] = {}
         self._classes: dict[cst.ClassDef, ClassModel] = {}
         self._top_level: dict[str, cst.FunctionDef] | None = None
+        self._settled: set[cst.FunctionDef] = set()
+        """Functions whose callers have been asked about their parameters."""
+        self._asking = False
         self._active: list[cst.FunctionDef] = []
         """Functions being analysed, innermost last: a call back into one is recursion."""
 
     def function(self, node: cst.FunctionDef, owner: cst.ClassDef | None) -> FunctionFlow:
-        """The flow of ``node``, a method of ``owner`` if given."""
+        """The flow of ``node``, a method of ``owner`` if given (its parameters as its
+        callers in the file pass them, once they can be asked: ``_callers_bound``)."""
         found = self._functions.get(node)
         if found is None:
-            self._active.append(node)
+            found = self._functions[node] = self._analyse(node, owner, None)
+        if node not in self._settled and not self._active and not self._asking:
+            self._settled.add(node)
+            self._asking = True  # the callers' own flows are taken as they are
             try:
-                found = analyse_function(node, self._surroundings(owner))
+                bound = self._callers_bound(node, owner, found)
             finally:
-                self._active.pop()
-            self._functions[node] = found
+                self._asking = False
+            if bound:
+                found = self._functions[node] = self._analyse(node, owner, bound)
+        return found
+
+    def _analyse(
+        self, node: cst.FunctionDef, owner: cst.ClassDef | None, bound: Mapping[str, Value] | None
+    ) -> FunctionFlow:
+        self._active.append(node)
+        try:
+            return analyse_function(node, self._surroundings(owner), bound)
+        finally:
+            self._active.pop()
+
+    def _callers_bound(
+        self, node: cst.FunctionDef, owner: cst.ClassDef | None, flow: FunctionFlow
+    ) -> dict[str, Value]:
+        """Parameters where a CPU tensor meets them in ``flow`` that no call in the file
+        sends to the device (``callers.off_device_parameters``). Methods and private
+        functions only: a public function's callers are elsewhere too."""
+        partners = {
+            name
+            for meeting in flow.meetings
+            for name in flow.values.get(meeting.partner, UNKNOWN).params
+            if not name.endswith("device")  # a device, not a tensor: None picks a default
+        }
+        name = node.name.value
+        method = owner is not None
+        if not partners or not (method or name.startswith("_")):
+            return {}
+        scope: cst.CSTNode = owner if owner is not None else self._module()
+        expected = references(self._module().code_for_node(scope), name, method)
+        sites: list[tuple[cst.Call, FunctionFlow]] = []
+        for caller, caller_owner in self._callers_in(owner):
+            if caller is node or not mentions(caller.body, name, method):
+                continue
+            caller_flow = self.function(caller, caller_owner)
+            sites += [
+                (call, caller_flow)
+                for call in caller_flow.values
+                if isinstance(call, cst.Call) and names_callee(call.func, name, method)
+            ]
+        if not sites or len(sites) != expected:
+            return {}  # called nowhere we see, or also from code no flow evaluates
+        return off_device_parameters(node, method, partners, sites)
+
+    def _callers_in(
+        self, owner: cst.ClassDef | None
+    ) -> list[tuple[cst.FunctionDef, cst.ClassDef | None]]:
+        """The methods of ``owner``; else the module's functions and its classes' methods."""
+        if owner is not None:
+            return [(method, owner) for method in self.owner(owner).methods.values()]
+        found: list[tuple[cst.FunctionDef, cst.ClassDef | None]] = [
+            (function, None) for function in self._functions_by_name().values()
+        ]
+        for statement in self._module().body:
+            if isinstance(statement, cst.ClassDef):
+                found += [(method, statement) for method in self.owner(statement).methods.values()]
         return found
 
     def meetings_of(

@@ -637,12 +637,13 @@ class _Inference:
         method: bool = False,
     ) -> Value:
         """A function of this file: a CPU tensor passed where it meets the device inside
-        meets it here; the result is what the function returns."""
+        meets it here; the result is what the function returns, with the CPU tensors
+        passed (made here or put there: ``.cpu()``) in place of its parameters."""
         callees = self._around.callees
         if callees is None:
             return UNKNOWN
         bound = _bound(function, arguments, method)
-        if not any(found.made for _, found in arguments):
+        if not any(found.made or Origin.CPU in found.origins for _, found in arguments):
             returned = callees.returned(function, owner)
             tied = [bound[name].tied for name in returned.params if name in bound]
             return tied_to(returned, *tied)
@@ -838,10 +839,12 @@ def _element_of_one_dimension(base: Value, node: cst.Subscript) -> bool:
 
 def _reduced(tensor: Value) -> Value:
     """A tensor reduced to one element (``t.sum()``): a 0-dim CPU tensor meets any device,
-    a 0-dim device tensor still needs its device."""
+    a 0-dim device tensor still needs its device, which is the reduced tensor's own: where
+    it was made on the CPU, so is the result (``lengths / lengths.max()`` never mixes)."""
     if not tensor.made:
         return tensor
-    return Value((tensor.origins - {Origin.CPU}) | {Origin.HOST}, (), False, tensor.params)
+    origins = (tensor.origins - {Origin.CPU}) | {Origin.HOST}
+    return tied_to(Value(origins, (), False, tensor.params, tensor.tied), tensor.made)
 
 
 def _join_envs(*envs: Mapping[str, Value]) -> dict[str, Value]:

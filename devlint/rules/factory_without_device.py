@@ -94,7 +94,10 @@ class FactoryWithoutDevice(Rule):
     tensor (`x[torch.arange(n)]`); 0-dim scalars such as `torch.tensor(3.0)` or
     `torch.rand([])`, which PyTorch lets meet any device; `torch.zeros_like(x)`,
     `x.new_zeros(...)`, `torch.tensor(x)` of a tensor; calls with `**kwargs` or
-    `out=`. A tensor returned to a caller is followed within its function only.
+    `out=`; a meeting with a tensor parameter of a method (or private function) that
+    every call in the file gives host data or CPU tensors, or values it cannot place
+    while moving the result to the device at once: the helper works on the CPU by
+    design. A tensor returned to a caller is followed within its function only.
     """
 
     code = "DEV003"
@@ -214,6 +217,35 @@ class FactoryWithoutDevice(Rule):
         "        audio = audio.to(device)\n"
         "    scale = torch.ones(80, 1).to(audio.device)\n"
         "    return filters(audio.device) @ audio + scale @ audio[:1]\n",
+        # Made on the CPU on one path only: its `.max()` is on the CPU on that same path.
+        "import torch\n\nclass Embedder:\n"
+        "    def __init__(self, model):\n        self.model = model\n\n"
+        "    def lengths(self, waves, masks=None):\n"
+        "        if masks is None:\n"
+        "            lengths = waves.shape[1] * torch.ones(waves.shape[0])\n"
+        "        else:\n"
+        "            lengths = masks.sum(dim=1)\n"
+        "        return (lengths / lengths.max()).tolist()\n",
+        # A helper that every caller gives CPU data, and whose result it moves: the
+        # helper computes on the CPU by design.
+        "import torch\n\nclass Pipeline:\n"
+        "    def __init__(self, model):\n        self.model = model\n\n"
+        "    def embed_scale(self, w):\n"
+        "        freqs = torch.exp(torch.arange(8) * -0.5)\n"
+        "        return w[:, None] * freqs[None, :]\n\n"
+        "    def __call__(self, latents, scale):\n"
+        "        w = torch.tensor(scale - 1).repeat(latents.shape[0])\n"
+        "        cond = self.embed_scale(w).to(latents.device)\n"
+        "        return self.model(latents, cond)\n",
+        # Results brought to the CPU, then combined by a helper: the helper's result is
+        # on the CPU too.
+        "import torch\n\nclass Scorer:\n"
+        "    def __init__(self, model):\n        self.model = model\n\n"
+        "    def _similarity(self, a, b):\n"
+        "        return a @ b.T\n\n"
+        "    def score(self, batch, refs):\n"
+        "        sim = self._similarity(self.model(batch).cpu(), self.model(refs).cpu())\n"
+        "        return sim - torch.tensor([0.5, 0.25])\n",
     )
     INVALID = (
         Invalid(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import libcst as cst
 
@@ -132,7 +132,7 @@ class GlobalDeviceConstant(Rule):
         seen: set[Sighting] = set()
         for call in found.of_type(ast.Call):
             assert isinstance(call, ast.Call)
-            for value in _device_arguments(call):
+            for value in _device_arguments(call, aliases):
                 name = dotted(value)
                 if name is None:
                     continue
@@ -293,6 +293,21 @@ class GlobalDeviceConstant(Rule):
             line=9,
             column=54,
         ),
+        # `torch.device` imported under another name.
+        Invalid(
+            "from torch import device as place\nimport pytorch_lightning as pl\n\n"
+            'GPU = "cuda:1"\n\n'
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            "        return x.to(place(GPU))\n",
+            line=8,
+            column=21,
+            fixed="from torch import device as place\nimport pytorch_lightning as pl\n\n"
+            'GPU = "cuda:1"\n\n'
+            "class M(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            "        return x.to(self.device)\n",
+        ),
         # `torch.device` imported by name.
         Invalid(
             "from torch import device, zeros\nfrom transformers import PreTrainedModel\n\n"
@@ -376,8 +391,8 @@ class GlobalDeviceConstant(Rule):
     def _visit_call(self, node: cst.Call, context: FileContext) -> None:
         if context.scope.function_name is None or context.in_checked_branch:
             return
-        if not _may_place(node):
-            return  # most calls: no name lookup
+        if not (_may_place(node) or _calls_torch_device(node, context)):
+            return  # most calls
         callee = context.qualified_name(node.func) or ""
         if callee.startswith("torch.cuda."):
             return  # torch.cuda.memory_allocated(device=DEVICE) asks, it places nothing
@@ -456,6 +471,12 @@ def _may_place(call: cst.Call) -> bool:
     )
 
 
+def _calls_torch_device(call: cst.Call, context: FileContext) -> bool:
+    """``torch.device`` imported under another name (``from torch import device as dev``)."""
+    func = call.func
+    return isinstance(func, cst.Name) and context.qualified_name(func) == "torch.device"
+
+
 def _names_literal_constant(name: str, index: ProjectIndex) -> bool:
     constant = index.device_constant(name)
     return constant is not None and bool(constant.literal)
@@ -492,13 +513,14 @@ def _import_sources(found: Skeleton) -> dict[str, set[tuple[int, str, str]]]:
     return sources
 
 
-def _device_arguments(call: ast.Call) -> Iterator[ast.expr]:
+def _device_arguments(call: ast.Call, aliases: Mapping[str, str]) -> Iterator[ast.expr]:
     """What ``_visit_call`` may read as a device: the first positional argument of
-    ``x.to(...)`` and of ``torch.device(...)`` (``t.device(...)``, ``device(...)``), and
-    ``device=`` and ``map_location=`` values."""
+    ``x.to(...)`` and of ``torch.device(...)`` (``t.device(...)``, ``device(...)``, a name
+    an import binds to it), and ``device=`` and ``map_location=`` values."""
     func = call.func
     placing = (isinstance(func, ast.Attribute) and func.attr in ("to", "device")) or (
-        isinstance(func, ast.Name) and func.id == "device"
+        isinstance(func, ast.Name)
+        and (func.id == "device" or resolve_alias(func.id, aliases) == "torch.device")
     )
     if placing and call.args and not isinstance(call.args[0], ast.Starred):
         yield call.args[0]

@@ -1,0 +1,107 @@
+"""What a function's callers in its own file pass it.
+
+A tensor parameter is taken to be on the computation's device because that is where
+inputs usually are. When every call of a method of the class (or of a private function
+of the module) shows otherwise, the callers win: a helper that is always given host data
+or a CPU tensor (``self.embed_guidance(torch.tensor(scale).repeat(n))``), or a value
+the flow cannot place while the caller moves the helper's result to the device at once
+(which it would not need if the inputs were there), computes on the CPU by design.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+
+import libcst as cst
+
+from devlint.flow.inference import FunctionFlow, _parameter_names
+from devlint.flow.values import UNKNOWN, Origin, Value
+from devlint.nodes import casts_dtype_only, is_self
+
+_OFF_DEVICE = frozenset({Origin.HOST, Origin.CPU})
+
+
+def names_callee(func: cst.BaseExpression, name: str, method: bool) -> bool:
+    """``self.<name>`` for a method, ``<name>`` for a function of the module."""
+    if method:
+        return isinstance(func, cst.Attribute) and is_self(func.value) and func.attr.value == name
+    return isinstance(func, cst.Name) and func.value == name
+
+
+def mentions(node: cst.CSTNode, name: str, method: bool) -> bool:
+    """Whether ``node`` holds ``self.<name>`` (a method) or the name ``<name>``."""
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Attribute) and names_callee(current, name, method):
+            return True
+        if not method and isinstance(current, cst.Name) and current.value == name:
+            return True
+        stack.extend(current.children)
+    return False
+
+
+def references(code: str, name: str, method: bool) -> int | None:
+    """How many times ``code`` (a class or a module) names the function: as ``self.<name>``
+    for a method, as a bare name otherwise; None when it does not parse on its own."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    if method:
+        return sum(
+            isinstance(node, ast.Attribute)
+            and node.attr == name
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+            for node in ast.walk(tree)
+        )
+    return sum(isinstance(node, ast.Name) and node.id == name for node in ast.walk(tree))
+
+
+def off_device_parameters(
+    function: cst.FunctionDef,
+    method: bool,
+    candidates: Iterable[str],
+    sites: Iterable[tuple[cst.Call, FunctionFlow]],
+) -> dict[str, Value]:
+    """The ``candidates`` (parameter names) that no call in ``sites`` (each call with the
+    flow of the function that makes it) passes a tensor that may be on a device; each
+    then holds an unknown value instead."""
+    positional = _parameter_names(function, method)
+    off = set(candidates)
+    for call, flow in sites:
+        moved = _result_moved(call, flow.values)
+        passed: dict[str, Value] = {}
+        for position, arg in enumerate(call.args):
+            if arg.star:
+                return {}  # which parameter gets what is unknown
+            found = flow.values.get(arg.value, UNKNOWN)
+            if arg.keyword is not None:
+                passed[arg.keyword.value] = found
+            elif position < len(positional):
+                passed[positional[position]] = found
+        for name in list(off):
+            given = passed.get(name)
+            if given is not None and not _kept_off_device(given, moved):
+                off.discard(name)
+    return {name: UNKNOWN for name in off}
+
+
+def _kept_off_device(found: Value, moved: bool) -> bool:
+    if found.on_device:
+        return False
+    return found.origins <= _OFF_DEVICE or moved
+
+
+def _result_moved(call: cst.Call, values: Mapping[cst.CSTNode, Value]) -> bool:
+    """``helper(...).to(device)`` or ``.cuda()``: the caller puts the result on a device."""
+    for node in values:
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+            continue
+        if node.func.value is not call or node.func.attr.value not in ("to", "cuda"):
+            continue
+        if node.func.attr.value == "cuda" or (node.args and not casts_dtype_only(node)):
+            return True
+    return False

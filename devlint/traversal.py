@@ -38,7 +38,12 @@ from devlint.flow.meetings import Meeting
 from devlint.nodes import dotted_name
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
 from devlint.source import LINE_BREAK, split_lines
-from devlint.symbols import AVAILABILITY_CHECKS, DEVICE_PREDICATES, TENSOR_PARAMETER_NAMES
+from devlint.symbols import (
+    AVAILABILITY_CHECKS,
+    DEVICE_PREDICATES,
+    DEVICE_TYPES,
+    TENSOR_PARAMETER_NAMES,
+)
 
 _SKIPPED_FIELDS = frozenset(
     {"lpar", "rpar", "comma", "semicolon", "header", "footer", "leading_lines", "newline"}
@@ -126,13 +131,28 @@ def _push_children(
                     stack.append(item)
 
 
+_AVAILABILITY_HELPER = re.compile(
+    rf"^is_(\w+_)?({'|'.join(sorted(DEVICE_TYPES | {'gpu', 'tpu', 'mlu', 'musa'}))})_available$",
+    re.IGNORECASE,
+)
+"""Helpers and flags that say whether a device type exists (``is_npu_available()``,
+``IS_CUDA_AVAILABLE``, ``is_torch_xla_available()``): a branch on them chooses a device
+deliberately."""
+
+
 def _mentions_availability_check(test: cst.CSTNode, *, tensor_predicates: bool = True) -> bool:
     """The test asks which devices exist (or where a tensor is): the branch is deliberate."""
     stack = [test]
     while stack:
         node = stack.pop()
+        if isinstance(node, cst.Name) and _AVAILABILITY_HELPER.match(node.value):
+            return True  # is_npu_available(), IS_CUDA_AVAILABLE: asks which devices exist
         if isinstance(node, cst.Attribute):
-            if node.attr.value in AVAILABILITY_CHECKS:
+            if _AVAILABILITY_HELPER.match(node.attr.value):
+                return True
+            # `torch.cuda.is_available()` names its device; `get_accelerator().is_available()`
+            # asks about whatever accelerator there is, which need not be a literal's.
+            if node.attr.value in AVAILABILITY_CHECKS and not isinstance(node.value, cst.Call):
                 return True
             if not tensor_predicates:
                 stack.extend(iter_children(node))

@@ -61,6 +61,20 @@ def self_attribute(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def under_a_test_of_the_device(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Inside an ``if`` (or ``x if ... else y``) whose test reads the name ``device``: a
+    function told its device translating it (``if device == "gpu": ...``), its choice."""
+    return any(
+        isinstance(node, (cst.If, cst.IfExp)) and _reads_device(node.test) for node in ancestors
+    )
+
+
+def _reads_device(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Name):
+        return node.value == "device"
+    return any(_reads_device(child) for child in node.children)
+
+
 def is_map_location(ancestors: Sequence[cst.CSTNode]) -> bool:
     """The visited node is the ``map_location=`` argument of a call (DEV006 reports it)."""
     parent = ancestors[-1] if ancestors else None

@@ -16,7 +16,7 @@ from devlint.nodes import (
     first_positional,
     keyword_argument,
 )
-from devlint.rules._devices import cuda_target_is_literal
+from devlint.rules._devices import cuda_target_is_literal, under_a_test_of_the_device
 from devlint.rules.base import (
     FileContext,
     Invalid,
@@ -130,6 +130,14 @@ class CudaCall(Rule):
         "class M(pl.LightningModule):\n"
         "    def forward(self, x, weight, idx, device):\n"
         "        return x.cuda(idx), weight.cuda(x.device), x.cuda(device=device)\n",
+        # A test told its device, doing what the device says; a branch on an availability flag.
+        "import torch\nfrom ops.utils import IS_CUDA_AVAILABLE\n\n"
+        "def run_conv(layer, x, device):\n"
+        '    if device == "cuda":\n'
+        "        layer.cuda()\n"
+        "    if IS_CUDA_AVAILABLE:\n"
+        "        return layer(x.cuda())\n"
+        "    return layer(x.to(device))\n",
     )
     INVALID = (
         Invalid(
@@ -369,6 +377,8 @@ class CudaCall(Rule):
             return
         if not cuda_target_is_literal(node):
             return  # .cuda(index), .cuda(t.device): chosen at run time, as .to(device) is
+        if context.scope.device_param and under_a_test_of_the_device(context.ancestors):
+            return  # `if device == "cuda": model.cuda()` does what it is told
         device = first_positional(node) or keyword_argument(node, "device")
         kept = [
             arg

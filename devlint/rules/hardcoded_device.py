@@ -16,6 +16,7 @@ from devlint.rules._devices import (
     device_literal,
     is_map_location,
     may_be_device_literal,
+    under_a_test_of_the_device,
 )
 from devlint.rules.base import (
     FileContext,
@@ -179,6 +180,19 @@ class HardcodedDevice(Rule):
         "        if device is None:\n"
         '            device = torch.device("cuda")\n'
         "        return self(x.to(device))\n",
+        # A state object choosing its default device by what exists (helpers and flags).
+        "import torch\nfrom acc.utils import is_npu_available\n\nclass State:\n"
+        "    def __init__(self, model):\n        self.model = model\n\n"
+        "    def default_device(self):\n"
+        "        if is_npu_available():\n"
+        '            return torch.device("npu")\n'
+        '        return torch.device("cpu")\n',
+        # A trainer choosing the device it keeps, under another attribute name.
+        "import torch\n\nclass Trainer:\n"
+        "    def __init__(self, model, parallel):\n"
+        "        self.model = model\n"
+        "        if parallel:\n"
+        '            self.current_device = torch.device("cuda:0")\n',
     )
     INVALID = (
         Invalid(
@@ -332,6 +346,17 @@ class HardcodedDevice(Rule):
             "    def forward(self, x):\n"
             "        return x.to(self.device)\n",
         ),
+        Invalid(
+            # Asking whether some accelerator exists does not make it CUDA.
+            "import torch\n\nclass Optimizer:\n"
+            "    def __init__(self, accelerator):\n"
+            "        if not accelerator().is_available():\n"
+            '            raise SystemError("no accelerator")\n'
+            '        self.backup = torch.randn(1, device="cuda")\n'
+            "        self.device = accelerator().current_device_name()\n",
+            line=7,
+            column=45,
+        ),
     )
 
     def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
@@ -375,7 +400,7 @@ class HardcodedDevice(Rule):
     def _report(
         self, context: FileContext, call: cst.Call, node: cst.CSTNode, literal: str
     ) -> None:
-        if context.scope.device_param and _under_a_test_of_the_device(context):
+        if context.scope.device_param and under_a_test_of_the_device(context.ancestors):
             return  # `if device == "gpu": return torch.device("cuda")` translates it
         fixes = {"self_device": (replace(node, "self.device"),)}
         if context.scope.device_param:
@@ -432,29 +457,21 @@ def _may_place_on_literal(call: ast.AST, names: Bindings) -> bool:
 
 
 def _stored_as_the_device(context: FileContext) -> bool:
-    """The literal is (part of) the value assigned to ``self.device``."""
+    """The literal is (part of) the value assigned to ``self.device`` (or another attribute
+    that names the device the object keeps: ``self.current_device``, ``self._device``)."""
     for node in reversed(context.ancestors):
         if isinstance(node, cst.Assign):
-            return any(dotted_name(t.target) == "self.device" for t in node.targets)
+            return any(_names_the_device(t.target) for t in node.targets)
         if isinstance(node, cst.AnnAssign):
-            return dotted_name(node.target) == "self.device"
+            return _names_the_device(node.target)
         if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
             return False
     return False
 
 
-def _under_a_test_of_the_device(context: FileContext) -> bool:
-    """Inside an ``if`` (or ``x if ... else y``) whose test reads the name ``device``."""
-    for node in context.ancestors:
-        if isinstance(node, (cst.If, cst.IfExp)) and _reads_device(node.test):
-            return True
-    return False
-
-
-def _reads_device(node: cst.CSTNode) -> bool:
-    if isinstance(node, cst.Name):
-        return node.value == "device"
-    return any(_reads_device(child) for child in node.children)
+def _names_the_device(target: cst.BaseExpression) -> bool:
+    name = dotted_name(target) or ""
+    return name.startswith("self.") and name.count(".") == 1 and name.endswith("device")
 
 
 def _fills_in_a_default(context: FileContext) -> bool:

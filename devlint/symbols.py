@@ -30,6 +30,10 @@ TORCH_MODULE_BASES = frozenset(
 )
 """``torch.nn.Module`` itself: model code without ``.device``."""
 
+AUTOGRAD_FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+"""Custom autograd operations: their ``forward`` and ``backward`` get tensors, whose device
+is the one they work on."""
+
 TORCH_NN_NON_MODULES = frozenset(
     {"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer", "ParameterList"}
 )

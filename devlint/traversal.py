@@ -28,6 +28,7 @@ from devlint.facts import (
     assigned_alias,
     class_facts,
     function_facts,
+    input_annotation,
     resolve_alias,
     stored_evidence,
 )
@@ -311,6 +312,18 @@ def _tensor_param(function: cst.FunctionDef) -> str | None:
     return None
 
 
+def _takes_inputs(function: cst.FunctionDef) -> bool:
+    """``FunctionFacts.takes_inputs``: a parameter without a default annotated as a tensor
+    or a module."""
+    params = function.params
+    return any(
+        param.default is None
+        and param.annotation is not None
+        and input_annotation(dotted_name(param.annotation.annotation))
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+    )
+
+
 def _has_self(function: cst.FunctionDef) -> bool:
     for decorator in function.decorators:
         if dotted_name(decorator.decorator) in ("staticmethod", "classmethod"):
@@ -353,6 +366,8 @@ class _Function:
     """The class it is a method of."""
     calls: set[str] = field(default_factory=set)
     self_calls: set[str] = field(default_factory=set)
+    takes_inputs: bool = False
+    """``FunctionFacts.takes_inputs``."""
 
 
 @dataclass(frozen=True)
@@ -647,6 +662,7 @@ class Traversal:
                 ),
             ),
             method_of,
+            takes_inputs=_takes_inputs(node),
         )
         if method_of is not None:
             method_of.methods.append(node.name.value)
@@ -740,7 +756,9 @@ class Traversal:
                 for c in self._classes
             ),
             functions=tuple(
-                function_facts(f.name, f.calls, f.self_calls, f.scope.device_param, aliases)
+                function_facts(
+                    f.name, f.calls, f.self_calls, f.scope.device_param, aliases, f.takes_inputs
+                )
                 for f in self._functions
             ),
             facts=tuple(

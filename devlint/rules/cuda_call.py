@@ -16,7 +16,12 @@ from devlint.nodes import (
     first_positional,
     keyword_argument,
 )
-from devlint.rules._devices import cuda_target_is_literal, under_a_test_of_the_device
+from devlint.rules._devices import (
+    cuda_target_is_literal,
+    leaves_the_host,
+    moves_its_input,
+    under_a_test_of_the_device,
+)
 from devlint.rules.base import (
     FileContext,
     Invalid,
@@ -103,6 +108,7 @@ class CudaCall(Rule):
     triggers = ("cuda",)
     only_in_model_code = True  # resolve: `if not self.in_scope(scope): return None`
     reports_in_device_context = True
+    reports_where_inputs_tell = True
 
     VALID = (
         "import torch\nimport torch.nn as nn\n\n"
@@ -400,9 +406,15 @@ class CudaCall(Rule):
             if context.scope.device_param:
                 fixes["device_param"] = move_to("device")
             param = context.scope.tensor_param
-            if param is not None and chain_root(func.value) != param:  # not x.to(x.device)
+            # Not x.to(x.device), which moves nothing; x.cpu().cumsum(0).to(x.device) comes back.
+            if param is not None and (
+                chain_root(func.value) != param or leaves_the_host(func.value)
+            ):
                 fixes["tensor_device"] = move_to(f"{param}.device")
         data = {"module": context.module_name}
+        moved = None if leaves_the_host(func.value) else chain_root(func.value)
+        if moves_its_input(moved, context.scope.tensor_param, context.ancestors):
+            data["moves_input"] = moved or ""
         marks = context.marks(node)
         classes: tuple[str, ...] | None = None
         if _registered_as_buffer(context):
@@ -440,6 +452,8 @@ class CudaCall(Rule):
     ) -> Resolution | None:
         if not self.in_scope(scope):
             return None
+        if not scope.device_context and "moves_input" in candidate.data:
+            return None  # `def to_gpu(x: Tensor): return x.cuda()`: moving is what it is for
         where = f"`.cuda()` {where_the_device_is_known(scope)}"
         if scope.in_init and scope.model_code:
             if scope.lightning:

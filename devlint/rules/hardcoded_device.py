@@ -16,6 +16,7 @@ from devlint.rules._devices import (
     device_literal,
     is_map_location,
     may_be_device_literal,
+    moves_its_input,
     under_a_test_of_the_device,
 )
 from devlint.rules.base import (
@@ -29,8 +30,13 @@ from devlint.rules.base import (
     where_the_device_is_known,
 )
 from devlint.skeleton import Skeleton
+from devlint.symbols import LEGACY_TENSOR_TYPES
 
 _TORCH_DEVICE = frozenset({"torch.device"})
+_LEGACY_CUDA_CONSTRUCTORS = frozenset(
+    f"torch.cuda.{name}" for name in LEGACY_TENSOR_TYPES if name != "Tensor"
+)
+"""``torch.cuda.FloatTensor(...)``: a tensor made on the current GPU, a literal device."""
 
 
 class HardcodedDevice(Rule):
@@ -93,9 +99,10 @@ class HardcodedDevice(Rule):
     # literal may be an integer (`x.to(0)` is cuda:0), with no device word. So `to` is
     # required, though it is in nearly every file (`torch`): such a file waits for the
     # index to say it defines model code.
-    triggers = ("device", "to")
+    triggers = ("device", "to", *sorted(LEGACY_TENSOR_TYPES - {"Tensor"}))
     only_in_model_code = True  # resolve: `if not self.in_scope(scope): return None`
     reports_in_device_context = True
+    reports_where_inputs_tell = True
     screen_types = (ast.Call, *BINDING_TYPES)
 
     VALID = (
@@ -371,6 +378,9 @@ class HardcodedDevice(Rule):
         if context.in_checked_branch:
             return
         name = context.qualified_name(node.func) or ""
+        if name in _LEGACY_CUDA_CONSTRUCTORS:
+            self._report(context, node, node.func, name, legacy=True)
+            return
         if name.startswith("torch.cuda."):
             return  # a query such as torch.cuda.get_device_properties(0) places nothing
         if name == "torch.device":
@@ -398,18 +408,30 @@ class HardcodedDevice(Rule):
                 self._report(context, node, keyword.value, literal)
 
     def _report(
-        self, context: FileContext, call: cst.Call, node: cst.CSTNode, literal: str
+        self,
+        context: FileContext,
+        call: cst.Call,
+        node: cst.CSTNode,
+        literal: str,
+        *,
+        legacy: bool = False,
     ) -> None:
         if context.scope.device_param and under_a_test_of_the_device(context.ancestors):
             return  # `if device == "gpu": return torch.device("cuda")` translates it
+        if legacy:  # no fix: sizes or data, and a dtype, all in one argument list
+            context.report(self.code, node, end=call, data={"literal": literal, "legacy": "1"})
+            return
         fixes = {"self_device": (replace(node, "self.device"),)}
         if context.scope.device_param:
             fixes["device_param"] = (replace(node, "device"),)
         param = context.scope.tensor_param
+        moved = _moved_variable(call, context)
         # x.to("cuda") -> x.to(x.device) would silently stop moving x: no such fix.
-        if param is not None and _moved_variable(call, context) != param:
+        if param is not None and moved != param:
             fixes["tensor_device"] = (replace(node, f"{param}.device"),)
         data = {"literal": literal}
+        if moves_its_input(moved, param, context.ancestors):
+            data["moves_input"] = moved or ""
         if _stored_as_the_device(context):
             data["stored"] = "self.device"
         context.report(self.code, node, data=data, fixes=fixes)
@@ -421,7 +443,15 @@ class HardcodedDevice(Rule):
             return None
         if not scope.model_code and "stored" in candidate.data:
             return None  # a sampler or trainer choosing the device it keeps: its job
+        if not scope.device_context and "moves_input" in candidate.data:
+            return None  # `def to_gpu(x: Tensor): return x.to("cuda")`: what it is for
         literal = candidate.data["literal"]
+        if "legacy" in candidate.data:
+            return Resolution(
+                f"`{literal}(...)` makes the tensor on the current GPU "
+                f"{where_the_device_is_known(scope)}; create it with `device=` (or `new_empty` "
+                "on an input tensor)"
+            )
         message = f"Hard-coded device {literal} {where_the_device_is_known(scope)}"
         if scope.in_init and scope.model_code:
             return Resolution(
@@ -447,6 +477,8 @@ class HardcodedDevice(Rule):
 def _may_place_on_literal(call: ast.AST, names: Bindings) -> bool:
     assert isinstance(call, ast.Call)
     if any(k.arg == "device" and may_be_device_literal(k.value) for k in call.keywords):
+        return True
+    if names.may_be(call.func, _LEGACY_CUDA_CONSTRUCTORS):
         return True
     if not call.args or not may_be_device_literal(call.args[0]):
         return False

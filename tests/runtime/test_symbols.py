@@ -78,6 +78,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "LIGHTNING_DATAMODULE_BASES": check_qualified,
     "DATASET_BASES": check_qualified,
     "DDP_CLASSES": check_qualified,
+    "AUTOGRAD_FUNCTION_BASES": check_qualified,
     "SET_DEVICE_FUNCTIONS": check_qualified,
     "MAP_LOCATION_LOADERS": lambda v: check_qualified(v) or check_positions(v, resolve),
     "MAP_LOCATION_METHODS": lambda v: check_positions(v, lambda name: getattr(LM, name)),

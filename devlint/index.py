@@ -24,6 +24,7 @@ from devlint.facts import (
 )
 from devlint.symbols import (
     AUTOGRAD_FUNCTION_BASES,
+    CUDA_ONLY_LIBRARIES,
     DATASET_BASES,
     DATASET_MODULE_PREFIXES,
     DDP_CLASSES,
@@ -513,6 +514,14 @@ class ProjectIndex:
         for signal, file_facts in self._signals:
             return Distributed(True, f"{signal.description} at {file_facts.path}:{signal.line}")
         return Distributed(False, "no sign of distributed training")
+
+    def cuda_only(self, scope: Scope) -> bool:
+        """The scope's module imports a library that runs only on CUDA (``CUDA_ONLY_LIBRARIES``)."""
+        module = self._module_of.get(scope.function_name or scope.class_name or "")
+        facts = self._modules.get(module) if module is not None else None
+        return facts is not None and any(
+            target.partition(".")[0] in CUDA_ONLY_LIBRARIES for target in facts.aliases.values()
+        )
 
     def device_constant(self, name: str) -> DeviceConstant | None:
         """The module-level device constant ``name`` (qualified) refers to, if it is one."""

@@ -338,6 +338,10 @@ MODULE_DICT_TAKEN_KEYS = frozenset(
 )
 """Keys ``nn.ModuleDict`` refuses: attributes of the ``ModuleDict`` itself."""
 
+CUDA_ONLY_LIBRARIES = frozenset({"megatron"})
+"""Libraries that run only on CUDA, each rank on the GPU their set-up made current (Megatron-
+LM): a module that imports one is CUDA code, and its `.cuda()` is what the library needs."""
+
 TEST_PACKAGES = frozenset({"tests", "test", "testing"})
 """Package names whose modules are test code, run by a test runner (an entry point)."""
 

@@ -46,7 +46,10 @@ class CudaCall(Rule):
     Finds `.cuda()` and `.cuda(N)` calls in code that already knows its device: model
     code (as DEV001 defines it), classes that store a device or a model (samplers,
     trainers, pipelines), functions told their device (a `device` parameter; the fix
-    there, `.to(device)`, is unsafe), and the project functions all these call.
+    there, `.to(device)`, is unsafe), and the project functions all these call; also
+    functions whose inputs tell them their device (a parameter annotated as a tensor or a
+    module, the methods of autograd Functions; not tests), unless the call moves that
+    very input (`def to_gpu(x: Tensor): return x.cuda()` is what it is for).
 
     ## Why is this bad?
     `.cuda()` moves to the *current* CUDA device, which is GPU 0 in every process
@@ -93,7 +96,9 @@ class CudaCall(Rule):
     plain `nn.Module`, the fix borrows a tensor argument's `.device` (unsafe).
 
     Not flagged: `.cuda(index)`, `.cuda(t.device)` or `.cuda(*args)`, a device chosen at
-    run time (the caller's explicit choice, as `.to(device)` is), and anything inside the
+    run time (the caller's explicit choice, as `.to(device)` is), a branch on the device a
+    function is told (`if device == "cuda":`), code of a CUDA-only library (a module
+    importing Megatron-LM, whose set-up makes each rank's GPU current), and anything inside the
     class's own `cuda`, `to`, `cpu`, `_apply` or `to_empty` (or a method they call on
     `self`): moving the module is what that code is for.
     """
@@ -144,6 +149,12 @@ class CudaCall(Rule):
         "    if IS_CUDA_AVAILABLE:\n"
         "        return layer(x.cuda())\n"
         "    return layer(x.to(device))\n",
+        # A utility whose job is to move its input; a test; Megatron-LM code (CUDA only).
+        "import torch\n\ndef to_gpu(x: torch.Tensor) -> torch.Tensor:\n    return x.cuda()\n",
+        "import torch\n\ndef test_sum(x: torch.Tensor):\n    assert (x.cuda() + 1).sum()\n",
+        "import torch\nfrom megatron.core import mpu\n\n"
+        "def lengths(mask: torch.Tensor) -> torch.Tensor:\n"
+        "    return mask.sum(-1).cuda()\n",
     )
     INVALID = (
         Invalid(
@@ -358,6 +369,39 @@ class CudaCall(Rule):
             fixed="def normalise(images, device):\n    return (images / 255).to(device)\n",
             unsafe=True,
         ),
+        Invalid(
+            # A tensor utility that makes its output on the current GPU, not its inputs'.
+            "import torch\nfrom torch import Tensor\n\n"
+            "def inside(points: Tensor, polygons: Tensor) -> Tensor:\n"
+            "    return torch.zeros(len(points), len(polygons)).cuda()\n",
+            line=5,
+            column=52,
+            fixed="import torch\nfrom torch import Tensor\n\n"
+            "def inside(points: Tensor, polygons: Tensor) -> Tensor:\n"
+            "    return torch.zeros(len(points), len(polygons)).to(points.device)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Back from the host to the current GPU, not to the GPU the input was on.
+            "import torch\n\n"
+            "def cumsum(x: torch.Tensor) -> torch.Tensor:\n"
+            "    return x.cpu().cumsum(0).cuda()\n",
+            line=4,
+            column=30,
+            fixed="import torch\n\n"
+            "def cumsum(x: torch.Tensor) -> torch.Tensor:\n"
+            "    return x.cpu().cumsum(0).to(x.device)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A DistributedDataParallel subclass is a module: `.cuda()` in its `__init__`.
+            "from torch.nn.parallel import DistributedDataParallel\n\n"
+            "class Wrapper(DistributedDataParallel):\n"
+            "    def __init__(self, module):\n"
+            "        self.module = module.cuda()\n",
+            line=5,
+            column=30,
+        ),
     )
 
     screen_types = (ast.Call,)
@@ -454,6 +498,8 @@ class CudaCall(Rule):
             return None
         if not scope.device_context and "moves_input" in candidate.data:
             return None  # `def to_gpu(x: Tensor): return x.cuda()`: moving is what it is for
+        if index.cuda_only(candidate.scope):
+            return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
         where = f"`.cuda()` {where_the_device_is_known(scope)}"
         if scope.in_init and scope.model_code:
             if scope.lightning:

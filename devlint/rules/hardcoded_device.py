@@ -47,9 +47,16 @@ class HardcodedDevice(Rule):
     and torchmetrics `Metric` subclasses (and of the mixins they inherit); classes
     that store a device (`self.device = ...`) or a model (`self.model = ...`):
     samplers, trainers, pipelines; functions that take a `device` parameter; and the
-    project functions all these call. Scripts and `__main__` blocks choose the device
-    and are not flagged, nor is the value a sampler or trainer stores as its
-    `self.device`: choosing it is that class's job.
+    project functions all these call. Also functions whose inputs tell them their device:
+    a parameter annotated as a tensor or a module (`x: Tensor`, `model: nn.Module`), and
+    the methods of autograd Functions (not tests), unless the literal moves that very
+    input (`def to_gpu(x: Tensor): return x.to("cuda")` is what it is for). A legacy
+    constructor such as `torch.cuda.FloatTensor(...)` is a literal device too (the
+    current GPU). Scripts and `__main__` blocks choose the device and are not flagged,
+    nor is the value a sampler or trainer stores as its `self.device` (or
+    `self.current_device`): choosing it is that class's job, nor a branch on which
+    devices exist (`torch.cuda.is_available()`, `is_npu_available()`), nor code of a
+    CUDA-only library (a module importing Megatron-LM).
 
     ## Why is this bad?
     Under distributed training every process owns a different GPU. A literal
@@ -82,7 +89,8 @@ class HardcodedDevice(Rule):
     `nn.Module` has no `.device`; there the fix borrows `.device` from a tensor
     argument of the function, which is unsafe (the tensor may live elsewhere on
     purpose). A function told its device gets `device` instead of the literal, also
-    unsafe (a caller may pass `None`, or another device on purpose). Code under `if
+    unsafe (a caller may pass `None`, or another device on purpose). A legacy
+    constructor gets no fix: its arguments mix sizes or data, and its name a dtype. Code under `if
     torch.cuda.is_available():` is an explicit choice and is not flagged, and neither
     is `"cpu"`, nor the class's own `cuda`, `to`, `cpu`, `_apply` or `to_empty` (and
     the methods they call on `self`), where choosing the device is the code's job:
@@ -200,6 +208,10 @@ class HardcodedDevice(Rule):
         "        self.model = model\n"
         "        if parallel:\n"
         '            self.current_device = torch.device("cuda:0")\n',
+        # A utility whose job is to move its input; a legacy constructor in a script.
+        "import torch\n\n"
+        'def to_gpu(x: torch.Tensor):\n    return x.to("cuda", non_blocking=True)\n',
+        'import torch\n\nif __name__ == "__main__":\n    print(torch.cuda.FloatTensor(3))\n',
     )
     INVALID = (
         Invalid(
@@ -364,6 +376,39 @@ class HardcodedDevice(Rule):
             line=7,
             column=45,
         ),
+        Invalid(
+            # A legacy CUDA constructor in an autograd Function: the current GPU, not the
+            # inputs'. No fix: sizes or data, and a dtype, are all in its arguments.
+            "import torch\nfrom torch.autograd import Function\n\n"
+            "class Gather(Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, features, indices):\n"
+            "        return torch.cuda.FloatTensor(len(indices), 3)\n",
+            line=7,
+            column=16,
+        ),
+        Invalid(
+            # A head told its inputs, moving one of them to a literal device.
+            "import torch\n\nclass Head(Base):\n"
+            "    def loss(self, feats: torch.Tensor, mask: torch.Tensor):\n"
+            '        return feats[mask.to(torch.device("cuda"))]\n',
+            line=5,
+            column=30,
+            fixed="import torch\n\nclass Head(Base):\n"
+            "    def loss(self, feats: torch.Tensor, mask: torch.Tensor):\n"
+            "        return feats[mask.to(feats.device)]\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A utility given the model allocates on a literal device.
+            "import torch\nfrom torch import nn\n\n"
+            "def load(model: nn.Module, state: dict):\n"
+            "    for name in state:\n"
+            '        state[name] = torch.empty(3, device="cuda")\n'
+            "    model.load_state_dict(state)\n",
+            line=6,
+            column=45,
+        ),
     )
 
     def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
@@ -446,6 +491,8 @@ class HardcodedDevice(Rule):
         if not scope.device_context and "moves_input" in candidate.data:
             return None  # `def to_gpu(x: Tensor): return x.to("cuda")`: what it is for
         literal = candidate.data["literal"]
+        if ("legacy" in candidate.data or "cuda" in literal) and index.cuda_only(candidate.scope):
+            return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
         if "legacy" in candidate.data:
             return Resolution(
                 f"`{literal}(...)` makes the tensor on the current GPU "

@@ -173,6 +173,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
 
 NOT_LIBRARY_NAMES = {
     "CPU_LIBRARIES": "names of other libraries (numpy, matplotlib...), not dependencies here",
+    "CUDA_ONLY_LIBRARIES": "names of other libraries (Megatron-LM), not dependencies here",
     "PROCESSOR_SUFFIXES": "endings of variable names that users choose",
     "MOVE_HELPER_NAMES": "fragments of helper names that users choose",
     "HYPERPARAMETER_ROOTS": "attribute paths that users choose",

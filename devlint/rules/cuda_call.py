@@ -97,7 +97,9 @@ class CudaCall(Rule):
 
     Not flagged: `.cuda(index)`, `.cuda(t.device)` or `.cuda(*args)`, a device chosen at
     run time (the caller's explicit choice, as `.to(device)` is), a branch on the device a
-    function is told (`if device == "cuda":`), code of a CUDA-only library (a module
+    function is told (`if device == "cuda":`) or on which devices exist or where a tensor
+    is (`if x.is_cuda:`; but an input taken to the host, `x.cpu()...cuda()`, comes back to
+    the current GPU, not to its own: that is flagged), code of a CUDA-only library (a module
     importing Megatron-LM, whose set-up makes each rank's GPU current), and anything inside the
     class's own `cuda`, `to`, `cpu`, `_apply` or `to_empty` (or a method they call on
     `self`): moving the module is what that code is for.
@@ -394,6 +396,22 @@ class CudaCall(Rule):
             unsafe=True,
         ),
         Invalid(
+            # Checking that the input is on a GPU does not say which one it comes back to.
+            "import torch\n\n"
+            "def cumsum(x: torch.Tensor) -> torch.Tensor:\n"
+            "    if x.is_cuda:\n"
+            "        return x.cpu().cumsum(0).cuda()\n"
+            "    return x.cumsum(0)\n",
+            line=5,
+            column=34,
+            fixed="import torch\n\n"
+            "def cumsum(x: torch.Tensor) -> torch.Tensor:\n"
+            "    if x.is_cuda:\n"
+            "        return x.cpu().cumsum(0).to(x.device)\n"
+            "    return x.cumsum(0)\n",
+            unsafe=True,
+        ),
+        Invalid(
             # A DistributedDataParallel subclass is a module: `.cuda()` in its `__init__`.
             "from torch.nn.parallel import DistributedDataParallel\n\n"
             "class Wrapper(DistributedDataParallel):\n"
@@ -423,7 +441,9 @@ class CudaCall(Rule):
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value != "cuda":
             return
-        if context.in_checked_branch or context.qualified_name(func.value) == "torch":
+        if context.qualified_name(func.value) == "torch":
+            return
+        if context.in_checked_branch and not _back_from_the_host(func.value, context):
             return
         if not cuda_target_is_literal(node):
             return  # .cuda(index), .cuda(t.device): chosen at run time, as .to(device) is
@@ -542,6 +562,13 @@ class CudaCall(Rule):
             "submodules and buffers, and this is not known to be one; register a tensor as "
             "a buffer so that it moves too"
         )
+
+
+def _back_from_the_host(receiver: cst.BaseExpression, context: FileContext) -> bool:
+    """``x.cpu().cumsum(0).cuda()``: an input taken to the host and sent back to the current
+    GPU, not to the one it came from, even in a branch that checked it is on a GPU."""
+    root = chain_root(receiver)
+    return root is not None and root == context.scope.tensor_param and leaves_the_host(receiver)
 
 
 def _registered_as_buffer(context: FileContext) -> bool:

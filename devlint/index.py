@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
+from pathlib import PurePath
 
 from devlint.candidates import Scope, ScopeInfo
 from devlint.facts import (
@@ -419,8 +420,16 @@ class ProjectIndex:
         return frozenset(
             name
             for name in found
-            if not is_test_module(self._module_of[name])
+            if not self._in_tests(self._module_of[name])
             and not name.rpartition(".")[2].startswith("test")
+        )
+
+    def _in_tests(self, module: str) -> bool:
+        """Test code, by its module's name or its path (``tests/unit/helpers.py``, where
+        ``tests`` is no package and the module is named ``unit.helpers``)."""
+        path = PurePath(self._modules[module].path)
+        return is_test_module(module) or (
+            path.name != "" and is_test_module(".".join(path.with_suffix("").parts))
         )
 
     def _loads_data(self, class_name: str) -> bool:

@@ -14,6 +14,7 @@ from conftest import lint_project
 from devlint.candidates import Scope, ScopeInfo
 from devlint.index import ProjectIndex
 
+CHECK = "from torch import Tensor\n\n\ndef check(x: Tensor):\n    return x\n"
 FILES = {
     "lib/__init__.py": "from lib.framework import Module\n",
     "lib/framework.py": "import torch\n\nModule = torch.nn.Module\n",
@@ -68,7 +69,9 @@ FILES = {
         "class Gather2(Gather):\n"
         "    @staticmethod\n    def forward(ctx, x):\n        return x\n"
     ),
-    "tests/test_ops.py": "from torch import Tensor\n\n\ndef check(x: Tensor):\n    return x\n",
+    "tests/test_ops.py": CHECK,
+    "tests/unittests/__init__.py": "",
+    "tests/unittests/helpers.py": CHECK,
 }
 
 
@@ -140,6 +143,7 @@ CASES = [
         ScopeInfo(knows_inputs=True),
     ),
     (function("tests.test_ops.check"), ScopeInfo()),
+    (function("unittests.helpers.check"), ScopeInfo()),  # in tests/, by its path
 ]
 
 

@@ -41,22 +41,23 @@ _LEGACY_CUDA_CONSTRUCTORS = frozenset(
 
 class HardcodedDevice(Rule):
     """## What it does
-    Finds a literal accelerator device (`"cuda"`, `"cuda:1"`, `"mps"`, `0`) passed
-    to `.to()`, to a `device=` argument, or to `torch.device()` in code that already
-    knows its device: methods of `nn.Module`, `LightningModule`, `PreTrainedModel`
-    and torchmetrics `Metric` subclasses (and of the mixins they inherit); classes
-    that store a device (`self.device = ...`) or a model (`self.model = ...`):
-    samplers, trainers, pipelines; functions that take a `device` parameter; and the
-    project functions all these call. Also functions whose inputs tell them their device:
-    a parameter annotated as a tensor or a module (`x: Tensor`, `model: nn.Module`), and
-    the methods of autograd Functions (not tests), unless the literal moves that very
-    input (`def to_gpu(x: Tensor): return x.to("cuda")` is what it is for). A legacy
-    constructor such as `torch.cuda.FloatTensor(...)` is a literal device too (the
-    current GPU). Scripts and `__main__` blocks choose the device and are not flagged,
-    nor is the value a sampler or trainer stores as its `self.device` (or
-    `self.current_device`): choosing it is that class's job, nor a branch on which
-    devices exist (`torch.cuda.is_available()`, `is_npu_available()`), nor code of a
-    CUDA-only library (a module importing Megatron-LM).
+    Finds a literal accelerator device (`"cuda"`, `"cuda:1"`, `"mps"`, `0`) passed to
+    `.to()`, to a `device=` argument, or to `torch.device()` in code that already knows its
+    device: methods of `nn.Module`, `LightningModule`, `PreTrainedModel` and torchmetrics
+    `Metric` subclasses (and of the mixins they inherit); classes that store a device
+    (`self.device = ...`) or a model (`self.model = ...`): samplers, trainers, pipelines;
+    functions that take a `device` parameter; and the project functions all these call. Also
+    functions whose inputs tell them their device: a parameter annotated as a tensor or a
+    module (`x: Tensor`, `model: nn.Module`), and the methods of autograd Functions (not
+    tests), unless the literal moves that very input (`def to_gpu(x: Tensor): return
+    x.to("cuda")` is what it is for). A legacy constructor such as
+    `torch.cuda.FloatTensor(...)` is a literal device too (the current GPU), and so is the
+    default of a model's `__init__(..., device="cuda")` that it stores as `self.device`
+    (callers that rely on it are pinned to the GPU). Scripts and `__main__` blocks choose
+    the device and are not flagged, nor is the value a sampler or trainer stores as its
+    `self.device` (or `self.current_device`): choosing it is that class's job, nor a branch
+    on which devices exist (`torch.cuda.is_available()`, `is_npu_available()`), nor code of
+    a CUDA-only library (a module importing Megatron-LM).
 
     ## Why is this bad?
     Under distributed training every process owns a different GPU. A literal
@@ -82,26 +83,26 @@ class HardcodedDevice(Rule):
     ```
 
     ## Fix safety
-    In a class that has `.device` (LightningModule, PreTrainedModel, Metric, or a
-    class defining `device`), replacing the literal with `self.device` is safe: it
-    is the device the module's parameters are on. Not in `__init__`, `setup` or
-    `configure_model`, where Lightning has not moved the module yet. A plain
-    `nn.Module` has no `.device`; there the fix borrows `.device` from a tensor
-    argument of the function, which is unsafe (the tensor may live elsewhere on
-    purpose). A function told its device gets `device` instead of the literal, also
-    unsafe (a caller may pass `None`, or another device on purpose). A legacy
-    constructor gets no fix: its arguments mix sizes or data, and its name a dtype. Code under `if
-    torch.cuda.is_available():` is an explicit choice and is not flagged, and neither
-    is `"cpu"`, nor the class's own `cuda`, `to`, `cpu`, `_apply` or `to_empty` (and
-    the methods they call on `self`), where choosing the device is the code's job:
-    `self.device` there is the device being left.
+    In a class that has `.device` (LightningModule, PreTrainedModel, Metric, or a class
+    defining `device`), replacing the literal with `self.device` is safe: it is the device
+    the module's parameters are on. Not in `__init__`, `setup` or `configure_model`, where
+    Lightning has not moved the module yet. A plain `nn.Module` has no `.device`; there the
+    fix borrows `.device` from a tensor argument of the function, which is unsafe (the
+    tensor may live elsewhere on purpose). A function told its device gets `device` instead
+    of the literal, also unsafe (a caller may pass `None`, or another device on purpose). A
+    legacy constructor gets no fix: its arguments mix sizes or data, and its name a dtype;
+    nor does a stored default (what to default to is the module's contract with its
+    callers). Code under `if torch.cuda.is_available():` is an explicit choice and is not
+    flagged, and neither is `"cpu"`, nor the class's own `cuda`, `to`, `cpu`, `_apply` or
+    `to_empty` (and the methods they call on `self`), where choosing the device is the
+    code's job: `self.device` there is the device being left.
     """
 
     code = "DEV001"
     name = "hardcoded-device"
     summary = "Literal device string or index in code that already knows its device"
     fix_safety = "safe/unsafe"
-    node_types = ("Call",)
+    node_types = ("Call", "Param")
     # `torch.device(...)` needs `device` (qualified names resolve only names written in the
     # file), and so does a `device=` keyword. `.to(...)` needs only its method's name: its
     # literal may be an integer (`x.to(0)` is cuda:0), with no device word. So `to` is
@@ -111,7 +112,7 @@ class HardcodedDevice(Rule):
     only_in_model_code = True  # resolve: `if not self.in_scope(scope): return None`
     reports_in_device_context = True
     reports_where_inputs_tell = True
-    screen_types = (ast.Call, *BINDING_TYPES)
+    screen_types = (ast.Call, ast.FunctionDef, *BINDING_TYPES)
 
     VALID = (
         # A device chosen by the caller, the tensor's own device, the module's device.
@@ -208,6 +209,9 @@ class HardcodedDevice(Rule):
         "        self.model = model\n"
         "        if parallel:\n"
         '            self.current_device = torch.device("cuda:0")\n',
+        # A sampler keeping its default device: its choice.
+        "import torch\n\nclass Sampler:\n"
+        '    def __init__(self, steps, device="cuda"):\n        self.device = device\n',
         # A utility whose job is to move its input; a legacy constructor in a script.
         "import torch\n\n"
         'def to_gpu(x: torch.Tensor):\n    return x.to("cuda", non_blocking=True)\n',
@@ -377,6 +381,16 @@ class HardcodedDevice(Rule):
             column=45,
         ),
         Invalid(
+            # A module keeping a "cuda" default as its device: callers that rely on it are
+            # pinned to the GPU. No fix: what to default to is the caller's contract.
+            "import torch\nfrom torch import nn\n\nclass Embedder(nn.Module):\n"
+            '    def __init__(self, width, device="cuda"):\n'
+            "        super().__init__()\n        self.device = device\n\n"
+            "    def forward(self, tokens):\n        return tokens.to(self.device)\n",
+            line=5,
+            column=38,
+        ),
+        Invalid(
             # A legacy CUDA constructor in an autograd Function: the current GPU, not the
             # inputs'. No fix: sizes or data, and a dtype, are all in its arguments.
             "import torch\nfrom torch.autograd import Function\n\n"
@@ -416,9 +430,14 @@ class HardcodedDevice(Rule):
         argument of ``.to(...)`` or of what may resolve (through every binding its name may
         have had) to ``torch.device``, or a ``device=`` keyword."""
         names = Bindings(found)
-        return any(_may_place_on_literal(call, names) for call in found.of_type(ast.Call))
+        if any(_may_place_on_literal(call, names) for call in found.of_type(ast.Call)):
+            return True
+        return any(_has_a_literal_device_default(f) for f in found.of_type(ast.FunctionDef))
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
+        if isinstance(node, cst.Param):
+            self._visit_default(node, context)
+            return
         assert isinstance(node, cst.Call)
         if context.in_checked_branch:
             return
@@ -451,6 +470,18 @@ class HardcodedDevice(Rule):
             literal = device_literal(keyword.value)
             if literal is not None:
                 self._report(context, node, keyword.value, literal)
+
+    def _visit_default(self, param: cst.Param, context: FileContext) -> None:
+        """``def __init__(self, device="cuda"): self.device = device``: a default the module
+        keeps and places tensors with, unless a caller passes another."""
+        default = param.default
+        literal = device_literal(default) if default is not None else None
+        if literal is None or param.name.value != "device" or context.scope.method != "__init__":
+            return
+        ancestors = context.ancestors
+        function = ancestors[-2] if len(ancestors) > 1 else None  # not a lambda's
+        if isinstance(function, cst.FunctionDef) and _stores_its_device_parameter(function):
+            context.report(self.code, default, data={"literal": literal, "default": "1"})
 
     def _report(
         self,
@@ -493,6 +524,14 @@ class HardcodedDevice(Rule):
         literal = candidate.data["literal"]
         if ("legacy" in candidate.data or "cuda" in literal) and index.cuda_only(candidate.scope):
             return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
+        if "default" in candidate.data:
+            if not scope.model_code:
+                return None  # a sampler or trainer choosing the device it keeps: its job
+            return Resolution(
+                f"Default device {literal} of a module that stores it as `self.device` and "
+                "places tensors there: every caller that relies on it is pinned to the GPU "
+                "(and a CPU run fails); default to `None` and follow the inputs"
+            )
         if "legacy" in candidate.data:
             return Resolution(
                 f"`{literal}(...)` makes the tensor on the current GPU "
@@ -521,6 +560,21 @@ class HardcodedDevice(Rule):
         return Resolution(f"{message}; derive it from an input tensor's `.device`")
 
 
+def _has_a_literal_device_default(function: ast.AST) -> bool:
+    """A parameter ``device`` whose default may be a literal device (``_visit_default``)."""
+    assert isinstance(function, ast.FunctionDef)
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [
+        *zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True),
+        *zip(args.kwonlyargs, args.kw_defaults, strict=True),
+    ]
+    return any(
+        arg.arg == "device" and default is not None and may_be_device_literal(default)
+        for arg, default in pairs
+    )
+
+
 def _may_place_on_literal(call: ast.AST, names: Bindings) -> bool:
     assert isinstance(call, ast.Call)
     if any(k.arg == "device" and may_be_device_literal(k.value) for k in call.keywords):
@@ -533,6 +587,21 @@ def _may_place_on_literal(call: ast.AST, names: Bindings) -> bool:
     return (isinstance(func, ast.Attribute) and func.attr == "to") or names.may_be(
         func, _TORCH_DEVICE
     )
+
+
+def _stores_its_device_parameter(function: cst.FunctionDef) -> bool:
+    """The function runs ``self.device = device`` (its parameter) at its top level."""
+    for statement in function.body.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if (
+                    isinstance(small, cst.Assign)
+                    and isinstance(small.value, cst.Name)
+                    and small.value.value == "device"
+                    and any(dotted_name(t.target) == "self.device" for t in small.targets)
+                ):
+                    return True
+    return False
 
 
 def _stored_as_the_device(context: FileContext) -> bool:

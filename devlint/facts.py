@@ -25,6 +25,9 @@ class FunctionFacts:
     """Names of the methods it calls on ``self``."""
     takes_device: bool = False
     """It has a parameter named ``device``: it is told where to work."""
+    takes_inputs: bool = False
+    """A parameter without a default is annotated as a tensor or a module (``x: Tensor``,
+    ``model: nn.Module``): its inputs tell it its device (``input_annotation``)."""
 
 
 @dataclass(frozen=True)
@@ -186,6 +189,7 @@ def function_facts(
     self_calls: Iterable[str],
     takes_device: bool,
     aliases: Mapping[str, str],
+    takes_inputs: bool = False,
 ) -> FunctionFacts:
     """A function as a walk saw it; calls that no alias resolves are left out."""
     found = (resolve_alias(call, aliases) for call in sorted(calls))
@@ -194,7 +198,15 @@ def function_facts(
         tuple(call for call in found if call is not None),
         tuple(sorted(self_calls)),
         takes_device,
+        takes_inputs,
     )
+
+
+def input_annotation(annotation: str | None) -> bool:
+    """A parameter annotated so (dotted, as written) holds a tensor or a module: ``Tensor``,
+    ``torch.FloatTensor``, ``nn.Module``. Not ``Optional[Tensor]``: maybe no input at all."""
+    last = (annotation or "").rpartition(".")[2]
+    return last.endswith("Tensor") or last == "Module"
 
 
 def stored_evidence(attribute: str) -> str | None:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
+from pathlib import PurePath
 
 from devlint.candidates import Scope, ScopeInfo
 from devlint.facts import (
@@ -23,8 +24,11 @@ from devlint.facts import (
     ReturnedOutput,
 )
 from devlint.symbols import (
+    AUTOGRAD_FUNCTION_BASES,
+    CUDA_ONLY_LIBRARIES,
     DATASET_BASES,
     DATASET_MODULE_PREFIXES,
+    DDP_CLASSES,
     FORWARD_PATH_HOOKS,
     FORWARD_PATH_METHODS,
     LIGHTNING_DATAMODULE_BASES,
@@ -33,6 +37,7 @@ from devlint.symbols import (
     MODULE_MOVING_METHODS,
     PRETRAINED_MODEL_BASES,
     SETUP_METHODS,
+    TEST_PACKAGES,
     TORCH_MODULE_BASES,
     TORCH_NN_NON_MODULES,
 )
@@ -107,6 +112,15 @@ def _is_torch_nn_class(module: str, short: str) -> bool:
     return short.lstrip("_")[:1].isupper() and short not in TORCH_NN_NON_MODULES
 
 
+def is_test_module(module: str) -> bool:
+    """``tests/test_ddp.py``, ``ddp_test.py``, ``conftest.py``: a test runner's entry points."""
+    parts = module.split(".")
+    last = parts[-1]
+    if last.startswith("test_") or last.endswith("_test") or last == "conftest":
+        return True
+    return any(part in TEST_PACKAGES for part in parts[:-1])
+
+
 def is_forward_method(name: str) -> bool:
     if name in FORWARD_PATH_METHODS or name in FORWARD_PATH_HOOKS or name.endswith("_step"):
         return True
@@ -120,6 +134,7 @@ _STRUCTURAL = (
     "_methods_named",
     "_mixed_into",
     "_context_functions",
+    "_input_functions",
 )
 """Answers of the index that depend on nothing but the project's structure and settings."""
 
@@ -272,7 +287,7 @@ class ProjectIndex:
             return _DEVICE_AWARE
         if module.split(".", 1)[0] == "transformers" and _HF_MODEL_CLASS.match(short):
             return _DEVICE_AWARE
-        if name in TORCH_MODULE_BASES:
+        if name in TORCH_MODULE_BASES or name in DDP_CLASSES:
             return _MODULE
         if _is_torch_nn_class(module, short):
             return _MODULE
@@ -394,6 +409,29 @@ class ProjectIndex:
         ]
         return self._reachable(roots)
 
+    @cached_property
+    def _input_functions(self) -> frozenset[str]:
+        """Functions whose inputs tell them their device (``ScopeInfo.knows_inputs``): those
+        taking a tensor or a module, and the methods of autograd Functions; not tests."""
+        found = {name for name, facts in self._functions.items() if facts.takes_inputs}
+        for name, facts in self._classes.items():
+            if any(set(c.bases) & AUTOGRAD_FUNCTION_BASES for c in self._lineage(name)):
+                found.update(f"{name}.{method}" for method in facts.methods)
+        return frozenset(
+            name
+            for name in found
+            if not self._in_tests(self._module_of[name])
+            and not name.rpartition(".")[2].startswith("test")
+        )
+
+    def _in_tests(self, module: str) -> bool:
+        """Test code, by its module's name or its path (``tests/unit/helpers.py``, where
+        ``tests`` is no package and the module is named ``unit.helpers``)."""
+        path = PurePath(self._modules[module].path)
+        return is_test_module(module) or (
+            path.name != "" and is_test_module(".".join(path.with_suffix("").parts))
+        )
+
     def _loads_data(self, class_name: str) -> bool:
         """A Dataset or LightningDataModule: data-loading code, DEV011's whatever it knows."""
         if class_name not in self._classes:
@@ -447,6 +485,7 @@ class ProjectIndex:
                 model_code=scope.function_name in self._model_functions,
                 device_context=scope.function_name in self._context_functions,
                 forward_path=scope.function_name in self._forward_functions,
+                knows_inputs=scope.function_name in self._input_functions,
             )
         return ScopeInfo()
 
@@ -462,6 +501,14 @@ class ProjectIndex:
             return True
         return any(found.name in self._context_functions for found in facts.functions)
 
+    def defines_input_functions(self, facts: FileFacts) -> bool:
+        """Whether a function the file defines knows its inputs (``ScopeInfo.knows_inputs``)."""
+        return any(
+            f"{found.name}.{method}" in self._input_functions
+            for found in facts.classes
+            for method in found.methods
+        ) or any(found.name in self._input_functions for found in facts.functions)
+
     def _in_context(self, class_name: str) -> bool:
         """The class's methods are a device context: model, mixin of one, or storing."""
         return self._model_kind(class_name).model or self.class_kind(class_name).device_context
@@ -476,6 +523,14 @@ class ProjectIndex:
         for signal, file_facts in self._signals:
             return Distributed(True, f"{signal.description} at {file_facts.path}:{signal.line}")
         return Distributed(False, "no sign of distributed training")
+
+    def cuda_only(self, scope: Scope) -> bool:
+        """The scope's module imports a library that runs only on CUDA (``CUDA_ONLY_LIBRARIES``)."""
+        module = self._module_of.get(scope.function_name or scope.class_name or "")
+        facts = self._modules.get(module) if module is not None else None
+        return facts is not None and any(
+            target.partition(".")[0] in CUDA_ONLY_LIBRARIES for target in facts.aliases.values()
+        )
 
     def device_constant(self, name: str) -> DeviceConstant | None:
         """The module-level device constant ``name`` (qualified) refers to, if it is one."""

@@ -32,6 +32,7 @@ from devlint.facts import (
     assigned_alias,
     class_facts,
     function_facts,
+    input_annotation,
     resolve_alias,
     stored_evidence,
 )
@@ -68,6 +69,7 @@ class _Function:
     owner: _Class | None
     """The class it is a method of."""
     takes_device: bool
+    takes_inputs: bool
     calls: set[str] = field(default_factory=set)
     self_calls: set[str] = field(default_factory=set)
 
@@ -186,7 +188,9 @@ class _Walk:
                 for c in self._classes
             ),
             functions=tuple(
-                function_facts(f.name, f.calls, f.self_calls, f.takes_device, aliases)
+                function_facts(
+                    f.name, f.calls, f.self_calls, f.takes_device, aliases, f.takes_inputs
+                )
                 for f in self._functions
             ),
             facts=tuple(self._facts),
@@ -272,7 +276,18 @@ class _Walk:
         takes_device = any(
             arg.arg == "device" for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)
         )
-        frame = _Function(f"{owner_name or self._module}.{node.name}", method_of, takes_device)
+        required = [*args.posonlyargs, *args.args][: -len(args.defaults) or None] + [
+            arg
+            for arg, default in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+            if default is None
+        ]
+        takes_inputs = any(
+            arg.annotation is not None and input_annotation(dotted(arg.annotation))
+            for arg in required
+        )
+        frame = _Function(
+            f"{owner_name or self._module}.{node.name}", method_of, takes_device, takes_inputs
+        )
         if method_of is not None:
             method_of.methods.append(node.name)
         self._functions.append(frame)

@@ -30,6 +30,10 @@ TORCH_MODULE_BASES = frozenset(
 )
 """``torch.nn.Module`` itself: model code without ``.device``."""
 
+AUTOGRAD_FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+"""Custom autograd operations: their ``forward`` and ``backward`` get tensors, whose device
+is the one they work on."""
+
 TORCH_NN_NON_MODULES = frozenset(
     {"Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer", "ParameterList"}
 )
@@ -333,6 +337,10 @@ MODULE_DICT_TAKEN_KEYS = frozenset(
     | {"add_module", "register_buffer", "register_parameter", "extra_repr", "dump_patches"}
 )
 """Keys ``nn.ModuleDict`` refuses: attributes of the ``ModuleDict`` itself."""
+
+CUDA_ONLY_LIBRARIES = frozenset({"megatron"})
+"""Libraries that run only on CUDA, each rank on the GPU their set-up made current (Megatron-
+LM): a module that imports one is CUDA code, and its `.cuda()` is what the library needs."""
 
 TEST_PACKAGES = frozenset({"tests", "test", "testing"})
 """Package names whose modules are test code, run by a test runner (an entry point)."""

@@ -28,6 +28,7 @@ from devlint.facts import (
     assigned_alias,
     class_facts,
     function_facts,
+    input_annotation,
     resolve_alias,
     stored_evidence,
 )
@@ -38,9 +39,23 @@ from devlint.flow.meetings import Meeting
 from devlint.nodes import child_fields, dotted_name, iter_children, push_children
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
 from devlint.source import LINE_BREAK, split_lines
-from devlint.symbols import AVAILABILITY_CHECKS, DEVICE_PREDICATES, TENSOR_PARAMETER_NAMES
+from devlint.symbols import (
+    AVAILABILITY_CHECKS,
+    DEVICE_PREDICATES,
+    DEVICE_TYPES,
+    TENSOR_PARAMETER_NAMES,
+)
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
+
+
+_AVAILABILITY_HELPER = re.compile(
+    rf"^is_(\w+_)?({'|'.join(sorted(DEVICE_TYPES | {'gpu', 'tpu', 'mlu', 'musa'}))})_available$",
+    re.IGNORECASE,
+)
+"""Helpers and flags that say whether a device type exists (``is_npu_available()``,
+``IS_CUDA_AVAILABLE``, ``is_torch_xla_available()``): a branch on them chooses a device
+deliberately."""
 
 
 def _mentions_availability_check(test: cst.CSTNode, *, tensor_predicates: bool = True) -> bool:
@@ -48,8 +63,14 @@ def _mentions_availability_check(test: cst.CSTNode, *, tensor_predicates: bool =
     stack = [test]
     while stack:
         node = stack.pop()
+        if isinstance(node, cst.Name) and _AVAILABILITY_HELPER.match(node.value):
+            return True  # is_npu_available(), IS_CUDA_AVAILABLE: asks which devices exist
         if isinstance(node, cst.Attribute):
-            if node.attr.value in AVAILABILITY_CHECKS:
+            if _AVAILABILITY_HELPER.match(node.attr.value):
+                return True
+            # `torch.cuda.is_available()` names its device; `get_accelerator().is_available()`
+            # asks about whatever accelerator there is, which need not be a literal's.
+            if node.attr.value in AVAILABILITY_CHECKS and not isinstance(node.value, cst.Call):
                 return True
             if not tensor_predicates:
                 stack.extend(iter_children(node))
@@ -208,6 +229,18 @@ def _tensor_param(function: cst.FunctionDef) -> str | None:
     return None
 
 
+def _takes_inputs(function: cst.FunctionDef) -> bool:
+    """``FunctionFacts.takes_inputs``: a parameter without a default annotated as a tensor
+    or a module."""
+    params = function.params
+    return any(
+        param.default is None
+        and param.annotation is not None
+        and input_annotation(dotted_name(param.annotation.annotation))
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+    )
+
+
 def _has_self(function: cst.FunctionDef) -> bool:
     for decorator in function.decorators:
         if dotted_name(decorator.decorator) in ("staticmethod", "classmethod"):
@@ -250,6 +283,8 @@ class _Function:
     """The class it is a method of."""
     calls: set[str] = field(default_factory=set)
     self_calls: set[str] = field(default_factory=set)
+    takes_inputs: bool = False
+    """``FunctionFacts.takes_inputs``."""
 
 
 @dataclass(frozen=True)
@@ -542,6 +577,7 @@ class Traversal:
                 ),
             ),
             method_of,
+            takes_inputs=_takes_inputs(node),
         )
         if method_of is not None:
             method_of.methods.append(node.name.value)
@@ -635,7 +671,9 @@ class Traversal:
                 for c in self._classes
             ),
             functions=tuple(
-                function_facts(f.name, f.calls, f.self_calls, f.scope.device_param, aliases)
+                function_facts(
+                    f.name, f.calls, f.self_calls, f.scope.device_param, aliases, f.takes_inputs
+                )
                 for f in self._functions
             ),
             facts=tuple(

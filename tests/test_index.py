@@ -14,6 +14,7 @@ from conftest import lint_project
 from devlint.candidates import Scope, ScopeInfo
 from devlint.index import ProjectIndex
 
+CHECK = "from torch import Tensor\n\n\ndef check(x: Tensor):\n    return x\n"
 FILES = {
     "lib/__init__.py": "from lib.framework import Module\n",
     "lib/framework.py": "import torch\n\nModule = torch.nn.Module\n",
@@ -56,6 +57,21 @@ FILES = {
         "def grid_helper(n):\n    return n\n\n\n"
         "def plain(n):\n    return n\n"
     ),
+    "lib/ops.py": (
+        "from typing import Optional\n\nfrom torch import Tensor, nn\n"
+        "from torch.autograd import Function\n\n\n"
+        "def cumsum(x: Tensor, dim: int = 0):\n    return inner(x)\n\n\n"
+        "def inner(x):\n    return x\n\n\n"
+        "def load(model: nn.Module, state):\n    return state\n\n\n"
+        "def maybe(x: Optional[Tensor], y: Tensor = None):\n    return x\n\n\n"
+        "class Gather(Function):\n"
+        "    @staticmethod\n    def backward(ctx, grad):\n        return grad\n\n\n"
+        "class Gather2(Gather):\n"
+        "    @staticmethod\n    def forward(ctx, x):\n        return x\n"
+    ),
+    "tests/test_ops.py": CHECK,
+    "tests/unittests/__init__.py": "",
+    "tests/unittests/helpers.py": CHECK,
 }
 
 
@@ -111,6 +127,23 @@ CASES = [
     (function("lib.sampling.make_grid"), ScopeInfo(device_context=True)),
     (function("lib.sampling.grid_helper"), ScopeInfo(device_context=True)),
     (function("lib.sampling.plain"), ScopeInfo()),
+    # Functions whose inputs tell them their device: a parameter without a default annotated
+    # as a tensor or a module, autograd Functions (through project bases too); not what they
+    # call, not `Optional[Tensor]` or a defaulted parameter, not tests.
+    (function("lib.ops.cumsum"), ScopeInfo(knows_inputs=True)),
+    (function("lib.ops.load"), ScopeInfo(knows_inputs=True)),
+    (function("lib.ops.inner"), ScopeInfo()),
+    (function("lib.ops.maybe"), ScopeInfo()),
+    (
+        Scope(class_name="lib.ops.Gather", function_name="lib.ops.Gather.backward"),
+        ScopeInfo(knows_inputs=True),
+    ),
+    (
+        Scope(class_name="lib.ops.Gather2", function_name="lib.ops.Gather2.forward"),
+        ScopeInfo(knows_inputs=True),
+    ),
+    (function("tests.test_ops.check"), ScopeInfo()),
+    (function("unittests.helpers.check"), ScopeInfo()),  # in tests/, by its path
 ]
 
 

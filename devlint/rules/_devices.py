@@ -10,6 +10,7 @@ import libcst as cst
 from devlint.facts import absolute_module
 from devlint.nodes import first_positional, keyword_argument, names_a_device
 from devlint.skeleton import Skeleton, dotted
+from devlint.symbols import CPU_RESULT_METHODS
 
 
 def device_literal(node: cst.BaseExpression) -> str | None:
@@ -59,6 +60,53 @@ def self_attribute(node: cst.BaseExpression) -> str | None:
             return node.attr.value
         node = node.value
     return None
+
+
+def under_a_test_of_the_device(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Inside an ``if`` (or ``x if ... else y``) whose test reads the name ``device``: a
+    function told its device translating it (``if device == "gpu": ...``), its choice."""
+    return any(
+        isinstance(node, (cst.If, cst.IfExp)) and _reads_device(node.test) for node in ancestors
+    )
+
+
+def _reads_device(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Name):
+        return node.value == "device"
+    return any(_reads_device(child) for child in node.children)
+
+
+def leaves_the_host(receiver: cst.BaseExpression) -> bool:
+    """``x.cpu().cumsum(0)``: a chain that went through the host, so a move at its end brings
+    the value back (to the device ``x`` was on, which a fix may borrow)."""
+    node = receiver
+    while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in CPU_RESULT_METHODS:
+                return True
+            node = func
+        else:
+            node = node.value
+    return False
+
+
+def moves_its_input(
+    moved: str | None, tensor_param: str | None, ancestors: Sequence[cst.CSTNode]
+) -> bool:
+    """The move is of ``moved``, a parameter of the enclosing function (outermost), and no
+    other tensor parameter offers its device: ``def to_gpu(x: Tensor): return x.cuda()``
+    moves its input, as it is for. (After ``.cpu()`` the caller passes no ``moved``.)"""
+    if moved is None or tensor_param not in (None, moved):
+        return False
+    function = next((node for node in ancestors if isinstance(node, cst.FunctionDef)), None)
+    if function is None:
+        return False
+    params = function.params
+    return any(
+        param.name.value == moved
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+    )
 
 
 def is_map_location(ancestors: Sequence[cst.CSTNode]) -> bool:

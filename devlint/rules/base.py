@@ -225,6 +225,9 @@ class Rule:
     """With ``only_in_model_code``: ``resolve`` keeps candidates in any device context
     (``ScopeInfo.device_context``: also classes that store a device or a model, and
     functions told their device), not only in model code (``in_scope``)."""
+    reports_where_inputs_tell: ClassVar[bool] = False
+    """With ``reports_in_device_context``: ``resolve`` also keeps candidates in functions
+    whose inputs tell them their device (``ScopeInfo.knows_inputs``)."""
     fact_triggers: ClassVar[tuple[str, ...] | None] = ()
     """For a rule that defers to the index: strings, one of which occurs where ``visit``
     adds a fact (None: anywhere; empty: it adds none)."""
@@ -270,6 +273,8 @@ class Rule:
         """For a rule that defers to the index: could ``resolve`` keep a candidate of the
         file that has these facts, at one of the ``sightings`` (None: anywhere)?"""
         if sightings is None:
+            if self.reports_where_inputs_tell and index.defines_input_functions(facts):
+                return True
             if self.reports_in_device_context:
                 return index.defines_device_context(facts)
             return index.defines_model_code(facts)
@@ -277,6 +282,8 @@ class Rule:
 
     def in_scope(self, scope: ScopeInfo) -> bool:
         """Whether a rule that defers to the index may report in this scope."""
+        if self.reports_where_inputs_tell and scope.knows_inputs:
+            return True
         return scope.device_context if self.reports_in_device_context else scope.model_code
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:

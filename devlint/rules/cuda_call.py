@@ -16,7 +16,12 @@ from devlint.nodes import (
     first_positional,
     keyword_argument,
 )
-from devlint.rules._devices import cuda_target_is_literal
+from devlint.rules._devices import (
+    cuda_target_is_literal,
+    leaves_the_host,
+    moves_its_input,
+    under_a_test_of_the_device,
+)
 from devlint.rules.base import (
     FileContext,
     Invalid,
@@ -41,7 +46,10 @@ class CudaCall(Rule):
     Finds `.cuda()` and `.cuda(N)` calls in code that already knows its device: model
     code (as DEV001 defines it), classes that store a device or a model (samplers,
     trainers, pipelines), functions told their device (a `device` parameter; the fix
-    there, `.to(device)`, is unsafe), and the project functions all these call.
+    there, `.to(device)`, is unsafe), and the project functions all these call; also
+    functions whose inputs tell them their device (a parameter annotated as a tensor or a
+    module, the methods of autograd Functions; not tests), unless the call moves that
+    very input (`def to_gpu(x: Tensor): return x.cuda()` is what it is for).
 
     ## Why is this bad?
     `.cuda()` moves to the *current* CUDA device, which is GPU 0 in every process
@@ -88,7 +96,11 @@ class CudaCall(Rule):
     plain `nn.Module`, the fix borrows a tensor argument's `.device` (unsafe).
 
     Not flagged: `.cuda(index)`, `.cuda(t.device)` or `.cuda(*args)`, a device chosen at
-    run time (the caller's explicit choice, as `.to(device)` is), and anything inside the
+    run time (the caller's explicit choice, as `.to(device)` is), a branch on the device a
+    function is told (`if device == "cuda":`) or on which devices exist or where a tensor
+    is (`if x.is_cuda:`; but an input taken to the host, `x.cpu()...cuda()`, comes back to
+    the current GPU, not to its own: that is flagged), code of a CUDA-only library (a module
+    importing Megatron-LM, whose set-up makes each rank's GPU current), and anything inside the
     class's own `cuda`, `to`, `cpu`, `_apply` or `to_empty` (or a method they call on
     `self`): moving the module is what that code is for.
     """
@@ -103,6 +115,7 @@ class CudaCall(Rule):
     triggers = ("cuda",)
     only_in_model_code = True  # resolve: `if not self.in_scope(scope): return None`
     reports_in_device_context = True
+    reports_where_inputs_tell = True
 
     VALID = (
         "import torch\nimport torch.nn as nn\n\n"
@@ -130,6 +143,20 @@ class CudaCall(Rule):
         "class M(pl.LightningModule):\n"
         "    def forward(self, x, weight, idx, device):\n"
         "        return x.cuda(idx), weight.cuda(x.device), x.cuda(device=device)\n",
+        # A test told its device, doing what the device says; a branch on an availability flag.
+        "import torch\nfrom ops.utils import IS_CUDA_AVAILABLE\n\n"
+        "def run_conv(layer, x, device):\n"
+        '    if device == "cuda":\n'
+        "        layer.cuda()\n"
+        "    if IS_CUDA_AVAILABLE:\n"
+        "        return layer(x.cuda())\n"
+        "    return layer(x.to(device))\n",
+        # A utility whose job is to move its input; a test; Megatron-LM code (CUDA only).
+        "import torch\n\ndef to_gpu(x: torch.Tensor) -> torch.Tensor:\n    return x.cuda()\n",
+        "import torch\n\ndef test_sum(x: torch.Tensor):\n    assert (x.cuda() + 1).sum()\n",
+        "import torch\nfrom megatron.core import mpu\n\n"
+        "def lengths(mask: torch.Tensor) -> torch.Tensor:\n"
+        "    return mask.sum(-1).cuda()\n",
     )
     INVALID = (
         Invalid(
@@ -344,6 +371,55 @@ class CudaCall(Rule):
             fixed="def normalise(images, device):\n    return (images / 255).to(device)\n",
             unsafe=True,
         ),
+        Invalid(
+            # A tensor utility that makes its output on the current GPU, not its inputs'.
+            "import torch\nfrom torch import Tensor\n\n"
+            "def inside(points: Tensor, polygons: Tensor) -> Tensor:\n"
+            "    return torch.zeros(len(points), len(polygons)).cuda()\n",
+            line=5,
+            column=52,
+            fixed="import torch\nfrom torch import Tensor\n\n"
+            "def inside(points: Tensor, polygons: Tensor) -> Tensor:\n"
+            "    return torch.zeros(len(points), len(polygons)).to(points.device)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Back from the host to the current GPU, not to the GPU the input was on.
+            "import torch\n\n"
+            "def cumsum(x: torch.Tensor) -> torch.Tensor:\n"
+            "    return x.cpu().cumsum(0).cuda()\n",
+            line=4,
+            column=30,
+            fixed="import torch\n\n"
+            "def cumsum(x: torch.Tensor) -> torch.Tensor:\n"
+            "    return x.cpu().cumsum(0).to(x.device)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Checking that the input is on a GPU does not say which one it comes back to.
+            "import torch\n\n"
+            "def cumsum(x: torch.Tensor) -> torch.Tensor:\n"
+            "    if x.is_cuda:\n"
+            "        return x.cpu().cumsum(0).cuda()\n"
+            "    return x.cumsum(0)\n",
+            line=5,
+            column=34,
+            fixed="import torch\n\n"
+            "def cumsum(x: torch.Tensor) -> torch.Tensor:\n"
+            "    if x.is_cuda:\n"
+            "        return x.cpu().cumsum(0).to(x.device)\n"
+            "    return x.cumsum(0)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A DistributedDataParallel subclass is a module: `.cuda()` in its `__init__`.
+            "from torch.nn.parallel import DistributedDataParallel\n\n"
+            "class Wrapper(DistributedDataParallel):\n"
+            "    def __init__(self, module):\n"
+            "        self.module = module.cuda()\n",
+            line=5,
+            column=30,
+        ),
     )
 
     screen_types = (ast.Call,)
@@ -365,10 +441,14 @@ class CudaCall(Rule):
         func = node.func
         if not isinstance(func, cst.Attribute) or func.attr.value != "cuda":
             return
-        if context.in_checked_branch or context.qualified_name(func.value) == "torch":
+        if context.qualified_name(func.value) == "torch":
+            return
+        if context.in_checked_branch and not _back_from_the_host(func.value, context):
             return
         if not cuda_target_is_literal(node):
             return  # .cuda(index), .cuda(t.device): chosen at run time, as .to(device) is
+        if context.scope.device_param and under_a_test_of_the_device(context.ancestors):
+            return  # `if device == "cuda": model.cuda()` does what it is told
         device = first_positional(node) or keyword_argument(node, "device")
         kept = [
             arg
@@ -390,9 +470,15 @@ class CudaCall(Rule):
             if context.scope.device_param:
                 fixes["device_param"] = move_to("device")
             param = context.scope.tensor_param
-            if param is not None and chain_root(func.value) != param:  # not x.to(x.device)
+            # Not x.to(x.device), which moves nothing; x.cpu().cumsum(0).to(x.device) comes back.
+            if param is not None and (
+                chain_root(func.value) != param or leaves_the_host(func.value)
+            ):
                 fixes["tensor_device"] = move_to(f"{param}.device")
         data = {"module": context.module_name}
+        moved = None if leaves_the_host(func.value) else chain_root(func.value)
+        if moves_its_input(moved, context.scope.tensor_param, context.ancestors):
+            data["moves_input"] = moved or ""
         marks = context.marks(node)
         classes: tuple[str, ...] | None = None
         if _registered_as_buffer(context):
@@ -430,6 +516,10 @@ class CudaCall(Rule):
     ) -> Resolution | None:
         if not self.in_scope(scope):
             return None
+        if not scope.device_context and "moves_input" in candidate.data:
+            return None  # `def to_gpu(x: Tensor): return x.cuda()`: moving is what it is for
+        if index.cuda_only(candidate.scope):
+            return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
         where = f"`.cuda()` {where_the_device_is_known(scope)}"
         if scope.in_init and scope.model_code:
             if scope.lightning:
@@ -472,6 +562,13 @@ class CudaCall(Rule):
             "submodules and buffers, and this is not known to be one; register a tensor as "
             "a buffer so that it moves too"
         )
+
+
+def _back_from_the_host(receiver: cst.BaseExpression, context: FileContext) -> bool:
+    """``x.cpu().cumsum(0).cuda()``: an input taken to the host and sent back to the current
+    GPU, not to the one it came from, even in a branch that checked it is on a GPU."""
+    root = chain_root(receiver)
+    return root is not None and root == context.scope.tensor_param and leaves_the_host(receiver)
 
 
 def _registered_as_buffer(context: FileContext) -> bool:

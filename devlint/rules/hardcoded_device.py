@@ -16,6 +16,8 @@ from devlint.rules._devices import (
     device_literal,
     is_map_location,
     may_be_device_literal,
+    moves_its_input,
+    under_a_test_of_the_device,
 )
 from devlint.rules.base import (
     FileContext,
@@ -28,21 +30,34 @@ from devlint.rules.base import (
     where_the_device_is_known,
 )
 from devlint.skeleton import Skeleton
+from devlint.symbols import LEGACY_TENSOR_TYPES
 
 _TORCH_DEVICE = frozenset({"torch.device"})
+_LEGACY_CUDA_CONSTRUCTORS = frozenset(
+    f"torch.cuda.{name}" for name in LEGACY_TENSOR_TYPES if name != "Tensor"
+)
+"""``torch.cuda.FloatTensor(...)``: a tensor made on the current GPU, a literal device."""
 
 
 class HardcodedDevice(Rule):
     """## What it does
-    Finds a literal accelerator device (`"cuda"`, `"cuda:1"`, `"mps"`, `0`) passed
-    to `.to()`, to a `device=` argument, or to `torch.device()` in code that already
-    knows its device: methods of `nn.Module`, `LightningModule`, `PreTrainedModel`
-    and torchmetrics `Metric` subclasses (and of the mixins they inherit); classes
-    that store a device (`self.device = ...`) or a model (`self.model = ...`):
-    samplers, trainers, pipelines; functions that take a `device` parameter; and the
-    project functions all these call. Scripts and `__main__` blocks choose the device
-    and are not flagged, nor is the value a sampler or trainer stores as its
-    `self.device`: choosing it is that class's job.
+    Finds a literal accelerator device (`"cuda"`, `"cuda:1"`, `"mps"`, `0`) passed to
+    `.to()`, to a `device=` argument, or to `torch.device()` in code that already knows its
+    device: methods of `nn.Module`, `LightningModule`, `PreTrainedModel` and torchmetrics
+    `Metric` subclasses (and of the mixins they inherit); classes that store a device
+    (`self.device = ...`) or a model (`self.model = ...`): samplers, trainers, pipelines;
+    functions that take a `device` parameter; and the project functions all these call. Also
+    functions whose inputs tell them their device: a parameter annotated as a tensor or a
+    module (`x: Tensor`, `model: nn.Module`), and the methods of autograd Functions (not
+    tests), unless the literal moves that very input (`def to_gpu(x: Tensor): return
+    x.to("cuda")` is what it is for). A legacy constructor such as
+    `torch.cuda.FloatTensor(...)` is a literal device too (the current GPU), and so is the
+    default of a model's `__init__(..., device="cuda")` that it stores as `self.device`
+    (callers that rely on it are pinned to the GPU). Scripts and `__main__` blocks choose
+    the device and are not flagged, nor is the value a sampler or trainer stores as its
+    `self.device` (or `self.current_device`): choosing it is that class's job, nor a branch
+    on which devices exist (`torch.cuda.is_available()`, `is_npu_available()`), nor code of
+    a CUDA-only library (a module importing Megatron-LM).
 
     ## Why is this bad?
     Under distributed training every process owns a different GPU. A literal
@@ -68,34 +83,36 @@ class HardcodedDevice(Rule):
     ```
 
     ## Fix safety
-    In a class that has `.device` (LightningModule, PreTrainedModel, Metric, or a
-    class defining `device`), replacing the literal with `self.device` is safe: it
-    is the device the module's parameters are on. Not in `__init__`, `setup` or
-    `configure_model`, where Lightning has not moved the module yet. A plain
-    `nn.Module` has no `.device`; there the fix borrows `.device` from a tensor
-    argument of the function, which is unsafe (the tensor may live elsewhere on
-    purpose). A function told its device gets `device` instead of the literal, also
-    unsafe (a caller may pass `None`, or another device on purpose). Code under `if
-    torch.cuda.is_available():` is an explicit choice and is not flagged, and neither
-    is `"cpu"`, nor the class's own `cuda`, `to`, `cpu`, `_apply` or `to_empty` (and
-    the methods they call on `self`), where choosing the device is the code's job:
-    `self.device` there is the device being left.
+    In a class that has `.device` (LightningModule, PreTrainedModel, Metric, or a class
+    defining `device`), replacing the literal with `self.device` is safe: it is the device
+    the module's parameters are on. Not in `__init__`, `setup` or `configure_model`, where
+    Lightning has not moved the module yet. A plain `nn.Module` has no `.device`; there the
+    fix borrows `.device` from a tensor argument of the function, which is unsafe (the
+    tensor may live elsewhere on purpose). A function told its device gets `device` instead
+    of the literal, also unsafe (a caller may pass `None`, or another device on purpose). A
+    legacy constructor gets no fix: its arguments mix sizes or data, and its name a dtype;
+    nor does a stored default (what to default to is the module's contract with its
+    callers). Code under `if torch.cuda.is_available():` is an explicit choice and is not
+    flagged, and neither is `"cpu"`, nor the class's own `cuda`, `to`, `cpu`, `_apply` or
+    `to_empty` (and the methods they call on `self`), where choosing the device is the
+    code's job: `self.device` there is the device being left.
     """
 
     code = "DEV001"
     name = "hardcoded-device"
     summary = "Literal device string or index in code that already knows its device"
     fix_safety = "safe/unsafe"
-    node_types = ("Call",)
+    node_types = ("Call", "Param")
     # `torch.device(...)` needs `device` (qualified names resolve only names written in the
     # file), and so does a `device=` keyword. `.to(...)` needs only its method's name: its
     # literal may be an integer (`x.to(0)` is cuda:0), with no device word. So `to` is
     # required, though it is in nearly every file (`torch`): such a file waits for the
     # index to say it defines model code.
-    triggers = ("device", "to")
+    triggers = ("device", "to", *sorted(LEGACY_TENSOR_TYPES - {"Tensor"}))
     only_in_model_code = True  # resolve: `if not self.in_scope(scope): return None`
     reports_in_device_context = True
-    screen_types = (ast.Call, *BINDING_TYPES)
+    reports_where_inputs_tell = True
+    screen_types = (ast.Call, ast.FunctionDef, *BINDING_TYPES)
 
     VALID = (
         # A device chosen by the caller, the tensor's own device, the module's device.
@@ -181,6 +198,26 @@ class HardcodedDevice(Rule):
         "        if device is None:\n"
         '            device = torch.device("cuda")\n'
         "        return self(x.to(device))\n",
+        # A state object choosing its default device by what exists (helpers and flags).
+        "import torch\nfrom acc.utils import is_npu_available\n\nclass State:\n"
+        "    def __init__(self, model):\n        self.model = model\n\n"
+        "    def default_device(self):\n"
+        "        if is_npu_available():\n"
+        '            return torch.device("npu")\n'
+        '        return torch.device("cpu")\n',
+        # A trainer choosing the device it keeps, under another attribute name.
+        "import torch\n\nclass Trainer:\n"
+        "    def __init__(self, model, parallel):\n"
+        "        self.model = model\n"
+        "        if parallel:\n"
+        '            self.current_device = torch.device("cuda:0")\n',
+        # A sampler keeping its default device: its choice.
+        "import torch\n\nclass Sampler:\n"
+        '    def __init__(self, steps, device="cuda"):\n        self.device = device\n',
+        # A utility whose job is to move its input; a legacy constructor in a script.
+        "import torch\n\n"
+        'def to_gpu(x: torch.Tensor):\n    return x.to("cuda", non_blocking=True)\n',
+        'import torch\n\nif __name__ == "__main__":\n    print(torch.cuda.FloatTensor(3))\n',
     )
     INVALID = (
         Invalid(
@@ -334,6 +371,60 @@ class HardcodedDevice(Rule):
             "    def forward(self, x):\n"
             "        return x.to(self.device)\n",
         ),
+        Invalid(
+            # Asking whether some accelerator exists does not make it CUDA.
+            "import torch\n\nclass Optimizer:\n"
+            "    def __init__(self, accelerator):\n"
+            "        if not accelerator().is_available():\n"
+            '            raise SystemError("no accelerator")\n'
+            '        self.backup = torch.randn(1, device="cuda")\n'
+            "        self.device = accelerator().current_device_name()\n",
+            line=7,
+            column=45,
+        ),
+        Invalid(
+            # A module keeping a "cuda" default as its device: callers that rely on it are
+            # pinned to the GPU. No fix: what to default to is the caller's contract.
+            "import torch\nfrom torch import nn\n\nclass Embedder(nn.Module):\n"
+            '    def __init__(self, width, device="cuda"):\n'
+            "        super().__init__()\n        self.device = device\n\n"
+            "    def forward(self, tokens):\n        return tokens.to(self.device)\n",
+            line=5,
+            column=38,
+        ),
+        Invalid(
+            # A legacy CUDA constructor in an autograd Function: the current GPU, not the
+            # inputs'. No fix: sizes or data, and a dtype, are all in its arguments.
+            "import torch\nfrom torch.autograd import Function\n\n"
+            "class Gather(Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, features, indices):\n"
+            "        return torch.cuda.FloatTensor(len(indices), 3)\n",
+            line=7,
+            column=16,
+        ),
+        Invalid(
+            # A head told its inputs, moving one of them to a literal device.
+            "import torch\n\nclass Head(Base):\n"
+            "    def loss(self, feats: torch.Tensor, mask: torch.Tensor):\n"
+            '        return feats[mask.to(torch.device("cuda"))]\n',
+            line=5,
+            column=30,
+            fixed="import torch\n\nclass Head(Base):\n"
+            "    def loss(self, feats: torch.Tensor, mask: torch.Tensor):\n"
+            "        return feats[mask.to(feats.device)]\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A utility given the model allocates on a literal device.
+            "import torch\nfrom torch import nn\n\n"
+            "def load(model: nn.Module, state: dict):\n"
+            "    for name in state:\n"
+            '        state[name] = torch.empty(3, device="cuda")\n'
+            "    model.load_state_dict(state)\n",
+            line=6,
+            column=45,
+        ),
     )
 
     def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
@@ -341,13 +432,21 @@ class HardcodedDevice(Rule):
         argument of ``.to(...)`` or of what may resolve (through every binding its name may
         have had) to ``torch.device``, or a ``device=`` keyword."""
         names = Bindings(found)
-        return any(_may_place_on_literal(call, names) for call in found.of_type(ast.Call))
+        if any(_may_place_on_literal(call, names) for call in found.of_type(ast.Call)):
+            return True
+        return any(_has_a_literal_device_default(f) for f in found.of_type(ast.FunctionDef))
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
+        if isinstance(node, cst.Param):
+            self._visit_default(node, context)
+            return
         assert isinstance(node, cst.Call)
         if context.in_checked_branch:
             return
         name = context.qualified_name(node.func) or ""
+        if name in _LEGACY_CUDA_CONSTRUCTORS:
+            self._report(context, node, node.func, name, legacy=True)
+            return
         if name.startswith("torch.cuda."):
             return  # a query such as torch.cuda.get_device_properties(0) places nothing
         if name == "torch.device":
@@ -374,19 +473,43 @@ class HardcodedDevice(Rule):
             if literal is not None:
                 self._report(context, node, keyword.value, literal)
 
+    def _visit_default(self, param: cst.Param, context: FileContext) -> None:
+        """``def __init__(self, device="cuda"): self.device = device``: a default the module
+        keeps and places tensors with, unless a caller passes another."""
+        default = param.default
+        literal = device_literal(default) if default is not None else None
+        if literal is None or param.name.value != "device" or context.scope.method != "__init__":
+            return
+        ancestors = context.ancestors
+        function = ancestors[-2] if len(ancestors) > 1 else None  # not a lambda's
+        if isinstance(function, cst.FunctionDef) and _stores_its_device_parameter(function):
+            context.report(self.code, default, data={"literal": literal, "default": "1"})
+
     def _report(
-        self, context: FileContext, call: cst.Call, node: cst.CSTNode, literal: str
+        self,
+        context: FileContext,
+        call: cst.Call,
+        node: cst.CSTNode,
+        literal: str,
+        *,
+        legacy: bool = False,
     ) -> None:
-        if context.scope.device_param and _under_a_test_of_the_device(context):
+        if context.scope.device_param and under_a_test_of_the_device(context.ancestors):
             return  # `if device == "gpu": return torch.device("cuda")` translates it
+        if legacy:  # no fix: sizes or data, and a dtype, all in one argument list
+            context.report(self.code, node, end=call, data={"literal": literal, "legacy": "1"})
+            return
         fixes = {"self_device": (replace(node, "self.device"),)}
         if context.scope.device_param:
             fixes["device_param"] = (replace(node, "device"),)
         param = context.scope.tensor_param
+        moved = _moved_variable(call, context)
         # x.to("cuda") -> x.to(x.device) would silently stop moving x: no such fix.
-        if param is not None and _moved_variable(call, context) != param:
+        if param is not None and moved != param:
             fixes["tensor_device"] = (replace(node, f"{param}.device"),)
         data = {"literal": literal}
+        if moves_its_input(moved, param, context.ancestors):
+            data["moves_input"] = moved or ""
         if _stored_as_the_device(context):
             data["stored"] = "self.device"
         context.report(self.code, node, data=data, fixes=fixes)
@@ -398,7 +521,25 @@ class HardcodedDevice(Rule):
             return None
         if not scope.model_code and "stored" in candidate.data:
             return None  # a sampler or trainer choosing the device it keeps: its job
+        if not scope.device_context and "moves_input" in candidate.data:
+            return None  # `def to_gpu(x: Tensor): return x.to("cuda")`: what it is for
         literal = candidate.data["literal"]
+        if ("legacy" in candidate.data or "cuda" in literal) and index.cuda_only(candidate.scope):
+            return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
+        if "default" in candidate.data:
+            if not scope.model_code:
+                return None  # a sampler or trainer choosing the device it keeps: its job
+            return Resolution(
+                f"Default device {literal} of a module that stores it as `self.device` and "
+                "places tensors there: every caller that relies on it is pinned to the GPU "
+                "(and a CPU run fails); default to `None` and follow the inputs"
+            )
+        if "legacy" in candidate.data:
+            return Resolution(
+                f"`{literal}(...)` makes the tensor on the current GPU "
+                f"{where_the_device_is_known(scope)}; create it with `device=` (or `new_empty` "
+                "on an input tensor)"
+            )
         message = f"Hard-coded device {literal} {where_the_device_is_known(scope)}"
         if scope.in_init and scope.model_code:
             return Resolution(
@@ -421,9 +562,26 @@ class HardcodedDevice(Rule):
         return Resolution(f"{message}; derive it from an input tensor's `.device`")
 
 
+def _has_a_literal_device_default(function: ast.AST) -> bool:
+    """A parameter ``device`` whose default may be a literal device (``_visit_default``)."""
+    assert isinstance(function, ast.FunctionDef)
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [
+        *zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True),
+        *zip(args.kwonlyargs, args.kw_defaults, strict=True),
+    ]
+    return any(
+        arg.arg == "device" and default is not None and may_be_device_literal(default)
+        for arg, default in pairs
+    )
+
+
 def _may_place_on_literal(call: ast.AST, names: Bindings) -> bool:
     assert isinstance(call, ast.Call)
     if any(k.arg == "device" and may_be_device_literal(k.value) for k in call.keywords):
+        return True
+    if names.may_be(call.func, _LEGACY_CUDA_CONSTRUCTORS):
         return True
     if not call.args or not may_be_device_literal(call.args[0]):
         return False
@@ -433,30 +591,37 @@ def _may_place_on_literal(call: ast.AST, names: Bindings) -> bool:
     )
 
 
+def _stores_its_device_parameter(function: cst.FunctionDef) -> bool:
+    """The function runs ``self.device = device`` (its parameter) at its top level."""
+    for statement in function.body.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if (
+                    isinstance(small, cst.Assign)
+                    and isinstance(small.value, cst.Name)
+                    and small.value.value == "device"
+                    and any(dotted_name(t.target) == "self.device" for t in small.targets)
+                ):
+                    return True
+    return False
+
+
 def _stored_as_the_device(context: FileContext) -> bool:
-    """The literal is (part of) the value assigned to ``self.device``."""
+    """The literal is (part of) the value assigned to ``self.device`` (or another attribute
+    that names the device the object keeps: ``self.current_device``, ``self._device``)."""
     for node in reversed(context.ancestors):
         if isinstance(node, cst.Assign):
-            return any(dotted_name(t.target) == "self.device" for t in node.targets)
+            return any(_names_the_device(t.target) for t in node.targets)
         if isinstance(node, cst.AnnAssign):
-            return dotted_name(node.target) == "self.device"
+            return _names_the_device(node.target)
         if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
             return False
     return False
 
 
-def _under_a_test_of_the_device(context: FileContext) -> bool:
-    """Inside an ``if`` (or ``x if ... else y``) whose test reads the name ``device``."""
-    for node in context.ancestors:
-        if isinstance(node, (cst.If, cst.IfExp)) and _reads_device(node.test):
-            return True
-    return False
-
-
-def _reads_device(node: cst.CSTNode) -> bool:
-    if isinstance(node, cst.Name):
-        return node.value == "device"
-    return any(_reads_device(child) for child in node.children)
+def _names_the_device(target: cst.BaseExpression) -> bool:
+    name = dotted_name(target) or ""
+    return name.startswith("self.") and name.count(".") == 1 and name.endswith("device")
 
 
 def _fills_in_a_default(context: FileContext) -> bool:

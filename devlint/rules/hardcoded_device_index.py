@@ -8,7 +8,7 @@ import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import Reference
-from devlint.index import ProjectIndex
+from devlint.index import ProjectIndex, is_test_module
 from devlint.nodes import dotted_name, first_positional, keyword_argument
 from devlint.rules._devices import BINDING_TYPES, Bindings, may_be_device_literal, may_be_key
 from devlint.rules.base import FileContext, Invalid, Rule, RuleSettings
@@ -19,7 +19,6 @@ from devlint.symbols import (
     DDP_DEVICE_KEYWORDS,
     DEVICE_TYPES,
     SET_DEVICE_FUNCTIONS,
-    TEST_PACKAGES,
 )
 
 _LOCAL_RANK = 'int(os.environ["LOCAL_RANK"])'
@@ -309,7 +308,7 @@ class HardcodedDeviceIndex(Rule):
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
         data = candidate.data
-        if data["where"] == "guard" or _is_test_module(data["module"]):
+        if data["where"] == "guard" or is_test_module(data["module"]):
             return None
         if data["where"] == "module" and not index.imported(data["module"]):
             return None
@@ -371,15 +370,6 @@ def _may_set_visible_devices(assign: ast.AST, names: Bindings) -> bool:
         and names.may_be(target.value, _ENVIRON)
         for target in assign.targets
     )
-
-
-def _is_test_module(module: str) -> bool:
-    """``tests/test_ddp.py``, ``ddp_test.py``, ``conftest.py``: a test runner's entry points."""
-    parts = module.split(".")
-    last = parts[-1]
-    if last.startswith("test_") or last.endswith("_test") or last == "conftest":
-        return True
-    return any(part in TEST_PACKAGES for part in parts[:-1])
 
 
 def _fallback(callee: str, context: FileContext) -> bool:

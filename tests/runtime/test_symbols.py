@@ -78,6 +78,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "LIGHTNING_DATAMODULE_BASES": check_qualified,
     "DATASET_BASES": check_qualified,
     "DDP_CLASSES": check_qualified,
+    "AUTOGRAD_FUNCTION_BASES": check_qualified,
     "SET_DEVICE_FUNCTIONS": check_qualified,
     "MAP_LOCATION_LOADERS": lambda v: check_qualified(v) or check_positions(v, resolve),
     "MAP_LOCATION_METHODS": lambda v: check_positions(v, lambda name: getattr(LM, name)),
@@ -172,6 +173,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
 
 NOT_LIBRARY_NAMES = {
     "CPU_LIBRARIES": "names of other libraries (numpy, matplotlib...), not dependencies here",
+    "CUDA_ONLY_LIBRARIES": "names of other libraries (Megatron-LM), not dependencies here",
     "PROCESSOR_SUFFIXES": "endings of variable names that users choose",
     "MOVE_HELPER_NAMES": "fragments of helper names that users choose",
     "HYPERPARAMETER_ROOTS": "attribute paths that users choose",

@@ -354,6 +354,19 @@ MODULE_DICT_TAKEN_KEYS = frozenset(
 TEST_PACKAGES = frozenset({"tests", "test", "testing"})
 """Package names whose modules are test code, run by a test runner (an entry point)."""
 
+COLLECTIVE_FUNCTIONS = frozenset(
+    f"torch.distributed.{name}"
+    for name in (
+        *("all_reduce", "all_gather", "all_gather_into_tensor", "reduce", "broadcast"),
+        *("reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single"),
+        *("gather", "scatter", "send", "recv", "isend", "irecv"),
+    )
+)
+"""``torch.distributed`` functions that exchange tensors between processes: under NCCL
+(the GPU backend) every tensor they get must be on the process's GPU, as the
+computation's are. Not the ``*_object`` ones, which pickle Python objects and place
+their tensors themselves."""
+
 MEETING_FUNCTIONS = frozenset(
     f"torch.{name}"
     for name in (

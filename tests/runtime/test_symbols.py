@@ -169,6 +169,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     ),
     "PROCESSOR_LOADERS": lambda v: [n for n in v if not hasattr(transformers, f"Auto{n}")],
     "MEETING_FUNCTIONS": check_qualified,
+    "COLLECTIVE_FUNCTIONS": check_qualified,
     "TENSOR_HOST_ATTRIBUTES": lambda v: sorted(
         n for n in v if not (hasattr(TENSOR, n) or hasattr(MODULE(), n))
     ),

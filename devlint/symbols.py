@@ -307,8 +307,25 @@ DDP_CLASSES = frozenset(
 DDP_DEVICE_KEYWORDS = ("device_ids", "output_device", "device_id")
 """The keywords of ``DDP_CLASSES`` that name GPUs."""
 
-SET_DEVICE_FUNCTIONS = frozenset({"torch.cuda.set_device"})
-"""Functions that make one GPU the process's current device."""
+SET_DEVICE_FUNCTIONS = frozenset(
+    f"torch.{kind}.set_device" for kind in ("cuda", "xpu", "npu", "mlu", "musa")
+)
+"""Functions that make one GPU the process's current device (``torch.npu``, ``torch.mlu``
+and ``torch.musa`` are registered by their vendors' plugins)."""
+
+BARRIER_FUNCTIONS = frozenset({"torch.distributed.barrier"})
+"""Collectives whose ``device_ids=`` (a ``DDP_DEVICE_KEYWORDS`` keyword) name the GPU
+each process uses."""
+
+GLOBAL_RANK_NAMES = frozenset({"get_rank", "global_rank", "process_index"})
+"""Names of what holds or returns a process's rank among all processes of all nodes:
+``torch.distributed.get_rank`` (and the wrappers that copy its name), Lightning's
+``Trainer.global_rank``, transformers' and accelerate's ``process_index``. As a device
+index it is past the last GPU on every node but the first (the local rank is right)."""
+
+GLOBAL_RANK_VARIABLES = frozenset({"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"})
+"""Environment variables in which launchers (torchrun, SLURM, Open MPI, MPICH) give a
+process its global rank."""
 
 CUDA_VISIBLE_DEVICES = "CUDA_VISIBLE_DEVICES"
 """The environment variable launchers set per process to choose its GPUs."""
@@ -344,6 +361,19 @@ LM): a module that imports one is CUDA code, and its `.cuda()` is what the libra
 
 TEST_PACKAGES = frozenset({"tests", "test", "testing"})
 """Package names whose modules are test code, run by a test runner (an entry point)."""
+
+COLLECTIVE_FUNCTIONS = frozenset(
+    f"torch.distributed.{name}"
+    for name in (
+        *("all_reduce", "all_gather", "all_gather_into_tensor", "reduce", "broadcast"),
+        *("reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single"),
+        *("gather", "scatter", "send", "recv", "isend", "irecv"),
+    )
+)
+"""``torch.distributed`` functions that exchange tensors between processes: under NCCL
+(the GPU backend) every tensor they get must be on the process's GPU, as the
+computation's are. Not the ``*_object`` ones, which pickle Python objects and place
+their tensors themselves."""
 
 MEETING_FUNCTIONS = frozenset(
     f"torch.{name}"

@@ -146,7 +146,10 @@ def test_every_rule_has_a_trigger_and_passes_its_screen_where_it_reports_or_adds
         sightings = rule.sightings(found, EVERYTHING)
         for candidate in outcome.candidates if sightings is not None else ():
             assert any(_places(s, candidate) for s in sightings), (rule.code, candidate.scope)
-        for candidate in outcome.candidates if rule.only_in_model_code else ():
+        # Outside model code only where the rule lets the file through whatever the index
+        # knows (DEV003 in a file that calls a collective: its sightings say anywhere).
+        anywhere = sightings is None and rule.may_report_in(outcome.facts, index, None)
+        for candidate in outcome.candidates if rule.only_in_model_code and not anywhere else ():
             for scope in OUTSIDE_MODEL_CODE:
                 assert rule.resolve(candidate, scope, index) is None, (rule.code, scope)
 

@@ -14,7 +14,14 @@ from typing import Protocol
 
 import libcst as cst
 
-from devlint.flow.meetings import Meeting, MeetingKind, Operand, meetings_among
+from devlint.flow.meetings import (
+    Meeting,
+    MeetingKind,
+    Operand,
+    meetings_among,
+    meetings_in_collective,
+    places_by_backend,
+)
 from devlint.flow.values import (
     CHOSEN_CPU,
     FOLLOWS,
@@ -47,6 +54,7 @@ from devlint.symbols import (
     ARRAY_TENSOR_FACTORIES,
     CARRYING_LIBRARIES,
     COLLECTION_UPDATERS,
+    COLLECTIVE_FUNCTIONS,
     CONFIG_PARAMETERS,
     CPU_LIBRARIES,
     CROSS_DEVICE_METHODS,
@@ -157,6 +165,7 @@ def analyse_function(
     gives some parameters the values a caller passes.
     """
     inference = _Inference(around)
+    inference.by_backend = places_by_backend(function.body)
     setup = function.name.value in SETUP_METHODS
     given = bound or {}
     used = _used_as_tensors(function.body)
@@ -257,6 +266,8 @@ class _Inference:
         self._seen: set[tuple[int, int]] = set()
         self.values: dict[cst.CSTNode, Value] = {}
         self.returns: list[Value] = []
+        self.by_backend = False
+        """The function places its collectives' tensors by the backend: they meet nothing."""
 
     # Statements --------------------------------------------------------------
 
@@ -563,6 +574,8 @@ class _Inference:
             return made_on_cpu(node)  # processor output: CPU tensors
         if isinstance(func, cst.Attribute) and is_self(func.value):
             return self._self_call(node, func.attr.value, arguments)
+        if qualified is not None and qualified.split(".", 1)[0] in CPU_LIBRARIES:
+            return HOST_SEQUENCE  # np.random.randint(...): host data, as a named import's
         if receiver is not None and isinstance(func, cst.Attribute):
             return self._method(node, func, receiver, arguments)
         if isinstance(func, cst.Name) and not local:
@@ -729,6 +742,8 @@ class _Inference:
             operands = list(self._spread(arguments))
             self._meet(node, MeetingKind.FUNCTION, operands)
             return combine(*(found for _, found in operands))
+        if qualified in COLLECTIVE_FUNCTIONS and not self.by_backend:
+            self._record(meetings_in_collective(node, list(self._spread(arguments))))
         if not arguments:
             return UNKNOWN
         first = arguments[0][1]
@@ -776,8 +791,11 @@ class _Inference:
         return made_on_cpu(node) if found.sequence else HOST
 
     def _meet(self, at: cst.CSTNode, kind: MeetingKind, operands: Sequence[Operand]) -> None:
-        for meeting in meetings_among(at, kind, operands):
-            key = (id(meeting.made), id(at))
+        self._record(meetings_among(at, kind, operands))
+
+    def _record(self, meetings: Iterable[Meeting]) -> None:
+        for meeting in meetings:
+            key = (id(meeting.made), id(meeting.at))
             if key not in self._seen:
                 self._seen.add(key)
                 self.meetings.append(meeting)

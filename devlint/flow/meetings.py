@@ -14,6 +14,7 @@ from enum import Enum
 import libcst as cst
 
 from devlint.flow.values import Value
+from devlint.nodes import keyword_argument
 
 
 class MeetingKind(Enum):
@@ -31,6 +32,9 @@ class MeetingKind(Enum):
     """A module or model called with the tensor: ``self.embed(positions)``."""
     INDEX = "index"
     """A CPU tensor indexed by a device tensor: ``self.logvar[t]``."""
+    COLLECTIVE = "collective"
+    """A tensor handed to a collective (``dist.all_reduce(t)``), which under NCCL runs on
+    the process's GPU: the computation's device."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,47 @@ def _surely_on_device(partner: Value) -> bool:
     from the same branches (``if ids is None: a = arange(n) else: a = ids``), and proving
     they differ would need the paths, which a join forgets."""
     return partner.on_device and not partner.made
+
+
+_BACKEND_WORDS = ("get_backend", "Backend", "nccl", "NCCL", "gloo")
+"""What code spells that places a collective's tensors by the process group's backend:
+``get_backend(group)``, ``dist.Backend.NCCL``, ``backend == "gloo"``."""
+
+_CPU_GROUP_WORDS = ("cpu", "gloo")
+"""What the ``group=`` of a collective on a CPU process group spells: ``cpu_group``."""
+
+
+def places_by_backend(body: cst.CSTNode) -> bool:
+    """A function that asks which backend runs its collectives puts their tensors on the
+    device that backend needs (the CPU for gloo, the GPU for NCCL): a choice."""
+    return _spells(body, _BACKEND_WORDS)
+
+
+def meetings_in_collective(at: cst.Call, operands: Sequence[Operand]) -> Iterator[Meeting]:
+    """Every CPU-made tensor among ``operands``, the tensors given to the collective ``at``:
+    its partner is the collective itself (the process group's device). Not on a group
+    that is a CPU one (``group=cpu_group``)."""
+    group = keyword_argument(at, "group")
+    if group is not None and _spells(group.value, _CPU_GROUP_WORDS):
+        return
+    for cpu_node, cpu in operands:
+        for site in cpu.made:
+            yield Meeting(site, at, MeetingKind.COLLECTIVE, cpu_node, at.func)
+
+
+def _spells(node: cst.CSTNode, words: Sequence[str]) -> bool:
+    """One of ``words`` is in a name or a string within ``node``."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        text = current.value if isinstance(current, cst.Name) else None
+        if isinstance(current, cst.SimpleString):
+            evaluated = current.evaluated_value
+            text = evaluated if isinstance(evaluated, str) else None
+        if text is not None and any(word in text for word in words):
+            return True
+        stack.extend(current.children)
+    return False
 
 
 def meetings_among(

@@ -27,6 +27,7 @@ from devlint.rules.base import (
 from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import (
     ARRAY_TENSOR_FACTORIES,
+    COLLECTIVE_FUNCTIONS,
     CPU_RESULT_METHODS,
     DATA_FACTORIES,
     LEGACY_TENSOR_TYPES,
@@ -56,13 +57,17 @@ class FactoryWithoutDevice(Rule):
     code, only on a forward path: `forward`, `__call__`, `*_step`, `generate`,
     batch-level hooks, and what they call. Elsewhere, in every method of a class that
     stores a device or a model (samplers, trainers, pipelines) and in functions told
-    their device (a `device` parameter), and what they call.
+    their device (a `device` parameter), and what they call. A tensor handed to a
+    `torch.distributed` collective (`all_reduce`, `all_gather`, `broadcast`, `reduce`,
+    `send`, ...) meets the device too, in any function: under NCCL the collective runs
+    on the process's GPU.
 
     ## Why is this bad?
     The model runs on a GPU and its inputs, parameters and activations are there; a
     tensor made without `device=` is on the CPU. Where the two meet, PyTorch stops
     with `Expected all tensors to be on the same device`. It works on a laptop and
-    breaks on the cluster.
+    breaks on the cluster. A CPU tensor given to an NCCL collective stops it with
+    `No backend type associated with device type cpu`.
 
     ## Example
     ```python
@@ -97,7 +102,10 @@ class FactoryWithoutDevice(Rule):
     `out=`; a meeting with a tensor parameter of a method (or private function) that
     every call in the file gives host data or CPU tensors, or values it cannot place
     while moving the result to the device at once: the helper works on the CPU by
-    design. A tensor returned to a caller is followed within its function only.
+    design; a collective on a CPU group (`group=cpu_group`), in a function that asks the
+    backend (`get_backend(group)`, `Backend.NCCL`, `"gloo"`) and places its tensors by
+    it, and the `*_object` collectives, which place their tensors themselves. A tensor
+    returned to a caller is followed within its function only.
     """
 
     code = "DEV003"
@@ -113,6 +121,19 @@ class FactoryWithoutDevice(Rule):
     reports_in_device_context = True  # files with no model code may hold a device context
 
     VALID = (
+        # Collectives: on a CPU (gloo) group, placed by the backend, objects, device tensors.
+        "import torch\nimport torch.distributed as dist\n\n"
+        "def sync(cpu_group):\n"
+        "    sizes = torch.zeros(4)\n"
+        "    dist.all_reduce(sizes, group=cpu_group)\n"
+        "    dist.broadcast_object_list([sizes.tolist()])\n"
+        "    dist.all_reduce(torch.zeros(4, device=torch.cuda.current_device()))\n\n"
+        "def sync_seed(group=None):\n"
+        "    seed = torch.randint(0, 100, (1,))\n"
+        '    if dist.get_backend(group) == "nccl":\n'
+        "        seed = seed.cuda()\n"
+        "    dist.broadcast(seed, 0, group=group)\n"
+        "    return seed.item()\n",
         # A trainer's tensor that meets only a Python number and the host.
         "import torch\n\nclass Trainer:\n"
         "    def __init__(self, model):\n        self.model = model\n\n"
@@ -248,6 +269,36 @@ class FactoryWithoutDevice(Rule):
         "        return sim - torch.tensor([0.5, 0.25])\n",
     )
     INVALID = (
+        Invalid(
+            # NCCL runs collectives on the GPU: a CPU tensor handed to one fails, wherever.
+            "import torch\nimport torch.distributed as dist\n\n"
+            "def get_maybe_sync_seed(max_size=10_000):\n"
+            "    rand_int = torch.randint(0, max_size, (1,))\n"
+            "    if dist.is_initialized():\n"
+            "        dist.all_reduce(rand_int)\n"
+            "    return rand_int.item()\n",
+            line=5,
+            column=16,
+        ),
+        Invalid(
+            "import numpy as np\nimport torch\nimport torch.nn as nn\n"
+            "from torch import distributed as dist\n\n"
+            "class ResidualVQ(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        seed = torch.tensor([np.random.randint(10_000)])\n"
+            "        dist.broadcast(seed, src=0)\n"
+            "        return x * seed.item()\n",
+            line=8,
+            column=16,
+            fixed="import numpy as np\nimport torch\nimport torch.nn as nn\n"
+            "from torch import distributed as dist\n\n"
+            "class ResidualVQ(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        seed = torch.tensor([np.random.randint(10_000)], device=x.device)\n"
+            "        dist.broadcast(seed, src=0)\n"
+            "        return x * seed.item()\n",
+            unsafe=True,
+        ),
         Invalid(
             # A sampler that keeps its model: the schedule it makes meets the noise.
             "import torch\n\nclass Sampler:\n"
@@ -480,16 +531,19 @@ class FactoryWithoutDevice(Rule):
 
     screen_types = (ast.Call, *BINDING_TYPES)
 
-    def sightings(self, found: Skeleton, settings: RuleSettings) -> frozenset[Sighting]:
+    def sightings(self, found: Skeleton, settings: RuleSettings) -> frozenset[Sighting] | None:
         """A candidate is a call that may resolve to ``torch.<factory>`` (``Bindings``) and,
         as the flow requires to blame it, lacks ``**``, ``device=`` and ``out=`` (``tensor``
         and ``as_tensor`` take data that may be Python's), is not in a setup method, nor
-        the receiver of a chain that surely moves it."""
+        the receiver of a chain that surely moves it. In a file that may call a collective
+        (``COLLECTIVE_FUNCTIONS``), which blames a CPU tensor in any scope: anywhere."""
         names = Bindings(found)
         calls = [call for call in found.of_type(ast.Call) if isinstance(call, ast.Call)]
         fresh = [call for call in calls if _may_create_without_device(call, names)]
         if not fresh:
             return frozenset()
+        if any(names.may_be(call.func, COLLECTIVE_FUNCTIONS) for call in calls):
+            return None
         placed = _surely_placed(calls)
         scopes = {found.scope_of(call) for call in fresh if id(call) not in placed}
         return frozenset(Sighting(scope) for scope in scopes if scope.method not in SETUP_METHODS)
@@ -498,7 +552,7 @@ class FactoryWithoutDevice(Rule):
         self, facts: FileFacts, index: ProjectIndex, sightings: frozenset[Sighting] | None
     ) -> bool:
         if sightings is None:
-            return super().may_report_in(facts, index, sightings)
+            return True  # a collective: see ``sightings``
         return any(_reports_in(index.scope_info(sighting.scope)) for sighting in sightings)
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
@@ -510,15 +564,23 @@ class FactoryWithoutDevice(Rule):
         if module != "torch" or factory not in _FACTORIES:
             return
         flow = context.flow()
+        if flow is None:
+            return
         meetings = context.meetings_of(node)
-        if flow is None or not meetings:
+        if not meetings:
             return  # moved first, only an index, host data, or it meets nothing
         meeting = meetings[0]
         fixes, anchors = _fixes(node, factory, meeting, flow.function, context)
+        collective = meeting.kind is MeetingKind.COLLECTIVE
         context.report(
             self.code,
             node,
-            data={"factory": name, "meets": _describe(meeting, context), **anchors},
+            data={
+                "factory": name,
+                "meets": _describe(meeting, context),
+                "collective": "yes" if collective else "",
+                **anchors,
+            },
             fixes=fixes,
             lines={"line": meeting.at},
         )
@@ -526,13 +588,18 @@ class FactoryWithoutDevice(Rule):
     def resolve(
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
-        if not _reports_in(scope):
-            return None
         data = candidate.data
+        if not (_reports_in(scope) or data.get("collective")):
+            return None
         message = (
             f"`{data['factory']}()` makes a CPU tensor that meets the computation's device "
             f"at line {data['line']} (`{data['meets']}`)"
         )
+        if data.get("collective"):
+            message = (
+                f"`{data['factory']}()` makes a CPU tensor handed to a collective at line "
+                f"{data['line']} (`{data['meets']}`), which NCCL runs on the process's GPU"
+            )
         if scope.device_aware and not scope.in_init:
             fix = choose_fix(
                 candidate, "self_device", Applicability.SAFE, "Add `device=self.device`"
@@ -603,7 +670,8 @@ def _fixes(
             anchors["tensor_device"] = tensor
     partner_name = dotted_name(meeting.partner)
     module_call = meeting.kind is MeetingKind.MODULE_CALL and meeting.partner is _callee(meeting)
-    if partner_name is not None and not module_call and _is_atom(meeting.cpu):
+    collective = meeting.kind is MeetingKind.COLLECTIVE  # its partner is a function
+    if partner_name is not None and not (module_call or collective) and _is_atom(meeting.cpu):
         fixes["move_at_meeting"] = (insert_after(meeting.cpu, f".to({partner_name}.device)"),)
         anchors["move_at_meeting"] = partner_name
     return fixes, anchors

@@ -14,10 +14,13 @@ from devlint.rules._devices import BINDING_TYPES, Bindings, may_be_device_litera
 from devlint.rules.base import FileContext, Invalid, Rule, RuleSettings
 from devlint.skeleton import Skeleton
 from devlint.symbols import (
+    BARRIER_FUNCTIONS,
     CUDA_VISIBLE_DEVICES,
     DDP_CLASSES,
     DDP_DEVICE_KEYWORDS,
     DEVICE_TYPES,
+    GLOBAL_RANK_NAMES,
+    GLOBAL_RANK_VARIABLES,
     SET_DEVICE_FUNCTIONS,
 )
 
@@ -27,6 +30,9 @@ _ENVIRONMENT_SETTERS = frozenset({"os.environ.update", "os.putenv"})
 launcher set, so it is a default the user can override, not a hard-coded choice."""
 _ENVIRON = frozenset({"os.environ"})
 _TORCH_DEVICE = frozenset({"torch.device"})
+_PINNING_CALLS = DDP_CLASSES | BARRIER_FUNCTIONS
+"""Calls whose ``DDP_DEVICE_KEYWORDS`` keywords name the GPU each process uses."""
+_RANK_WORDS = GLOBAL_RANK_NAMES | GLOBAL_RANK_VARIABLES
 _TRIGGERS = tuple(
     sorted(
         {name.rpartition(".")[2] for name in SET_DEVICE_FUNCTIONS}  # set_device
@@ -36,6 +42,7 @@ _TRIGGERS = tuple(
             if not any(o != k and o in k for o in DDP_DEVICE_KEYWORDS)
         }
         | {CUDA_VISIBLE_DEVICES}
+        | {k for k in _RANK_WORDS if not any(o != k and o in k for o in _RANK_WORDS)}
     )
 )
 """Names every candidate spells: see ``HardcodedDeviceIndex.triggers``."""
@@ -49,13 +56,21 @@ class HardcodedDeviceIndex(Rule):
     `os.environ["CUDA_VISIBLE_DEVICES"] = "0"` (also through `os.environ.update`
     and `os.putenv`), in code that is not a script's entry point: library
     functions, module-level code of modules that other modules import, methods.
+    Also a GPU chosen by the process's global rank: `dist.get_rank()` (any
+    `get_rank()`), `self.global_rank`, `process_index`, `os.environ["RANK"]` (or
+    `SLURM_PROCID`, `OMPI_COMM_WORLD_RANK`, `PMI_RANK`), or a variable of the function
+    assigned only these, given to `set_device`, to `device_ids=`/`output_device=`/
+    `device_id=` (also of `torch.distributed.barrier`), to `.to()`, `.cuda()`,
+    `device=` or `torch.device()`, directly or as `f"cuda:{rank}"` / `"xpu:" + str(rank)`.
 
     ## Why is this bad?
     Under `torchrun`, `accelerate launch` or Lightning every process trains on its
     own GPU, and the launcher tells it which (`LOCAL_RANK`, a per-process
     `CUDA_VISIBLE_DEVICES`). A hard-coded `set_device(0)` or `device_ids=[0]`
     puts every process on GPU 0: the other GPUs idle while GPU 0 runs out of
-    memory, or NCCL fails with `Duplicate GPU detected`. Setting
+    memory, or NCCL fails with `Duplicate GPU detected`. The global rank counts the
+    processes of every node: on the second node of eight GPUs it is 8 to 15, GPUs that
+    are not there (`invalid device ordinal`); the local rank is the index. Setting
     `CUDA_VISIBLE_DEVICES` from library code silently overrides what the launcher
     (or the user, on the command line) chose, and does nothing at all once CUDA is
     initialised.
@@ -98,7 +113,10 @@ class HardcodedDeviceIndex(Rule):
     calls (an API, a callback). Test modules (`test_*.py`, `*_test.py`,
     `conftest.py`, modules of a `tests` package) are a test runner's entry points
     and are not flagged either. Also not flagged: an index computed at run time
-    (`set_device(local_rank)`), a literal used as the fallback in an `except`
+    (`set_device(local_rank)`), a rank mapped onto the node's GPUs
+    (`rank % torch.cuda.device_count()`, right when each node runs one process per GPU
+    in rank order, as launchers do), a rank the function receives as a parameter
+    (`mp.spawn` on one node passes the local one), a literal used as the fallback in an `except`
     handler whose `try` sets the device from a computed index,
     `os.environ.setdefault(...)` (a default the launcher overrides),
     `CUDA_VISIBLE_DEVICES` set to `""` or `"-1"` (no GPU at all), and code under
@@ -107,7 +125,9 @@ class HardcodedDeviceIndex(Rule):
 
     code = "DEV009"
     name = "hardcoded-device-index"
-    summary = "Literal GPU index (`set_device(0)`, `device_ids=[0]`, `CUDA_VISIBLE_DEVICES`)"
+    summary = (
+        "GPU index written in or taken from the global rank (`set_device(0)`, `device_ids=[rank]`)"
+    )
     fix_safety = "none"
     node_types = ("Call", "Assign", "Import")
     # `torch.cuda.set_device` is resolved from names written in the file (a relative import
@@ -154,6 +174,16 @@ class HardcodedDeviceIndex(Rule):
         "        torch.cuda.set_device(0)\n",
         # Top-level code of a script that nothing imports.
         'import os\n\nos.environ["CUDA_VISIBLE_DEVICES"] = "0"\n',
+        # The local rank, a rank mapped onto the node's GPUs, a rank given as a parameter.
+        "import os\nimport torch\nimport torch.distributed as dist\n\n"
+        "def init(model, rank):\n"
+        "    global_rank = dist.get_rank()\n"
+        '    local_rank = int(os.environ["LOCAL_RANK"])\n'
+        "    torch.cuda.set_device(global_rank % torch.cuda.device_count())\n"
+        '    model.to(f"cuda:{local_rank}")\n'
+        "    dist.barrier(device_ids=[local_rank])\n"
+        '    print(f"cuda:{global_rank}", global_rank)\n'
+        "    return torch.nn.parallel.DistributedDataParallel(model, device_ids=[rank])\n",
     )
     INVALID = (
         Invalid(
@@ -193,6 +223,42 @@ class HardcodedDeviceIndex(Rule):
             column=48,
         ),
         Invalid(
+            # The global rank as a GPU index: past the last GPU on the second node.
+            "import os\nimport torch\n\n"
+            "def init_npu():\n"
+            '    rank = int(os.environ["RANK"])\n'
+            "    torch.npu.set_device(rank)\n",
+            line=6,
+            column=26,
+        ),
+        Invalid(
+            "import torch\nimport torch.distributed as dist\n\n"
+            "class PipelineModule(torch.nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.global_rank = dist.get_rank()\n"
+            '        self.to(f"cuda:{self.global_rank}")\n',
+            line=8,
+            column=17,
+        ),
+        Invalid(
+            "import torch\n\n"
+            "class Backend:\n"
+            "    def new_group(self, ranks):\n"
+            "        rank = self.get_rank()\n"
+            '        return torch.tensor(ranks).to("xpu:" + str(rank))\n',
+            line=6,
+            column=39,
+        ),
+        Invalid(
+            "import torch.distributed as dist\n\n"
+            "class State:\n"
+            "    def wait_for_everyone(self):\n"
+            "        dist.barrier(device_ids=[self.process_index])\n",
+            line=5,
+            column=33,
+        ),
+        Invalid(
             "from os import environ\n\n"
             "def pin_first_gpu():\n"
             '    environ["CUDA_VISIBLE_DEVICES"] = "0"\n',
@@ -209,9 +275,12 @@ class HardcodedDeviceIndex(Rule):
         setter; or a string assigned to ``CUDA_VISIBLE_DEVICES`` of what may be
         ``os.environ``."""
         names = Bindings(found)
-        return any(_may_pin_gpu(call, names) for call in found.of_type(ast.Call)) or any(
+        if any(_may_pin_gpu(call, names) for call in found.of_type(ast.Call)) or any(
             _may_set_visible_devices(assign, names) for assign in found.of_type(ast.Assign)
-        )
+        ):
+            return True
+        ranks = _may_hold_rank(found)
+        return any(_may_use_rank(call, names, ranks) for call in found.of_type(ast.Call))
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         at_module_level = context.scope.function_name is None
@@ -229,20 +298,29 @@ class HardcodedDeviceIndex(Rule):
         callee = context.qualified_name(node.func) or ""
         if callee in SET_DEVICE_FUNCTIONS:
             argument = first_positional(node) or keyword_argument(node, "device")
-            if argument is None or _device_index(argument.value, context) is None:
+            if argument is None:
                 return
-            if not _fallback(callee, context):
+            if _device_index(argument.value, context) is None:
+                self._report_rank(context, argument.value, _global_rank(argument.value, context))
+            elif not _fallback(callee, context):
                 self._report(context, argument.value, "set_device")
-        elif callee in DDP_CLASSES:
+        elif callee in _PINNING_CALLS:
             for keyword in DDP_DEVICE_KEYWORDS:
                 argument = keyword_argument(node, keyword)
-                if argument is not None and _pins_gpu(argument.value, context):
+                if argument is None:
+                    continue
+                if _pins_gpu(argument.value, context):
                     self._report(context, argument.value, keyword)
                     return  # one finding per wrapper
+                if self._report_rank(context, argument.value, _rank_among(argument.value, context)):
+                    return
         elif callee in _ENVIRONMENT_SETTERS:
             value = _visible_devices_argument(node)
             if value is not None and _visible_devices_literal(value):
                 self._report(context, value, "environment")
+        else:
+            for device in _device_arguments(node, callee):
+                self._report_rank(context, device, _rank_device(device, context))
 
     def _visit_assign(self, node: cst.Assign, context: FileContext) -> None:
         if context.in_checked_branch or not _visible_devices_literal(node.value):
@@ -286,7 +364,14 @@ class HardcodedDeviceIndex(Rule):
                 caller = context.scope.function_name or ""
                 context.add_fact(Reference(name, caller, main_guard=_in_main_guard(context)))
 
-    def _report(self, context: FileContext, node: cst.CSTNode, what: str) -> None:
+    def _report_rank(self, context: FileContext, node: cst.CSTNode, rank: str | None) -> bool:
+        """Report ``node``, a device index computed from ``rank`` (the global rank)."""
+        if rank is None:
+            return False
+        self._report(context, node, "rank", rank=rank)
+        return True
+
+    def _report(self, context: FileContext, node: cst.CSTNode, what: str, rank: str = "") -> None:
         if context.scope.function_name is not None:
             where = "function"
         elif _in_main_guard(context):
@@ -301,6 +386,7 @@ class HardcodedDeviceIndex(Rule):
                 "literal": context.code_for(node),
                 "where": where,
                 "module": context.module_name,
+                "rank": rank,
             },
         )
 
@@ -316,6 +402,12 @@ class HardcodedDeviceIndex(Rule):
         if data["where"] == "function" and function is not None and index.entry_only(function):
             return None
         literal, what = data["literal"], data["what"]
+        if what == "rank":
+            return Resolution(
+                f"`{literal}` uses the global rank (`{data['rank']}`) as a device index: on "
+                "every node but the first it names a GPU that is not there; use the local "
+                f"rank, `{_LOCAL_RANK}`"
+            )
         if what == "set_device":
             return Resolution(
                 f"`torch.cuda.set_device({literal})` puts every process on the same GPU; "
@@ -351,6 +443,46 @@ def _may_pin_gpu(call: ast.AST, names: Bindings) -> bool:
             if any(_may_be_index(element, names) for element in elements):
                 return True
     return False
+
+
+def _may_hold_rank(found: Skeleton) -> set[str]:
+    """Names of the file that ``_global_rank`` may read as a global rank: those assigned
+    an expression that spells a rank word or another such name (to a fixed point)."""
+    assigns = [node for node in found.of_type(ast.Assign) if isinstance(node, ast.Assign)]
+    ranks: set[str] = set()
+    while True:
+        more = {
+            target.id
+            for assign in assigns
+            if _spells_rank(assign.value, ranks)
+            for target in assign.targets
+            if isinstance(target, ast.Name) and target.id not in ranks
+        }
+        if not more:
+            return ranks
+        ranks |= more
+
+
+def _spells_rank(node: ast.AST, ranks: set[str]) -> bool:
+    """A rank word (``get_rank``, ``RANK``, ...) or a name of ``ranks`` occurs in ``node``."""
+    for part in ast.walk(node):
+        if isinstance(part, ast.Name) and (part.id in ranks or part.id in GLOBAL_RANK_NAMES):
+            return True
+        if isinstance(part, ast.Attribute) and part.attr in GLOBAL_RANK_NAMES:
+            return True
+        if isinstance(part, ast.Constant) and part.value in GLOBAL_RANK_VARIABLES:
+            return True
+    return False
+
+
+def _may_use_rank(call: ast.AST, names: Bindings, ranks: set[str]) -> bool:
+    """A device index or device argument of ``call`` (as ``visit`` finds them) spells a
+    global rank."""
+    assert isinstance(call, ast.Call)
+    keywords = {keyword.arg: keyword.value for keyword in call.keywords}
+    given = [keywords.get("device"), *call.args]  # `.to(d)`, `torch.device("cuda", i)`
+    given += [keywords.get(keyword) for keyword in DDP_DEVICE_KEYWORDS]
+    return any(value is not None and _spells_rank(value, ranks) for value in given)
 
 
 def _may_be_index(node: ast.AST | None, names: Bindings) -> bool:
@@ -477,3 +609,161 @@ def _is_main_test(test: cst.BaseExpression) -> bool:
         if isinstance(side, cst.SimpleString) and side.evaluated_value == "__main__"
     ]
     return len(names) == 1 and len(strings) == 1
+
+
+# A device index computed from the global rank -------------------------------------------
+
+_ENVIRONMENT_READERS = frozenset({"os.environ.get", "os.getenv"})
+_CONVERSIONS = frozenset({"int", "str"})
+_NAME_DEPTH = 3
+"""How many assignments (``rank = ...; r = rank``) a rank is followed through."""
+
+
+def _device_arguments(call: cst.Call, callee: str) -> list[cst.BaseExpression]:
+    """Where a call takes a device: ``.to(d)``, ``.cuda(d)``, ``device=d``, and the index of
+    ``torch.device("cuda", i)`` (or its one argument)."""
+    found = []
+    if callee == "torch.device":
+        positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+        found.extend(positional[1:2] if len(positional) == 2 else positional[:1])
+    elif isinstance(call.func, cst.Attribute) and call.func.attr.value in ("to", "cuda"):
+        first = first_positional(call)
+        if first is not None:
+            found.append(first.value)
+    device = keyword_argument(call, "device")
+    if device is not None:
+        found.append(device.value)
+    return found
+
+
+def _rank_device(node: cst.BaseExpression, context: FileContext) -> str | None:
+    """The global rank ``node`` names a device by: the rank itself (an index), or a device
+    string built from it (``f"cuda:{rank}"``, ``"xpu:" + str(rank)``)."""
+    if isinstance(node, cst.FormattedString) and len(node.parts) == 2:
+        text, formatted = node.parts
+        if (
+            isinstance(text, cst.FormattedStringText)
+            and _is_device_prefix(text.value)
+            and isinstance(formatted, cst.FormattedStringExpression)
+        ):
+            return _global_rank(formatted.expression, context)
+        return None
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        prefix = node.left
+        if isinstance(prefix, cst.SimpleString) and _is_device_prefix(prefix.evaluated_value):
+            return _global_rank(node.right, context)
+        return None
+    return _global_rank(node, context)
+
+
+def _is_device_prefix(text: str | bytes) -> bool:
+    """``"cuda:"``: a device string that an index completes."""
+    if not isinstance(text, str):
+        return False
+    kind, colon, rest = text.partition(":")
+    return kind in DEVICE_TYPES and colon == ":" and not rest
+
+
+def _rank_among(node: cst.BaseExpression, context: FileContext) -> str | None:
+    """The global rank among GPU indices given as ``[rank]``, ``(rank,)`` or ``rank``."""
+    if isinstance(node, (cst.List, cst.Tuple)):
+        for element in node.elements:
+            if isinstance(element, cst.Element):
+                rank = _global_rank(element.value, context)
+                if rank is not None:
+                    return rank
+        return None
+    return _global_rank(node, context)
+
+
+def _global_rank(node: cst.BaseExpression, context: FileContext, depth: int = 0) -> str | None:
+    """The code of the global rank ``node`` holds: ``dist.get_rank()``, ``self.global_rank``,
+    ``accelerator.process_index``, ``int(os.environ["RANK"])``, or a variable of the
+    function that every assignment sets to one of these. Arithmetic on it
+    (``rank % torch.cuda.device_count()``) is not followed: that maps ranks onto GPUs."""
+    if isinstance(node, cst.Attribute):
+        return context.code_for(node) if node.attr.value in GLOBAL_RANK_NAMES else None
+    if isinstance(node, cst.Subscript):
+        if context.qualified_name(node.value) == "os.environ" and len(node.slice) == 1:
+            index = node.slice[0].slice
+            if isinstance(index, cst.Index) and _is_rank_variable(index.value):
+                return context.code_for(node)
+        return None
+    if isinstance(node, cst.Call):
+        name = dotted_name(node.func) or ""
+        if name.rpartition(".")[2] in GLOBAL_RANK_NAMES:
+            return context.code_for(node)
+        first = first_positional(node)
+        if first is None:
+            return None
+        if context.qualified_name(node.func) in _ENVIRONMENT_READERS:
+            return context.code_for(node) if _is_rank_variable(first.value) else None
+        if name in _CONVERSIONS and len(node.args) == 1:
+            return _global_rank(first.value, context, depth)
+        return None
+    if isinstance(node, cst.Name) and depth < _NAME_DEPTH:
+        values = _assigned_values(node.value, context)
+        ranks = [_global_rank(value, context, depth + 1) for value in values]
+        if ranks and all(rank is not None for rank in ranks):
+            return ranks[0]
+    return None
+
+
+def _is_rank_variable(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.SimpleString) and node.evaluated_value in GLOBAL_RANK_VARIABLES
+
+
+def _assigned_values(name: str, context: FileContext) -> list[cst.BaseExpression]:
+    """Every value the innermost function around the visited node assigns to ``name``
+    (``name = value``), or nothing if it is a parameter or is bound any other way."""
+    function = next(
+        (node for node in reversed(context.ancestors) if isinstance(node, cst.FunctionDef)),
+        None,
+    )
+    if function is None:
+        return []
+    params = function.params
+    every = (*params.posonly_params, *params.params, *params.kwonly_params)
+    if any(param.name.value == name for param in every):
+        return []
+    values: list[cst.BaseExpression] = []
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue  # their own scopes
+        if isinstance(current, cst.Assign):
+            targets = [target.target for target in current.targets]
+            if any(isinstance(t, cst.Name) and t.value == name for t in targets):
+                values.append(current.value)
+                continue
+        elif _binds_otherwise(current, name):
+            return []
+        stack.extend(current.children)
+    return values
+
+
+def _binds_otherwise(node: cst.CSTNode, name: str) -> bool:
+    """``node`` binds ``name`` in a way ``_assigned_values`` does not read: unpacking, a
+    loop, ``with ... as``, an augmented or annotated assignment, ``:=``."""
+    target: cst.CSTNode
+    if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
+        target = node.target
+    elif isinstance(node, cst.AsName):
+        target = node.name
+    elif isinstance(node, cst.AssignTarget):
+        target = node.target
+    else:
+        return False
+    return any(isinstance(found, cst.Name) and found.value == name for found in _names_in(target))
+
+
+def _names_in(node: cst.CSTNode) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        if isinstance(current, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
+            stack.extend(current.children)
+    return found

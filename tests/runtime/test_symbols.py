@@ -67,7 +67,14 @@ LM = lightning.pytorch.LightningModule
 MODULE = torch.nn.Module
 TENSOR = torch.Tensor
 
-PLUGIN_DEVICE_TYPES = {"npu": "registered at run time by the torch_npu plugin"}
+PLUGIN_DEVICE_TYPES = {
+    "npu": "registered at run time by the torch_npu plugin",
+    "mlu": "registered at run time by the torch_mlu plugin",
+    "musa": "registered at run time by the torch_musa plugin",
+}
+
+RANK_OWNERS = (torch.distributed, lightning.pytorch.Trainer, transformers.TrainingArguments)
+"""Where the names of a process's global rank come from."""
 
 CHECKS: dict[str, Callable[[Any], list[str]]] = {
     # Qualified names of classes and functions.
@@ -79,7 +86,15 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "DATASET_BASES": check_qualified,
     "DDP_CLASSES": check_qualified,
     "AUTOGRAD_FUNCTION_BASES": check_qualified,
-    "SET_DEVICE_FUNCTIONS": check_qualified,
+    "SET_DEVICE_FUNCTIONS": lambda v: check_qualified(
+        n for n in v if n.split(".")[1] not in PLUGIN_DEVICE_TYPES
+    ),
+    "BARRIER_FUNCTIONS": lambda v: (
+        check_qualified(v) or sorted({"device_ids"} - keywords_of(*map(resolve, v)))
+    ),
+    "GLOBAL_RANK_NAMES": lambda v: [
+        n for n in sorted(v) if not any(hasattr(owner, n) for owner in RANK_OWNERS)
+    ],
     "MAP_LOCATION_LOADERS": lambda v: check_qualified(v) or check_positions(v, resolve),
     "MAP_LOCATION_METHODS": lambda v: check_positions(v, lambda name: getattr(LM, name)),
     # torch.<name>
@@ -155,6 +170,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     ),
     "PROCESSOR_LOADERS": lambda v: [n for n in v if not hasattr(transformers, f"Auto{n}")],
     "MEETING_FUNCTIONS": check_qualified,
+    "COLLECTIVE_FUNCTIONS": check_qualified,
     "TENSOR_HOST_ATTRIBUTES": lambda v: sorted(
         n for n in v if not (hasattr(TENSOR, n) or hasattr(MODULE(), n))
     ),
@@ -180,6 +196,7 @@ NOT_LIBRARY_NAMES = {
     "DATASET_MODULE_PREFIXES": "torchvision, which does not install beside this torch",
     "TEST_PACKAGES": "folder names of projects",
     "CUDA_VISIBLE_DEVICES": "an environment variable",
+    "GLOBAL_RANK_VARIABLES": "environment variables of launchers",
     "HOST_ANNOTATIONS": "Python's and typing's names for data",
     "TENSOR_PARAMETER_NAMES": "parameter names that users choose",
     "CONFIG_PARAMETERS": "parameter names that users choose",

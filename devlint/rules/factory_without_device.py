@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, Scope, ScopeInfo
 from devlint.facts import FileFacts
 from devlint.findings import Applicability, Fix
+from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting, MeetingKind
 from devlint.index import ProjectIndex
 from devlint.nodes import annotation_names, chain_root, dotted_name, is_self
@@ -224,6 +225,15 @@ class FactoryWithoutDevice(Rule):
         "def to_device(batch: torch.Tensor, like: torch.Tensor):\n"
         "    return batch.to(like.device)\n\n"
         "loader = DataLoader([], collate_fn=pad_collate)\n",
+        # Its module's other functions read devices, but this helper of a file reader
+        # takes arrays the reader made: no sign that they are on a device.
+        "import torch\n\n"
+        "def starts(counts):\n"
+        "    delta = torch.ones(int(counts.sum()), dtype=torch.int64)\n"
+        "    delta[counts.cumsum(0)[:-1]] += counts[1:]\n"
+        "    return delta.cumsum(0)\n\n"
+        "def voxelize(coords: torch.Tensor):\n"
+        "    return torch.zeros(8, 8, device=coords.device)\n",
     )
     INVALID = (
         Invalid(
@@ -559,7 +569,8 @@ class FactoryWithoutDevice(Rule):
             return  # moved first, only an index, host data, or it meets nothing
         meeting = meetings[0]
         fixes, anchors = _fixes(node, factory, meeting, flow.function, context)
-        evidence = {"follows_inputs": "yes"} if _visited_follows_inputs(context) else {}
+        following = _visited_follows_inputs(context, flow, meetings)
+        evidence = {"follows_inputs": "yes"} if following else {}
         context.report(
             self.code,
             node,
@@ -649,9 +660,14 @@ def _reads_device(attribute: str, value: ast.expr | cst.BaseExpression, called: 
     return not (isinstance(value, ast.Name) and value.id == "self") and not is_self(value)
 
 
-def _visited_follows_inputs(context: FileContext) -> bool:
+def _visited_follows_inputs(
+    context: FileContext, flow: FunctionFlow, meetings: Sequence[Meeting]
+) -> bool:
     """``_follows_inputs`` for the visited node of a module-level function, from the libcst
-    tree (what ``_functions_reading_devices`` sees in ``ast``), computed once per file."""
+    tree (what ``_functions_reading_devices`` sees in ``ast``), computed once per file; and
+    the tensor it meets there derives from the function's inputs: from any parameter when
+    the function reads a device itself, from one annotated as a tensor when only its
+    module's functions do (a helper of a file reader takes arrays it made on the CPU)."""
     if context.scope.class_name is not None or context.scope.function_name is None:
         return False
     state = context.state(FactoryWithoutDevice)
@@ -659,7 +675,24 @@ def _visited_follows_inputs(context: FileContext) -> bool:
     if not isinstance(reading, dict):
         reading = state["reading"] = _module_functions_reading(context.ancestors[0])
     outermost = next(n for n in context.ancestors if isinstance(n, cst.FunctionDef))
-    return bool(reading.get(id(outermost))) or any(reading.values())
+    inputs: set[str] = set()
+    for meeting in meetings:
+        partner = flow.values.get(meeting.partner)  # None: it met in a function it calls
+        inputs.update(partner.params if partner is not None else ())
+    if reading.get(id(outermost)):
+        return bool(inputs)
+    return any(reading.values()) and bool(inputs & _tensor_parameters(flow.function))
+
+
+def _tensor_parameters(function: cst.FunctionDef) -> set[str]:
+    params = function.params
+    every = (*params.posonly_params, *params.params, *params.kwonly_params)
+    return {
+        param.name.value
+        for param in every
+        if param.annotation is not None
+        and any(name.endswith("Tensor") for name in annotation_names(param.annotation.annotation))
+    }
 
 
 def _module_functions_reading(module: cst.CSTNode) -> dict[int, bool]:

@@ -149,8 +149,10 @@ def test_every_rule_has_a_trigger_and_passes_its_screen_where_it_reports_or_adds
             # Outside model code a candidate is kept only where the index, asked before
             # parsing, says the rule may report (DEV003: a library function whose
             # tensors follow its inputs), or a skipped file would lose it.
-            placing = None if sightings is None else frozenset(
-                s for s in sightings if _places(s, candidate)
+            placing = (
+                None
+                if sightings is None
+                else frozenset(s for s in sightings if _places(s, candidate))
             )
             for scope in OUTSIDE_MODEL_CODE:
                 kept = rule.resolve(candidate, scope, index) is not None

@@ -239,7 +239,7 @@ def _annotation_kind(annotation: cst.BaseExpression) -> str:
     ``torch.device``: on the computation's device as a tensor input is), ``host`` when
     only Python data, else ``other``."""
     names = annotation_names(annotation)
-    if any(name.endswith(("Tensor", "Module")) or name == "device" for name in names):
+    if any(name.endswith(("Tensor", "Module", ".device")) or name == "device" for name in names):
         return "tensor"
     return "host" if names and all(name in HOST_ANNOTATIONS for name in names) else "other"
 

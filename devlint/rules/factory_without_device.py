@@ -275,6 +275,24 @@ class FactoryWithoutDevice(Rule):
             unsafe=True,
         ),
         Invalid(
+            # A module parameter is on the computation's device: so is what follows it.
+            "import torch\nfrom torch import nn\n\n"
+            "def random_mask(layer: nn.Module, r: int):\n"
+            "    idx = torch.randperm(layer.weight.numel())[:r].to(layer.weight.device)\n"
+            "    val = torch.ones(r, dtype=torch.bool)\n"
+            "    mask = torch.zeros(layer.weight.numel(), dtype=torch.bool).to(idx.device)\n"
+            "    return mask.scatter(0, idx, val)\n",
+            line=6,
+            column=11,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "def random_mask(layer: nn.Module, r: int):\n"
+            "    idx = torch.randperm(layer.weight.numel())[:r].to(layer.weight.device)\n"
+            "    val = torch.ones(r, dtype=torch.bool)\n"
+            "    mask = torch.zeros(layer.weight.numel(), dtype=torch.bool).to(idx.device)\n"
+            "    return mask.scatter(0, idx, val.to(mask.device))\n",
+            unsafe=True,
+        ),
+        Invalid(
             # Told its device by an annotated parameter.
             "import torch\n\n"
             "def couples(k: int, dv: torch.device):\n"
@@ -569,7 +587,7 @@ class FactoryWithoutDevice(Rule):
             return  # moved first, only an index, host data, or it meets nothing
         meeting = meetings[0]
         fixes, anchors = _fixes(node, factory, meeting, flow.function, context)
-        following = _visited_follows_inputs(context, flow, meetings)
+        following = _visited_follows_inputs(self, context, flow, meetings)
         evidence = {"follows_inputs": "yes"} if following else {}
         context.report(
             self.code,
@@ -657,11 +675,13 @@ def _functions_reading_devices(found: Skeleton, calls: Iterable[ast.Call]) -> fr
 def _reads_device(attribute: str, value: ast.expr | cst.BaseExpression, called: bool) -> bool:
     if attribute != "device" or called:
         return False
-    return not (isinstance(value, ast.Name) and value.id == "self") and not is_self(value)
+    if isinstance(value, ast.expr):
+        return not (isinstance(value, ast.Name) and value.id == "self")
+    return not is_self(value)
 
 
 def _visited_follows_inputs(
-    context: FileContext, flow: FunctionFlow, meetings: Sequence[Meeting]
+    rule: Rule, context: FileContext, flow: FunctionFlow, meetings: Sequence[Meeting]
 ) -> bool:
     """``_follows_inputs`` for the visited node of a module-level function, from the libcst
     tree (what ``_functions_reading_devices`` sees in ``ast``), computed once per file; and
@@ -670,7 +690,7 @@ def _visited_follows_inputs(
     module's functions do (a helper of a file reader takes arrays it made on the CPU)."""
     if context.scope.class_name is not None or context.scope.function_name is None:
         return False
-    state = context.state(FactoryWithoutDevice)
+    state = context.state(rule)
     reading = state.get("reading")
     if not isinstance(reading, dict):
         reading = state["reading"] = _module_functions_reading(context.ancestors[0])
@@ -797,10 +817,13 @@ def _device_parameter(function: cst.FunctionDef) -> str | None:
         param
         for param in every
         if param.annotation is not None
-        and "device" in annotation_names(param.annotation.annotation)
+        and any(
+            name.rpartition(".")[2] == "device"
+            for name in annotation_names(param.annotation.annotation)
+        )
     ]
-    chosen = (named or annotated or [None])[0]
-    return chosen.name.value if chosen is not None else None
+    chosen = named or annotated
+    return chosen[0].name.value if chosen else None
 
 
 def _callee(meeting: Meeting) -> cst.BaseExpression | None:

@@ -81,7 +81,8 @@ class M(nn.Module):
         self.register_buffer("table", torch.zeros(4))
 
     def forward(
-        self, x, p, t: torch.Tensor, lengths: int, device=None, config=None, mask=None
+        self, x, p, t: torch.Tensor, lengths: int, device=None, config=None, mask=None,
+        layer: nn.Module = None, dv: "torch.device" = None,
     ):
         mask = mask[:, None]
 {body}
@@ -101,6 +102,8 @@ def in_forward(body: str) -> Analysed:
         ("p", {UNK}),  # neither: as likely a number (a dropout rate)
         ("lengths", {HOST}),  # annotated int
         ("device", {F_}),  # a device parameter
+        ("layer.weight", {F_}),  # a module, by its annotation
+        ("torch.zeros(3, device=dv)", {F_}),  # a device, by its annotation
         ("config", {HOST}),
         ("x.device", {F_}),
         ("self.device", {F_}),

@@ -246,9 +246,11 @@ def _parameter_value(param: cst.Param, tensor: bool) -> Value:
 
 
 def _annotation_kind(annotation: cst.BaseExpression) -> str:
-    """``tensor`` when it names a tensor, ``host`` when only Python data, else ``other``."""
+    """``tensor`` when it names a tensor, or a module or a device (``nn.Module``,
+    ``torch.device``: on the computation's device as a tensor input is), ``host`` when
+    only Python data, else ``other``."""
     names = annotation_names(annotation)
-    if any(name.endswith("Tensor") for name in names):
+    if any(name.endswith(("Tensor", "Module", ".device")) or name == "device" for name in names):
         return "tensor"
     return "host" if names and all(name in HOST_ANNOTATIONS for name in names) else "other"
 

@@ -179,6 +179,9 @@ class Sighting:
     name: str = ""
     """What the candidate names, for a rule whose ``resolve`` reads one (DEV010: the
     ``qualified`` name in its data); empty: it may name anything."""
+    follows_inputs: bool = False
+    """The screen saw evidence that the function's tensors follow its inputs' device
+    (DEV003: ``follows_inputs`` in its data); False: it may have none."""
 
 
 Pending = tuple[str, frozenset[Sighting] | None]

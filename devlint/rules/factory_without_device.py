@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import libcst as cst
 
-from devlint.candidates import Candidate, Resolution, ScopeInfo
+from devlint.candidates import Candidate, Resolution, Scope, ScopeInfo
 from devlint.facts import FileFacts
 from devlint.findings import Applicability, Fix
+from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting, MeetingKind
 from devlint.index import ProjectIndex
-from devlint.nodes import chain_root, dotted_name
+from devlint.nodes import annotation_names, chain_root, dotted_name, is_self
 from devlint.rules._devices import BINDING_TYPES, Bindings
 from devlint.rules.base import (
     FileContext,
@@ -27,6 +28,7 @@ from devlint.rules.base import (
 from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import (
     ARRAY_TENSOR_FACTORIES,
+    COLLATE_KEYWORDS,
     COLLECTIVE_FUNCTIONS,
     CPU_RESULT_METHODS,
     DATA_FACTORIES,
@@ -57,7 +59,12 @@ class FactoryWithoutDevice(Rule):
     code, only on a forward path: `forward`, `__call__`, `*_step`, `generate`,
     batch-level hooks, and what they call. Elsewhere, in every method of a class that
     stores a device or a model (samplers, trainers, pipelines) and in functions told
-    their device (a `device` parameter), and what they call. A tensor handed to a
+    their device (a `device` parameter), and what they call. And in library functions
+    (module-level, not model code, not collate functions) whose tensors follow their
+    inputs: the function reads a device itself (`x.device`, `.to(w.device)`, a
+    parameter annotated `torch.device`), or its module's functions do (kornia's and
+    torchmetrics' functionals, pytorch3d's ops); parameters annotated as tensors,
+    modules or devices are on the computation's device there. A tensor handed to a
     `torch.distributed` collective (`all_reduce`, `all_gather`, `broadcast`, `reduce`,
     `send`, ...) meets the device too, in any function: under NCCL the collective runs
     on the process's GPU.
@@ -267,6 +274,29 @@ class FactoryWithoutDevice(Rule):
         "    def score(self, batch, refs):\n"
         "        sim = self._similarity(self.model(batch).cpu(), self.model(refs).cpu())\n"
         "        return sim - torch.tensor([0.5, 0.25])\n",
+        # A library function with no sign of a device: the data pipeline's CPU tensors;
+        # choosing a device (`torch.device(...)`) is no sign that tensors follow inputs.
+        "import torch\n\nMEAN = [0.485, 0.456, 0.406]\n\n"
+        "def pick():\n"
+        '    return torch.device("cuda")\n\n'
+        "def normalize(img: torch.Tensor):\n"
+        "    return img - torch.tensor(MEAN)[:, None, None]\n",
+        # A collate function runs in the loader, on the CPU, whatever its module reads.
+        "import torch\nfrom torch.utils.data import DataLoader\n\n"
+        "def pad_collate(batch: torch.Tensor):\n"
+        "    return batch.masked_fill(torch.zeros(batch.shape, dtype=torch.bool), 0)\n\n"
+        "def to_device(batch: torch.Tensor, like: torch.Tensor):\n"
+        "    return batch.to(like.device)\n\n"
+        "loader = DataLoader([], collate_fn=pad_collate)\n",
+        # Its module's other functions read devices, but this helper of a file reader
+        # takes arrays the reader made: no sign that they are on a device.
+        "import torch\n\n"
+        "def starts(counts):\n"
+        "    delta = torch.ones(int(counts.sum()), dtype=torch.int64)\n"
+        "    delta[counts.cumsum(0)[:-1]] += counts[1:]\n"
+        "    return delta.cumsum(0)\n\n"
+        "def voxelize(coords: torch.Tensor):\n"
+        "    return torch.zeros(8, 8, device=coords.device)\n",
     )
     INVALID = (
         Invalid(
@@ -297,6 +327,76 @@ class FactoryWithoutDevice(Rule):
             "        seed = torch.tensor([np.random.randint(10_000)], device=x.device)\n"
             "        dist.broadcast(seed, src=0)\n"
             "        return x * seed.item()\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A library function that places tensors by its input's device: `torch.cat`
+            # of a device tensor with a CPU one made from a Python list.
+            "import torch\n\n"
+            "def curve(pred: torch.Tensor, weight=None):\n"
+            "    if weight is not None:\n"
+            "        weight = torch.as_tensor(weight, device=pred.device)\n"
+            "    steps = torch.where(pred[1:] - pred[:-1])[0]\n"
+            "    return torch.cat([steps, torch.tensor([pred.size(0) - 1])])\n",
+            line=7,
+            column=30,
+            fixed="import torch\n\n"
+            "def curve(pred: torch.Tensor, weight=None):\n"
+            "    if weight is not None:\n"
+            "        weight = torch.as_tensor(weight, device=pred.device)\n"
+            "    steps = torch.where(pred[1:] - pred[:-1])[0]\n"
+            "    return torch.cat([steps, torch.tensor([pred.size(0) - 1], "
+            "device=pred.device)])\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Its module's functions follow their inputs (kornia's style): so does this one.
+            "import torch\n\n"
+            "def shear(center: torch.Tensor, sx=None):\n"
+            "    sx = torch.zeros(center.size(0)) if sx is None else sx\n"
+            "    return torch.tan(sx) * center[:, 1]\n\n"
+            "def ones(src: torch.Tensor):\n"
+            "    return torch.ones(src.shape[0], device=src.device)\n",
+            line=4,
+            column=10,
+            fixed="import torch\n\n"
+            "def shear(center: torch.Tensor, sx=None):\n"
+            "    sx = torch.zeros(center.size(0), device=center.device) if sx is None else sx\n"
+            "    return torch.tan(sx) * center[:, 1]\n\n"
+            "def ones(src: torch.Tensor):\n"
+            "    return torch.ones(src.shape[0], device=src.device)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A module parameter is on the computation's device: so is what follows it.
+            "import torch\nfrom torch import nn\n\n"
+            "def random_mask(layer: nn.Module, r: int):\n"
+            "    idx = torch.randperm(layer.weight.numel())[:r].to(layer.weight.device)\n"
+            "    val = torch.ones(r, dtype=torch.bool)\n"
+            "    mask = torch.zeros(layer.weight.numel(), dtype=torch.bool).to(idx.device)\n"
+            "    return mask.scatter(0, idx, val)\n",
+            line=6,
+            column=11,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "def random_mask(layer: nn.Module, r: int):\n"
+            "    idx = torch.randperm(layer.weight.numel())[:r].to(layer.weight.device)\n"
+            "    val = torch.ones(r, dtype=torch.bool)\n"
+            "    mask = torch.zeros(layer.weight.numel(), dtype=torch.bool).to(idx.device)\n"
+            "    return mask.scatter(0, idx, val.to(mask.device))\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Told its device by an annotated parameter.
+            "import torch\n\n"
+            "def couples(k: int, dv: torch.device):\n"
+            "    first = torch.arange(k, device=dv)\n"
+            "    return torch.cat([first, torch.tensor([k], dtype=torch.long)])\n",
+            line=5,
+            column=30,
+            fixed="import torch\n\n"
+            "def couples(k: int, dv: torch.device):\n"
+            "    first = torch.arange(k, device=dv)\n"
+            "    return torch.cat([first, torch.tensor([k], dtype=torch.long, device=dv)])\n",
             unsafe=True,
         ),
         Invalid(
@@ -529,7 +629,7 @@ class FactoryWithoutDevice(Rule):
         ),
     )
 
-    screen_types = (ast.Call, *BINDING_TYPES)
+    screen_types = (ast.Call, ast.Attribute, *BINDING_TYPES)
 
     def sightings(self, found: Skeleton, settings: RuleSettings) -> frozenset[Sighting] | None:
         """A candidate is a call that may resolve to ``torch.<factory>`` (``Bindings``) and,
@@ -546,14 +646,23 @@ class FactoryWithoutDevice(Rule):
             return None
         placed = _surely_placed(calls)
         scopes = {found.scope_of(call) for call in fresh if id(call) not in placed}
-        return frozenset(Sighting(scope) for scope in scopes if scope.method not in SETUP_METHODS)
+        following = _functions_reading_devices(found, calls)
+        return frozenset(
+            Sighting(scope, follows_inputs=_follows_inputs(scope, following))
+            for scope in scopes
+            if scope.method not in SETUP_METHODS
+        )
 
     def may_report_in(
         self, facts: FileFacts, index: ProjectIndex, sightings: frozenset[Sighting] | None
     ) -> bool:
         if sightings is None:
-            return True  # a collective: see ``sightings``
-        return any(_reports_in(index.scope_info(sighting.scope)) for sighting in sightings)
+            return True  # the rule cannot place it, or a collective: see ``sightings``
+        return any(
+            _reports_in(index.scope_info(sighting.scope))
+            or (sighting.follows_inputs and _library_function(sighting.scope, index))
+            for sighting in sightings
+        )
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         assert isinstance(node, cst.Call)
@@ -572,6 +681,8 @@ class FactoryWithoutDevice(Rule):
         meeting = meetings[0]
         fixes, anchors = _fixes(node, factory, meeting, flow.function, context)
         collective = meeting.kind is MeetingKind.COLLECTIVE
+        following = _visited_follows_inputs(self, context, flow, meetings)
+        evidence = {"follows_inputs": "yes"} if following else {}
         context.report(
             self.code,
             node,
@@ -580,6 +691,7 @@ class FactoryWithoutDevice(Rule):
                 "meets": _describe(meeting, context),
                 "collective": "yes" if collective else "",
                 **anchors,
+                **evidence,
             },
             fixes=fixes,
             lines={"line": meeting.at},
@@ -589,7 +701,8 @@ class FactoryWithoutDevice(Rule):
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
         data = candidate.data
-        if not (_reports_in(scope) or data.get("collective")):
+        library = "follows_inputs" in data and _library_function(candidate.scope, index)
+        if not (_reports_in(scope) or library or data.get("collective")):
             return None
         message = (
             f"`{data['factory']}()` makes a CPU tensor that meets the computation's device "
@@ -622,6 +735,121 @@ def _reports_in(scope: ScopeInfo) -> bool:
     return (scope.model_code and scope.forward_path) or (
         scope.device_context and not scope.model_code
     )
+
+
+def _library_function(scope: Scope, index: ProjectIndex) -> bool:
+    """A module-level function that is neither model code (whose own test is the forward
+    path: ``__init__``'s helpers run before the module moves) nor handed to a data loader
+    (``collate_fn=pad``): where a function whose tensors follow its inputs is judged."""
+    if scope.class_name is not None or scope.function_name is None:
+        return False
+    if index.scope_info(scope).model_code:
+        return False
+    if "collat" in scope.function_name.rpartition(".")[2].lower():
+        return False
+    return scope.function_name not in index.handed_over_functions(COLLATE_KEYWORDS)
+
+
+def _follows_inputs(scope: Scope, following: frozenset[str]) -> bool:
+    """The function reads a device itself, or it is a module-level function of a module
+    whose module-level functions do (kornia, torchmetrics' functionals, pytorch3d's ops:
+    one library style, every function placing its tensors by its inputs)."""
+    if scope.function_name is None:
+        return False
+    return scope.function_name in following or (scope.class_name is None and "" in following)
+
+
+def _functions_reading_devices(found: Skeleton, calls: Iterable[ast.Call]) -> frozenset[str]:
+    """Functions that read the device of something other than ``self`` (``x.device``,
+    ``.to(weight.device)``, a ``torch.device`` annotation), not to call it
+    (``torch.device("cuda")`` chooses one); ``""`` when a module-level one does."""
+    callees = {id(call.func) for call in calls}
+    found_in: set[str] = set()
+    for node in found.of_type(ast.Attribute):
+        assert isinstance(node, ast.Attribute)
+        if not _reads_device(node.attr, node.value, id(node) in callees):
+            continue
+        scope = found.scope_of(node)
+        if scope.function_name is not None:
+            found_in.add(scope.function_name)
+            if scope.class_name is None:
+                found_in.add("")
+    return frozenset(found_in)
+
+
+def _reads_device(attribute: str, value: ast.expr | cst.BaseExpression, called: bool) -> bool:
+    if attribute != "device" or called:
+        return False
+    if isinstance(value, ast.expr):
+        return not (isinstance(value, ast.Name) and value.id == "self")
+    return not is_self(value)
+
+
+def _visited_follows_inputs(
+    rule: Rule, context: FileContext, flow: FunctionFlow, meetings: Sequence[Meeting]
+) -> bool:
+    """``_follows_inputs`` for the visited node of a module-level function, from the libcst
+    tree (what ``_functions_reading_devices`` sees in ``ast``), computed once per file; and
+    the tensor it meets there derives from the function's inputs: from any parameter when
+    the function reads a device itself, from one annotated as a tensor when only its
+    module's functions do (a helper of a file reader takes arrays it made on the CPU)."""
+    if context.scope.class_name is not None or context.scope.function_name is None:
+        return False
+    state = context.state(rule)
+    reading = state.get("reading")
+    if not isinstance(reading, dict):
+        reading = state["reading"] = _module_functions_reading(context.ancestors[0])
+    outermost = next(n for n in context.ancestors if isinstance(n, cst.FunctionDef))
+    inputs: set[str] = set()
+    for meeting in meetings:
+        partner = flow.values.get(meeting.partner)  # None: it met in a function it calls
+        inputs.update(partner.params if partner is not None else ())
+    if reading.get(id(outermost)):
+        return bool(inputs)
+    return any(reading.values()) and bool(inputs & _tensor_parameters(flow.function))
+
+
+def _tensor_parameters(function: cst.FunctionDef) -> set[str]:
+    params = function.params
+    every = (*params.posonly_params, *params.params, *params.kwonly_params)
+    return {
+        param.name.value
+        for param in every
+        if param.annotation is not None
+        and any(name.endswith("Tensor") for name in annotation_names(param.annotation.annotation))
+    }
+
+
+def _module_functions_reading(module: cst.CSTNode) -> dict[int, bool]:
+    """For each function outside every class, whether it reads a device (``_reads_device``)."""
+    found: dict[int, bool] = {}
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.ClassDef):
+            continue
+        if isinstance(node, cst.FunctionDef):
+            found[id(node)] = _function_reads_device(node)
+            continue
+        stack.extend(node.children)
+    return found
+
+
+def _function_reads_device(function: cst.FunctionDef) -> bool:
+    callees: set[int] = set()
+    stack: list[cst.CSTNode] = [function]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.ClassDef):
+            continue
+        if isinstance(node, cst.Call):
+            callees.add(id(node.func))
+        if isinstance(node, cst.Attribute) and _reads_device(
+            node.attr.value, node.value, id(node) in callees
+        ):
+            return True
+        stack.extend(node.children)
+    return False
 
 
 _UNSAFE_FIXES = (
@@ -660,12 +888,13 @@ def _fixes(
         last = node.args[-1].value
         fixes["self_device"] = (insert_after(last, ", device=self.device"),)
         parameters = _parameter_names(function)
-        if "device" in parameters:
-            fixes["device_param"] = (insert_after(last, ", device=device"),)
-            anchors["device_param"] = "device"
+        device = _device_parameter(function)
+        if device is not None:
+            fixes["device_param"] = (insert_after(last, f", device={device}"),)
+            anchors["device_param"] = device
         partner = chain_root(meeting.partner)
         tensor = partner if partner in parameters else context.scope.tensor_param
-        if tensor is not None and tensor != "device":
+        if tensor is not None and tensor not in ("device", device):
             fixes["tensor_device"] = (insert_after(last, f", device={tensor}.device"),)
             anchors["tensor_device"] = tensor
     partner_name = dotted_name(meeting.partner)
@@ -682,6 +911,25 @@ def _parameter_names(function: cst.FunctionDef) -> set[str]:
     params = function.params
     every = (*params.posonly_params, *params.params, *params.kwonly_params)
     return {param.name.value for param in every} - {"self", "cls"}
+
+
+def _device_parameter(function: cst.FunctionDef) -> str | None:
+    """The parameter that tells the function its device: named ``device``, or else the
+    first annotated as one (``dv: torch.device``)."""
+    params = function.params
+    every = (*params.posonly_params, *params.params, *params.kwonly_params)
+    named = [param for param in every if param.name.value == "device"]
+    annotated = [
+        param
+        for param in every
+        if param.annotation is not None
+        and any(
+            name.rpartition(".")[2] == "device"
+            for name in annotation_names(param.annotation.annotation)
+        )
+    ]
+    chosen = named or annotated
+    return chosen[0].name.value if chosen else None
 
 
 def _callee(meeting: Meeting) -> cst.BaseExpression | None:

@@ -21,7 +21,7 @@ from devlint.analysis import FileAnalysis, FileJob, analyze_text
 from devlint.cache import Cache, CheckedFile, ProjectFindings
 from devlint.config import Config, ConfigError
 from devlint.discovery import find_project_root
-from devlint.facts import ReturnedOutput
+from devlint.facts import FLOW_FACTS, Fact, ReturnedOutput
 from devlint.findings import Finding
 from devlint.fixer import apply_fixes, choose_fixes, verify
 from devlint.index import ProjectIndex
@@ -197,6 +197,8 @@ def resolve(project: Project, result: FileResult) -> None:
         rule = rules.get(candidate.code)
         if rule is None or _matches_any(candidate.code, ignored):
             continue
+        if candidate.needs and not any(map(project.index.holds, candidate.needs)):
+            continue  # it depends on another file's flow, which does not show it
         scope = project.index.scope_info(candidate.scope)
         verdict = rule.resolve(candidate, scope, project.index)
         if verdict is None:
@@ -341,6 +343,7 @@ def _analyse_and_resolve(projects: list[Project], runner: Runner) -> None:
         _index(project)
     _parse_skipped_files_that_matter(projects, runner)
     _follow_returned_output(projects, runner)
+    _parse_files_flow_needs(projects, runner)
     for project in projects:
         for result in project.files:
             resolve(project, result)
@@ -408,6 +411,13 @@ def _returned_output(result: FileResult) -> set[ReturnedOutput]:
     return {f for f in facts.facts if isinstance(f, ReturnedOutput)} if facts is not None else set()
 
 
+def _flow_facts(result: FileResult) -> set[Fact]:
+    facts = result.analysis.facts
+    if facts is None:
+        return set()
+    return {f for f in facts.facts if isinstance(f, FLOW_FACTS)}
+
+
 def _calls_any(result: FileResult, names: Iterable[str]) -> bool:
     """Whether the file's code (decoded: any encoding, a notebook's cells) may call one of
     the functions: a name, as a whole word (``encode`` is not in ``encoder``), before a
@@ -454,19 +464,24 @@ def _reanalyse(
     returning processor output, and more files to analyse again."""
     if not work:
         return False
-    before = {id(result): (_returned_output(result), _structure(result)) for result, _, _ in work}
+    before = {
+        id(result): (_returned_output(result), _structure(result), _flow_facts(result))
+        for result, _, _ in work
+    }
     analyses = runner.analyze([(job, cache) for _, job, cache in work])
-    learnt, restructured = set(), set()
+    learnt, restructured, flowed = set(), set(), set()
     for (result, job, _), analysis in zip(work, analyses, strict=True):
         result.job, result.analysis = job, analysis
         result.analysed_digest = runner.digests.get(job.path)
-        returned, structure = before[id(result)]
+        returned, structure, flow = before[id(result)]
         if _returned_output(result) != returned:
             learnt.add(id(result))
+        if _flow_facts(result) != flow:
+            flowed.add(id(result))
         if _structure(result) != structure:  # e.g. libcst rejects what ast read
             restructured.add(id(result))
     for project in projects:
-        if any(id(result) in learnt for result in project.files):
+        if any(id(result) in learnt or id(result) in flowed for result in project.files):
             # In file order: which origin a message names depends on it.
             same = not any(id(result) in restructured for result in project.files)
             _index(project, same_structure=same)
@@ -502,6 +517,33 @@ def _follow_returned_output(projects: list[Project], runner: Runner) -> None:
                     work.append((result, job, cache))
         if not _reanalyse(projects, work, runner):
             return
+
+
+def _parse_files_flow_needs(projects: list[Project], runner: Runner) -> None:
+    """Parse the skipped files whose flow facts a candidate needs (``Candidate.needs``):
+    the prefilter skips a helper that makes no tensor, whose summary says where the
+    tensors it is passed meet the device. One round: the facts asked for are the flow's
+    own, and parsing adds no candidate that needs more (a skipped file had no trigger)."""
+    for project in projects:
+        index = project.index
+        assert index is not None
+        needs = {need for r in project.files for c in r.analysis.candidates for need in c.needs}
+        modules = {module for need in needs for module in index.modules_showing(need)}
+        cache = Cache(project.cache_dir) if project.cache_dir else None
+        work = [
+            (result, replace(result.job, prefilter=False), cache)
+            for result in project.files
+            if not result.analysis.parsed and result.job.module in modules
+        ]
+        if not work:
+            continue
+        structures = [_structure(result) for result, _, _ in work]
+        analyses = runner.analyze([(job, cache) for _, job, cache in work])
+        for (result, job, _), analysis in zip(work, analyses, strict=True):
+            result.job, result.analysis = job, analysis
+            result.analysed_digest = runner.digests.get(job.path)
+        same = structures == [_structure(result) for result, _, _ in work]
+        _index(project, same_structure=same)
 
 
 @dataclass(frozen=True)

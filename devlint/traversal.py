@@ -20,10 +20,11 @@ from libcst._position import CodePosition
 from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-from devlint.candidates import Candidate, Scope
+from devlint.candidates import Candidate, Requirement, Scope
 from devlint.facts import (
     Fact,
     FileFacts,
+    ResultMeets,
     absolute_module,
     assigned_alias,
     class_facts,
@@ -35,6 +36,7 @@ from devlint.findings import Edit, Location
 from devlint.flow.cache import FileFlows
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting
+from devlint.flow.summary import positional_names, summarise
 from devlint.nodes import dotted_name
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
 from devlint.source import LINE_BREAK, split_lines
@@ -291,6 +293,11 @@ def _tensor_param(function: cst.FunctionDef) -> str | None:
     return None
 
 
+def _class_node(ancestors: Sequence[cst.CSTNode]) -> cst.ClassDef | None:
+    """The innermost class definition around the node being entered."""
+    return next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
+
+
 def _has_self(function: cst.FunctionDef) -> bool:
     for decorator in function.decorators:
         if dotted_name(decorator.decorator) in ("staticmethod", "classmethod"):
@@ -333,6 +340,8 @@ class _Function:
     """The class it is a method of."""
     calls: set[str] = field(default_factory=set)
     self_calls: set[str] = field(default_factory=set)
+    node: cst.FunctionDef | None = None
+    owner_node: cst.ClassDef | None = None
 
 
 @dataclass(frozen=True)
@@ -346,6 +355,7 @@ class _RawCandidate:
     unless_noted: Sequence[tuple[str, str]]
     lines: Mapping[str, cst.CSTNode]
     anchor: Anchor
+    needs: tuple[Requirement, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -478,6 +488,7 @@ class Traversal:
         fixes: Mapping[str, tuple[PendingEdit, ...]] | None = None,
         unless_noted: Sequence[tuple[str, str]] = (),
         lines: Mapping[str, cst.CSTNode] | None = None,
+        needs: tuple[Requirement, ...] = (),
     ) -> None:
         self._raw.append(
             _RawCandidate(
@@ -490,6 +501,7 @@ class Traversal:
                 unless_noted,
                 lines or {},
                 self._anchors[-1],
+                needs,
             )
         )
 
@@ -627,6 +639,8 @@ class Traversal:
                 ),
             ),
             method_of,
+            node=node,
+            owner_node=_class_node(self._ancestors) if method_of else None,
         )
         if method_of is not None:
             method_of.methods.append(node.name.value)
@@ -726,8 +740,40 @@ class Traversal:
             facts=tuple(
                 dataclasses.replace(fact, line=self._positions[node].start.line) if node else fact
                 for fact, node, _ in self._facts_found
-            ),
+            )
+            + self._flow_facts(),
         )
+
+    def _flow_facts(self) -> tuple[Fact, ...]:
+        """What the device flow of this file's functions says to other files: a summary of
+        each module-level function with parameters, and the calls of the project's functions
+        in other files whose results meet the device (only functions that make such calls
+        are analysed for it: the flow costs, and most functions need no summary)."""
+        found: list[Fact] = []
+        package = self._module_name.partition(".")[0]
+        for function in self._functions:
+            node = function.node
+            if node is None:
+                continue
+            if function.owner is None and positional_names(node):
+                summary = summarise(self._flows.function(node, None), function.name)
+                if summary.meets or summary.returns:
+                    found.append(summary)
+            project_calls = any(
+                (resolve_alias(call, self._aliases) or "").partition(".")[0] == package
+                for call in function.calls
+            )
+            if not project_calls:
+                continue
+            flow = self._flows.function(node, function.owner_node)
+            callees = {
+                self.qualified_name(call.func)
+                for call in flow.results_meeting
+                if isinstance(call, cst.Call)
+            }
+            ours = (c for c in callees if c and c.partition(".")[0] == package)
+            found.extend(ResultMeets(callee) for callee in sorted(ours))
+        return tuple(found)
 
     def _candidates(self) -> tuple[Candidate, ...]:
         if not self._raw:
@@ -756,6 +802,7 @@ class Traversal:
                         **{key: str(positions[n].start.line) for key, n in raw.lines.items()},
                     },
                     fixes=fixes,
+                    needs=raw.needs,
                 )
             )
         return tuple(candidates)

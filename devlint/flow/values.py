@@ -42,6 +42,9 @@ class Value:
     """Host data that is a list or tuple: ``torch.tensor`` of it is not a 0-dim scalar."""
     params: frozenset[str] = frozenset()
     """The function's parameters it derives from: what a summary of the function reads."""
+    calls: tuple[cst.CSTNode, ...] = ()
+    """Calls of functions in other files whose results it may hold: where such a result
+    meets the device, the callee's summary (in the project index) says whether it is CPU."""
 
     @property
     def follows(self) -> bool:
@@ -88,6 +91,7 @@ def join(*values: Value) -> Value:
         _union(*(v.made for v in values)),
         any(v.sequence for v in values),
         frozenset().union(*(v.params for v in values)),
+        _union(*(v.calls for v in values)),
     )
 
 
@@ -102,7 +106,7 @@ def combine(*values: Value, meets: bool = True) -> Value:
         return Value(frozenset({Origin.HOST}), params=params)
     placed = [v for v in tensors if v.on_device and not v.made]
     joined = join(*placed) if meets and placed else join(*tensors)
-    return Value(joined.origins - {Origin.HOST}, joined.made, False, params)
+    return Value(joined.origins - {Origin.HOST}, joined.made, False, params, joined.calls)
 
 
 def moved(device: Value) -> Value:

@@ -15,7 +15,7 @@ from typing import ClassVar, Literal, Protocol
 
 import libcst as cst
 
-from devlint.candidates import Candidate, Resolution, Scope, ScopeInfo
+from devlint.candidates import Candidate, Requirement, Resolution, Scope, ScopeInfo
 from devlint.facts import Fact, FileFacts
 from devlint.findings import Applicability, Fix
 from devlint.flow.inference import FunctionFlow
@@ -144,10 +144,12 @@ class FileContext(Protocol):
         fixes: Mapping[str, tuple[PendingEdit, ...]] | None = None,
         unless_noted: Sequence[tuple[str, str]] = (),
         lines: Mapping[str, cst.CSTNode] | None = None,
+        needs: tuple[Requirement, ...] = (),
     ) -> None:
         """Record a candidate spanning ``node`` (through ``end``, when given).
 
         ``lines={"key": other_node}`` adds ``data["key"]``: the line ``other_node`` is on.
+        ``needs``: it holds only if another file's flow shows one of these (the index says).
 
         ``unless_noted=[(tag, name), ...]`` drops it if the same function notes one of
         them anywhere, before or after (``mask = torch.zeros(n)`` ... ``mask.to(d)``),

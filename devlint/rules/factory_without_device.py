@@ -7,9 +7,10 @@ from collections.abc import Iterable
 
 import libcst as cst
 
-from devlint.candidates import Candidate, Resolution, ScopeInfo
+from devlint.candidates import Candidate, Needed, Requirement, Resolution, ScopeInfo
 from devlint.facts import FileFacts
 from devlint.findings import Applicability, Fix
+from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting, MeetingKind
 from devlint.index import ProjectIndex
 from devlint.nodes import chain_root, dotted_name
@@ -468,9 +469,12 @@ class FactoryWithoutDevice(Rule):
         if module != "torch" or factory not in _FACTORIES:
             return
         flow = context.flow()
+        if flow is None:
+            return
         meetings = context.meetings_of(node)
-        if flow is None or not meetings:
-            return  # moved first, only an index, host data, or it meets nothing
+        if not meetings:
+            self._visit_handed_off(node, name, factory, flow, context)
+            return  # or moved first, only an index, host data, or it meets nothing
         meeting = meetings[0]
         fixes, anchors = _fixes(node, factory, meeting, flow.function, context)
         context.report(
@@ -481,16 +485,55 @@ class FactoryWithoutDevice(Rule):
             lines={"line": meeting.at},
         )
 
+    def _visit_handed_off(
+        self, node: cst.Call, name: str, factory: str, flow: FunctionFlow, context: FileContext
+    ) -> None:
+        """A tensor that leaves the file (passed to, or returned to, a function of another
+        file) is a candidate that holds if that file's flow shows it meets the device."""
+        needs: list[Requirement] = []
+        data = {"factory": name}
+        lines: dict[str, cst.CSTNode] = {}
+        for handoff in flow.handoffs:
+            if handoff.made is not node:
+                continue
+            needs.append(
+                Requirement(Needed.PARAMETER_MEETS, handoff.callee, handoff.slot, handoff.placed)
+            )
+            if handoff.call in flow.results_meeting:
+                needs.append(Requirement(Needed.PARAMETER_RETURNED, handoff.callee, handoff.slot))
+            data.setdefault("callee", handoff.callee.rpartition(".")[2])
+            lines.setdefault("line", handoff.call)
+        function = context.scope.function_name
+        own = function is not None and function.endswith(f".{flow.function.name.value}")
+        if own and not needs and any(site is node for site in flow.returned.made):
+            assert function is not None
+            needs.append(Requirement(Needed.RESULT_MEETS, function))
+            data["returned_by"] = flow.function.name.value
+        if not needs:
+            return
+        fixes, anchors = _fixes(node, factory, None, flow.function, context)
+        context.report(
+            self.code,
+            node,
+            data={**data, **anchors},
+            fixes=fixes,
+            lines=lines,
+            needs=tuple(needs),
+        )
+
     def resolve(
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
         if not _reports_in(scope):
             return None
         data = candidate.data
-        message = (
-            f"`{data['factory']}()` makes a CPU tensor that meets the computation's device "
-            f"at line {data['line']} (`{data['meets']}`)"
-        )
+        made = f"`{data['factory']}()` makes a CPU tensor that meets the computation's device"
+        if "callee" in data:
+            message = f"{made} in `{data['callee']}` (called at line {data['line']})"
+        elif "returned_by" in data:
+            message = f"{made} where callers of `{data['returned_by']}` in other files use it"
+        else:
+            message = f"{made} at line {data['line']} (`{data['meets']}`)"
         if scope.device_aware and not scope.in_init:
             fix = choose_fix(
                 candidate, "self_device", Applicability.SAFE, "Add `device=self.device`"
@@ -539,12 +582,13 @@ def _describe(meeting: Meeting, context: FileContext) -> str:
 def _fixes(
     node: cst.Call,
     factory: str,
-    meeting: Meeting,
+    meeting: Meeting | None,
     function: cst.FunctionDef,
     context: FileContext,
 ) -> tuple[dict[str, tuple[PendingEdit, ...]], dict[str, str]]:
     """Every fix the resolution may choose: ``device=`` at the creation with an anchor in
-    scope there, or a move of the CPU operand where it meets; and the anchor each uses."""
+    scope there, or a move of the CPU operand where it meets (``meeting``, if in this
+    file); and the anchor each uses."""
     fixes: dict[str, tuple[PendingEdit, ...]] = {}
     anchors: dict[str, str] = {}
     if factory not in _WITHOUT_DEVICE and node.args:
@@ -554,11 +598,13 @@ def _fixes(
         if "device" in parameters:
             fixes["device_param"] = (insert_after(last, ", device=device"),)
             anchors["device_param"] = "device"
-        partner = chain_root(meeting.partner)
+        partner = chain_root(meeting.partner) if meeting is not None else None
         tensor = partner if partner in parameters else context.scope.tensor_param
         if tensor is not None and tensor != "device":
             fixes["tensor_device"] = (insert_after(last, f", device={tensor}.device"),)
             anchors["tensor_device"] = tensor
+    if meeting is None:
+        return fixes, anchors
     partner_name = dotted_name(meeting.partner)
     module_call = meeting.kind is MeetingKind.MODULE_CALL and meeting.partner is _callee(meeting)
     if partner_name is not None and not module_call and _is_atom(meeting.cpu):

@@ -95,7 +95,10 @@ class FactoryWithoutDevice(Rule):
     tensor (`x[torch.arange(n)]`); 0-dim scalars such as `torch.tensor(3.0)` or
     `torch.rand([])`, which PyTorch lets meet any device; `torch.zeros_like(x)`,
     `x.new_zeros(...)`, `torch.tensor(x)` of a tensor; calls with `**kwargs` or
-    `out=`. A tensor returned to a caller is followed within its function only.
+    `out=`. A tensor passed to or returned from a project function is followed there,
+    in another file too: it is reported where it is made if it meets the device inside
+    the function it is passed to (with an argument the caller has on the device), or
+    where a caller uses the result (functions of a module, not methods, for now).
     """
 
     code = "DEV003"
@@ -518,7 +521,7 @@ class FactoryWithoutDevice(Rule):
             data={**data, **anchors},
             fixes=fixes,
             lines=lines,
-            needs=tuple(needs),
+            needs=tuple(dict.fromkeys(needs)),  # a loop's passes hand it off again
         )
 
     def resolve(

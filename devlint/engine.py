@@ -19,9 +19,10 @@ from pathlib import Path
 
 from devlint.analysis import FileAnalysis, FileJob, analyze_text
 from devlint.cache import Cache, CheckedFile, ProjectFindings
+from devlint.candidates import Needed
 from devlint.config import Config, ConfigError
 from devlint.discovery import find_project_root
-from devlint.facts import FLOW_FACTS, Fact, ReturnedOutput
+from devlint.facts import ReturnedOutput
 from devlint.findings import Finding
 from devlint.fixer import apply_fixes, choose_fixes, verify
 from devlint.index import ProjectIndex
@@ -411,13 +412,6 @@ def _returned_output(result: FileResult) -> set[ReturnedOutput]:
     return {f for f in facts.facts if isinstance(f, ReturnedOutput)} if facts is not None else set()
 
 
-def _flow_facts(result: FileResult) -> set[Fact]:
-    facts = result.analysis.facts
-    if facts is None:
-        return set()
-    return {f for f in facts.facts if isinstance(f, FLOW_FACTS)}
-
-
 def _calls_any(result: FileResult, names: Iterable[str]) -> bool:
     """Whether the file's code (decoded: any encoding, a notebook's cells) may call one of
     the functions: a name, as a whole word (``encode`` is not in ``encoder``), before a
@@ -464,24 +458,19 @@ def _reanalyse(
     returning processor output, and more files to analyse again."""
     if not work:
         return False
-    before = {
-        id(result): (_returned_output(result), _structure(result), _flow_facts(result))
-        for result, _, _ in work
-    }
+    before = {id(result): (_returned_output(result), _structure(result)) for result, _, _ in work}
     analyses = runner.analyze([(job, cache) for _, job, cache in work])
-    learnt, restructured, flowed = set(), set(), set()
+    learnt, restructured = set(), set()
     for (result, job, _), analysis in zip(work, analyses, strict=True):
         result.job, result.analysis = job, analysis
         result.analysed_digest = runner.digests.get(job.path)
-        returned, structure, flow = before[id(result)]
+        returned, structure = before[id(result)]
         if _returned_output(result) != returned:
             learnt.add(id(result))
-        if _flow_facts(result) != flow:
-            flowed.add(id(result))
         if _structure(result) != structure:  # e.g. libcst rejects what ast read
             restructured.add(id(result))
     for project in projects:
-        if any(id(result) in learnt or id(result) in flowed for result in project.files):
+        if any(id(result) in learnt for result in project.files):
             # In file order: which origin a message names depends on it.
             same = not any(id(result) in restructured for result in project.files)
             _index(project, same_structure=same)
@@ -520,21 +509,38 @@ def _follow_returned_output(projects: list[Project], runner: Runner) -> None:
 
 
 def _parse_files_flow_needs(projects: list[Project], runner: Runner) -> None:
-    """Parse the skipped files whose flow facts a candidate needs (``Candidate.needs``):
-    the prefilter skips a helper that makes no tensor, whose summary says where the
-    tensors it is passed meet the device. One round: the facts asked for are the flow's
-    own, and parsing adds no candidate that needs more (a skipped file had no trigger)."""
+    """Analyse again the files whose flow facts a candidate needs (``Candidate.needs``),
+    naming what to compute: the summaries of the callees it hands CPU tensors to, and
+    in the callers of a function returning one, whether its result meets the device.
+    Skipped files are parsed (a helper that makes no tensor has a summary). One round:
+    a file parsed here adds no candidate that needs more (it had no rule's trigger)."""
     for project in projects:
         index = project.index
         assert index is not None
         needs = {need for r in project.files for c in r.analysis.candidates for need in c.needs}
-        modules = {module for need in needs for module in index.modules_showing(need)}
+        summaries: dict[str, set[str]] = {}
+        results: dict[str, set[str]] = {}
+        for need in needs:
+            for module in index.modules_showing(need):
+                if need.kind is Needed.RESULT_MEETS:
+                    results.setdefault(module, set()).add(need.function.rpartition(".")[2])
+                else:
+                    summaries.setdefault(module, set()).add(index.canonical(need.function))
         cache = Cache(project.cache_dir) if project.cache_dir else None
-        work = [
-            (result, replace(result.job, prefilter=False), cache)
-            for result in project.files
-            if not result.analysis.parsed and result.job.module in modules
-        ]
+        work = []
+        for result in project.files:
+            module = result.job.module
+            if result.analysis.facts is None or (module not in summaries and module not in results):
+                continue
+            settings = replace(
+                result.job.settings,
+                flow_summaries=frozenset(summaries.get(module, ())),
+                flow_results=frozenset(results.get(module, ())),
+            )
+            prefilter = result.job.prefilter and result.analysis.parsed
+            work.append(
+                (result, replace(result.job, settings=settings, prefilter=prefilter), cache)
+            )
         if not work:
             continue
         structures = [_structure(result) for result, _, _ in work]

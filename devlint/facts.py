@@ -131,9 +131,6 @@ class ResultMeets:
 
 
 Fact = ReturnedOutput | DistributedSignal | DeviceConstant | Reference | FlowSummary | ResultMeets
-
-FLOW_FACTS = (FlowSummary, ResultMeets)
-"""The facts the device flow adds (only a libcst parse gives them, not the ``ast`` skeleton)."""
 """Facts rules contribute during the traversal, for the whole project to use."""
 
 

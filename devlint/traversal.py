@@ -36,7 +36,7 @@ from devlint.findings import Edit, Location
 from devlint.flow.cache import FileFlows
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting
-from devlint.flow.summary import positional_names, summarise
+from devlint.flow.summary import summarise
 from devlint.nodes import dotted_name
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
 from devlint.source import LINE_BREAK, split_lines
@@ -745,25 +745,21 @@ class Traversal:
         )
 
     def _flow_facts(self) -> tuple[Fact, ...]:
-        """What the device flow of this file's functions says to other files: a summary of
-        each module-level function with parameters, and the calls of the project's functions
-        in other files whose results meet the device (only functions that make such calls
-        are analysed for it: the flow costs, and most functions need no summary)."""
+        """What the device flow of this file's functions says to other files, where a later
+        pass asks for it (``RuleSettings.flow_summaries``, ``flow_results``): summaries of
+        the functions named, and the calls of the functions named whose results meet the
+        device. The flow costs: the first pass computes none of it."""
+        wanted, results = self._settings.flow_summaries, self._settings.flow_results
+        if not (wanted or results):
+            return ()
         found: list[Fact] = []
-        package = self._module_name.partition(".")[0]
         for function in self._functions:
             node = function.node
             if node is None:
                 continue
-            if function.owner is None and positional_names(node):
-                summary = summarise(self._flows.function(node, None), function.name)
-                if summary.meets or summary.returns:
-                    found.append(summary)
-            project_calls = any(
-                (resolve_alias(call, self._aliases) or "").partition(".")[0] == package
-                for call in function.calls
-            )
-            if not project_calls:
+            if function.name in wanted and function.owner is None:
+                found.append(summarise(self._flows.function(node, None), function.name))
+            if not any(call.rpartition(".")[2] in results for call in function.calls):
                 continue
             flow = self._flows.function(node, function.owner_node)
             callees = {
@@ -771,7 +767,7 @@ class Traversal:
                 for call in flow.results_meeting
                 if isinstance(call, cst.Call)
             }
-            ours = (c for c in callees if c and c.partition(".")[0] == package)
+            ours = (c for c in callees if c and c.rpartition(".")[2] in results)
             found.extend(ResultMeets(callee) for callee in sorted(ours))
         return tuple(found)
 

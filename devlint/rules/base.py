@@ -68,6 +68,12 @@ class RuleSettings:
     returning_output: frozenset[str] = frozenset()
     """Names of the project's functions known (from a first pass over the project) to
     return unmoved processor output: only calls of these can carry it into a file."""
+    flow_summaries: frozenset[str] = frozenset()
+    """Qualified names of this file's functions whose flow summaries a candidate of another
+    file needs (a later pass asks): only these are summarised, the flow costs."""
+    flow_results: frozenset[str] = frozenset()
+    """Last names of the project functions whose callers' use of the result a candidate
+    needs: only calls of these are followed for whether their results meet the device."""
 
 
 class FileContext(Protocol):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 
 from devlint.findings import Edit, Fix, Location
 
@@ -33,6 +34,29 @@ class Scope:
     """The function has a parameter named ``device``: it is told where to work."""
 
 
+class Needed(Enum):
+    PARAMETER_MEETS = "parameter meets"
+    """The callee's parameter reaches a meeting point with one of ``placed``, or with a
+    tensor on the device that no parameter gives."""
+    PARAMETER_RETURNED = "parameter returned"
+    """The callee's result follows the parameter (and the result meets the device here)."""
+    RESULT_MEETS = "result meets"
+    """Some call of the function, in another file, has its result meet the device."""
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """What another file's facts must show for a candidate to hold (through the index)."""
+
+    kind: Needed
+    function: str
+    """The function the requirement is about (qualified, as this file resolves it)."""
+    slot: int | str = 0
+    """The parameter: a position, or a keyword."""
+    placed: tuple[int | str, ...] = ()
+    """The call's arguments surely on the computation's device."""
+
+
 @dataclass(frozen=True)
 class Candidate:
     """A possible finding with every fix variant its rule might choose."""
@@ -45,6 +69,8 @@ class Candidate:
     """Facts for the message (the literal, the factory name, ...)."""
     fixes: Mapping[str, tuple[Edit, ...]] = field(default_factory=dict)
     """Edits per fix variant, e.g. ``{"self_device": ..., "tensor_device": ...}``."""
+    needs: tuple[Requirement, ...] = ()
+    """It holds only if one of these does (none: it holds as it is)."""
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from devlint.analysis import FileAnalysis, FileJob, analyze_text
 from devlint.cache import Cache, CheckedFile, ProjectFindings
+from devlint.candidates import Needed
 from devlint.config import Config, ConfigError
 from devlint.discovery import find_project_root
 from devlint.facts import ReturnedOutput
@@ -197,6 +198,8 @@ def resolve(project: Project, result: FileResult) -> None:
         rule = rules.get(candidate.code)
         if rule is None or _matches_any(candidate.code, ignored):
             continue
+        if candidate.needs and not any(map(project.index.holds, candidate.needs)):
+            continue  # it depends on another file's flow, which does not show it
         scope = project.index.scope_info(candidate.scope)
         verdict = rule.resolve(candidate, scope, project.index)
         if verdict is None:
@@ -341,6 +344,7 @@ def _analyse_and_resolve(projects: list[Project], runner: Runner) -> None:
         _index(project)
     _parse_skipped_files_that_matter(projects, runner)
     _follow_returned_output(projects, runner)
+    _parse_files_flow_needs(projects, runner)
     for project in projects:
         for result in project.files:
             resolve(project, result)
@@ -502,6 +506,50 @@ def _follow_returned_output(projects: list[Project], runner: Runner) -> None:
                     work.append((result, job, cache))
         if not _reanalyse(projects, work, runner):
             return
+
+
+def _parse_files_flow_needs(projects: list[Project], runner: Runner) -> None:
+    """Analyse again the files whose flow facts a candidate needs (``Candidate.needs``),
+    naming what to compute: the summaries of the callees it hands CPU tensors to, and
+    in the callers of a function returning one, whether its result meets the device.
+    Skipped files are parsed (a helper that makes no tensor has a summary). One round:
+    a file parsed here adds no candidate that needs more (it had no rule's trigger)."""
+    for project in projects:
+        index = project.index
+        assert index is not None
+        needs = {need for r in project.files for c in r.analysis.candidates for need in c.needs}
+        summaries: dict[str, set[str]] = {}
+        results: dict[str, set[str]] = {}
+        for need in needs:
+            for module in index.modules_showing(need):
+                if need.kind is Needed.RESULT_MEETS:
+                    results.setdefault(module, set()).add(need.function.rpartition(".")[2])
+                else:
+                    summaries.setdefault(module, set()).add(index.canonical(need.function))
+        cache = Cache(project.cache_dir) if project.cache_dir else None
+        work = []
+        for result in project.files:
+            module = result.job.module
+            if result.analysis.facts is None or (module not in summaries and module not in results):
+                continue
+            settings = replace(
+                result.job.settings,
+                flow_summaries=frozenset(summaries.get(module, ())),
+                flow_results=frozenset(results.get(module, ())),
+            )
+            prefilter = result.job.prefilter and result.analysis.parsed
+            work.append(
+                (result, replace(result.job, settings=settings, prefilter=prefilter), cache)
+            )
+        if not work:
+            continue
+        structures = [_structure(result) for result, _, _ in work]
+        analyses = runner.analyze([(job, cache) for _, job, cache in work])
+        for (result, job, _), analysis in zip(work, analyses, strict=True):
+            result.job, result.analysis = job, analysis
+            result.analysed_digest = runner.digests.get(job.path)
+        same = structures == [_structure(result) for result, _, _ in work]
+        _index(project, same_structure=same)
 
 
 @dataclass(frozen=True)

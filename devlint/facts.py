@@ -106,7 +106,34 @@ class Reference:
     line: int = 0
 
 
-Fact = ReturnedOutput | DistributedSignal | DeviceConstant | Reference
+@dataclass(frozen=True)
+class FlowSummary:
+    """What a function's device flow says to its callers in other files, from its own code.
+
+    Which parameters reach a point where PyTorch needs one device (and what they meet
+    there), and which ones its result follows. Callers compose it through the index.
+    """
+
+    function: str
+    params: tuple[str, ...]
+    """Its parameters in positional order (``self`` included for a method)."""
+    meets: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Each parameter that reaches a meeting point, with the parameters it meets there
+    (``""``: a tensor surely on the computation's device that no parameter gives)."""
+    returns: tuple[str, ...] = ()
+    """The parameters whose device its result follows."""
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class ResultMeets:
+    """The result of a call of ``callee`` (a function of another file) meets the device."""
+
+    callee: str
+    line: int = 0
+
+
+Fact = ReturnedOutput | DistributedSignal | DeviceConstant | Reference | FlowSummary | ResultMeets
 """Facts rules contribute during the traversal, for the whole project to use."""
 
 

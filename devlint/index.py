@@ -13,14 +13,16 @@ from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from pathlib import PurePath
 
-from devlint.candidates import Scope, ScopeInfo
+from devlint.candidates import Needed, Requirement, Scope, ScopeInfo
 from devlint.facts import (
     ClassFacts,
     DeviceConstant,
     DistributedSignal,
     FileFacts,
+    FlowSummary,
     FunctionFacts,
     Reference,
+    ResultMeets,
     ReturnedOutput,
 )
 from devlint.symbols import (
@@ -121,6 +123,13 @@ def is_test_module(module: str) -> bool:
     return any(part in TEST_PACKAGES for part in parts[:-1])
 
 
+def _parameter_of(summary: FlowSummary, slot: int | str) -> str | None:
+    """The parameter an argument binds: its keyword, or the name at its position."""
+    if isinstance(slot, str):
+        return slot
+    return summary.params[slot] if slot < len(summary.params) else None
+
+
 def is_forward_method(name: str) -> bool:
     if name in FORWARD_PATH_METHODS or name in FORWARD_PATH_HOOKS or name.endswith("_step"):
         return True
@@ -159,6 +168,8 @@ class ProjectIndex:
         self._signals: list[tuple[DistributedSignal, FileFacts]] = []
         self._constants: dict[str, DeviceConstant] = {}
         self._references: list[tuple[Reference, str]] = []
+        self._summaries: dict[str, FlowSummary] = {}
+        self._results_meeting: set[str] = set()
         self._module_of: dict[str, str] = {}
         """Where each class and function is defined: with ``_classes`` and ``_functions``,
         from the same files (two files of one module name: the later wins in all three)."""
@@ -178,6 +189,10 @@ class ProjectIndex:
                     self._signals.append((fact, file_facts))
                 elif isinstance(fact, Reference):
                     self._references.append((fact, file_facts.module))
+                elif isinstance(fact, FlowSummary):
+                    self._summaries[fact.function] = fact
+                elif isinstance(fact, ResultMeets):
+                    self._results_meeting.add(fact.callee)
                 else:
                     self._constants[fact.name] = replace(fact, path=file_facts.path)
         self._by_last_name: dict[str, list[str]] = {}
@@ -461,6 +476,39 @@ class ProjectIndex:
             shared = self.self_reachable(name, others) - overrides
             found = self._own_moves[name] = moves - shared
         return found
+
+    @cached_property
+    def _meeting_results(self) -> frozenset[str]:
+        """The functions some call of which has its result meet the device."""
+        return frozenset(self.canonical(callee) for callee in self._results_meeting)
+
+    def modules_showing(self, requirement: Requirement) -> frozenset[str]:
+        """The project modules whose flow facts decide ``requirement``: the callee's, or
+        for a result, those of its callers (module-level code included)."""
+        function = self.canonical(requirement.function)
+        if requirement.kind is not Needed.RESULT_MEETS:
+            found = self._module_of.get(function)
+            return frozenset({found}) if found is not None else frozenset()
+        modules = set()
+        for caller in self.callers(function):
+            name = caller.partition(":")[0]
+            modules.add(self._module_of.get(name, name))
+        return frozenset(modules)
+
+    def holds(self, requirement: Requirement) -> bool:
+        """Whether the project's flow summaries show what a candidate needs from them."""
+        function = self.canonical(requirement.function)
+        if requirement.kind is Needed.RESULT_MEETS:
+            return function in self._meeting_results
+        summary = self._summaries.get(function)
+        if summary is None:
+            return False
+        name = _parameter_of(summary, requirement.slot)
+        if requirement.kind is Needed.PARAMETER_RETURNED:
+            return name in summary.returns
+        partners = dict(summary.meets).get(name or "", ())
+        placed = {_parameter_of(summary, slot) for slot in requirement.placed}
+        return "" in partners or any(partner in placed for partner in partners)
 
     def scope_info(self, scope: Scope) -> ScopeInfo:
         if scope.class_name is not None:

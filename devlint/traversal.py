@@ -20,10 +20,11 @@ from libcst._position import CodePosition
 from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-from devlint.candidates import Candidate, Scope
+from devlint.candidates import Candidate, Requirement, Scope
 from devlint.facts import (
     Fact,
     FileFacts,
+    ResultMeets,
     absolute_module,
     assigned_alias,
     class_facts,
@@ -36,6 +37,7 @@ from devlint.findings import Edit, Location
 from devlint.flow.cache import FileFlows
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting
+from devlint.flow.summary import summarise
 from devlint.nodes import child_fields, dotted_name, iter_children, push_children
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
 from devlint.source import LINE_BREAK, split_lines
@@ -241,6 +243,11 @@ def _takes_inputs(function: cst.FunctionDef) -> bool:
     )
 
 
+def _class_node(ancestors: Sequence[cst.CSTNode]) -> cst.ClassDef | None:
+    """The innermost class definition around the node being entered."""
+    return next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
+
+
 def _has_self(function: cst.FunctionDef) -> bool:
     for decorator in function.decorators:
         if dotted_name(decorator.decorator) in ("staticmethod", "classmethod"):
@@ -285,6 +292,8 @@ class _Function:
     self_calls: set[str] = field(default_factory=set)
     takes_inputs: bool = False
     """``FunctionFacts.takes_inputs``."""
+    node: cst.FunctionDef | None = None
+    owner_node: cst.ClassDef | None = None
 
 
 @dataclass(frozen=True)
@@ -298,6 +307,7 @@ class _RawCandidate:
     unless_noted: Sequence[tuple[str, str]]
     lines: Mapping[str, cst.CSTNode]
     anchor: Anchor
+    needs: tuple[Requirement, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -430,6 +440,7 @@ class Traversal:
         fixes: Mapping[str, tuple[PendingEdit, ...]] | None = None,
         unless_noted: Sequence[tuple[str, str]] = (),
         lines: Mapping[str, cst.CSTNode] | None = None,
+        needs: tuple[Requirement, ...] = (),
     ) -> None:
         self._raw.append(
             _RawCandidate(
@@ -442,6 +453,7 @@ class Traversal:
                 unless_noted,
                 lines or {},
                 self._anchors[-1],
+                needs,
             )
         )
 
@@ -578,6 +590,8 @@ class Traversal:
             ),
             method_of,
             takes_inputs=_takes_inputs(node),
+            node=node,
+            owner_node=_class_node(self._ancestors) if method_of else None,
         )
         if method_of is not None:
             method_of.methods.append(node.name.value)
@@ -679,8 +693,36 @@ class Traversal:
             facts=tuple(
                 dataclasses.replace(fact, line=self._positions[node].start.line) if node else fact
                 for fact, node, _ in self._facts_found
-            ),
+            )
+            + self._flow_facts(),
         )
+
+    def _flow_facts(self) -> tuple[Fact, ...]:
+        """What the device flow of this file's functions says to other files, where a later
+        pass asks for it (``RuleSettings.flow_summaries``, ``flow_results``): summaries of
+        the functions named, and the calls of the functions named whose results meet the
+        device. The flow costs: the first pass computes none of it."""
+        wanted, results = self._settings.flow_summaries, self._settings.flow_results
+        if not (wanted or results):
+            return ()
+        found: list[Fact] = []
+        for function in self._functions:
+            node = function.node
+            if node is None:
+                continue
+            if function.name in wanted and function.owner is None:
+                found.append(summarise(self._flows.function(node, None), function.name))
+            if not any(call.rpartition(".")[2] in results for call in function.calls):
+                continue
+            flow = self._flows.function(node, function.owner_node)
+            callees = {
+                self.qualified_name(call.func)
+                for call in flow.results_meeting
+                if isinstance(call, cst.Call)
+            }
+            ours = (c for c in callees if c and c.rpartition(".")[2] in results)
+            found.extend(ResultMeets(callee) for callee in sorted(ours))
+        return tuple(found)
 
     def _candidates(self) -> tuple[Candidate, ...]:
         if not self._raw:
@@ -709,6 +751,7 @@ class Traversal:
                         **{key: str(positions[n].start.line) for key, n in raw.lines.items()},
                     },
                     fixes=fixes,
+                    needs=raw.needs,
                 )
             )
         return tuple(candidates)

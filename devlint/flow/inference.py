@@ -15,12 +15,14 @@ from typing import Protocol
 import libcst as cst
 
 from devlint.flow.meetings import (
+    Handoff,
     Meeting,
     MeetingKind,
     Operand,
     meetings_among,
     meetings_in_collective,
     places_by_backend,
+    surely_on_device,
 )
 from devlint.flow.values import (
     CHOSEN_CPU,
@@ -149,6 +151,14 @@ class FunctionFlow:
     summary: ``params`` says which parameters reach it)."""
     values: Mapping[cst.CSTNode, Value]
     """The value of each expression the analysis evaluated (its last pass in a loop)."""
+    reaching: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    """Parameters that reach a meeting point, each with the parameters it meets there
+    (``""``: a tensor surely on the device that no parameter gives): a caller that passes
+    a CPU tensor there mixes devices (the summary other files read)."""
+    handoffs: tuple[Handoff, ...] = ()
+    """CPU-made tensors passed to functions of other files."""
+    results_meeting: frozenset[cst.CSTNode] = frozenset()
+    """Calls of functions of other files whose results meet the computation's device."""
 
     def meetings_of(self, made: cst.CSTNode) -> tuple[Meeting, ...]:
         """Where the tensor made at ``made`` meets the computation's device, first first."""
@@ -175,7 +185,15 @@ def analyse_function(
         inference.env[name] = given.get(name) or _parameter_value(param, tensor)
     inference.run(function.body)
     returned = join(*inference.returns) if inference.returns else HOST
-    return FunctionFlow(function, tuple(inference.meetings), returned, inference.values)
+    return FunctionFlow(
+        function,
+        tuple(inference.meetings),
+        returned,
+        inference.values,
+        {name: frozenset(partners) for name, partners in inference.reaching.items()},
+        tuple(inference.handoffs),
+        frozenset(inference.results_meeting),
+    )
 
 
 def class_model(node: cst.ClassDef, resolve: Resolver) -> ClassModel:
@@ -270,6 +288,9 @@ class _Inference:
         self.returns: list[Value] = []
         self.by_backend = False
         """The function places its collectives' tensors by the backend: they meet nothing."""
+        self.reaching: dict[str, set[str]] = {}
+        self.handoffs: list[Handoff] = []
+        self.results_meeting: set[cst.CSTNode] = set()
 
     # Statements --------------------------------------------------------------
 
@@ -510,7 +531,7 @@ class _Inference:
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 index = self.eval(element.slice.value)
-                if base.made and index.on_device:
+                if (base.made or base.params or base.calls) and index.on_device:
                     pair: list[Operand] = [(node.value, base), (element.slice.value, index)]
                     self._meet(node, MeetingKind.INDEX, pair)
             elif isinstance(element.slice, cst.Slice):
@@ -579,7 +600,12 @@ class _Inference:
         if qualified is not None and qualified.split(".", 1)[0] in CPU_LIBRARIES:
             return HOST_SEQUENCE  # np.random.randint(...): host data, as a named import's
         if receiver is not None and isinstance(func, cst.Attribute):
-            return self._method(node, func, receiver, arguments)
+            found = self._method(node, func, receiver, arguments)
+            head = dotted_name(func)
+            imported = head is not None and head.partition(".")[0] not in self.env
+            if found is receiver and receiver == UNKNOWN and qualified and imported:
+                return self._external(node, qualified, arguments)  # `module.helper(x)`
+            return found
         if isinstance(func, cst.Name) and not local:
             return self._named_call(node, func.value, qualified, arguments)
         callee = self.eval(func)
@@ -603,7 +629,26 @@ class _Inference:
         function = self._around.functions.get(name)
         if function is not None and (qualified or name).endswith(name):
             return self._local_call(node, function, None, arguments)
-        return self._library_call(qualified or name, arguments)
+        found = self._library_call(qualified or name, arguments)
+        if found is UNKNOWN and qualified is not None:
+            return self._external(node, qualified, arguments)
+        return found
+
+    def _external(
+        self, node: cst.Call, qualified: str, arguments: Sequence[tuple[cst.Arg, Value]]
+    ) -> Value:
+        """A function this file imports: the CPU tensors passed to it are handed off, and its
+        result is unknown, remembered as this call's (the callee's summary may know it)."""
+        slots: list[tuple[int | str, Value]] = []
+        for position, (arg, found) in enumerate(arguments):
+            if arg.star:
+                break  # the positions after ``*args`` are unknown
+            slots.append((arg.keyword.value if arg.keyword else position, found))
+        placed = tuple(slot for slot, found in slots if surely_on_device(found))
+        for slot, found in slots:
+            for site in found.made:
+                self.handoffs.append(Handoff(site, node, qualified, slot, placed))
+        return Value(UNKNOWN.origins, calls=(node,))
 
     def _library_call(self, qualified: str, arguments: Sequence[tuple[cst.Arg, Value]]) -> Value:
         """A call of something the file imports or defines (not torch's, not a local)."""
@@ -794,6 +839,7 @@ class _Inference:
 
     def _meet(self, at: cst.CSTNode, kind: MeetingKind, operands: Sequence[Operand]) -> None:
         self._record(meetings_among(at, kind, operands))
+        self._summarise_meeting(operands)
 
     def _record(self, meetings: Iterable[Meeting]) -> None:
         for meeting in meetings:
@@ -801,6 +847,24 @@ class _Inference:
             if key not in self._seen:
                 self._seen.add(key)
                 self.meetings.append(meeting)
+
+    def _summarise_meeting(self, operands: Sequence[Operand]) -> None:
+        """What a summary of the function needs from a meeting: results of other files'
+        functions that meet the device, and which parameters meet which."""
+        values = [found for _, found in operands]
+        placed = {position for position, found in enumerate(values) if surely_on_device(found)}
+        if not placed:
+            return
+        for position, found in enumerate(values):
+            partners = [values[other] for other in placed if other != position]
+            if found.calls and partners:
+                self.results_meeting.update(found.calls)
+            if not found.on_device:
+                continue
+            for name in found.params:
+                met = {p for o in partners if name not in o.params for p in o.params or {""}}
+                if met:
+                    self.reaching.setdefault(name, set()).update(met)
 
 
 def _bound(

@@ -54,7 +54,7 @@ class Meeting:
 Operand = tuple["cst.BaseExpression", Value]
 
 
-def _surely_on_device(partner: Value) -> bool:
+def surely_on_device(partner: Value) -> bool:
     """On a device and on no path a CPU tensor: two values that each may be either came
     from the same branches (``if ids is None: a = arange(n) else: a = ids``), and proving
     they differ would need the paths, which a join forgets."""
@@ -115,9 +115,24 @@ def meetings_among(
                 (
                     node
                     for node, other in operands
-                    if _surely_on_device(other) and site not in other.tied
+                    if surely_on_device(other) and site not in other.tied
                 ),
                 None,
             )
             if partner is not None:
                 yield Meeting(site, at, kind, cpu_node, partner)
+
+
+@dataclass(frozen=True)
+class Handoff:
+    """A CPU-made tensor passed to a function of another file: whether it meets the device
+    there (or comes back and meets it here) is that function's summary's to say."""
+
+    made: cst.CSTNode
+    call: cst.Call
+    callee: str
+    """The callee's qualified name, resolved through the file's imports."""
+    slot: int | str
+    """The parameter it is passed as: a position, or a keyword."""
+    placed: tuple[int | str, ...]
+    """The call's other arguments surely on the computation's device (positions, keywords)."""

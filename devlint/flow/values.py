@@ -46,6 +46,9 @@ class Value:
     """Creation sites whose tensor's own device this value took (``x.device``,
     ``f(x.device)``, ``y.to(x.device)``): wherever that tensor is, this is too, so the
     two never meet on different devices."""
+    calls: tuple[cst.CSTNode, ...] = ()
+    """Calls of functions in other files whose results it may hold: where such a result
+    meets the device, the callee's summary (in the project index) says whether it is CPU."""
 
     @property
     def follows(self) -> bool:
@@ -93,6 +96,7 @@ def join(*values: Value) -> Value:
         any(v.sequence for v in values),
         frozenset().union(*(v.params for v in values)),
         _union(*(v.tied for v in values)),
+        _union(*(v.calls for v in values)),
     )
 
 
@@ -107,7 +111,14 @@ def combine(*values: Value, meets: bool = True) -> Value:
         return Value(frozenset({Origin.HOST}), params=params)
     placed = [v for v in tensors if v.on_device and not v.made]
     joined = join(*placed) if meets and placed else join(*tensors)
-    return Value(joined.origins - {Origin.HOST}, joined.made, False, params, joined.tied)
+    return Value(
+        joined.origins - {Origin.HOST},
+        joined.made,
+        False,
+        params,
+        tied=joined.tied,
+        calls=joined.calls,
+    )
 
 
 def moved(device: Value) -> Value:

@@ -15,7 +15,7 @@ from typing import ClassVar, Literal, Protocol
 
 import libcst as cst
 
-from devlint.candidates import Candidate, Resolution, Scope, ScopeInfo
+from devlint.candidates import Candidate, Requirement, Resolution, Scope, ScopeInfo
 from devlint.facts import Fact, FileFacts
 from devlint.findings import Applicability, Fix
 from devlint.flow.inference import FunctionFlow
@@ -68,6 +68,12 @@ class RuleSettings:
     returning_output: frozenset[str] = frozenset()
     """Names of the project's functions known (from a first pass over the project) to
     return unmoved processor output: only calls of these can carry it into a file."""
+    flow_summaries: frozenset[str] = frozenset()
+    """Qualified names of this file's functions whose flow summaries a candidate of another
+    file needs (a later pass asks): only these are summarised, the flow costs."""
+    flow_results: frozenset[str] = frozenset()
+    """Last names of the project functions whose callers' use of the result a candidate
+    needs: only calls of these are followed for whether their results meet the device."""
 
 
 class FileContext(Protocol):
@@ -144,10 +150,12 @@ class FileContext(Protocol):
         fixes: Mapping[str, tuple[PendingEdit, ...]] | None = None,
         unless_noted: Sequence[tuple[str, str]] = (),
         lines: Mapping[str, cst.CSTNode] | None = None,
+        needs: tuple[Requirement, ...] = (),
     ) -> None:
         """Record a candidate spanning ``node`` (through ``end``, when given).
 
         ``lines={"key": other_node}`` adds ``data["key"]``: the line ``other_node`` is on.
+        ``needs``: it holds only if another file's flow shows one of these (the index says).
 
         ``unless_noted=[(tag, name), ...]`` drops it if the same function notes one of
         them anywhere, before or after (``mask = torch.zeros(n)`` ... ``mask.to(d)``),

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 
 import libcst as cst
 
-from devlint.candidates import Candidate, Resolution, Scope, ScopeInfo
+from devlint.candidates import Candidate, Needed, Requirement, Resolution, Scope, ScopeInfo
 from devlint.facts import FileFacts
 from devlint.findings import Applicability, Fix
 from devlint.flow.inference import FunctionFlow
@@ -112,7 +112,10 @@ class FactoryWithoutDevice(Rule):
     design; a collective on a CPU group (`group=cpu_group`), in a function that asks the
     backend (`get_backend(group)`, `Backend.NCCL`, `"gloo"`) and places its tensors by
     it, and the `*_object` collectives, which place their tensors themselves. A tensor
-    returned to a caller is followed within its function only.
+    passed to or returned from a project function is followed there, in another file
+    too: it is reported where it is made if it meets the device inside the function it
+    is passed to (with an argument the caller has on the device), or where a caller uses
+    the result (functions of a module, not methods, for now).
     """
 
     code = "DEV003"
@@ -677,7 +680,8 @@ class FactoryWithoutDevice(Rule):
             return
         meetings = context.meetings_of(node)
         if not meetings:
-            return  # moved first, only an index, host data, or it meets nothing
+            self._visit_handed_off(node, name, factory, flow, context)
+            return  # or moved first, only an index, host data, or it meets nothing
         meeting = meetings[0]
         fixes, anchors = _fixes(node, factory, meeting, flow.function, context)
         collective = meeting.kind is MeetingKind.COLLECTIVE
@@ -697,6 +701,42 @@ class FactoryWithoutDevice(Rule):
             lines={"line": meeting.at},
         )
 
+    def _visit_handed_off(
+        self, node: cst.Call, name: str, factory: str, flow: FunctionFlow, context: FileContext
+    ) -> None:
+        """A tensor that leaves the file (passed to, or returned to, a function of another
+        file) is a candidate that holds if that file's flow shows it meets the device."""
+        needs: list[Requirement] = []
+        data = {"factory": name}
+        lines: dict[str, cst.CSTNode] = {}
+        for handoff in flow.handoffs:
+            if handoff.made is not node:
+                continue
+            needs.append(
+                Requirement(Needed.PARAMETER_MEETS, handoff.callee, handoff.slot, handoff.placed)
+            )
+            if handoff.call in flow.results_meeting:
+                needs.append(Requirement(Needed.PARAMETER_RETURNED, handoff.callee, handoff.slot))
+            data.setdefault("callee", handoff.callee.rpartition(".")[2])
+            lines.setdefault("line", handoff.call)
+        function = context.scope.function_name
+        own = function is not None and function.endswith(f".{flow.function.name.value}")
+        if own and not needs and any(site is node for site in flow.returned.made):
+            assert function is not None
+            needs.append(Requirement(Needed.RESULT_MEETS, function))
+            data["returned_by"] = flow.function.name.value
+        if not needs:
+            return
+        fixes, anchors = _fixes(node, factory, None, flow.function, context)
+        context.report(
+            self.code,
+            node,
+            data={**data, **anchors},
+            fixes=fixes,
+            lines=lines,
+            needs=tuple(dict.fromkeys(needs)),  # a loop's passes hand it off again
+        )
+
     def resolve(
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
@@ -704,15 +744,18 @@ class FactoryWithoutDevice(Rule):
         library = "follows_inputs" in data and _library_function(candidate.scope, index)
         if not (_reports_in(scope) or library or data.get("collective")):
             return None
-        message = (
-            f"`{data['factory']}()` makes a CPU tensor that meets the computation's device "
-            f"at line {data['line']} (`{data['meets']}`)"
-        )
+        made = f"`{data['factory']}()` makes a CPU tensor that meets the computation's device"
         if data.get("collective"):
             message = (
                 f"`{data['factory']}()` makes a CPU tensor handed to a collective at line "
                 f"{data['line']} (`{data['meets']}`), which NCCL runs on the process's GPU"
             )
+        elif "callee" in data:
+            message = f"{made} in `{data['callee']}` (called at line {data['line']})"
+        elif "returned_by" in data:
+            message = f"{made} where callers of `{data['returned_by']}` in other files use it"
+        else:
+            message = f"{made} at line {data['line']} (`{data['meets']}`)"
         if scope.device_aware and not scope.in_init:
             fix = choose_fix(
                 candidate, "self_device", Applicability.SAFE, "Add `device=self.device`"
@@ -876,12 +919,13 @@ def _describe(meeting: Meeting, context: FileContext) -> str:
 def _fixes(
     node: cst.Call,
     factory: str,
-    meeting: Meeting,
+    meeting: Meeting | None,
     function: cst.FunctionDef,
     context: FileContext,
 ) -> tuple[dict[str, tuple[PendingEdit, ...]], dict[str, str]]:
     """Every fix the resolution may choose: ``device=`` at the creation with an anchor in
-    scope there, or a move of the CPU operand where it meets; and the anchor each uses."""
+    scope there, or a move of the CPU operand where it meets (``meeting``, if in this
+    file); and the anchor each uses."""
     fixes: dict[str, tuple[PendingEdit, ...]] = {}
     anchors: dict[str, str] = {}
     if factory not in _WITHOUT_DEVICE and node.args:
@@ -892,11 +936,13 @@ def _fixes(
         if device is not None:
             fixes["device_param"] = (insert_after(last, f", device={device}"),)
             anchors["device_param"] = device
-        partner = chain_root(meeting.partner)
+        partner = chain_root(meeting.partner) if meeting is not None else None
         tensor = partner if partner in parameters else context.scope.tensor_param
         if tensor is not None and tensor not in ("device", device):
             fixes["tensor_device"] = (insert_after(last, f", device={tensor}.device"),)
             anchors["tensor_device"] = tensor
+    if meeting is None:
+        return fixes, anchors
     partner_name = dotted_name(meeting.partner)
     module_call = meeting.kind is MeetingKind.MODULE_CALL and meeting.partner is _callee(meeting)
     collective = meeting.kind is MeetingKind.COLLECTIVE  # its partner is a function

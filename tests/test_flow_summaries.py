@@ -1,0 +1,122 @@
+"""Flow summaries carry the device flow across files: CPU tensors handed to a helper of
+another file, returned to a caller in another file, or passed through one."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+from conftest import lint_project
+
+from devlint.facts import FlowSummary
+from devlint.flow.cache import FileFlows
+from devlint.flow.summary import summarise
+
+HELPERS = """\
+import torch
+
+
+def weighted(logits: torch.Tensor, targets: torch.Tensor, alpha: torch.Tensor):
+    return alpha[targets] * logits
+
+
+def weighted_after_move(logits: torch.Tensor, alpha: torch.Tensor):
+    alpha = alpha.to(logits.device)
+    return alpha * logits
+
+
+def doubled(t: torch.Tensor):
+    return t * 2
+
+
+def ones_like_rows(x: torch.Tensor):
+    return torch.ones(x.size(0))
+"""
+
+
+def test_summary_says_what_parameters_meet_and_what_the_result_follows() -> None:
+    module = cst.parse_module(HELPERS)
+    flows = FileFlows(lambda: module, lambda node: None)
+    functions = [s for s in module.body if isinstance(s, cst.FunctionDef)]
+    summaries = [summarise(flows.function(f, None), f"pkg.{f.name.value}") for f in functions]
+    assert summaries == [
+        FlowSummary(
+            "pkg.weighted",
+            ("logits", "targets", "alpha"),
+            (("alpha", ("logits", "targets")), ("logits", ("alpha",)), ("targets", ("alpha",))),
+            ("alpha", "logits"),  # an index does not give the result its device
+        ),
+        # Moved to the logits' device first: it meets nothing but the logits' device.
+        FlowSummary("pkg.weighted_after_move", ("logits", "alpha"), (), ("logits",)),
+        FlowSummary("pkg.doubled", ("t",), (), ("t",)),
+        FlowSummary("pkg.ones_like_rows", ("x",), (), ()),
+    ]
+
+
+MODEL = """\
+import torch
+from torch import nn
+
+from pkg.helpers import doubled, ones_like_rows, weighted, weighted_after_move
+
+
+class Model(nn.Module):
+    def forward(self, x, labels):
+        {body}
+"""
+
+
+def check(tmp_path: Path, body: str) -> list[tuple[str, int, int, str]]:
+    model = MODEL.replace("{body}", textwrap.indent(textwrap.dedent(body), " " * 8).strip())
+    files = {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "pkg/model.py": model}
+    project = lint_project(tmp_path, files, select=("DEV003",))
+    return [
+        (Path(r.display).name, f.start.row, f.start.column, f.message)
+        for r in project.files
+        for f in r.findings
+    ]
+
+
+def test_a_cpu_tensor_handed_to_a_helper_that_meets_it_with_the_device(tmp_path: Path) -> None:
+    found = check(tmp_path, "return weighted(x, labels, torch.full((3,), 0.25))\n")
+    assert found == [
+        (
+            "model.py",
+            9,
+            36,
+            "`torch.full()` makes a CPU tensor that meets the computation's device in "
+            "`weighted` (called at line 9); pass `device=x.device`",
+        )
+    ]
+
+
+def test_no_finding_when_the_helper_moves_it_first(tmp_path: Path) -> None:
+    assert check(tmp_path, "return weighted_after_move(x, torch.ones(3))\n") == []
+
+
+def test_no_finding_when_what_it_meets_in_the_helper_is_on_the_cpu_too(tmp_path: Path) -> None:
+    body = "return weighted(torch.zeros(3), torch.arange(3), torch.ones(3)).sum().item()\n"
+    assert check(tmp_path, body) == []
+
+
+def test_a_cpu_tensor_passed_through_a_helper_meets_the_device_here(tmp_path: Path) -> None:
+    found = check(tmp_path, "return x + doubled(torch.arange(3))\n")
+    assert [(name, row, column) for name, row, column, _ in found] == [("model.py", 9, 28)]
+
+
+def test_a_cpu_tensor_returned_to_a_caller_in_another_file(tmp_path: Path) -> None:
+    found = check(tmp_path, "return x * ones_like_rows(x)[:, None]\n")
+    assert found == [
+        (
+            "helpers.py",
+            18,
+            12,
+            "`torch.ones()` makes a CPU tensor that meets the computation's device where "
+            "callers of `ones_like_rows` in other files use it; pass `device=x.device`",
+        )
+    ]
+
+
+def test_no_finding_when_the_caller_moves_the_result(tmp_path: Path) -> None:
+    assert check(tmp_path, "return x * ones_like_rows(x).to(x.device)\n") == []

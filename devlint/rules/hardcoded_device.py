@@ -475,8 +475,10 @@ class HardcodedDevice(Rule):
         """``def __init__(self, device="cuda"): self.device = device``: a default the module
         keeps and places tensors with, unless a caller passes another."""
         default = param.default
-        literal = device_literal(default) if default is not None else None
-        if literal is None or param.name.value != "device" or context.scope.method != "__init__":
+        if default is None or param.name.value != "device" or context.scope.method != "__init__":
+            return
+        literal = device_literal(default)
+        if literal is None:
             return
         ancestors = context.ancestors
         function = ancestors[-2] if len(ancestors) > 1 else None  # not a lambda's

@@ -369,7 +369,10 @@ def test_every_rule_is_described_from_its_documentation() -> None:
         "model code (as DEV001 defines it), classes that store a device or a model "
         "(samplers, trainers, pipelines), functions told their device (a `device` "
         "parameter; the fix there, `.to(device)`, is unsafe), and the project functions "
-        "all these call."
+        "all these call; also functions whose inputs tell them their device (a parameter "
+        "annotated as a tensor or a module, the methods of autograd Functions; not tests), "
+        "unless the call moves that very input (`def to_gpu(x: Tensor): return x.cuda()` is "
+        "what it is for)."
     }
     assert cuda["defaultConfiguration"]["level"] == "warning"
     assert rules[0]["id"] == "DEV000"

@@ -229,9 +229,12 @@ def function_facts(
     )
 
 
-def input_annotation(annotation: str | None) -> bool:
-    """A parameter annotated so (dotted, as written) holds a tensor or a module: ``Tensor``,
-    ``torch.FloatTensor``, ``nn.Module``. Not ``Optional[Tensor]``: maybe no input at all."""
+def input_annotation(annotation: str | None, aliases: Mapping[str, str]) -> bool:
+    """A parameter annotated so (dotted, as written; imports resolve) holds a tensor or a
+    module: ``Tensor``, ``torch.FloatTensor``, ``nn.Module``, ``T`` after ``from torch
+    import Tensor as T``. Not ``Optional[Tensor]``: maybe no input at all."""
+    if annotation is not None:
+        annotation = resolve_alias(annotation, aliases) or annotation
     last = (annotation or "").rpartition(".")[2]
     return last.endswith("Tensor") or last == "Module"
 

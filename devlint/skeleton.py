@@ -282,7 +282,7 @@ class _Walk:
             if default is None
         ]
         takes_inputs = any(
-            arg.annotation is not None and input_annotation(dotted(arg.annotation))
+            arg.annotation is not None and input_annotation(dotted(arg.annotation), self._aliases)
             for arg in required
         )
         frame = _Function(

@@ -231,14 +231,14 @@ def _tensor_param(function: cst.FunctionDef) -> str | None:
     return None
 
 
-def _takes_inputs(function: cst.FunctionDef) -> bool:
+def _takes_inputs(function: cst.FunctionDef, aliases: Mapping[str, str]) -> bool:
     """``FunctionFacts.takes_inputs``: a parameter without a default annotated as a tensor
     or a module."""
     params = function.params
     return any(
         param.default is None
         and param.annotation is not None
-        and input_annotation(dotted_name(param.annotation.annotation))
+        and input_annotation(dotted_name(param.annotation.annotation), aliases)
         for param in (*params.posonly_params, *params.params, *params.kwonly_params)
     )
 
@@ -589,7 +589,7 @@ class Traversal:
                 ),
             ),
             method_of,
-            takes_inputs=_takes_inputs(node),
+            takes_inputs=_takes_inputs(node, self._aliases),
             node=node,
             owner_node=_class_node(self._ancestors) if method_of else None,
         )

@@ -139,6 +139,17 @@ def torchfix(corpus: Path) -> float:
     return time.perf_counter() - start
 
 
+def working_copy(pristine: Path, target: Path, limit: int | None) -> Path:
+    """A copy of the corpus (its first ``limit`` files) that the runs may edit: the
+    downloaded corpus stays the same bytes from one run to the next."""
+    files = sorted(pristine.rglob("*.py"))[:limit]
+    for path in [*files, *pristine.rglob("pyproject.toml")]:
+        copy = target / path.relative_to(pristine)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_bytes(path.read_bytes())
+    return target
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, help="where the corpus is (built if empty)")
@@ -155,21 +166,15 @@ def main() -> None:
     default = "devlint-bench-current" if options.current else "devlint-bench"
     target = options.corpus or Path(tempfile.gettempdir()) / default
     keep = _current_member if options.current else (lambda member: True)
-    corpus = build_corpus(target, pins, keep)
-    files = sorted(corpus.rglob("*.py"))
-    if options.limit:
-        kept = set(files[: options.limit])
-        for path in files:
-            if path not in kept:
-                path.unlink()
-        files = sorted(kept)
-    lines = sum(path.read_bytes().count(b"\n") for path in files)
-    pinned = ", ".join(f"{name}=={version}" for name, version in pins.items())
-    print(f"corpus: {len(files)} files, {lines} lines ({pinned})")
-
-    baseline = parse_only(files)
-    rows: list[tuple[str, float, str]] = [("parse only (libcst, 1 process)", baseline, "")]
+    pristine = build_corpus(target, pins, keep)
     with tempfile.TemporaryDirectory() as folder:
+        corpus = working_copy(pristine, Path(folder) / "corpus", options.limit)
+        files = sorted(corpus.rglob("*.py"))
+        lines = sum(path.read_bytes().count(b"\n") for path in files)
+        pinned = ", ".join(f"{name}=={version}" for name, version in pins.items())
+        print(f"corpus: {len(files)} files, {lines} lines ({pinned})")
+        baseline = parse_only(files)
+        rows: list[tuple[str, float, str]] = [("parse only (libcst, 1 process)", baseline, "")]
         cache = Path(folder) / "cache"
         cold, cold_found, cold_stats = devlint(corpus, cache)
         rows.append(("devlint cold (empty cache)", cold, cold_stats))
@@ -194,8 +199,8 @@ def main() -> None:
             corpus, Path(folder) / "unfiltered", "--no-prefilter", "--no-cache"
         )
         rows.append(("devlint cold, no prefilter, no cache", unfiltered, unfiltered_stats))
-    if options.with_torchfix:
-        rows.append(("TorchFix", torchfix(corpus), ""))
+        if options.with_torchfix:
+            rows.append(("TorchFix", torchfix(corpus), ""))
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
     width = max(len(name) for name, _, _ in rows)

@@ -12,14 +12,14 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from pathlib import Path
 
 from devlint.analysis import FileAnalysis, FileJob, analyze_text
 from devlint.cache import Cache, CheckedFile, ProjectFindings
-from devlint.candidates import Needed
+from devlint.candidates import Candidate, Needed
 from devlint.config import Config, ConfigError
 from devlint.discovery import find_project_root
 from devlint.facts import ReturnedOutput
@@ -508,6 +508,18 @@ def _follow_returned_output(projects: list[Project], runner: Runner) -> None:
             return
 
 
+def _reported_if_shown(
+    candidate: Candidate, rules: Mapping[str, Rule], index: ProjectIndex
+) -> bool:
+    """Whether the rule would report ``candidate`` where it stands, were its needs shown:
+    only then is another file's flow worth a second analysis."""
+    rule = rules.get(candidate.code)
+    return (
+        rule is not None
+        and rule.resolve(candidate, index.scope_info(candidate.scope), index) is not None
+    )
+
+
 def _parse_files_flow_needs(projects: list[Project], runner: Runner) -> None:
     """Analyse again the files whose flow facts a candidate needs (``Candidate.needs``),
     naming what to compute: the summaries of the callees it hands CPU tensors to, and
@@ -517,7 +529,14 @@ def _parse_files_flow_needs(projects: list[Project], runner: Runner) -> None:
     for project in projects:
         index = project.index
         assert index is not None
-        needs = {need for r in project.files for c in r.analysis.candidates for need in c.needs}
+        rules = {rule.code: rule for rule in project.rules}
+        needs = {
+            need
+            for result in project.files
+            for candidate in result.analysis.candidates
+            if candidate.needs and _reported_if_shown(candidate, rules, index)
+            for need in candidate.needs
+        }
         summaries: dict[str, set[str]] = {}
         results: dict[str, set[str]] = {}
         for need in needs:

@@ -175,7 +175,7 @@ def analyse_function(
     gives some parameters the values a caller passes.
     """
     inference = _Inference(around)
-    inference.by_backend = places_by_backend(function.body)
+    inference.function = function
     setup = function.name.value in SETUP_METHODS
     given = bound or {}
     used = _used_as_tensors(function.body)
@@ -286,8 +286,8 @@ class _Inference:
         self._seen: set[tuple[int, int]] = set()
         self.values: dict[cst.CSTNode, Value] = {}
         self.returns: list[Value] = []
-        self.by_backend = False
-        """The function places its collectives' tensors by the backend: they meet nothing."""
+        self.function: cst.FunctionDef | None = None
+        self._by_backend: bool | None = None
         self.reaching: dict[str, set[str]] = {}
         self.handoffs: list[Handoff] = []
         self.results_meeting: set[cst.CSTNode] = set()
@@ -789,7 +789,7 @@ class _Inference:
             operands = list(self._spread(arguments))
             self._meet(node, MeetingKind.FUNCTION, operands)
             return combine(*(found for _, found in operands))
-        if qualified in COLLECTIVE_FUNCTIONS and not self.by_backend:
+        if qualified in COLLECTIVE_FUNCTIONS and not self._places_by_backend():
             self._record(meetings_in_collective(node, list(self._spread(arguments))))
         if not arguments:
             return UNKNOWN
@@ -836,6 +836,14 @@ class _Inference:
         if not found.only_host:
             return found
         return made_on_cpu(node) if found.sequence else HOST
+
+    def _places_by_backend(self) -> bool:
+        """The function places its collectives' tensors by the backend: they meet nothing
+        (asked once, and only of a function that calls a collective)."""
+        if self._by_backend is None:
+            body = self.function.body if self.function is not None else None
+            self._by_backend = body is not None and places_by_backend(body)
+        return self._by_backend
 
     def _meet(self, at: cst.CSTNode, kind: MeetingKind, operands: Sequence[Operand]) -> None:
         self._record(meetings_among(at, kind, operands))

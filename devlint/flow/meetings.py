@@ -14,7 +14,7 @@ from enum import Enum
 import libcst as cst
 
 from devlint.flow.values import Value
-from devlint.nodes import keyword_argument
+from devlint.nodes import iter_children, keyword_argument
 
 
 class MeetingKind(Enum):
@@ -98,7 +98,7 @@ def _spells(node: cst.CSTNode, words: Sequence[str]) -> bool:
             text = evaluated if isinstance(evaluated, str) else None
         if text is not None and any(word in text for word in words):
             return True
-        stack.extend(current.children)
+        stack.extend(iter_children(current))
     return False
 
 

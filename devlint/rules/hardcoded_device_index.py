@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
+from functools import lru_cache
 
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import Reference
 from devlint.index import ProjectIndex, is_test_module
-from devlint.nodes import dotted_name, first_positional, keyword_argument
+from devlint.nodes import dotted_name, first_positional, iter_children, keyword_argument
 from devlint.rules._devices import BINDING_TYPES, Bindings, may_be_device_literal, may_be_key
 from devlint.rules.base import FileContext, Invalid, Rule, RuleSettings
 from devlint.skeleton import Skeleton
@@ -722,30 +724,45 @@ def _assigned_values(name: str, context: FileContext) -> list[cst.BaseExpression
     )
     if function is None:
         return []
+    found = _assignments(function).get(name)
+    return list(found) if found is not None else []
+
+
+@lru_cache(maxsize=32)
+def _assignments(function: cst.FunctionDef) -> dict[str, tuple[cst.BaseExpression, ...] | None]:
+    """What ``function`` assigns to each plain name it binds: the values of ``name = value``,
+    or None for a parameter or a name bound any other way. One walk per function (nodes
+    hash by identity), not one per name asked about."""
     params = function.params
-    every = (*params.posonly_params, *params.params, *params.kwonly_params)
-    if any(param.name.value == name for param in every):
-        return []
-    values: list[cst.BaseExpression] = []
+    found: dict[str, tuple[cst.BaseExpression, ...] | None] = {
+        param.name.value: None
+        for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+    }
     stack: list[cst.CSTNode] = [function.body]
     while stack:
         current = stack.pop()
         if isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             continue  # their own scopes
         if isinstance(current, cst.Assign):
-            targets = [target.target for target in current.targets]
-            if any(isinstance(t, cst.Name) and t.value == name for t in targets):
-                values.append(current.value)
+            for target in current.targets:
+                bound = target.target
+                if isinstance(bound, cst.Name) and bound.value in found:
+                    known = found[bound.value]
+                    if known is not None:
+                        found[bound.value] = (*known, current.value)
+                elif isinstance(bound, cst.Name):
+                    found[bound.value] = (current.value,)
+            if all(isinstance(target.target, cst.Name) for target in current.targets):
                 continue
-        elif _binds_otherwise(current, name):
-            return []
-        stack.extend(current.children)
-    return values
+        for name in _bound_otherwise(current):
+            found[name] = None
+        stack.extend(iter_children(current))
+    return found
 
 
-def _binds_otherwise(node: cst.CSTNode, name: str) -> bool:
-    """``node`` binds ``name`` in a way ``_assigned_values`` does not read: unpacking, a
-    loop, ``with ... as``, an augmented or annotated assignment, ``:=``."""
+def _bound_otherwise(node: cst.CSTNode) -> Iterator[str]:
+    """Names ``node`` binds in a way ``_assignments`` does not read: unpacking, a loop,
+    ``with ... as``, an augmented or annotated assignment, ``:=``."""
     target: cst.CSTNode
     if isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr)):
         target = node.target
@@ -754,8 +771,10 @@ def _binds_otherwise(node: cst.CSTNode, name: str) -> bool:
     elif isinstance(node, cst.AssignTarget):
         target = node.target
     else:
-        return False
-    return any(isinstance(found, cst.Name) and found.value == name for found in _names_in(target))
+        return
+    for found in _names_in(target):
+        if isinstance(found, cst.Name):
+            yield found.value
 
 
 def _names_in(node: cst.CSTNode) -> list[cst.CSTNode]:
@@ -765,5 +784,5 @@ def _names_in(node: cst.CSTNode) -> list[cst.CSTNode]:
         current = stack.pop()
         found.append(current)
         if isinstance(current, (cst.Tuple, cst.List, cst.Element, cst.StarredElement)):
-            stack.extend(current.children)
+            stack.extend(iter_children(current))
     return found

@@ -433,6 +433,8 @@ class _Inference:
                 self._bind(element.value, part, element.value)
             return
         found = join(*parts) if parts else self.eval(iterable)
+        if parts is None and _one_dimensional_on_cpu(found):
+            found = HOST  # each element of a 1-D CPU tensor is 0-dim: it meets any device
         self._bind(target, found, iterable)
 
     def _element_parts(self, iterable: cst.BaseExpression) -> list[Value] | None:
@@ -912,7 +914,7 @@ _ONE_DIMENSIONAL_FACTORIES = ("arange", "linspace", "logspace", "randperm")
 
 def _element_of_one_dimension(base: Value, node: cst.Subscript) -> bool:
     """``t[-1]`` of a CPU tensor that only one-dimensional factories made."""
-    if base.origins != {Origin.CPU} or not base.made or len(node.slice) != 1:
+    if len(node.slice) != 1:
         return False
     index = node.slice[0].slice
     if not isinstance(index, cst.Index):
@@ -922,10 +924,19 @@ def _element_of_one_dimension(base: Value, node: cst.Subscript) -> bool:
         value = value.expression
     if not isinstance(value, cst.Integer):
         return False
-    return all(
-        isinstance(site, cst.Call)
-        and (dotted_name(site.func) or "").rpartition(".")[2] in _ONE_DIMENSIONAL_FACTORIES
-        for site in base.made
+    return _one_dimensional_on_cpu(base)
+
+
+def _one_dimensional_on_cpu(tensor: Value) -> bool:
+    """A CPU tensor that only one-dimensional factories (``arange``, ``linspace``) made."""
+    return (
+        tensor.origins == {Origin.CPU}
+        and bool(tensor.made)
+        and all(
+            isinstance(site, cst.Call)
+            and (dotted_name(site.func) or "").rpartition(".")[2] in _ONE_DIMENSIONAL_FACTORIES
+            for site in tensor.made
+        )
     )
 
 

@@ -13,7 +13,7 @@ from devlint.findings import Applicability, Fix
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting, MeetingKind
 from devlint.index import ProjectIndex
-from devlint.nodes import annotation_names, chain_root, dotted_name, is_self
+from devlint.nodes import annotation_names, chain_root, dotted_name, is_self, iter_children
 from devlint.rules._devices import BINDING_TYPES, Bindings
 from devlint.rules.base import (
     FileContext,
@@ -104,14 +104,16 @@ class FactoryWithoutDevice(Rule):
     one that only meets Python numbers, host values or other CPU tensors
     (`torch.rand(1) < 0.5`), or meets nothing at all; a CPU index into a device
     tensor (`x[torch.arange(n)]`); 0-dim scalars such as `torch.tensor(3.0)` or
-    `torch.rand([])`, which PyTorch lets meet any device; `torch.zeros_like(x)`,
+    `torch.rand([])`, which PyTorch lets meet any device, and the elements a loop takes
+    from a one-dimensional one (`for i in torch.arange(n)`); `torch.zeros_like(x)`,
     `x.new_zeros(...)`, `torch.tensor(x)` of a tensor; calls with `**kwargs` or
     `out=`; a meeting with a tensor parameter of a method (or private function) that
     every call in the file gives host data or CPU tensors, or values it cannot place
     while moving the result to the device at once: the helper works on the CPU by
     design; a collective on a CPU group (`group=cpu_group`), in a function that asks the
     backend (`get_backend(group)`, `Backend.NCCL`, `"gloo"`) and places its tensors by
-    it, and the `*_object` collectives, which place their tensors themselves. A tensor
+    it, and the `*_object` collectives, which place their tensors themselves; a library
+    function that hands its tensors to NumPy without `.cpu()` (it gets CPU tensors). A tensor
     passed to or returned from a project function is followed there, in another file
     too: it is reported where it is made if it meets the device inside the function it
     is passed to (with an argument the caller has on the device), or where a caller uses
@@ -300,6 +302,21 @@ class FactoryWithoutDevice(Rule):
         "    return delta.cumsum(0)\n\n"
         "def voxelize(coords: torch.Tensor):\n"
         "    return torch.zeros(8, 8, device=coords.device)\n",
+        # Each element of a one-dimensional CPU tensor is 0-dim: it meets any device.
+        "import torch\n\n"
+        "def combine(hidden: torch.Tensor, mapping: torch.Tensor) -> torch.Tensor:\n"
+        "    out = torch.zeros(hidden.shape[1:], device=hidden.device)\n"
+        "    for index in torch.arange(0, hidden.shape[0]):\n"
+        "        out += hidden[mapping == index].mean(0)\n"
+        "    return out\n",
+        # A function that hands its tensors to NumPy (no `.cpu()`) gets CPU tensors.
+        "import numpy as np\nimport torch\nfrom torch import Tensor\n\n"
+        "def to_device(batch: Tensor, like: Tensor) -> Tensor:\n"
+        "    return batch.to(like.device)\n\n"
+        "def overlay(image: Tensor, mask: Tensor) -> np.ndarray:\n"
+        "    classes = torch.from_numpy(np.arange(4, dtype=np.uint8))\n"
+        "    masks = mask == classes[:, None, None]\n"
+        "    return (image * masks.any(0)).permute(1, 2, 0).numpy()\n",
     )
     INVALID = (
         Invalid(
@@ -843,6 +860,8 @@ def _visited_follows_inputs(
     if not isinstance(reading, dict):
         reading = state["reading"] = _module_functions_reading(context.ancestors[0])
     outermost = next(n for n in context.ancestors if isinstance(n, cst.FunctionDef))
+    if _hands_tensors_to_numpy(outermost):
+        return False  # `.numpy()` works on CPU tensors only: the function gets those
     inputs: set[str] = set()
     for meeting in meetings:
         partner = flow.values.get(meeting.partner)  # None: it met in a function it calls
@@ -850,6 +869,36 @@ def _visited_follows_inputs(
     if reading.get(id(outermost)):
         return bool(inputs)
     return any(reading.values()) and bool(inputs & _tensor_parameters(flow.function))
+
+
+def _hands_tensors_to_numpy(function: cst.FunctionDef) -> bool:
+    """``img.permute(1, 2, 0).numpy()`` without a ``.cpu()`` in the chain: a function that
+    only works when its tensors are on the CPU (torchgeo's mask drawing for plots)."""
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "numpy"
+            and not _chain_calls(node.func.value, "cpu")
+        ):
+            return True
+        stack.extend(iter_children(node))
+    return False
+
+
+def _chain_calls(node: cst.BaseExpression, method: str) -> bool:
+    """``x.detach().cpu().float()`` calls ``cpu`` somewhere along its chain."""
+    while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value == method:
+                return True
+            node = func.value if isinstance(func, cst.Attribute) else func
+        else:
+            node = node.value
+    return False
 
 
 def _tensor_parameters(function: cst.FunctionDef) -> set[str]:

@@ -426,8 +426,9 @@ TENSOR_PARAMETER_NAMES = frozenset(
 CONFIG_PARAMETERS = frozenset({"config", "cfg", "args", "hparams", "opt", "opts"})
 """Parameter names that hold configuration (Python data), not tensors."""
 
-CARRYING_LIBRARIES = frozenset({"einops"})
-"""Libraries whose functions return a rearranged first argument, on its device."""
+CARRYING_LIBRARIES = frozenset({"einops", "torchvision.ops"})
+"""Libraries (or their packages) whose functions return a result on their first argument's
+device: einops' rearranged tensor, torchvision's box areas, IoUs and kept indices."""
 
 CROSS_DEVICE_METHODS = frozenset({"copy_"})
 """Tensor methods (in ``TENSOR_ARGUMENT_METHODS``) that also take a tensor on another
@@ -438,8 +439,9 @@ MODULE_TENSOR_METHODS = frozenset(
 )
 """``self.parameters()``: a module's own tensors, on its device."""
 
-MODULE_REGISTRARS = frozenset({"register_buffer", "register_parameter"})
-"""``self.register_buffer("name", t)``: ``self.name`` then moves with the module."""
+MODULE_REGISTRARS = frozenset({"register_buffer", "register_parameter", "add_state"})
+"""``self.register_buffer("name", t)``: ``self.name`` then moves with the module; so does a
+torchmetrics state, ``self.add_state("name", default=...)``."""
 
 COLLECTION_UPDATERS = frozenset({"append", "extend", "insert", "update", "add"})
 """``xs.append(t)``: the container now also holds ``t``."""

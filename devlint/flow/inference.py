@@ -658,7 +658,8 @@ class _Inference:
         last = qualified.rpartition(".")[2]
         if root in CPU_LIBRARIES:
             return HOST_SEQUENCE
-        if root in CARRYING_LIBRARIES and arguments:
+        carrying = root in CARRYING_LIBRARIES or qualified.rpartition(".")[0] in CARRYING_LIBRARIES
+        if carrying and arguments:
             return arguments[0][1]
         if last == "from_pretrained":
             loader = qualified.rpartition(".")[0].rpartition(".")[2]

@@ -55,8 +55,10 @@ class FactoryWithoutDevice(Rule):
     `torch.cat`/`stack`/`where`/`matmul`/`einsum` and other functions of several
     tensors, in a tensor method such as `masked_fill` or `index_add_`, in an in-place
     update, in a call of a module or model, or indexed by a device tensor. It reports
-    where the tensor is made and names the line where it meets the device. In model
-    code, only on a forward path: `forward`, `__call__`, `*_step`, `generate`,
+    where the tensor is made and names the line where it meets the device. A module's
+    buffers and parameters and a metric's states (`add_state`) are on the computation's
+    device, and so is what torchvision's box ops (`torchvision.ops`) return for them.
+    In model code, only on a forward path: `forward`, `__call__`, `*_step`, `generate`,
     batch-level hooks, and what they call. Elsewhere, in every method of a class that
     stores a device or a model (samplers, trainers, pipelines) and in functions told
     their device (a `device` parameter), and what they call. And in library functions
@@ -646,6 +648,32 @@ class FactoryWithoutDevice(Rule):
             "        import torch as th\n\n"
             "        return hidden + th.ones(hidden.shape[-1], device=hidden.device)\n",
             unsafe=True,
+        ),
+        Invalid(
+            # A torchmetrics state follows the metric's device, and torchvision's box ops
+            # return on their input's: the CPU mask meets the device areas.
+            "import torch\nfrom torchmetrics import Metric\n"
+            "from torchvision.ops import box_area\n\n"
+            "class SmallBoxes(Metric):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            '        self.add_state("boxes", default=[], dist_reduce_fx=None)\n\n'
+            "    def forward(self, index):\n"
+            "        areas = box_area(self.boxes[index])\n"
+            "        ignored = torch.zeros(len(areas), dtype=torch.bool)\n"
+            "        return ignored | (areas < 32**2)\n",
+            line=12,
+            column=19,
+            fixed="import torch\nfrom torchmetrics import Metric\n"
+            "from torchvision.ops import box_area\n\n"
+            "class SmallBoxes(Metric):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            '        self.add_state("boxes", default=[], dist_reduce_fx=None)\n\n'
+            "    def forward(self, index):\n"
+            "        areas = box_area(self.boxes[index])\n"
+            "        ignored = torch.zeros(len(areas), dtype=torch.bool, device=self.device)\n"
+            "        return ignored | (areas < 32**2)\n",
         ),
     )
 

@@ -63,7 +63,8 @@ class HardcodedDeviceIndex(Rule):
     `SLURM_PROCID`, `OMPI_COMM_WORLD_RANK`, `PMI_RANK`), or a variable of the function
     assigned only these, given to `set_device`, to `device_ids=`/`output_device=`/
     `device_id=` (also of `torch.distributed.barrier`), to `.to()`, `.cuda()`,
-    `device=` or `torch.device()`, directly or as `f"cuda:{rank}"` / `"xpu:" + str(rank)`.
+    `device=` or `torch.device()`, directly or as `f"cuda:{rank}"` / `"xpu:" + str(rank)`,
+    also in a branch that checks the device type exists (`if is_musa_available():`).
 
     ## Why is this bad?
     Under `torchrun`, `accelerate launch` or Lightning every process trains on its
@@ -234,6 +235,16 @@ class HardcodedDeviceIndex(Rule):
             column=26,
         ),
         Invalid(
+            # A branch that checks the device type exists does not make the rank local.
+            "import os\nimport torch\nfrom mmengine.device import is_musa_available\n\n"
+            "def init_dist():\n"
+            '    rank = int(os.environ["RANK"])\n'
+            "    if is_musa_available():\n"
+            "        torch.musa.set_device(rank)\n",
+            line=8,
+            column=31,
+        ),
+        Invalid(
             "import torch\nimport torch.distributed as dist\n\n"
             "class PipelineModule(torch.nn.Module):\n"
             "    def __init__(self):\n"
@@ -295,8 +306,9 @@ class HardcodedDeviceIndex(Rule):
         assert isinstance(node, cst.Call)
         if at_module_level:
             self._record_module_level(node, context)
-        if context.in_checked_branch:
-            return
+        # A branch that checks a device type exists chooses that type, and its literal
+        # index with it; a global rank there is still past the node's last GPU.
+        checked = context.in_checked_branch
         callee = context.qualified_name(node.func) or ""
         if callee in SET_DEVICE_FUNCTIONS:
             argument = first_positional(node) or keyword_argument(node, "device")
@@ -304,21 +316,21 @@ class HardcodedDeviceIndex(Rule):
                 return
             if _device_index(argument.value, context) is None:
                 self._report_rank(context, argument.value, _global_rank(argument.value, context))
-            elif not _fallback(callee, context):
+            elif not checked and not _fallback(callee, context):
                 self._report(context, argument.value, "set_device")
         elif callee in _PINNING_CALLS:
             for keyword in DDP_DEVICE_KEYWORDS:
                 argument = keyword_argument(node, keyword)
                 if argument is None:
                     continue
-                if _pins_gpu(argument.value, context):
+                if not checked and _pins_gpu(argument.value, context):
                     self._report(context, argument.value, keyword)
                     return  # one finding per wrapper
                 if self._report_rank(context, argument.value, _rank_among(argument.value, context)):
                     return
         elif callee in _ENVIRONMENT_SETTERS:
             value = _visible_devices_argument(node)
-            if value is not None and _visible_devices_literal(value):
+            if not checked and value is not None and _visible_devices_literal(value):
                 self._report(context, value, "environment")
         else:
             for device in _device_arguments(node, callee):

@@ -21,6 +21,7 @@ from devlint.flow.meetings import (
     Operand,
     meetings_among,
     meetings_in_collective,
+    meetings_written,
     places_by_backend,
     surely_on_device,
 )
@@ -401,11 +402,16 @@ class _Inference:
         if isinstance(target, cst.Name):
             self.env[target.value] = found
         elif isinstance(target, cst.Attribute):
+            if target.attr.value == "data":
+                self._write(target, self.eval(target.value), target.value, found, source)
             name = dotted_name(target)
             if name is not None:
                 self.env[name] = found
         elif isinstance(target, cst.Subscript):
             self.eval(target)
+            if self._indexed_by_tensor(target):
+                into = self.values.get(target.value, UNKNOWN)
+                self._write(target, into, target.value, found, source)
             container = dotted_name(target.value)
             held = self.env.get(container) if container is not None else None
             if container is not None and held is not None and held.only_host:
@@ -415,6 +421,30 @@ class _Inference:
             for position, element in enumerate(target.elements):
                 part = parts[position] if parts is not None else found
                 self._bind(element.value, part, source)
+
+    def _write(
+        self,
+        at: cst.BaseExpression,
+        into: Value,
+        into_node: cst.BaseExpression,
+        found: Value,
+        source: cst.CSTNode,
+    ) -> None:
+        """``found``, the value of ``source``, written into a tensor (``at``: ``a.data``,
+        ``a[mask]``); only when ``source`` is the very expression that gave it (not one part
+        of a tuple unpacked into several targets)."""
+        if isinstance(source, cst.BaseExpression) and self.values.get(source) is found:
+            self._record(meetings_written(at, (into_node, into), (source, found)))
+
+    def _indexed_by_tensor(self, target: cst.Subscript) -> bool:
+        """``a[mask]``, ``a[idx, :]``: an index that is a tensor makes an assignment an
+        ``index_put_``, which needs the written tensor on ``a``'s device."""
+        tensors = {Origin.CPU, Origin.FOLLOWS, Origin.LITERAL}
+        return any(
+            isinstance(element.slice, cst.Index)
+            and bool(self.values.get(element.slice.value, UNKNOWN).origins & tensors)
+            for element in target.slice
+        )
 
     def _parts(self, source: cst.CSTNode, count: int) -> list[Value] | None:
         """The values of a tuple literal unpacked element by element (``a, b = x, y``)."""

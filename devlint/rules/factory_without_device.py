@@ -54,7 +54,9 @@ class FactoryWithoutDevice(Rule):
     meet a tensor on the computation's device: in arithmetic or a comparison, in
     `torch.cat`/`stack`/`where`/`matmul`/`einsum` and other functions of several
     tensors, in a tensor method such as `masked_fill` or `index_add_`, in an in-place
-    update, in a call of a module or model, or indexed by a device tensor. It reports
+    update, in a call of a module or model, indexed by a device tensor, or written into
+    one: through a tensor index (`x[mask] = torch.zeros(d)`, an `index_put_`) or as its
+    `.data` (which some backends refuse across devices, and which moves it on CUDA). It reports
     where the tensor is made and names the line where it meets the device. A module's
     buffers and parameters and a metric's states (`add_state`) are on the computation's
     device, and so is what torchvision's box ops (`torchvision.ops`) return for them.
@@ -105,7 +107,8 @@ class FactoryWithoutDevice(Rule):
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
     one that only meets Python numbers, host values or other CPU tensors
     (`torch.rand(1) < 0.5`), or meets nothing at all; a CPU index into a device
-    tensor (`x[torch.arange(n)]`); 0-dim scalars such as `torch.tensor(3.0)` or
+    tensor (`x[torch.arange(n)]`), or one written through a plain index (`x[0] = t`,
+    `x[:, :2] = t`: a copy across devices); 0-dim scalars such as `torch.tensor(3.0)` or
     `torch.rand([])`, which PyTorch lets meet any device, and the elements a loop takes
     from a one-dimensional one (`for i in torch.arange(n)`); `torch.zeros_like(x)`,
     `x.new_zeros(...)`, `torch.tensor(x)` of a tensor; calls with `**kwargs` or
@@ -319,8 +322,56 @@ class FactoryWithoutDevice(Rule):
         "    classes = torch.from_numpy(np.arange(4, dtype=np.uint8))\n"
         "    masks = mask == classes[:, None, None]\n"
         "    return (image * masks.any(0)).permute(1, 2, 0).numpy()\n",
+        # Written through plain indices (copies across devices), a 0-dim value, a tensor
+        # made on the device, a CPU tensor written into a CPU tensor.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Writer(nn.Module):\n"
+        "    def forward(self, x, mask):\n"
+        "        x[0] = torch.zeros(x.shape[-1])\n"
+        "        x[:, :2] = torch.ones(2)\n"
+        "        x[mask] = torch.tensor(0.0)\n"
+        "        x.data = torch.zeros(1, device=x.device)\n"
+        "        buf = torch.zeros(4)\n"
+        "        buf[torch.arange(2)] = torch.ones(2)\n"
+        "        return x, buf.tolist()\n",
     )
     INVALID = (
+        Invalid(
+            # Written through a mask: `index_put_` needs the values on the tensor's device.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Masker(nn.Module):\n"
+            "    def forward(self, x, mask: torch.Tensor):\n"
+            "        x[mask] = torch.zeros(x.shape[-1])\n"
+            "        return x\n",
+            line=6,
+            column=19,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Masker(nn.Module):\n"
+            "    def forward(self, x, mask: torch.Tensor):\n"
+            "        x[mask] = torch.zeros(x.shape[-1], device=x.device)\n"
+            "        return x\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Freeing a device buffer by giving it a CPU `.data`.
+            "import torch\n\n"
+            "def gather(n, device=None):\n"
+            "    flat = torch.zeros(2 * n, device=device)\n"
+            "    parts = [flat.narrow(0, 0, n), flat.narrow(0, n, n)]\n"
+            "    for i in range(len(parts)):\n"
+            "        parts[i].data = torch.zeros(1)\n"
+            "    return flat\n",
+            line=7,
+            column=25,
+            fixed="import torch\n\n"
+            "def gather(n, device=None):\n"
+            "    flat = torch.zeros(2 * n, device=device)\n"
+            "    parts = [flat.narrow(0, 0, n), flat.narrow(0, n, n)]\n"
+            "    for i in range(len(parts)):\n"
+            "        parts[i].data = torch.zeros(1, device=device)\n"
+            "    return flat\n",
+            unsafe=True,
+        ),
         Invalid(
             # NCCL runs collectives on the GPU: a CPU tensor handed to one fails, wherever.
             "import torch\nimport torch.distributed as dist\n\n"

@@ -254,6 +254,10 @@ def test_meeting_kinds(body: str, kind: MeetingKind | None, at: str) -> None:
         "x[x > 0] = torch.tensor(0.0)",  # a 0-dim value goes to the indexed tensor's device
         "x.data = torch.zeros(1, device=x.device)\nx.data = x.data.cpu()",  # placed, chosen
         "b = torch.zeros(4)\nb.data = x",  # a device tensor written into a CPU one moves it
+        # A mapping's keys are Python data: writing under one is no tensor index.
+        "for k, v in x.items():\n    x[k] = torch.arange(4)\nfor k in x.keys():\n"
+        "    x[k] = torch.ones(4)",
+        "for name in x:\n    x[name] = torch.ones(4)",  # a name a loop binds may be a key
         # One element of a one-dimensional factory's tensor is 0-dim.
         "t = torch.linspace(0, 1, 10)\ny = x * t[-1] + torch.arange(4)[0]",
         # Moved on the path where it is not None; None on the other.

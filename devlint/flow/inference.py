@@ -437,14 +437,21 @@ class _Inference:
             self._record(meetings_written(at, (into_node, into), (source, found)))
 
     def _indexed_by_tensor(self, target: cst.Subscript) -> bool:
-        """``a[mask]``, ``a[idx, :]``: an index that is a tensor makes an assignment an
-        ``index_put_``, which needs the written tensor on ``a``'s device."""
+        """``a[mask]``, ``a[x > 0, :]``: an index that is a tensor makes an assignment an
+        ``index_put_``, which needs the written tensor on ``a``'s device. A name counts when
+        it holds a tensor made here or is a tensor parameter itself: one bound by a loop may
+        be a key (``for name in batch: batch[name] = ...``)."""
         tensors = {Origin.CPU, Origin.FOLLOWS, Origin.LITERAL}
-        return any(
-            isinstance(element.slice, cst.Index)
-            and bool(self.values.get(element.slice.value, UNKNOWN).origins & tensors)
-            for element in target.slice
-        )
+        for element in target.slice:
+            if not isinstance(element.slice, cst.Index):
+                continue
+            index = element.slice.value
+            found = self.values.get(index, UNKNOWN)
+            if not found.origins & tensors:
+                continue
+            if not isinstance(index, cst.Name) or found.made or found.params == {index.value}:
+                return True
+        return False
 
     def _parts(self, source: cst.CSTNode, count: int) -> list[Value] | None:
         """The values of a tuple literal unpacked element by element (``a, b = x, y``)."""
@@ -468,8 +475,16 @@ class _Inference:
         self._bind(target, found, iterable)
 
     def _element_parts(self, iterable: cst.BaseExpression) -> list[Value] | None:
-        """``zip(a, b)`` and ``enumerate(a)`` yield tuples; ``range`` yields numbers."""
-        if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)):
+        """``zip(a, b)`` and ``enumerate(a)`` yield tuples; ``range`` yields numbers; a
+        mapping's ``items()`` yields its keys (Python data: names, node types) with its
+        values, and ``keys()`` the keys alone."""
+        if not isinstance(iterable, cst.Call):
+            return None
+        method = iterable.func.attr.value if isinstance(iterable.func, cst.Attribute) else None
+        if method in ("items", "keys") and not iterable.args:
+            mapping = self.eval(iterable)
+            return [HOST, mapping] if method == "items" else [HOST]
+        if not isinstance(iterable.func, cst.Name):
             return None
         name = iterable.func.value
         if name not in ("zip", "enumerate", "range") or iterable.func.value in self.env:

@@ -56,14 +56,16 @@ class FactoryWithoutDevice(Rule):
     tensors, in a tensor method such as `masked_fill` or `index_add_`, in an in-place
     update, in a call of a module or model, indexed by a device tensor, or written into
     one: through a tensor index (`x[mask] = torch.zeros(d)`, an `index_put_`) or as its
-    `.data` (which some backends refuse across devices, and which moves it on CUDA). It reports
-    where the tensor is made and names the line where it meets the device. A module's
+    `.data` (which some backends refuse across devices, and which moves it on CUDA). It
+    reports where the tensor is made and names the line where it meets the device. A module's
     buffers and parameters and a metric's states (`add_state`) are on the computation's
     device, and so is what torchvision's box ops (`torchvision.ops`) return for them.
     In model code, only on a forward path: `forward`, `__call__`, `*_step`, `generate`,
-    batch-level hooks, and what they call. Elsewhere, in every method of a class that
-    stores a device or a model (samplers, trainers, pipelines) and in functions told
-    their device (a `device` parameter), and what they call. And in library functions
+    batch-level hooks, methods bound with `functools.partial` for later (a shortcut handed
+    to a block; not a weight initialiser handed to `apply`), and what they call.
+    Elsewhere, in every method of a class that stores a device or a model (samplers,
+    trainers, pipelines) and in functions told their device (a `device` parameter), and
+    what they call. And in library functions
     (module-level, not model code, not collate functions) whose tensors follow their
     inputs: the function reads a device itself (`x.device`, `.to(w.device)`, a
     parameter annotated `torch.device`), or its module's functions do (kornia's and
@@ -334,8 +336,47 @@ class FactoryWithoutDevice(Rule):
         "        buf = torch.zeros(4)\n"
         "        buf[torch.arange(2)] = torch.ones(2)\n"
         "        return x, buf.tolist()\n",
+        # A weight initialiser bound for `apply` runs once, before the module moves.
+        "from functools import partial\n\nimport torch\nimport torch.nn as nn\n\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.proj = nn.Linear(4, 4)\n"
+        "        self.apply(partial(self._init, std=0.02))\n\n"
+        "    def _init(self, m, std):\n"
+        "        if isinstance(m, nn.Linear):\n"
+        "            m.weight.data = torch.randn(4, 4) * std\n\n"
+        "    def forward(self, x):\n"
+        "        return self.proj(x)\n",
     )
     INVALID = (
+        Invalid(
+            # A method bound for later runs where its holder runs: in the block's forward.
+            "from functools import partial\n\nimport torch\nimport torch.nn as nn\n\n"
+            "class Net(nn.Module):\n"
+            "    def __init__(self, block):\n"
+            "        super().__init__()\n"
+            "        self.layer = block(shortcut=partial(self._pad, planes=8))\n\n"
+            "    def _pad(self, x, planes):\n"
+            "        pads = torch.zeros(x.size(0), planes - x.size(1), *x.shape[2:])\n"
+            "        return torch.cat([x, pads], dim=1)\n\n"
+            "    def forward(self, x):\n"
+            "        return self.layer(x)\n",
+            line=12,
+            column=16,
+            fixed="from functools import partial\n\nimport torch\nimport torch.nn as nn\n\n"
+            "class Net(nn.Module):\n"
+            "    def __init__(self, block):\n"
+            "        super().__init__()\n"
+            "        self.layer = block(shortcut=partial(self._pad, planes=8))\n\n"
+            "    def _pad(self, x, planes):\n"
+            "        pads = torch.zeros(x.size(0), planes - x.size(1), *x.shape[2:], "
+            "device=x.device)\n"
+            "        return torch.cat([x, pads], dim=1)\n\n"
+            "    def forward(self, x):\n"
+            "        return self.layer(x)\n",
+            unsafe=True,
+        ),
         Invalid(
             # Written through a mask: `index_put_` needs the values on the tensor's device.
             "import torch\nimport torch.nn as nn\n\n"

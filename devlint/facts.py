@@ -28,6 +28,9 @@ class FunctionFacts:
     takes_inputs: bool = False
     """A parameter without a default is annotated as a tensor or a module (``x: Tensor``,
     ``model: nn.Module``): its inputs tell it its device (``input_annotation``)."""
+    bound_methods: tuple[str, ...] = ()
+    """Names of the methods it binds with ``functools.partial(self.<method>, ...)``, not to
+    hand to ``apply``: callbacks kept for later (a block's ``downsample``, a hook)."""
 
 
 @dataclass(frozen=True)
@@ -217,6 +220,7 @@ def function_facts(
     takes_device: bool,
     aliases: Mapping[str, str],
     takes_inputs: bool = False,
+    bound_methods: Iterable[str] = (),
 ) -> FunctionFacts:
     """A function as a walk saw it; calls that no alias resolves are left out."""
     found = (resolve_alias(call, aliases) for call in sorted(calls))
@@ -226,7 +230,23 @@ def function_facts(
         tuple(sorted(self_calls)),
         takes_device,
         takes_inputs,
+        tuple(sorted(bound_methods)),
     )
+
+
+WEIGHT_APPLIERS = frozenset({"apply", "named_apply"})
+"""Calls that run a callback over a module's submodules once (weight initialisation)."""
+
+
+def bound_method(func: str | None, first: str | None, aliases: Mapping[str, str]) -> str | None:
+    """The method ``partial(self.<method>, ...)`` binds: ``func`` and ``first`` are the
+    dotted callee and first argument as written (imports resolve ``partial``)."""
+    if func is None or first is None:
+        return None
+    if (resolve_alias(func, aliases) or func) != "functools.partial":
+        return None
+    head, dot, method = first.partition(".")
+    return method if head == "self" and dot and "." not in method else None
 
 
 def input_annotation(annotation: str | None, aliases: Mapping[str, str]) -> bool:

@@ -8,7 +8,7 @@ called from a forward path?
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from pathlib import PurePath
@@ -384,6 +384,7 @@ class ProjectIndex:
                 continue
             table = self._method_table(name)
             todo = [method for method in table if is_forward_method(method)]
+            todo += [m for m in self._bound_methods(table) if m in table and m not in todo]
             reached = set(todo)
             while todo:
                 function = self._functions.get(table[todo.pop()])
@@ -393,6 +394,15 @@ class ProjectIndex:
                         todo.append(callee)
             found.update(table[method] for method in reached)
         return frozenset(found)
+
+    def _bound_methods(self, table: Mapping[str, str]) -> list[str]:
+        """Methods the class's methods bind with ``partial`` for later: a block built with
+        ``downsample=partial(self._pad_shortcut, ...)`` runs it in its ``forward``."""
+        found: list[str] = []
+        for function_name in table.values():
+            function = self._functions.get(function_name)
+            found += function.bound_methods if function else ()
+        return found
 
     @cached_property
     def _model_functions(self) -> frozenset[str]:

@@ -25,11 +25,13 @@ from typing import Any
 
 from devlint.candidates import Scope
 from devlint.facts import (
+    WEIGHT_APPLIERS,
     Fact,
     FileFacts,
     Reference,
     absolute_module,
     assigned_alias,
+    bound_method,
     class_facts,
     function_facts,
     input_annotation,
@@ -72,6 +74,9 @@ class _Function:
     takes_inputs: bool
     calls: set[str] = field(default_factory=set)
     self_calls: set[str] = field(default_factory=set)
+    bound: set[str] = field(default_factory=set)
+    """As the traversal's: methods ``partial`` binds, and those handed to ``apply``."""
+    applied: set[str] = field(default_factory=set)
 
     @property
     def class_name(self) -> str | None:
@@ -189,7 +194,13 @@ class _Walk:
             ),
             functions=tuple(
                 function_facts(
-                    f.name, f.calls, f.self_calls, f.takes_device, aliases, f.takes_inputs
+                    f.name,
+                    f.calls,
+                    f.self_calls,
+                    f.takes_device,
+                    aliases,
+                    f.takes_inputs,
+                    f.bound - f.applied,
                 )
                 for f in self._functions
             ),
@@ -360,6 +371,12 @@ class _Walk:
             self._aliases[bound[0]] = bound[1]
             self.assigned_aliases.append(bound)
 
+    def _bound_method(self, node: ast.Call) -> str | None:
+        first = node.args[0] if node.args else None
+        if first is None or isinstance(first, ast.Starred):
+            return None
+        return bound_method(dotted(node.func), dotted(first), self._aliases)
+
     def _call(self, node: ast.Call) -> None:
         if self._function is not None:
             name = dotted(node.func)
@@ -369,6 +386,14 @@ class _Walk:
                 self._function.self_calls.add(name[5:])
             else:
                 self._function.calls.add(name)
+            method = self._bound_method(node)
+            if method is not None:
+                self._function.bound.add(method)
+            if name.rpartition(".")[2] in WEIGHT_APPLIERS:
+                for arg in node.args:
+                    method = self._bound_method(arg) if isinstance(arg, ast.Call) else None
+                    if method is not None:
+                        self._function.applied.add(method)
             return
         if not self._references:
             return

@@ -22,11 +22,13 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from devlint.candidates import Candidate, Requirement, Scope
 from devlint.facts import (
+    WEIGHT_APPLIERS,
     Fact,
     FileFacts,
     ResultMeets,
     absolute_module,
     assigned_alias,
+    bound_method,
     class_facts,
     function_facts,
     input_annotation,
@@ -290,6 +292,10 @@ class _Function:
     """The class it is a method of."""
     calls: set[str] = field(default_factory=set)
     self_calls: set[str] = field(default_factory=set)
+    bound: set[str] = field(default_factory=set)
+    """Methods bound by ``partial(self.<method>, ...)``; ``applied``: those handed to
+    ``apply`` (``FunctionFacts.bound_methods`` is the difference)."""
+    applied: set[str] = field(default_factory=set)
     takes_inputs: bool = False
     """``FunctionFacts.takes_inputs``."""
     node: cst.FunctionDef | None = None
@@ -671,6 +677,21 @@ class Traversal:
             self._function.self_calls.add(dotted[5:])
         else:
             self._function.calls.add(dotted)
+        method = self._bound_method(node)
+        if method is not None:
+            self._function.bound.add(method)
+        if dotted.rpartition(".")[2] in WEIGHT_APPLIERS:
+            for arg in node.args:
+                if isinstance(arg.value, cst.Call):
+                    method = self._bound_method(arg.value)
+                    if method is not None:
+                        self._function.applied.add(method)
+
+    def _bound_method(self, node: cst.Call) -> str | None:
+        first = node.args[0] if node.args else None
+        if first is None or first.star or first.keyword is not None:
+            return None
+        return bound_method(dotted_name(node.func), dotted_name(first.value), self._aliases)
 
     # Results -----------------------------------------------------------------
 
@@ -686,7 +707,13 @@ class Traversal:
             ),
             functions=tuple(
                 function_facts(
-                    f.name, f.calls, f.self_calls, f.scope.device_param, aliases, f.takes_inputs
+                    f.name,
+                    f.calls,
+                    f.self_calls,
+                    f.scope.device_param,
+                    aliases,
+                    f.takes_inputs,
+                    f.bound - f.applied,
                 )
                 for f in self._functions
             ),

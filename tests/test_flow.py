@@ -219,6 +219,9 @@ def test_comprehensions_and_appends_carry_their_elements() -> None:
         ),
         ("y = self.proj(torch.arange(4))", MeetingKind.MODULE_CALL, "self.proj(torch.arange(4))"),
         ("y = torch.arange(4)[t]", MeetingKind.INDEX, "torch.arange(4)[t]"),
+        ("x[x > 0] = torch.arange(4)", MeetingKind.WRITE, "x[x > 0]"),  # index_put_
+        ("x[mask, :] = torch.arange(4)", MeetingKind.WRITE, "x[mask, :]"),
+        ("x.data = torch.arange(4)", MeetingKind.WRITE, "x.data"),
         ("y = x * torch.arange(4).cuda()", None, ""),  # moved before it meets x
     ],
 )
@@ -245,6 +248,16 @@ def test_meeting_kinds(body: str, kind: MeetingKind | None, at: str) -> None:
         "y = torch.arange(4) + torch.ones(4)",  # two CPU tensors
         "y = helper(torch.arange(4), x)",  # a function of another file: a later layer
         "x.copy_(torch.ones(4))",  # copies across devices
+        "x[0] = torch.ones(4)\nx[:, :4] = torch.ones(4)",  # plain indices copy across devices
+        "x[idx] = torch.ones(4)",  # an index that may be a number
+        "b = torch.zeros(4)\nb[torch.arange(2)] = torch.ones(2)",  # a CPU tensor written into one
+        "x[x > 0] = torch.tensor(0.0)",  # a 0-dim value goes to the indexed tensor's device
+        "x.data = torch.zeros(1, device=x.device)\nx.data = x.data.cpu()",  # placed, chosen
+        "b = torch.zeros(4)\nb.data = x",  # a device tensor written into a CPU one moves it
+        # A mapping's keys are Python data: writing under one is no tensor index.
+        "for k, v in x.items():\n    x[k] = torch.arange(4)\nfor k in x.keys():\n"
+        "    x[k] = torch.ones(4)",
+        "for name in x:\n    x[name] = torch.ones(4)",  # a name a loop binds may be a key
         # One element of a one-dimensional factory's tensor is 0-dim.
         "t = torch.linspace(0, 1, 10)\ny = x * t[-1] + torch.arange(4)[0]",
         # Moved on the path where it is not None; None on the other.

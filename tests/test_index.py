@@ -19,7 +19,14 @@ FILES = {
     "lib/__init__.py": "from lib.framework import Module\n",
     "lib/framework.py": "import torch\n\nModule = torch.nn.Module\n",
     "lib/nets.py": (
-        "import torch\nfrom lib import Module\n\n\n"
+        "from functools import partial\n\nimport torch\nfrom lib import Module\n\n\n"
+        "class Res(Module):\n"
+        "    def __init__(self):\n"
+        "        self.shortcut = partial(self.pad, planes=2)\n"
+        "        self.apply(partial(self.init_weights, std=0.02))\n\n"
+        "    def pad(self, x, planes):\n        return x\n\n"
+        "    def init_weights(self, m, std):\n        return m\n\n"
+        "    def forward(self, x):\n        return self.shortcut(x)\n\n\n"
         "class Mining:\n"
         "    @staticmethod\n"
         "    def hardest(d):\n        return d\n\n"
@@ -102,6 +109,10 @@ CASES = [
     # A mixin's method runs with `self` a model; here on the forward path.
     (method("lib.nets.MaskMixin", "mask"), ScopeInfo(**{**vars(MODEL), "forward_path": True})),
     (method("lib.nets.Unrelated", "mask"), ScopeInfo()),
+    # A method bound by `partial` for later (a shortcut a block calls) runs on the forward
+    # path; one bound to initialise weights through `apply` runs once.
+    (method("lib.nets.Res", "pad"), ScopeInfo(**{**vars(MODEL), "forward_path": True})),
+    (method("lib.nets.Res", "init_weights"), MODEL),
     # torch's private bases are modules too.
     (method("lib.nets.Dice", "forward"), ScopeInfo(**{**vars(MODEL), "forward_path": True})),
     # A static method that model code calls through its class's name; not one it does not.

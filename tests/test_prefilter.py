@@ -70,6 +70,12 @@ TRICKY = (
     # Module-level alias assignments bind names as imports do, in both walks.
     "import torch\nModule = torch.nn.Module\nzeros = torch.zeros\n\nclass M(Module):\n"
     "    def forward(self, x):\n        return x + zeros(3)\n\nzeros = None\n",
+    # Methods bound by `partial` for later, and to hand to `apply` (not kept).
+    "import functools\nfrom functools import partial\nimport torch.nn as nn\n\n"
+    "class M(nn.Module):\n    def __init__(self):\n"
+    "        self.a = partial(self.pad, 2)\n        self.b = functools.partial(self.other)\n"
+    "        self.apply(partial(self.init))\n        named_apply(partial(self.init2), self)\n"
+    "        p = partial(*fns)\n        q = partial(self.x.y)\n        r = partial(f=self.g)\n",
     # Characters NFKC changes, in a comment and strings only (the identifiers agree).
     'import torch  # \ufb01ne\nGPU = torch.device("\uff43uda")\n'
     'x = torch.zeros(3, device="\ufb01")\n',

@@ -21,6 +21,7 @@ from devlint.flow.meetings import (
     Operand,
     meetings_among,
     meetings_in_collective,
+    meetings_written,
     places_by_backend,
     surely_on_device,
 )
@@ -401,11 +402,16 @@ class _Inference:
         if isinstance(target, cst.Name):
             self.env[target.value] = found
         elif isinstance(target, cst.Attribute):
+            if target.attr.value == "data":
+                self._write(target, self.eval(target.value), target.value, found, source)
             name = dotted_name(target)
             if name is not None:
                 self.env[name] = found
         elif isinstance(target, cst.Subscript):
             self.eval(target)
+            if self._indexed_by_tensor(target):
+                into = self.values.get(target.value, UNKNOWN)
+                self._write(target, into, target.value, found, source)
             container = dotted_name(target.value)
             held = self.env.get(container) if container is not None else None
             if container is not None and held is not None and held.only_host:
@@ -415,6 +421,37 @@ class _Inference:
             for position, element in enumerate(target.elements):
                 part = parts[position] if parts is not None else found
                 self._bind(element.value, part, source)
+
+    def _write(
+        self,
+        at: cst.BaseExpression,
+        into: Value,
+        into_node: cst.BaseExpression,
+        found: Value,
+        source: cst.CSTNode,
+    ) -> None:
+        """``found``, the value of ``source``, written into a tensor (``at``: ``a.data``,
+        ``a[mask]``); only when ``source`` is the very expression that gave it (not one part
+        of a tuple unpacked into several targets)."""
+        if isinstance(source, cst.BaseExpression) and self.values.get(source) is found:
+            self._record(meetings_written(at, (into_node, into), (source, found)))
+
+    def _indexed_by_tensor(self, target: cst.Subscript) -> bool:
+        """``a[mask]``, ``a[x > 0, :]``: an index that is a tensor makes an assignment an
+        ``index_put_``, which needs the written tensor on ``a``'s device. A name counts when
+        it holds a tensor made here or is a tensor parameter itself: one bound by a loop may
+        be a key (``for name in batch: batch[name] = ...``)."""
+        tensors = {Origin.CPU, Origin.FOLLOWS, Origin.LITERAL}
+        for element in target.slice:
+            if not isinstance(element.slice, cst.Index):
+                continue
+            index = element.slice.value
+            found = self.values.get(index, UNKNOWN)
+            if not found.origins & tensors:
+                continue
+            if not isinstance(index, cst.Name) or found.made or found.params == {index.value}:
+                return True
+        return False
 
     def _parts(self, source: cst.CSTNode, count: int) -> list[Value] | None:
         """The values of a tuple literal unpacked element by element (``a, b = x, y``)."""
@@ -438,8 +475,16 @@ class _Inference:
         self._bind(target, found, iterable)
 
     def _element_parts(self, iterable: cst.BaseExpression) -> list[Value] | None:
-        """``zip(a, b)`` and ``enumerate(a)`` yield tuples; ``range`` yields numbers."""
-        if not (isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name)):
+        """``zip(a, b)`` and ``enumerate(a)`` yield tuples; ``range`` yields numbers; a
+        mapping's ``items()`` yields its keys (Python data: names, node types) with its
+        values, and ``keys()`` the keys alone."""
+        if not isinstance(iterable, cst.Call):
+            return None
+        method = iterable.func.attr.value if isinstance(iterable.func, cst.Attribute) else None
+        if method in ("items", "keys") and not iterable.args:
+            mapping = self.eval(iterable)
+            return [HOST, mapping] if method == "items" else [HOST]
+        if not isinstance(iterable.func, cst.Name):
             return None
         name = iterable.func.value
         if name not in ("zip", "enumerate", "range") or iterable.func.value in self.env:

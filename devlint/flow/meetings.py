@@ -32,6 +32,11 @@ class MeetingKind(Enum):
     """A module or model called with the tensor: ``self.embed(positions)``."""
     INDEX = "index"
     """A CPU tensor indexed by a device tensor: ``self.logvar[t]``."""
+    WRITE = "write"
+    """A tensor written into a device tensor: ``a.data = b`` (``a`` takes ``b``'s storage,
+    which some backends refuse from another device, and which moves ``a`` on CUDA), or
+    ``a[mask] = b`` through an index that is a tensor (``index_put_``: one device; a plain
+    ``a[0] = b`` or ``a[:, :2] = b`` copies across devices)."""
     COLLECTIVE = "collective"
     """A tensor handed to a collective (``dist.all_reduce(t)``), which under NCCL runs on
     the process's GPU: the computation's device."""
@@ -121,6 +126,19 @@ def meetings_among(
             )
             if partner is not None:
                 yield Meeting(site, at, kind, cpu_node, partner)
+
+
+def meetings_written(at: cst.CSTNode, into: Operand, written: Operand) -> Iterator[Meeting]:
+    """The CPU-made tensors of ``written`` where it is written into ``into``, a tensor surely
+    on the computation's device; never the other way: writing a device tensor into a CPU
+    one (``t.data = x``) only moves ``t``."""
+    into_node, destination = into
+    written_node, found = written
+    if not surely_on_device(destination):
+        return
+    for site in found.made:
+        if site not in destination.tied:
+            yield Meeting(site, at, MeetingKind.WRITE, written_node, into_node)
 
 
 @dataclass(frozen=True)

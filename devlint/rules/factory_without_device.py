@@ -54,14 +54,18 @@ class FactoryWithoutDevice(Rule):
     meet a tensor on the computation's device: in arithmetic or a comparison, in
     `torch.cat`/`stack`/`where`/`matmul`/`einsum` and other functions of several
     tensors, in a tensor method such as `masked_fill` or `index_add_`, in an in-place
-    update, in a call of a module or model, or indexed by a device tensor. It reports
-    where the tensor is made and names the line where it meets the device. A module's
+    update, in a call of a module or model, indexed by a device tensor, or written into
+    one: through a tensor index (`x[mask] = torch.zeros(d)`, an `index_put_`) or as its
+    `.data` (which some backends refuse across devices, and which moves it on CUDA). It
+    reports where the tensor is made and names the line where it meets the device. A module's
     buffers and parameters and a metric's states (`add_state`) are on the computation's
     device, and so is what torchvision's box ops (`torchvision.ops`) return for them.
     In model code, only on a forward path: `forward`, `__call__`, `*_step`, `generate`,
-    batch-level hooks, and what they call. Elsewhere, in every method of a class that
-    stores a device or a model (samplers, trainers, pipelines) and in functions told
-    their device (a `device` parameter), and what they call. And in library functions
+    batch-level hooks, methods bound with `functools.partial` for later (a shortcut handed
+    to a block; not a weight initialiser handed to `apply`), and what they call.
+    Elsewhere, in every method of a class that stores a device or a model (samplers,
+    trainers, pipelines) and in functions told their device (a `device` parameter), and
+    what they call. And in library functions
     (module-level, not model code, not collate functions) whose tensors follow their
     inputs: the function reads a device itself (`x.device`, `.to(w.device)`, a
     parameter annotated `torch.device`), or its module's functions do (kornia's and
@@ -105,7 +109,8 @@ class FactoryWithoutDevice(Rule):
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
     one that only meets Python numbers, host values or other CPU tensors
     (`torch.rand(1) < 0.5`), or meets nothing at all; a CPU index into a device
-    tensor (`x[torch.arange(n)]`); 0-dim scalars such as `torch.tensor(3.0)` or
+    tensor (`x[torch.arange(n)]`), or one written through a plain index (`x[0] = t`,
+    `x[:, :2] = t`: a copy across devices); 0-dim scalars such as `torch.tensor(3.0)` or
     `torch.rand([])`, which PyTorch lets meet any device, and the elements a loop takes
     from a one-dimensional one (`for i in torch.arange(n)`); `torch.zeros_like(x)`,
     `x.new_zeros(...)`, `torch.tensor(x)` of a tensor; calls with `**kwargs` or
@@ -319,8 +324,95 @@ class FactoryWithoutDevice(Rule):
         "    classes = torch.from_numpy(np.arange(4, dtype=np.uint8))\n"
         "    masks = mask == classes[:, None, None]\n"
         "    return (image * masks.any(0)).permute(1, 2, 0).numpy()\n",
+        # Written through plain indices (copies across devices), a 0-dim value, a tensor
+        # made on the device, a CPU tensor written into a CPU tensor.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Writer(nn.Module):\n"
+        "    def forward(self, x, mask):\n"
+        "        x[0] = torch.zeros(x.shape[-1])\n"
+        "        x[:, :2] = torch.ones(2)\n"
+        "        x[mask] = torch.tensor(0.0)\n"
+        "        x.data = torch.zeros(1, device=x.device)\n"
+        "        buf = torch.zeros(4)\n"
+        "        buf[torch.arange(2)] = torch.ones(2)\n"
+        "        return x, buf.tolist()\n",
+        # A weight initialiser bound for `apply` runs once, before the module moves.
+        "from functools import partial\n\nimport torch\nimport torch.nn as nn\n\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.proj = nn.Linear(4, 4)\n"
+        "        self.apply(partial(self._init, std=0.02))\n\n"
+        "    def _init(self, m, std):\n"
+        "        if isinstance(m, nn.Linear):\n"
+        "            m.weight.data = torch.randn(4, 4) * std\n\n"
+        "    def forward(self, x):\n"
+        "        return self.proj(x)\n",
     )
     INVALID = (
+        Invalid(
+            # A method bound for later runs where its holder runs: in the block's forward.
+            "from functools import partial\n\nimport torch\nimport torch.nn as nn\n\n"
+            "class Net(nn.Module):\n"
+            "    def __init__(self, block):\n"
+            "        super().__init__()\n"
+            "        self.layer = block(shortcut=partial(self._pad, planes=8))\n\n"
+            "    def _pad(self, x, planes):\n"
+            "        pads = torch.zeros(x.size(0), planes - x.size(1), *x.shape[2:])\n"
+            "        return torch.cat([x, pads], dim=1)\n\n"
+            "    def forward(self, x):\n"
+            "        return self.layer(x)\n",
+            line=12,
+            column=16,
+            fixed="from functools import partial\n\nimport torch\nimport torch.nn as nn\n\n"
+            "class Net(nn.Module):\n"
+            "    def __init__(self, block):\n"
+            "        super().__init__()\n"
+            "        self.layer = block(shortcut=partial(self._pad, planes=8))\n\n"
+            "    def _pad(self, x, planes):\n"
+            "        pads = torch.zeros(x.size(0), planes - x.size(1), *x.shape[2:], "
+            "device=x.device)\n"
+            "        return torch.cat([x, pads], dim=1)\n\n"
+            "    def forward(self, x):\n"
+            "        return self.layer(x)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Written through a mask: `index_put_` needs the values on the tensor's device.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Masker(nn.Module):\n"
+            "    def forward(self, x, mask: torch.Tensor):\n"
+            "        x[mask] = torch.zeros(x.shape[-1])\n"
+            "        return x\n",
+            line=6,
+            column=19,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Masker(nn.Module):\n"
+            "    def forward(self, x, mask: torch.Tensor):\n"
+            "        x[mask] = torch.zeros(x.shape[-1], device=x.device)\n"
+            "        return x\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Freeing a device buffer by giving it a CPU `.data`.
+            "import torch\n\n"
+            "def gather(n, device=None):\n"
+            "    flat = torch.zeros(2 * n, device=device)\n"
+            "    parts = [flat.narrow(0, 0, n), flat.narrow(0, n, n)]\n"
+            "    for i in range(len(parts)):\n"
+            "        parts[i].data = torch.zeros(1)\n"
+            "    return flat\n",
+            line=7,
+            column=25,
+            fixed="import torch\n\n"
+            "def gather(n, device=None):\n"
+            "    flat = torch.zeros(2 * n, device=device)\n"
+            "    parts = [flat.narrow(0, 0, n), flat.narrow(0, n, n)]\n"
+            "    for i in range(len(parts)):\n"
+            "        parts[i].data = torch.zeros(1, device=device)\n"
+            "    return flat\n",
+            unsafe=True,
+        ),
         Invalid(
             # NCCL runs collectives on the GPU: a CPU tensor handed to one fails, wherever.
             "import torch\nimport torch.distributed as dist\n\n"

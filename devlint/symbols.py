@@ -117,6 +117,13 @@ CPU_LIBRARIES = frozenset(
 )
 """Libraries whose functions take CPU tensors (or convert them): not model code."""
 
+NUMBER_LIBRARIES = frozenset({"math", "random"})
+"""Standard-library modules whose functions return Python numbers: ``torch.tensor`` of one
+makes a 0-dim scalar."""
+
+NUMBER_LIBRARY_SEQUENCES = frozenset({"random.sample", "random.choices"})
+"""The functions of ``NUMBER_LIBRARIES`` that return lists."""
+
 SETUP_METHODS = frozenset(
     {"__init__", "setup", "configure_model", "configure_sharded_model", "prepare_data"}
 )

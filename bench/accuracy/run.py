@@ -289,14 +289,14 @@ def collect(
     return found
 
 
-def run_case(case: Case, repository: Path, workdir: Path) -> CaseResult:
+def run_case(case: Case, repository: Path, projects: Path) -> CaseResult:
     result = CaseResult(case)
     try:
         parent = git(repository, "rev-parse", f"{case.commit}^1").decode().strip()
         folders = {}
         for side, commit in (("before", parent), ("after", case.commit)):
             files = {path: git(repository, "show", f"{commit}:{path}") for path in case.files}
-            folders[side] = workdir / "cases" / case.id / side
+            folders[side] = projects / "cases" / case.id / side
             write_project(folders[side], f"accuracy-{side}", files)
         before = collect(
             folders["before"], case.id, case.repo, "before", run_devlint(folders["before"])
@@ -323,18 +323,23 @@ def run_case(case: Case, repository: Path, workdir: Path) -> CaseResult:
 
 
 def run_source(
-    source: str, lookalikes: list[Lookalike], mirrors: Path, workdir: Path
+    source: str, lookalikes: list[Lookalike], mirrors: Path, workdir: Path, projects: Path
 ) -> list[Finding] | str:
-    """The findings in one look-alike source (a whole package or repository), or an error."""
-    folder = workdir / "lookalikes" / re.sub(r"[^\w.=@-]", "_", source)
+    """The findings in one look-alike source (a whole package or repository), or an error.
+    Downloads are kept in ``workdir``; the project is written under ``projects``."""
+    folder = projects / "lookalikes" / re.sub(r"[^\w.=@-]", "_", source)
     try:
         if "==" in source:
             name, version = source.split("==")
             pristine = workdir / "pristine" / f"{name}-{version}"
             if not pristine.exists():
                 archive = download(name, version, workdir / "wheels")
-                unpack(archive, pristine.with_suffix(".partial"))
-                pristine.with_suffix(".partial").rename(pristine)
+                partial = Path(tempfile.mkdtemp(prefix=f"{pristine.name}.", dir=pristine.parent))
+                unpack(archive, partial)
+                try:
+                    partial.rename(pristine)
+                except OSError:  # another run unpacked it first
+                    shutil.rmtree(partial, ignore_errors=True)
             files = {
                 path.relative_to(pristine).as_posix(): path.read_bytes()
                 for path in pristine.rglob("*.py")
@@ -484,7 +489,24 @@ def main() -> int:
         cases = [case for case in cases if case.id in wanted]
         lookalikes = [item for item in lookalikes if item.id in wanted]
     workdir: Path = options.workdir.resolve()
-    (workdir / "wheels").mkdir(parents=True, exist_ok=True)
+    for kept in ("wheels", "pristine"):
+        (workdir / kept).mkdir(parents=True, exist_ok=True)
+    projects = Path(tempfile.mkdtemp(prefix="run-", dir=workdir))  # runs at once stay apart
+    try:
+        return report(options, cases, lookalikes, judgments, workdir, projects)
+    finally:
+        shutil.rmtree(projects, ignore_errors=True)
+
+
+def report(
+    options: argparse.Namespace,
+    cases: list[Case],
+    lookalikes: list[Lookalike],
+    judgments: list[Judgment],
+    workdir: Path,
+    projects: Path,
+) -> int:
+    """Check every case and look-alike source, print the table and the lists."""
 
     problems: list[str] = []
     runnable = []
@@ -503,9 +525,9 @@ def main() -> int:
         sources[item.source].append(item)
 
     with ThreadPoolExecutor(max(1, options.jobs)) as pool:
-        case_jobs = [pool.submit(run_case, case, repo, workdir) for case, repo in runnable]
+        case_jobs = [pool.submit(run_case, case, repo, projects) for case, repo in runnable]
         source_jobs = {
-            source: pool.submit(run_source, source, items, options.mirrors, workdir)
+            source: pool.submit(run_source, source, items, options.mirrors, workdir, projects)
             for source, items in sources.items()
         }
         results = [job.result() for job in case_jobs]

@@ -40,6 +40,7 @@ from devlint.flow.values import (
     join,
     made_on_cpu,
     moved,
+    scalar_on_cpu,
     tied_to,
 )
 from devlint.nodes import (
@@ -71,6 +72,8 @@ from devlint.symbols import (
     MODULE_REGISTRARS,
     MODULE_TENSOR_METHODS,
     NON_TENSOR_RESULTS,
+    NUMBER_LIBRARIES,
+    NUMBER_LIBRARY_SEQUENCES,
     PROCESSOR_LOADERS,
     SETUP_METHODS,
     SILENT_BUILTINS,
@@ -644,8 +647,8 @@ class _Inference:
             return made_on_cpu(node)  # processor output: CPU tensors
         if isinstance(func, cst.Attribute) and is_self(func.value):
             return self._self_call(node, func.attr.value, arguments)
-        if qualified is not None and qualified.split(".", 1)[0] in CPU_LIBRARIES:
-            return HOST_SEQUENCE  # np.random.randint(...): host data, as a named import's
+        if qualified is not None and qualified.split(".", 1)[0] in CPU_LIBRARIES | NUMBER_LIBRARIES:
+            return _host_result(qualified)  # np.random.randint(...), as a named import's
         if receiver is not None and isinstance(func, cst.Attribute):
             found = self._method(node, func, receiver, arguments)
             head = dotted_name(func)
@@ -701,8 +704,8 @@ class _Inference:
         """A call of something the file imports or defines (not torch's, not a local)."""
         root = qualified.split(".", 1)[0]
         last = qualified.rpartition(".")[2]
-        if root in CPU_LIBRARIES:
-            return HOST_SEQUENCE
+        if root in CPU_LIBRARIES | NUMBER_LIBRARIES:
+            return _host_result(qualified)
         carrying = root in CARRYING_LIBRARIES or qualified.rpartition(".")[0] in CARRYING_LIBRARIES
         if carrying and arguments:
             return arguments[0][1]
@@ -869,7 +872,7 @@ class _Inference:
         if name in ARRAY_TENSOR_FACTORIES:
             return made_on_cpu(node)
         if first is not None and _is_empty_shape(first.value):
-            return HOST  # torch.rand([]): a 0-dim scalar
+            return scalar_on_cpu(node)  # torch.rand([]): a 0-dim scalar
         return made_on_cpu(node)
 
     def _from_data(self, node: cst.Call, payload: cst.Arg | None) -> Value:
@@ -883,7 +886,7 @@ class _Inference:
         found = self.values.get(data, UNKNOWN)
         if not found.only_host:
             return found
-        return made_on_cpu(node) if found.sequence else HOST
+        return made_on_cpu(node) if found.sequence else scalar_on_cpu(node)
 
     def _places_by_backend(self) -> bool:
         """The function places its collectives' tensors by the backend: they meet nothing
@@ -971,6 +974,15 @@ def _element_of_one_dimension(base: Value, node: cst.Subscript) -> bool:
     if not isinstance(value, cst.Integer):
         return False
     return _one_dimensional_on_cpu(base)
+
+
+def _host_result(qualified: str) -> Value:
+    """What a function of a host library returns: a number (``math.sqrt``,
+    ``random.randrange``), or data that may be an array (``np.arange``)."""
+    root = qualified.split(".", 1)[0]
+    if root in NUMBER_LIBRARIES and qualified not in NUMBER_LIBRARY_SEQUENCES:
+        return HOST
+    return HOST_SEQUENCE
 
 
 def _one_dimensional_on_cpu(tensor: Value) -> bool:

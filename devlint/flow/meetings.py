@@ -81,14 +81,14 @@ def places_by_backend(body: cst.CSTNode) -> bool:
 
 
 def meetings_in_collective(at: cst.Call, operands: Sequence[Operand]) -> Iterator[Meeting]:
-    """Every CPU-made tensor among ``operands``, the tensors given to the collective ``at``:
-    its partner is the collective itself (the process group's device). Not on a group
-    that is a CPU one (``group=cpu_group``)."""
+    """Every CPU-made tensor among ``operands``, the tensors given to the collective ``at``,
+    0-dim ones too: its partner is the collective itself (the process group's device). Not
+    on a group that is a CPU one (``group=cpu_group``)."""
     group = keyword_argument(at, "group")
     if group is not None and _spells(group.value, _CPU_GROUP_WORDS):
         return
     for cpu_node, cpu in operands:
-        for site in cpu.made:
+        for site in (*cpu.made, *cpu.scalars):
             yield Meeting(site, at, MeetingKind.COLLECTIVE, cpu_node, at.func)
 
 

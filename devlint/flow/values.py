@@ -49,6 +49,10 @@ class Value:
     calls: tuple[cst.CSTNode, ...] = ()
     """Calls of functions in other files whose results it may hold: where such a result
     meets the device, the callee's summary (in the project index) says whether it is CPU."""
+    scalars: tuple[cst.CSTNode, ...] = ()
+    """Where the 0-dim CPU tensors it may be were made (``torch.tensor(3)``): host values to
+    arithmetic, which lets them meet any device, but not to a collective, which needs them
+    on the process group's device."""
 
     @property
     def follows(self) -> bool:
@@ -82,6 +86,12 @@ def made_on_cpu(site: cst.CSTNode) -> Value:
     return value(Origin.CPU, made=(site,))
 
 
+def scalar_on_cpu(site: cst.CSTNode) -> Value:
+    """A 0-dim tensor a factory makes on the CPU at ``site``: host data, except to a
+    collective."""
+    return Value(frozenset({Origin.HOST}), scalars=(site,))
+
+
 def from_parameter(name: str) -> Value:
     return Value(frozenset({Origin.FOLLOWS}), params=frozenset({name}))
 
@@ -97,6 +107,7 @@ def join(*values: Value) -> Value:
         frozenset().union(*(v.params for v in values)),
         _union(*(v.tied for v in values)),
         _union(*(v.calls for v in values)),
+        _union(*(v.scalars for v in values)),
     )
 
 

@@ -110,8 +110,9 @@ class FactoryWithoutDevice(Rule):
     one that only meets Python numbers, host values or other CPU tensors
     (`torch.rand(1) < 0.5`), or meets nothing at all; a CPU index into a device
     tensor (`x[torch.arange(n)]`), or one written through a plain index (`x[0] = t`,
-    `x[:, :2] = t`: a copy across devices); 0-dim scalars such as `torch.tensor(3.0)` or
-    `torch.rand([])`, which PyTorch lets meet any device, and the elements a loop takes
+    `x[:, :2] = t`: a copy across devices); 0-dim scalars such as `torch.tensor(3.0)`,
+    `torch.tensor(math.sqrt(d))` or `torch.rand([])`, which PyTorch lets meet any device
+    (but not a collective: NCCL needs them on the GPU), and the elements a loop takes
     from a one-dimensional one (`for i in torch.arange(n)`); `torch.zeros_like(x)`,
     `x.new_zeros(...)`, `torch.tensor(x)` of a tensor; calls with `**kwargs` or
     `out=`; a meeting with a tensor parameter of a method (or private function) that
@@ -227,6 +228,12 @@ class FactoryWithoutDevice(Rule):
         "    def forward(self, x):\n"
         "        noise = torch.randn(x.shape).type_as(x)\n"
         "        return x * self.scale + noise, np.zeros(3)\n",
+        # 0-dim tensors of Python numbers (`math`, `random`) meet any device in arithmetic.
+        "import math\nimport random\nimport torch\nimport torch.nn as nn\n\n"
+        "class Attention(nn.Module):\n"
+        "    def forward(self, scores, d):\n"
+        "        jitter = torch.tensor(random.random())\n"
+        "        return scores / torch.tensor(math.sqrt(d)) + jitter\n",
         # LayerDrop: a 0-dim draw compared with a float never meets the device.
         "import torch\nimport torch.nn as nn\n\n"
         "class Encoder(nn.Module):\n"
@@ -423,6 +430,37 @@ class FactoryWithoutDevice(Rule):
             "    return rand_int.item()\n",
             line=5,
             column=16,
+        ),
+        Invalid(
+            # A 0-dim tensor meets any device in arithmetic, but not in a collective.
+            "import random\nimport torch\nimport torch.distributed as dist\n"
+            "from torch import nn\n\n"
+            "class ResidualVQ(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        if dist.is_initialized():\n"
+            "            seed = torch.tensor(random.randrange(10_000))\n"
+            "            dist.all_reduce(seed)\n"
+            "        return x\n",
+            line=9,
+            column=20,
+            unsafe=True,
+            fixed="import random\nimport torch\nimport torch.distributed as dist\n"
+            "from torch import nn\n\n"
+            "class ResidualVQ(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        if dist.is_initialized():\n"
+            "            seed = torch.tensor(random.randrange(10_000), device=x.device)\n"
+            "            dist.all_reduce(seed)\n"
+            "        return x\n",
+        ),
+        Invalid(
+            "import torch\nimport torch.distributed as dist\n\n"
+            "def count_all(done):\n"
+            "    total = torch.tensor(len(done))\n"
+            "    dist.all_reduce(total)\n"
+            "    return total.item()\n",
+            line=5,
+            column=13,
         ),
         Invalid(
             "import numpy as np\nimport torch\nimport torch.nn as nn\n"
@@ -779,10 +817,11 @@ class FactoryWithoutDevice(Rule):
         (``COLLECTIVE_FUNCTIONS``), which blames a CPU tensor in any scope: anywhere."""
         names = Bindings(found)
         calls = [call for call in found.of_type(ast.Call) if isinstance(call, ast.Call)]
-        fresh = [call for call in calls if _may_create_without_device(call, names)]
+        collective = any(names.may_be(call.func, COLLECTIVE_FUNCTIONS) for call in calls)
+        fresh = [call for call in calls if _may_create_without_device(call, names, collective)]
         if not fresh:
             return frozenset()
-        if any(names.may_be(call.func, COLLECTIVE_FUNCTIONS) for call in calls):
+        if collective:
             return None
         placed = _surely_placed(calls)
         scopes = {found.scope_of(call) for call in fresh if id(call) not in placed}
@@ -1156,18 +1195,19 @@ def _is_atom(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or bool(node.lpar)
 
 
-def _may_create_without_device(call: ast.Call, names: Bindings) -> bool:
+def _may_create_without_device(call: ast.Call, names: Bindings, scalars: bool) -> bool:
     """Whether ``call`` may resolve to a factory the flow blames (``visit`` reports it
-    where it meets the device), judging by its arguments."""
+    where it meets the device), judging by its arguments; a 0-dim one too if ``scalars``
+    (the file calls a collective, which a 0-dim CPU tensor cannot meet)."""
     if isinstance(call.func, ast.Attribute) and call.func.attr not in _FACTORIES:
         return False  # `a.f(...)` resolves to `<what a is>.f`
     return any(
-        module == "torch" and _may_lack_device(call, factory)
+        module == "torch" and _may_lack_device(call, factory, scalars)
         for module, _, factory in (name.rpartition(".") for name in names.resolutions(call.func))
     )
 
 
-def _may_lack_device(call: ast.Call, factory: str) -> bool:
+def _may_lack_device(call: ast.Call, factory: str, scalars: bool) -> bool:
     """Whether ``visit`` could report ``call`` as a call of ``torch.<factory>``."""
     if factory not in _FACTORIES:
         return False
@@ -1176,7 +1216,9 @@ def _may_lack_device(call: ast.Call, factory: str) -> bool:
     if factory not in DATA_FACTORIES:
         return True
     first = call.args[0] if call.args else None
-    return first is not None and not isinstance(first, ast.Starred) and _may_be_data(first)
+    if first is None or isinstance(first, ast.Starred):
+        return False
+    return scalars or _may_be_data(first)
 
 
 def _may_be_data(node: ast.expr) -> bool:

@@ -183,6 +183,9 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "MODULE_REGISTRARS": lambda v: sorted(
         n for n in v if not (hasattr(MODULE, n) or hasattr(METRIC, n))
     ),
+    # Python's standard library
+    "NUMBER_LIBRARIES": check_qualified,
+    "NUMBER_LIBRARY_SEQUENCES": check_qualified,
     # Python's builtins
     "ITERATING_BUILTINS": lambda v: missing_attributes(builtins, v),
     "UNPACKING_BUILTINS": lambda v: missing_attributes(builtins, v),

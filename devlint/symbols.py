@@ -32,8 +32,8 @@ TORCH_MODULE_BASES = frozenset(
 
 LIBRARY_MODULE_BASES = frozenset(
     f"{module}.{name}"
-    for module in ("mmengine.model", "mmengine.model.base_module")
-    + ("mmcv.runner", "mmcv.runner.base_module")
+    for package in ("mmengine.model", "mmcv.runner")
+    for module in (package, f"{package}.base_module")
     for name in ("BaseModule", "Sequential", "ModuleList", "ModuleDict")
 ) | frozenset(
     f"mmengine.model.{path}BaseModel" for path in ("", "base_model.", "base_model.base_model.")

@@ -33,6 +33,7 @@ from devlint.symbols import (
     DDP_CLASSES,
     FORWARD_PATH_HOOKS,
     FORWARD_PATH_METHODS,
+    LIBRARY_MODULE_BASES,
     LIGHTNING_DATAMODULE_BASES,
     LIGHTNING_MODULE_BASES,
     METRIC_BASES,
@@ -302,7 +303,7 @@ class ProjectIndex:
             return _DEVICE_AWARE
         if module.split(".", 1)[0] == "transformers" and _HF_MODEL_CLASS.match(short):
             return _DEVICE_AWARE
-        if name in TORCH_MODULE_BASES or name in DDP_CLASSES:
+        if name in TORCH_MODULE_BASES or name in DDP_CLASSES or name in LIBRARY_MODULE_BASES:
             return _MODULE
         if _is_torch_nn_class(module, short):
             return _MODULE

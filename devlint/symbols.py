@@ -30,6 +30,19 @@ TORCH_MODULE_BASES = frozenset(
 )
 """``torch.nn.Module`` itself: model code without ``.device``."""
 
+LIBRARY_MODULE_BASES = frozenset(
+    f"{module}.{name}"
+    for package in ("mmengine.model", "mmcv.runner")
+    for module in (package, f"{package}.base_module")
+    for name in ("BaseModule", "Sequential", "ModuleList", "ModuleDict")
+) | frozenset(
+    f"mmengine.model.{path}BaseModel" for path in ("", "base_model.", "base_model.base_model.")
+)
+"""``nn.Module`` subclasses of other libraries that models derive from, without ``.device``:
+OpenMMLab's ``BaseModule`` (mmengine, and mmcv 1.x's ``mmcv.runner``), its containers and
+mmengine's ``BaseModel``. A head of mmdetection or mmpretrain derives from one of them,
+outside the project."""
+
 AUTOGRAD_FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 """Custom autograd operations: their ``forward`` and ``backward`` get tensors, whose device
 is the one they work on."""

@@ -121,6 +121,7 @@ def in_forward(body: str) -> Analysed:
         ("torch.tensor(3.0)", {HOST}),  # 0-dim
         ("torch.rand([])", {HOST}),
         ("torch.rand(())", {HOST}),
+        ("torch.Tensor([])", {CPU}),  # legacy: a list is data, here an empty 1-D tensor
         ("torch.zeros(3, device=x.device)", {F_}),
         ('torch.zeros(3, device="cuda")', {LIT}),
         ('torch.device("cuda:1")', {LIT}),

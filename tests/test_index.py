@@ -76,6 +76,16 @@ FILES = {
         "class Gather2(Gather):\n"
         "    @staticmethod\n    def forward(ctx, x):\n        return x\n"
     ),
+    "lib/heads.py": (
+        "from mmcv.runner import BaseModule\nfrom mmengine.hooks import Hook\n"
+        "from mmengine.model import BaseModel\n\n\n"
+        "class Head(BaseModule):\n"
+        "    def forward(self, x):\n        return x\n\n\n"
+        "class Detector(BaseModel):\n"
+        "    def forward(self, x):\n        return x\n\n\n"
+        "class Logger(Hook):\n"
+        "    def after_iter(self, runner):\n        return runner\n"
+    ),
     "tests/test_ops.py": CHECK,
     "tests/unittests/__init__.py": "",
     "tests/unittests/helpers.py": CHECK,
@@ -113,6 +123,10 @@ CASES = [
     # path; one bound to initialise weights through `apply` runs once.
     (method("lib.nets.Res", "pad"), ScopeInfo(**{**vars(MODEL), "forward_path": True})),
     (method("lib.nets.Res", "init_weights"), MODEL),
+    # OpenMMLab's module bases (mmcv, mmengine) are modules; their hooks are not.
+    (method("lib.heads.Head", "forward"), ScopeInfo(**{**vars(MODEL), "forward_path": True})),
+    (method("lib.heads.Detector", "forward"), ScopeInfo(**{**vars(MODEL), "forward_path": True})),
+    (method("lib.heads.Logger", "after_iter"), ScopeInfo()),
     # torch's private bases are modules too.
     (method("lib.nets.Dice", "forward"), ScopeInfo(**{**vars(MODEL), "forward_path": True})),
     # A static method that model code calls through its class's name; not one it does not.

@@ -19,6 +19,7 @@ from devlint.flow.meetings import (
     Meeting,
     MeetingKind,
     Operand,
+    may_happen,
     meetings_among,
     meetings_in_collective,
     meetings_written,
@@ -191,7 +192,7 @@ def analyse_function(
     returned = join(*inference.returns) if inference.returns else HOST
     return FunctionFlow(
         function,
-        tuple(inference.meetings),
+        tuple(meeting for meeting in inference.meetings if may_happen(meeting)),
         returned,
         inference.values,
         {name: frozenset(partners) for name, partners in inference.reaching.items()},
@@ -871,8 +872,8 @@ class _Inference:
             return self._from_data(node, first)
         if name in ARRAY_TENSOR_FACTORIES:
             return made_on_cpu(node)
-        if first is not None and _is_empty_shape(first.value):
-            return scalar_on_cpu(node)  # torch.rand([]): a 0-dim scalar
+        if name not in LEGACY_TENSOR_TYPES and first is not None and _is_empty_shape(first.value):
+            return scalar_on_cpu(node)  # torch.rand([]): 0-dim (`torch.Tensor([])` is empty data)
         return made_on_cpu(node)
 
     def _from_data(self, node: cst.Call, payload: cst.Arg | None) -> Value:

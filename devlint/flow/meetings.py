@@ -14,7 +14,8 @@ from enum import Enum
 import libcst as cst
 
 from devlint.flow.values import Value
-from devlint.nodes import iter_children, keyword_argument
+from devlint.nodes import dotted_name, first_positional, iter_children, keyword_argument
+from devlint.symbols import DATA_FACTORIES, LEGACY_TENSOR_TYPES
 
 
 class MeetingKind(Enum):
@@ -139,6 +140,35 @@ def meetings_written(at: cst.CSTNode, into: Operand, written: Operand) -> Iterat
     for site in found.made:
         if site not in destination.tied:
             yield Meeting(site, at, MeetingKind.WRITE, written_node, into_node)
+
+
+_JOINING_FUNCTIONS = frozenset({"cat", "concat", "concatenate"})
+"""``torch.cat`` and its aliases, which skip an empty one-dimensional operand's shape."""
+
+
+def may_happen(meeting: Meeting) -> bool:
+    """An empty tensor (``torch.Tensor([])``: an accumulator, or a sentinel for "none")
+    joins tensors of any shape only in ``torch.cat`` (or a collective). Elsewhere (in
+    arithmetic, indexed, stacked) its shape fails next to a tensor of several elements on
+    every device: code that does that runs on another path (``if len(ious) > 0``)."""
+    if meeting.kind is MeetingKind.COLLECTIVE or not empty_data(meeting.made):
+        return True
+    at = meeting.at
+    if meeting.kind is not MeetingKind.FUNCTION or not isinstance(at, cst.Call):
+        return False
+    return (dotted_name(at.func) or "").rpartition(".")[2] in _JOINING_FUNCTIONS
+
+
+def empty_data(site: cst.CSTNode) -> bool:
+    """``torch.Tensor([])``, ``torch.tensor(())``: a one-dimensional tensor of no data."""
+    if not isinstance(site, cst.Call):
+        return False
+    factory = (dotted_name(site.func) or "").rpartition(".")[2]
+    if factory not in LEGACY_TENSOR_TYPES and factory not in DATA_FACTORIES:
+        return False
+    first = first_positional(site)
+    data = first.value if first is not None else None
+    return isinstance(data, (cst.List, cst.Tuple)) and not data.elements
 
 
 @dataclass(frozen=True)

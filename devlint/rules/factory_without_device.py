@@ -11,7 +11,7 @@ from devlint.candidates import Candidate, Needed, Requirement, Resolution, Scope
 from devlint.facts import FileFacts
 from devlint.findings import Applicability, Fix
 from devlint.flow.inference import FunctionFlow
-from devlint.flow.meetings import Meeting, MeetingKind
+from devlint.flow.meetings import Meeting, MeetingKind, empty_data
 from devlint.index import ProjectIndex
 from devlint.nodes import annotation_names, chain_root, dotted_name, is_self, iter_children
 from devlint.rules._devices import BINDING_TYPES, Bindings
@@ -50,7 +50,8 @@ class FactoryWithoutDevice(Rule):
     """## What it does
     Finds tensors made on the CPU (`torch.zeros`, `ones`, `empty`, `full`, `arange`,
     `linspace`, `eye`, `rand*`, `tensor`/`as_tensor` of Python data, `from_numpy`,
-    legacy constructors such as `torch.FloatTensor(...)`, all without `device=`) that
+    legacy constructors such as `torch.FloatTensor(...)`, `torch.Tensor([])` included,
+    all without `device=`) that
     meet a tensor on the computation's device: in arithmetic or a comparison, in
     `torch.cat`/`stack`/`where`/`matmul`/`einsum` and other functions of several
     tensors, in a tensor method such as `masked_fill` or `index_add_`, in an in-place
@@ -113,7 +114,9 @@ class FactoryWithoutDevice(Rule):
     `x[:, :2] = t`: a copy across devices); 0-dim scalars such as `torch.tensor(3.0)`,
     `torch.tensor(math.sqrt(d))` or `torch.rand([])`, which PyTorch lets meet any device
     (but not a collective: NCCL needs them on the GPU), and the elements a loop takes
-    from a one-dimensional one (`for i in torch.arange(n)`); `torch.zeros_like(x)`,
+    from a one-dimensional one (`for i in torch.arange(n)`); an empty tensor
+    (`torch.Tensor([])`) anywhere but in `torch.cat`, the only place where its shape
+    fits next to others (elsewhere it is a sentinel, used on another path); `torch.zeros_like(x)`,
     `x.new_zeros(...)`, `torch.tensor(x)` of a tensor; calls with `**kwargs` or
     `out=`; a meeting with a tensor parameter of a method (or private function) that
     every call in the file gives host data or CPU tensors, or values it cannot place
@@ -355,6 +358,13 @@ class FactoryWithoutDevice(Rule):
         "            m.weight.data = torch.randn(4, 4) * std\n\n"
         "    def forward(self, x):\n"
         "        return self.proj(x)\n",
+        # An empty tensor as the sentinel for "no boxes": it is indexed (or scaled) only on
+        # a path it never takes; only `torch.cat` joins an empty tensor with others.
+        "import torch\nfrom torch import nn\n\n"
+        "class Matcher(nn.Module):\n"
+        "    def forward(self, boxes, order: torch.Tensor, weight: torch.Tensor):\n"
+        "        ious = torch.Tensor([]) if boxes.numel() == 0 else boxes @ boxes.T\n"
+        "        return ious[:, order] * weight if len(ious) > 0 else ious\n",
     )
     INVALID = (
         Invalid(
@@ -629,6 +639,29 @@ class FactoryWithoutDevice(Rule):
             unsafe=True,
         ),
         Invalid(
+            # A legacy constructor of empty data (`torch.Tensor([])`) is an empty 1-D tensor,
+            # not a 0-dim scalar: the samples concatenated onto it are on the device.
+            "import torch\nfrom torch import nn\n\n"
+            "class Sampler(nn.Module):\n"
+            "    def forward(self, prompts, steps):\n"
+            "        sample = torch.Tensor([])\n"
+            "        for _ in range(steps):\n"
+            "            last = prompts[:, -1:]\n"
+            "            sample = torch.cat((sample, last), dim=-1)\n"
+            "        return sample\n",
+            line=6,
+            column=18,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Sampler(nn.Module):\n"
+            "    def forward(self, prompts, steps):\n"
+            "        sample = torch.Tensor([])\n"
+            "        for _ in range(steps):\n"
+            "            last = prompts[:, -1:]\n"
+            "            sample = torch.cat((sample.to(last.device), last), dim=-1)\n"
+            "        return sample\n",
+            unsafe=True,
+        ),
+        Invalid(
             # Meets an input inside torch.cat; the fix borrows the input's device.
             "import torch\nfrom torch import nn\n\n"
             "class Head(nn.Module):\n"
@@ -882,6 +915,8 @@ class FactoryWithoutDevice(Rule):
     ) -> None:
         """A tensor that leaves the file (passed to, or returned to, a function of another
         file) is a candidate that holds if that file's flow shows it meets the device."""
+        if empty_data(node):
+            return  # an empty tensor meets others only in `torch.cat`: unknown over there
         needs: list[Requirement] = []
         data = {"factory": name}
         lines: dict[str, cst.CSTNode] = {}

@@ -207,6 +207,7 @@ NOT_LIBRARY_NAMES = {
     "TENSOR_PARAMETER_NAMES": "parameter names that users choose",
     "CONFIG_PARAMETERS": "parameter names that users choose",
     "CARRYING_LIBRARIES": "einops and torchvision.ops, not dependencies here",
+    "LIBRARY_MODULE_BASES": "mmengine's and mmcv's classes, not dependencies here",
     "COLLECTION_UPDATERS": "methods of Python's containers",
 }
 """Lists that name no API of the pinned libraries, and why."""

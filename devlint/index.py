@@ -572,6 +572,23 @@ class ProjectIndex:
             return Distributed(True, f"{signal.description} at {file_facts.path}:{signal.line}")
         return Distributed(False, "no sign of distributed training")
 
+    def runs_alone(self, module: str, at_top_level: bool) -> bool:
+        """Code of ``module`` runs in processes it starts itself: test code (a test runner
+        runs it), or the top-level code of a module no project module imports (a script).
+        Whether those are several is for its own code to say (``distributed_in``)."""
+        if module not in self._modules:
+            return False
+        return self._in_tests(module) or (at_top_level and not self.imported(module))
+
+    def distributed_in(self, module: str) -> Distributed:
+        """``distributed``, from the signals of ``module`` alone (configuration still wins)."""
+        if isinstance(self._distributed_setting, bool):
+            return self.distributed
+        for signal, file_facts in self._signals:
+            if file_facts.module == module:
+                return Distributed(True, f"{signal.description} at {file_facts.path}:{signal.line}")
+        return Distributed(False, "no sign of distributed training in the script or test")
+
     def cuda_only(self, scope: Scope) -> bool:
         """The scope's module imports a library that runs only on CUDA (``CUDA_ONLY_LIBRARIES``)."""
         module = self._module_of.get(scope.function_name or scope.class_name or "")

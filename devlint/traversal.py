@@ -424,8 +424,10 @@ class Traversal:
     def marks(self, node: cst.CSTNode) -> frozenset[str]:
         return frozenset(self._marks.get(id(node), ()))
 
-    def note(self, tag: str, name: str, *, per_class: bool = False) -> None:
-        if not per_class:
+    def note(self, tag: str, name: str, *, per_class: bool = False, per_file: bool = False) -> None:
+        if per_file:
+            self._notes.add((_FILE_KEY, tag, name))
+        elif not per_class:
             self._notes.add((self._scope.function_name, tag, name))
         elif self._scope.class_name is not None:
             self._notes.add((_class_key(self._scope.class_name), tag, name))
@@ -483,7 +485,7 @@ class Traversal:
 
     def _outweighed(self, raw: _RawCandidate) -> bool:
         """A note in the same function (or class) says the candidate is fine after all."""
-        owners = [raw.scope.function_name]
+        owners = [raw.scope.function_name, _FILE_KEY]
         if raw.scope.class_name is not None:
             owners.append(_class_key(raw.scope.class_name))
         return any(
@@ -785,6 +787,10 @@ def _nodes_of(raw: _RawCandidate) -> Iterator[cst.CSTNode]:
         for edit in edits:
             yield edit.start_node
             yield edit.end_node
+
+
+_FILE_KEY = "the file"
+"""Who owns a note made with ``per_file=True`` (no function is named with a space)."""
 
 
 def _class_key(class_name: str) -> str:

@@ -7,10 +7,25 @@ Plain data, so they can be cached and sent between processes.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class CallShape:
+    """How a call passes its arguments: which of the callee's parameters it leaves to their
+    defaults (a caller relying on ``device="cuda"``)."""
+
+    callee: str
+    """As ``FunctionFacts.calls`` names it; ``self.<method>`` for a method called on self."""
+    positional: int
+    """How many arguments it passes by position."""
+    keywords: tuple[str, ...] = ()
+    """The keywords it passes, sorted."""
+    unpacks: bool = False
+    """It passes ``*args`` or ``**kwargs``: any parameter may be given."""
 
 
 @dataclass(frozen=True)
@@ -28,6 +43,8 @@ class FunctionFacts:
     takes_inputs: bool = False
     """A parameter without a default is annotated as a tensor or a module (``x: Tensor``,
     ``model: nn.Module``): its inputs tell it its device (``input_annotation``)."""
+    call_shapes: tuple[CallShape, ...] = ()
+    """How its calls of ``calls`` and ``self_calls`` pass their arguments."""
 
 
 @dataclass(frozen=True)
@@ -217,16 +234,30 @@ def function_facts(
     takes_device: bool,
     aliases: Mapping[str, str],
     takes_inputs: bool = False,
+    call_shapes: Iterable[CallShape] = (),
 ) -> FunctionFacts:
     """A function as a walk saw it; calls that no alias resolves are left out."""
     found = (resolve_alias(call, aliases) for call in sorted(calls))
+    shapes = set()
+    for shape in call_shapes:
+        if not shape.callee.startswith("self."):
+            callee = resolve_alias(shape.callee, aliases)
+            if callee is None:
+                continue
+            shape = replace(shape, callee=callee)
+        shapes.add(shape)
     return FunctionFacts(
         name,
         tuple(call for call in found if call is not None),
         tuple(sorted(self_calls)),
         takes_device,
         takes_inputs,
+        tuple(sorted(shapes, key=_shape_order)),
     )
+
+
+def _shape_order(shape: CallShape) -> tuple[str, int, tuple[str, ...], bool]:
+    return shape.callee, shape.positional, shape.keywords, shape.unpacks
 
 
 def input_annotation(annotation: str | None, aliases: Mapping[str, str]) -> bool:

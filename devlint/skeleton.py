@@ -25,6 +25,7 @@ from typing import Any
 
 from devlint.candidates import Scope
 from devlint.facts import (
+    CallShape,
     Fact,
     FileFacts,
     Reference,
@@ -72,6 +73,7 @@ class _Function:
     takes_inputs: bool
     calls: set[str] = field(default_factory=set)
     self_calls: set[str] = field(default_factory=set)
+    call_shapes: set[CallShape] = field(default_factory=set)
 
     @property
     def class_name(self) -> str | None:
@@ -189,7 +191,13 @@ class _Walk:
             ),
             functions=tuple(
                 function_facts(
-                    f.name, f.calls, f.self_calls, f.takes_device, aliases, f.takes_inputs
+                    f.name,
+                    f.calls,
+                    f.self_calls,
+                    f.takes_device,
+                    aliases,
+                    f.takes_inputs,
+                    f.call_shapes,
                 )
                 for f in self._functions
             ),
@@ -369,6 +377,10 @@ class _Walk:
                 self._function.self_calls.add(name[5:])
             else:
                 self._function.calls.add(name)
+            keywords = tuple(sorted(k.arg for k in node.keywords if k.arg is not None))
+            positional = sum(1 for a in node.args if not isinstance(a, ast.Starred))
+            unpacks = len(node.args) != positional or any(k.arg is None for k in node.keywords)
+            self._function.call_shapes.add(CallShape(name, positional, keywords, unpacks))
             return
         if not self._references:
             return

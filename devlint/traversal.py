@@ -22,6 +22,7 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from devlint.candidates import Candidate, Requirement, Scope
 from devlint.facts import (
+    CallShape,
     Fact,
     FileFacts,
     ResultMeets,
@@ -290,6 +291,7 @@ class _Function:
     """The class it is a method of."""
     calls: set[str] = field(default_factory=set)
     self_calls: set[str] = field(default_factory=set)
+    call_shapes: set[CallShape] = field(default_factory=set)
     takes_inputs: bool = False
     """``FunctionFacts.takes_inputs``."""
     node: cst.FunctionDef | None = None
@@ -673,6 +675,11 @@ class Traversal:
             self._function.self_calls.add(dotted[5:])
         else:
             self._function.calls.add(dotted)
+        args = node.args
+        keywords = tuple(sorted(a.keyword.value for a in args if a.keyword is not None))
+        positional = sum(1 for a in args if a.keyword is None and not a.star)
+        unpacks = any(a.star for a in args)
+        self._function.call_shapes.add(CallShape(dotted, positional, keywords, unpacks))
 
     # Results -----------------------------------------------------------------
 
@@ -688,7 +695,13 @@ class Traversal:
             ),
             functions=tuple(
                 function_facts(
-                    f.name, f.calls, f.self_calls, f.scope.device_param, aliases, f.takes_inputs
+                    f.name,
+                    f.calls,
+                    f.self_calls,
+                    f.scope.device_param,
+                    aliases,
+                    f.takes_inputs,
+                    f.call_shapes,
                 )
                 for f in self._functions
             ),

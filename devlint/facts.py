@@ -7,10 +7,25 @@ Plain data, so they can be cached and sent between processes.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class CallShape:
+    """How a call passes its arguments: which of the callee's parameters it leaves to their
+    defaults (a caller relying on ``device="cuda"``)."""
+
+    callee: str
+    """As ``FunctionFacts.calls`` names it; ``self.<method>`` for a method called on self."""
+    positional: int
+    """How many arguments it passes by position."""
+    keywords: tuple[str, ...] = ()
+    """The keywords it passes, sorted."""
+    unpacks: bool = False
+    """It passes ``*args`` or ``**kwargs``: any parameter may be given."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +46,8 @@ class FunctionFacts:
     bound_methods: tuple[str, ...] = ()
     """Names of the methods it binds with ``functools.partial(self.<method>, ...)``, not to
     hand to ``apply``: callbacks kept for later (a block's ``downsample``, a hook)."""
+    call_shapes: tuple[CallShape, ...] = ()
+    """How its calls of ``calls`` and ``self_calls`` pass their arguments."""
 
 
 @dataclass(frozen=True)
@@ -221,9 +238,18 @@ def function_facts(
     aliases: Mapping[str, str],
     takes_inputs: bool = False,
     bound_methods: Iterable[str] = (),
+    call_shapes: Iterable[CallShape] = (),
 ) -> FunctionFacts:
     """A function as a walk saw it; calls that no alias resolves are left out."""
     found = (resolve_alias(call, aliases) for call in sorted(calls))
+    shapes = set()
+    for shape in call_shapes:
+        if not shape.callee.startswith("self."):
+            callee = resolve_alias(shape.callee, aliases)
+            if callee is None:
+                continue
+            shape = replace(shape, callee=callee)
+        shapes.add(shape)
     return FunctionFacts(
         name,
         tuple(call for call in found if call is not None),
@@ -231,6 +257,7 @@ def function_facts(
         takes_device,
         takes_inputs,
         tuple(sorted(bound_methods)),
+        tuple(sorted(shapes, key=_shape_order)),
     )
 
 
@@ -247,6 +274,10 @@ def bound_method(func: str | None, first: str | None, aliases: Mapping[str, str]
         return None
     head, dot, method = first.partition(".")
     return method if head == "self" and dot and "." not in method else None
+
+
+def _shape_order(shape: CallShape) -> tuple[str, int, tuple[str, ...], bool]:
+    return shape.callee, shape.positional, shape.keywords, shape.unpacks
 
 
 def input_annotation(annotation: str | None, aliases: Mapping[str, str]) -> bool:

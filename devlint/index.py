@@ -583,6 +583,23 @@ class ProjectIndex:
             return Distributed(True, f"{signal.description} at {file_facts.path}:{signal.line}")
         return Distributed(False, "no sign of distributed training")
 
+    def runs_alone(self, module: str, at_top_level: bool) -> bool:
+        """Code of ``module`` runs in processes it starts itself: test code (a test runner
+        runs it), or the top-level code of a module no project module imports (a script).
+        Whether those are several is for its own code to say (``distributed_in``)."""
+        if module not in self._modules:
+            return False
+        return self._in_tests(module) or (at_top_level and not self.imported(module))
+
+    def distributed_in(self, module: str) -> Distributed:
+        """``distributed``, from the signals of ``module`` alone (configuration still wins)."""
+        if isinstance(self._distributed_setting, bool):
+            return self.distributed
+        for signal, file_facts in self._signals:
+            if file_facts.module == module:
+                return Distributed(True, f"{signal.description} at {file_facts.path}:{signal.line}")
+        return Distributed(False, "no sign of distributed training in the script or test")
+
     def cuda_only(self, scope: Scope) -> bool:
         """The scope's module imports a library that runs only on CUDA (``CUDA_ONLY_LIBRARIES``)."""
         module = self._module_of.get(scope.function_name or scope.class_name or "")
@@ -717,6 +734,41 @@ class ProjectIndex:
                     found.append((target, reference.caller or module))
             self._hand_over_cache[keywords] = found
         return self._hand_over_cache[keywords]
+
+    def callers_leaving(self, function: str, parameter: str, position: int | None) -> list[str]:
+        """The project functions, outside scripts and tests (which choose for themselves),
+        with a call of ``function`` that leaves ``parameter`` to its default: not passed by
+        keyword, nor as the ``position``-th argument (from 0, after ``self``; None: keyword
+        only), nor perhaps through ``*args``/``**kwargs``. Sorted."""
+        target = self.canonical(function)
+        last = target.rpartition(".")[2]
+        found = set()
+        for caller, facts in self._functions.items():
+            for shape in facts.call_shapes:
+                if shape.callee.rpartition(".")[2] != last or shape.unpacks:
+                    continue
+                if parameter in shape.keywords:
+                    continue
+                if position is not None and shape.positional > position:
+                    continue
+                if self._called(shape.callee, caller) == target:
+                    found.add(caller)
+        return sorted(
+            caller
+            for caller in found
+            if not self._in_tests(self._module_of[caller]) and not self.entry_only(caller)
+        )
+
+    def _called(self, callee: str, caller: str) -> str | None:
+        """The project function a call in ``caller`` runs (a class: its ``__init__``)."""
+        if callee.startswith("self."):
+            owner = self._owner(caller)
+            found = self._method_table(owner).get(callee[5:]) if owner else None
+        else:
+            found = self.resolve(callee, self._module_of[caller])
+            if found in self._classes:
+                found = self._method_table(found).get("__init__")
+        return self.canonical(found) if found is not None else None
 
     def imported(self, module: str) -> bool:
         """Another module of the project imports ``module`` (or a module inside it)."""

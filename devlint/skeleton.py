@@ -26,6 +26,7 @@ from typing import Any
 from devlint.candidates import Scope
 from devlint.facts import (
     WEIGHT_APPLIERS,
+    CallShape,
     Fact,
     FileFacts,
     Reference,
@@ -77,6 +78,7 @@ class _Function:
     bound: set[str] = field(default_factory=set)
     """As the traversal's: methods ``partial`` binds, and those handed to ``apply``."""
     applied: set[str] = field(default_factory=set)
+    call_shapes: set[CallShape] = field(default_factory=set)
 
     @property
     def class_name(self) -> str | None:
@@ -201,6 +203,7 @@ class _Walk:
                     aliases,
                     f.takes_inputs,
                     f.bound - f.applied,
+                    f.call_shapes,
                 )
                 for f in self._functions
             ),
@@ -394,6 +397,10 @@ class _Walk:
                     method = self._bound_method(arg) if isinstance(arg, ast.Call) else None
                     if method is not None:
                         self._function.applied.add(method)
+            keywords = tuple(sorted(k.arg for k in node.keywords if k.arg is not None))
+            positional = sum(1 for a in node.args if not isinstance(a, ast.Starred))
+            unpacks = len(node.args) != positional or any(k.arg is None for k in node.keywords)
+            self._function.call_shapes.add(CallShape(name, positional, keywords, unpacks))
             return
         if not self._references:
             return

@@ -23,6 +23,7 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 from devlint.candidates import Candidate, Requirement, Scope
 from devlint.facts import (
     WEIGHT_APPLIERS,
+    CallShape,
     Fact,
     FileFacts,
     ResultMeets,
@@ -296,6 +297,7 @@ class _Function:
     """Methods bound by ``partial(self.<method>, ...)``; ``applied``: those handed to
     ``apply`` (``FunctionFacts.bound_methods`` is the difference)."""
     applied: set[str] = field(default_factory=set)
+    call_shapes: set[CallShape] = field(default_factory=set)
     takes_inputs: bool = False
     """``FunctionFacts.takes_inputs``."""
     node: cst.FunctionDef | None = None
@@ -430,8 +432,10 @@ class Traversal:
     def marks(self, node: cst.CSTNode) -> frozenset[str]:
         return frozenset(self._marks.get(id(node), ()))
 
-    def note(self, tag: str, name: str, *, per_class: bool = False) -> None:
-        if not per_class:
+    def note(self, tag: str, name: str, *, per_class: bool = False, per_file: bool = False) -> None:
+        if per_file:
+            self._notes.add((_FILE_KEY, tag, name))
+        elif not per_class:
             self._notes.add((self._scope.function_name, tag, name))
         elif self._scope.class_name is not None:
             self._notes.add((_class_key(self._scope.class_name), tag, name))
@@ -489,7 +493,7 @@ class Traversal:
 
     def _outweighed(self, raw: _RawCandidate) -> bool:
         """A note in the same function (or class) says the candidate is fine after all."""
-        owners = [raw.scope.function_name]
+        owners = [raw.scope.function_name, _FILE_KEY]
         if raw.scope.class_name is not None:
             owners.append(_class_key(raw.scope.class_name))
         return any(
@@ -686,6 +690,11 @@ class Traversal:
                     method = self._bound_method(arg.value)
                     if method is not None:
                         self._function.applied.add(method)
+        args = node.args
+        keywords = tuple(sorted(a.keyword.value for a in args if a.keyword is not None))
+        positional = sum(1 for a in args if a.keyword is None and not a.star)
+        unpacks = any(a.star for a in args)
+        self._function.call_shapes.add(CallShape(dotted, positional, keywords, unpacks))
 
     def _bound_method(self, node: cst.Call) -> str | None:
         first = node.args[0] if node.args else None
@@ -714,6 +723,7 @@ class Traversal:
                     aliases,
                     f.takes_inputs,
                     f.bound - f.applied,
+                    f.call_shapes,
                 )
                 for f in self._functions
             ),
@@ -812,6 +822,10 @@ def _nodes_of(raw: _RawCandidate) -> Iterator[cst.CSTNode]:
         for edit in edits:
             yield edit.start_node
             yield edit.end_node
+
+
+_FILE_KEY = "the file"
+"""Who owns a note made with ``per_file=True`` (no function is named with a space)."""
 
 
 def _class_key(class_name: str) -> str:

@@ -124,11 +124,13 @@ class FileContext(Protocol):
 
     def marks(self, node: cst.CSTNode) -> frozenset[str]: ...
 
-    def note(self, tag: str, name: str, *, per_class: bool = False) -> None:
+    def note(self, tag: str, name: str, *, per_class: bool = False, per_file: bool = False) -> None:
         """Note something about a variable of the current function (``moved``, ...).
 
         With ``per_class=True`` the note is about the enclosing class instead (an
         attribute ``self.name``, seen in any of its methods); outside a class it is dropped.
+        With ``per_file=True`` it is about the whole file: it outweighs candidates anywhere
+        in it (a class that another part of the file defines or uses).
         """
         ...
 
@@ -159,7 +161,8 @@ class FileContext(Protocol):
 
         ``unless_noted=[(tag, name), ...]`` drops it if the same function notes one of
         them anywhere, before or after (``mask = torch.zeros(n)`` ... ``mask.to(d)``),
-        or if any method of the same class notes one with ``per_class=True``.
+        if any method of the same class notes one with ``per_class=True``, or if any
+        code of the file notes one with ``per_file=True``.
         """
         ...
 

@@ -91,7 +91,9 @@ class DeviceMapUnderDistributed(Rule):
     `devices=` more than one GPU, or `num_nodes` > 1; `accelerate.Accelerator()` or
     `PartialState()`; `DistributedDataParallel` or `FullyShardedDataParallel`;
     `torch.distributed.init_process_group()`; reading `LOCAL_RANK` from the
-    environment. `distributed = true|false` in the configuration overrides the
+    environment. Test code, and the top-level code of a script that no module of
+    the project imports, start their own processes: there only the file's own
+    evidence counts. `distributed = true|false` in the configuration overrides the
     evidence.
 
     ## Why is this bad?
@@ -137,8 +139,10 @@ class DeviceMapUnderDistributed(Rule):
     value computed at run time (`{"": local_rank}`, `{"": accelerator.process_index}`)
     are not flagged, nor is any `device_map` in a project without sign of
     distributed training (single-process inference with `device_map="auto"` is
-    the intended use). A single-process script inside a distributed project can
-    be silenced with `# noqa: DEV005`.
+    the intended use), nor in a test or script whose own code shows none (a
+    generation script or a unit test inside a project that also trains with DDP).
+    A single-process function that library code runs can be silenced with
+    `# noqa: DEV005`.
     """
 
     code = "DEV005"
@@ -371,7 +375,10 @@ class DeviceMapUnderDistributed(Rule):
                 shown = context.code_for(argument.value)
                 if len(shown) > _SHOWN_CHARS:
                     shown = shown[: _SHOWN_CHARS - 3] + "..."
-                context.report(self.code, argument.value, data={"value": shown})
+                data = {"value": shown, "module": context.module_name}
+                if context.scope.function_name is None and context.scope.class_name is None:
+                    data["top_level"] = "1"
+                context.report(self.code, argument.value, data=data)
 
     def _wrapper_reference(self, node: cst.Attribute, context: FileContext) -> None:
         wrapper = _WRAPPERS.get(context.qualified_name(node) or "")
@@ -405,7 +412,10 @@ class DeviceMapUnderDistributed(Rule):
     def resolve(
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
+        data = candidate.data
         distributed = index.distributed
+        if index.runs_alone(data["module"], "top_level" in data):
+            distributed = index.distributed_in(data["module"])
         if not distributed.value:
             return None
         return Resolution(

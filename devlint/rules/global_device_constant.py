@@ -28,6 +28,10 @@ from devlint.symbols import DEVICE_TYPES
 
 _BOUND = "bound"
 """Note tag: the name is a parameter or a local variable of the function."""
+_PLACED = "placed"
+"""Note tag (per file): ``<class>@<constant>``, the file moves instances of the class there."""
+_INSTANCES = "instances"
+"""State key: (function, variable) -> the callee of ``variable = Callee(...)`` there."""
 _DEVICE_KEYWORDS = ("device", "map_location")
 
 _FACT_TRIGGERS = ("\ndevice\n", *(f'"{kind}' for kind in sorted(DEVICE_TYPES)))
@@ -84,8 +88,11 @@ class GlobalDeviceConstant(Rule):
     `"cpu"`, a name assigned more than once or declared `global` in a function,
     and one assigned under `if torch.cuda.is_available():`. Uses outside model code
     (scripts, data loading) and under a device check are not flagged, nor are
-    parameters and local variables that happen to share the constant's name. In
-    the module that defines the constant, uses are found below its definition.
+    parameters and local variables that happen to share the constant's name, nor
+    the uses in a class whose instances the same file moves to that constant
+    (`model = Model().to(DEVICE)` in a script: the constant is the script's one
+    device, where the model's parameters are). In the module that defines the
+    constant, uses are found below its definition.
     """
 
     code = "DEV010"
@@ -223,6 +230,22 @@ class GlobalDeviceConstant(Rule):
         "            return x\n"
         "        self.log('mem', torch.cuda.memory_allocated(device=DEVICE))\n"
         "        return x * 2\n",
+        # A script that moves its model to the constant: the model's own uses agree with it.
+        "import torch\nfrom torch import nn\n\n"
+        'DEVICE = torch.device("cuda")\n\n'
+        "class Scene(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.points = nn.Parameter(torch.rand(100, 3, device=DEVICE))\n\n"
+        "    def forward(self):\n"
+        "        return self.points * torch.ones(3, device=DEVICE)\n\n"
+        "class Head(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x.to(DEVICE).sum()\n\n"
+        "def main():\n"
+        "    scene = Scene()\n"
+        "    scene = scene.to(DEVICE)\n"
+        "    return Head().to(DEVICE)(scene())\n",
         # An imported name that no module of the project defines as a device constant.
         "import torch\nimport pytorch_lightning as pl\nfrom .settings import accelerator as acc\n\n"
         "class M(pl.LightningModule):\n"
@@ -293,6 +316,22 @@ class GlobalDeviceConstant(Rule):
             line=9,
             column=54,
         ),
+        # Moving another class's instances to the constant says nothing about this one.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            'DEVICE = torch.device("cuda")\n\n'
+            "class Encoder(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return x.to(DEVICE)\n\n"
+            "class Decoder(nn.Module):\n"
+            "    pass\n\n"
+            "def main():\n"
+            "    decoder = Decoder()\n"
+            "    decoder.to(DEVICE)\n"
+            "    return Encoder(), decoder\n",
+            line=8,
+            column=21,
+        ),
         # `torch.device` imported under another name.
         Invalid(
             "from torch import device as place\nimport pytorch_lightning as pl\n\n"
@@ -327,10 +366,12 @@ class GlobalDeviceConstant(Rule):
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         if isinstance(node, cst.Call):
+            self._note_placement(node, context)
             self._visit_call(node, context)
             return
         at_module_level = context.scope.class_name is None and context.scope.function_name is None
         if isinstance(node, cst.Assign):
+            _remember_instance(node, context, self)
             for target in node.targets:
                 if at_module_level and isinstance(target.target, cst.Name):
                     self._define(target.target.value, node.value, node, context)
@@ -410,6 +451,40 @@ class GlobalDeviceConstant(Rule):
             if argument is not None:
                 self._use(argument.value, argument.value, context)
 
+    def _note_placement(self, node: cst.Call, context: FileContext) -> None:
+        """``Model().to(DEVICE)``, or ``model = Model()`` ... ``model.to(DEVICE)`` in the same
+        function: the file puts the class's instances on the constant, so the class's own
+        uses of it agree with where its parameters are (a script's one device)."""
+        func = node.func
+        if not (isinstance(func, cst.Attribute) and func.attr.value == "to"):
+            return
+        first = first_positional(node)
+        keyword = keyword_argument(node, "device")
+        target = first.value if first is not None else keyword.value if keyword else None
+        constant = self._constant_named(target, context) if target is not None else None
+        if constant is None:
+            return
+        receiver = func.value
+        placed = None
+        if isinstance(receiver, cst.Call):
+            placed = _callee(receiver, context)
+        elif isinstance(receiver, cst.Name):
+            instances = context.state(self).get(_INSTANCES)
+            if isinstance(instances, dict):
+                placed = instances.get((context.scope.function_name, receiver.value))
+        if placed is not None:
+            context.note(_PLACED, f"{placed}@{constant}", per_file=True)
+
+    def _constant_named(self, value: cst.BaseExpression, context: FileContext) -> str | None:
+        """The qualified name ``value`` gives a module-level global, as ``_use`` reads it."""
+        qualified = context.qualified_name(value)
+        if qualified is not None:
+            return qualified
+        constants = context.state(self).get("constants")
+        if isinstance(value, cst.Name) and isinstance(constants, set) and value.value in constants:
+            return f"{context.module_name}.{value.value}"
+        return None
+
     def _use(self, value: cst.BaseExpression, span: cst.CSTNode, context: FileContext) -> None:
         """``value`` in a device position: a candidate if it names a module-level global."""
         dotted = dotted_name(value)
@@ -426,12 +501,15 @@ class GlobalDeviceConstant(Rule):
                 return
             qualified = f"{context.module_name}.{dotted}"
         head = dotted.partition(".")[0]
+        unless = [(_BOUND, head)]
+        if context.scope.class_name is not None:
+            unless.append((_PLACED, f"{context.scope.class_name}@{qualified}"))
         context.report(
             self.code,
             span,
             data={"name": dotted, "qualified": qualified},
             fixes={"self_device": (replace(span, "self.device"),)},
-            unless_noted=[(_BOUND, head)],
+            unless_noted=unless,
         )
 
     def resolve(
@@ -542,6 +620,34 @@ def _constant_device(value: cst.BaseExpression, context: FileContext) -> str | N
             return f"torch.device({literal})"  # an index of the default accelerator
         return literal
     return None
+
+
+def _callee(call: cst.Call, context: FileContext) -> str | None:
+    """What ``Model(...)`` calls: a name imports bind, or a class or function of this file."""
+    qualified = context.qualified_name(call.func)
+    if qualified is None and isinstance(call.func, cst.Name):
+        return f"{context.module_name}.{call.func.value}"
+    return qualified
+
+
+def _remember_instance(node: cst.Assign, context: FileContext, rule: Rule) -> None:
+    """``model = Model(...)``: what the variable holds, for ``_note_placement``."""
+    value = node.value
+    if len(node.targets) != 1 or not isinstance(value, cst.Call):
+        return
+    target = node.targets[0].target
+    if not isinstance(target, cst.Name):
+        return
+    if isinstance(value.func, cst.Attribute) and value.func.attr.value == "to":
+        return  # `model = model.to(DEVICE)` moves what the variable holds
+    instances = context.state(rule).setdefault(_INSTANCES, {})
+    assert isinstance(instances, dict)
+    callee = _callee(value, context)
+    key = (context.scope.function_name, target.value)
+    if callee is None:
+        instances.pop(key, None)
+    else:
+        instances[key] = callee
 
 
 def _note_bound(target: cst.BaseExpression, context: FileContext) -> None:

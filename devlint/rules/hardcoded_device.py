@@ -53,11 +53,14 @@ class HardcodedDevice(Rule):
     x.to("cuda")` is what it is for). A legacy constructor such as
     `torch.cuda.FloatTensor(...)` is a literal device too (the current GPU), and so is the
     default of a model's `__init__(..., device="cuda")` that it stores as `self.device`
-    (callers that rely on it are pinned to the GPU). Scripts and `__main__` blocks choose
-    the device and are not flagged, nor is the value a sampler or trainer stores as its
-    `self.device` (or `self.current_device`): choosing it is that class's job, nor a branch
-    on which devices exist (`torch.cuda.is_available()`, `is_npu_available()`), nor code of
-    a CUDA-only library (a module importing Megatron-LM).
+    (callers that rely on it are pinned to the GPU), and a `device="cuda"` default of any
+    function that the project's own code (not a script's, not a test's) calls without a
+    device: those calls place their tensors on the GPU whatever their own device is.
+    Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
+    a sampler or trainer stores as its `self.device` (or `self.current_device`): choosing
+    it is that class's job, nor a branch on which devices exist
+    (`torch.cuda.is_available()`, `is_npu_available()`), nor code of a CUDA-only library
+    (a module importing Megatron-LM).
 
     ## Why is this bad?
     Under distributed training every process owns a different GPU. A literal
@@ -91,11 +94,12 @@ class HardcodedDevice(Rule):
     tensor may live elsewhere on purpose). A function told its device gets `device` instead
     of the literal, also unsafe (a caller may pass `None`, or another device on purpose). A
     legacy constructor gets no fix: its arguments mix sizes or data, and its name a dtype;
-    nor does a stored default (what to default to is the module's contract with its
-    callers). Code under `if torch.cuda.is_available():` is an explicit choice and is not
-    flagged, and neither is `"cpu"`, nor the class's own `cuda`, `to`, `cpu`, `_apply` or
-    `to_empty` (and the methods they call on `self`), where choosing the device is the
-    code's job: `self.device` there is the device being left.
+    nor does a default (what to default to is the function's contract with its callers;
+    the caller relying on it is where to pass the device). Code under
+    `if torch.cuda.is_available():` is an explicit choice and is not flagged, and neither
+    is `"cpu"`, nor the class's own `cuda`, `to`, `cpu`, `_apply` or `to_empty` (and the
+    methods they call on `self`), where choosing the device is the code's job:
+    `self.device` there is the device being left.
     """
 
     code = "DEV001"
@@ -214,6 +218,20 @@ class HardcodedDevice(Rule):
         # A sampler keeping its default device: its choice.
         "import torch\n\nclass Sampler:\n"
         '    def __init__(self, steps, device="cuda"):\n        self.device = device\n',
+        # A "cuda" default that only a script relies on (its choice), or that every caller
+        # overrides (by position, by keyword, or perhaps through **kwargs).
+        "import torch\n\n"
+        'def grid(n, device="cuda"):\n'
+        "    return torch.arange(n, device=device)\n\n"
+        "def main():\n"
+        "    return grid(4)\n\n"
+        'if __name__ == "__main__":\n'
+        "    main()\n",
+        "import torch\n\n"
+        'def grid(n, device="cuda"):\n'
+        "    return torch.arange(n, device=device)\n\n"
+        "def draw(n, device, **options):\n"
+        "    return grid(n, device), grid(n, device=device), grid(n, **options)\n",
         # A utility whose job is to move its input; a legacy constructor in a script.
         "import torch\n\n"
         'def to_gpu(x: torch.Tensor):\n    return x.to("cuda", non_blocking=True)\n',
@@ -393,6 +411,29 @@ class HardcodedDevice(Rule):
             column=38,
         ),
         Invalid(
+            # A "cuda" default that library code relies on: its tensors go to the GPU
+            # whatever device the caller works on. No fix: the call is where to pass it.
+            "import torch\n\n"
+            'def make_batch(values, device="cuda"):\n'
+            "    return torch.tensor(values).to(device)\n\n"
+            "def sample(model, values, device):\n"
+            "    return model(make_batch(values))\n",
+            line=3,
+            column=31,
+        ),
+        Invalid(
+            # The same through a method of the object (inherited ones too).
+            "import torch\n\n"
+            "class Head:\n"
+            '    def anchors(self, sizes, device: str = "cuda"):\n'
+            "        return [torch.zeros(size, device=device) for size in sizes]\n\n"
+            "class FreeHead(Head):\n"
+            "    def loss(self, scores):\n"
+            "        return self.anchors([s.shape[-1] for s in scores])\n",
+            line=4,
+            column=44,
+        ),
+        Invalid(
             # A legacy CUDA constructor in an autograd Function: the current GPU, not the
             # inputs'. No fix: sizes or data, and a dtype, are all in its arguments.
             "import torch\nfrom torch.autograd import Function\n\n"
@@ -475,17 +516,28 @@ class HardcodedDevice(Rule):
 
     def _visit_default(self, param: cst.Param, context: FileContext) -> None:
         """``def __init__(self, device="cuda"): self.device = device``: a default the module
-        keeps and places tensors with, unless a caller passes another."""
+        keeps and places tensors with, unless a caller passes another. Any other function's
+        ``device="cuda"``: a finding where a caller relies on it (``resolve`` asks)."""
         default = param.default
-        if default is None or param.name.value != "device" or context.scope.method != "__init__":
+        if default is None or param.name.value != "device":
             return
         literal = device_literal(default)
         if literal is None:
             return
         ancestors = context.ancestors
         function = ancestors[-2] if len(ancestors) > 1 else None  # not a lambda's
-        if isinstance(function, cst.FunctionDef) and _stores_its_device_parameter(function):
+        if not isinstance(function, cst.FunctionDef):
+            return
+        scope = context.scope
+        if scope.method == "__init__" and _stores_its_device_parameter(function):
             context.report(self.code, default, data={"literal": literal, "default": "1"})
+            return
+        name = scope.function_name or ""
+        if name.rpartition(".")[2] != function.name.value:
+            return  # a nested function's: no other code calls it by name
+        position = _position(function, param, skip_first=scope.method is not None)
+        data = {"literal": literal, "relied_on": name, "position": str(position)}
+        context.report(self.code, default, data=data)
 
     def _report(
         self,
@@ -528,6 +580,8 @@ class HardcodedDevice(Rule):
         literal = candidate.data["literal"]
         if ("legacy" in candidate.data or "cuda" in literal) and index.cuda_only(candidate.scope):
             return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
+        if "relied_on" in candidate.data:
+            return _relied_on(candidate, literal, index)
         if "default" in candidate.data:
             if not scope.model_code:
                 return None  # a sampler or trainer choosing the device it keeps: its job
@@ -562,6 +616,37 @@ class HardcodedDevice(Rule):
             param, fix = borrowed
             return Resolution(f"{message}; derive it from a tensor (`{param}.device`)", fix)
         return Resolution(f"{message}; derive it from an input tensor's `.device`")
+
+
+def _relied_on(candidate: Candidate, literal: str, index: ProjectIndex) -> Resolution | None:
+    """A ``device="cuda"`` default is a finding where project code calls the function
+    without a device: that code's tensors go to the GPU whatever its own device is."""
+    position = candidate.data["position"]
+    callers = index.callers_leaving(
+        candidate.data["relied_on"], "device", int(position) if position != "-1" else None
+    )
+    if not callers:
+        return None
+    shown = ", ".join(f"`{'.'.join(caller.split('.')[-2:])}`" for caller in callers[:3])
+    more = f" and {len(callers) - 3} more" if len(callers) > 3 else ""
+    verb = "relies" if len(callers) == 1 else "rely"
+    return Resolution(
+        f"Default device {literal} that {shown}{more} {verb} on, calling it without a "
+        "device: the tensors go there whatever the caller's device is; pass the device at "
+        "the call (and default to `None`)"
+    )
+
+
+def _position(function: cst.FunctionDef, param: cst.Param, *, skip_first: bool) -> int:
+    """Where a call passes ``param`` by position (from 0, after a method's ``self``);
+    -1 when only a keyword can."""
+    params = function.params
+    positional = [*params.posonly_params, *params.params]
+    if param not in positional:
+        return -1
+    place = positional.index(param)
+    static = any(dotted_name(d.decorator) == "staticmethod" for d in function.decorators)
+    return place - 1 if skip_first and not static and place > 0 else place
 
 
 def _has_a_literal_device_default(function: ast.AST) -> bool:

@@ -142,6 +142,7 @@ class HardcodedDeviceIndex(Rule):
     # `_record_module_level` and `_record_import` are structural (the ast walk's): no trigger.
     triggers = _TRIGGERS
     records_references = True
+    collects_facts = True  # DEV001 asks which callers are scripts' code (entry_only)
     screen_types = (ast.Call, ast.Assign, *BINDING_TYPES)
 
     VALID = (

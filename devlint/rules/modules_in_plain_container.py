@@ -39,6 +39,11 @@ _REBOUND = "rebound"
 """Note tag: the attribute is assigned something else too (``nn.ModuleList(self.x)``)."""
 _HANDED = "handed"
 """Note tag: the attribute is passed to a call (``nn.Sequential(*self.layers)``)."""
+_MOVES_ITEMS = "moves_items"
+"""Note tag (per class): the class moves the attribute's modules itself (``self.x[k].to(...)``)."""
+_MOVES_ITSELF = "moves_itself"
+"""Note tag (per file): the class moves its own modules outside ``__init__``
+(``self.resampler.to(x.device)`` in ``forward``): its instances follow their inputs."""
 _REGISTERING_METHODS = frozenset({"add_module", "register_module"})
 _EMPTY_STATE = "empty"
 """State key: ``(function, attribute)`` -> the empty ``[]``/``{}`` assigned to it."""
@@ -109,8 +114,11 @@ class ModulesInPlainContainer(Rule):
     buffers or train/eval behaviour (`[nn.ReLU(), nn.GELU()]`); `nn.ModuleList`
     and `nn.ModuleDict` themselves; local variables; attributes that the same
     method wraps or registers afterwards (`self.layers = nn.ModuleList(self.layers)`,
-    `nn.Sequential(*self.layers)`, `self.add_module(...)`); and classes that are
-    not models.
+    `nn.Sequential(*self.layers)`, `self.add_module(...)`); containers whose
+    modules the class moves itself (`self.feats[k].to(x.device)`), or whose modules
+    are all of a class that moves its own submodules outside `__init__`
+    (`self.resampler.to(x.device)` in `forward`: parameter-free transforms that
+    follow their inputs); and classes that are not models.
     """
 
     code = "DEV008"
@@ -190,6 +198,31 @@ class ModulesInPlainContainer(Rule):
         "    def forward(self, x):\n"
         "        self.outputs.append(self.proj(x))\n"
         "        return x\n",
+        # Modules that follow their inputs by themselves: the class moves each one, or
+        # they move their own submodules in `forward` (parameter-free resamplers).
+        "import torch\nimport torch.nn as nn\nimport torchaudio\n\n"
+        "class Embed(nn.Module):\n"
+        "    def __init__(self, kind):\n"
+        "        super().__init__()\n"
+        '        self.register_buffer("phi", torch.linspace(0, 1, 8))\n\n'
+        "class Resample(nn.Module):\n"
+        "    def __init__(self, new_freq):\n"
+        "        super().__init__()\n"
+        "        self.kernel = torchaudio.transforms.Resample(100, new_freq)\n\n"
+        "    def forward(self, x):\n"
+        "        self.kernel.to(x.device)\n"
+        "        return self.kernel(x)\n\n"
+        "class Perturb(nn.Module):\n"
+        "    def __init__(self, speeds):\n"
+        "        super().__init__()\n"
+        "        self.resamplers = [Resample(speed) for speed in speeds]\n"
+        "        self.feats = {}\n"
+        '        for kind in ("polar", "cart"):\n'
+        "            self.feats[kind] = nn.Sequential(Embed(kind))\n\n"
+        "    def forward(self, x, i):\n"
+        "        for kind in self.feats:\n"
+        "            self.feats[kind].to(x.device)\n"
+        "        return self.resamplers[i](x)\n",
     )
     INVALID = (
         Invalid(
@@ -301,6 +334,32 @@ class ModulesInPlainContainer(Rule):
             "        self.heads = tnn.ModuleDict()\n"
             "        for task, size in tasks.items():\n"
             "            self.heads[task] = tnn.Linear(16, size)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Moving its submodules in `__init__` does not make a class follow its inputs.
+            "import torch.nn as nn\n\n"
+            "class Block(nn.Module):\n"
+            "    def __init__(self, device):\n"
+            "        super().__init__()\n"
+            "        self.proj = nn.Linear(4, 4)\n"
+            "        self.proj.to(device)\n\n"
+            "class M(nn.Module):\n"
+            "    def __init__(self, device):\n"
+            "        super().__init__()\n"
+            "        self.blocks = [Block(device), Block(device)]\n",
+            line=12,
+            column=23,
+            fixed="import torch.nn as nn\n\n"
+            "class Block(nn.Module):\n"
+            "    def __init__(self, device):\n"
+            "        super().__init__()\n"
+            "        self.proj = nn.Linear(4, 4)\n"
+            "        self.proj.to(device)\n\n"
+            "class M(nn.Module):\n"
+            "    def __init__(self, device):\n"
+            "        super().__init__()\n"
+            "        self.blocks = nn.ModuleList([Block(device), Block(device)])\n",
             unsafe=True,
         ),
         Invalid(
@@ -468,6 +527,9 @@ class ModulesInPlainContainer(Rule):
         if not isinstance(func, cst.Attribute):
             return
         method = func.attr.value
+        if method == "to":
+            self._moved(func.value, context)
+            return
         if method in _REGISTERING_METHODS and is_self(func.value):
             context.note(_REGISTERS, "self")
             return
@@ -476,6 +538,22 @@ class ModulesInPlainContainer(Rule):
         attribute = attribute_of_self(func.value)
         if attribute is not None:
             self._added(attribute, call.args[-1].value, context)
+
+    @staticmethod
+    def _moved(receiver: cst.BaseExpression, context: FileContext) -> None:
+        """``self.x[k].to(...)``: the class places the container's modules itself.
+        ``self.sub.to(...)`` or ``self.to(...)`` after ``__init__``: the class's instances
+        move themselves where their inputs are, wherever they are kept."""
+        if isinstance(receiver, cst.Subscript):
+            attribute = attribute_of_self(receiver.value)
+            if attribute is not None:
+                context.note(_MOVES_ITEMS, attribute, per_class=True)
+            return
+        owner = context.scope.class_name
+        if owner is None or context.scope.method == "__init__":
+            return
+        if is_self(receiver) or attribute_of_self(receiver) is not None:
+            context.note(_MOVES_ITSELF, owner, per_file=True)
 
     def _added(self, attribute: str, item: cst.BaseExpression, context: FileContext) -> None:
         """``self.x.append(item)`` or ``self.x[k] = item`` after ``self.x = []`` / ``{}``."""
@@ -509,6 +587,15 @@ class ModulesInPlainContainer(Rule):
         context: FileContext,
     ) -> None:
         projects = sorted({name for element in modules for name in element.project})
+        unless = [
+            (_REGISTERS, "self"),
+            (_PLAIN_ITEM, attribute),
+            (_REBOUND, attribute),
+            (_HANDED, attribute),
+            (_MOVES_ITEMS, attribute),
+        ]
+        if len(projects) == 1 and not any(element.torch for element in modules):
+            unless.append((_MOVES_ITSELF, projects[0]))  # all of one class, which moves itself
         context.report(
             self.code,
             span[0],
@@ -522,12 +609,7 @@ class ModulesInPlainContainer(Rule):
                 "module": context.module_name,
             },
             fixes=fixes,
-            unless_noted=[
-                (_REGISTERS, "self"),
-                (_PLAIN_ITEM, attribute),
-                (_REBOUND, attribute),
-                (_HANDED, attribute),
-            ],
+            unless_noted=unless,
         )
 
     # Resolving ----------------------------------------------------------------------------

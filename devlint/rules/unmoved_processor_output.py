@@ -110,8 +110,10 @@ class UnmovedProcessorOutput(Rule):
     builds `{k: v.to(device) for k, v in ....items()}`. Otherwise there is no fix.
     Not flagged: output only used for shapes or decoding, moved by a helper whose
     name says so (`move_to_device`, `transfer_batch_to_device`), returned from a
-    collate function (the trainer moves batches), and models loaded with
-    `device_map=...` (accelerate's hooks move their inputs).
+    collate function (the trainer moves batches), models loaded with
+    `device_map=...` (accelerate's hooks move their inputs), and a local `model`
+    that a call made (`model, processor = load(name)`) and nothing here moved: it
+    is where that call left it, as a loaded model never moved is on the CPU.
     """
 
     code = "DEV004"
@@ -161,6 +163,12 @@ class UnmovedProcessorOutput(Rule):
         'tok = AutoTokenizer.from_pretrained("bert-base-uncased")\n'
         'model = AutoModel.from_pretrained("bert-base-uncased")\n'
         'out = model(**tok("hello", return_tensors="pt"))\n',
+        # A model that a helper loads and returns, never moved here: CPU model, CPU inputs.
+        "def clip_reference(texts, images, name):\n"
+        "    model, processor = load_clip(name)\n"
+        '    inputs = processor(text=texts, images=images, return_tensors="pt")\n'
+        "    other_model = build(name)\n"
+        "    return model(**inputs), other_model(**inputs)\n",
         # Every key moved in a loop.
         "import torch.nn as nn\n\n"
         "class Encoder(nn.Module):\n"
@@ -264,6 +272,19 @@ class UnmovedProcessorOutput(Rule):
             column=29,
         ),
         Invalid(
+            # A model built by a helper and moved here.
+            "def score(tokenizer, texts, name, device):\n"
+            "    model = build(name).to(device)\n"
+            '    inputs = tokenizer(texts, return_tensors="pt")\n'
+            "    return model(**inputs).logits\n",
+            line=4,
+            column=18,
+            fixed="def score(tokenizer, texts, name, device):\n"
+            "    model = build(name).to(device)\n"
+            '    inputs = tokenizer(texts, return_tensors="pt").to(model.device)\n'
+            "    return model(**inputs).logits\n",
+        ),
+        Invalid(
             # Made a plain dict: still the processor's CPU tensors.
             "import torch.nn as nn\n\n"
             "class Encoder(nn.Module):\n"
@@ -320,6 +341,11 @@ class UnmovedProcessorOutput(Rule):
         if isinstance(target, cst.Subscript):
             self._move_key(target, value, flow)
             return
+        if isinstance(target, cst.Tuple) and isinstance(value, cst.Call):
+            for element in target.elements:  # model, processor = load(name)
+                if isinstance(element.value, cst.Name) and _names_a_model(element.value.value):
+                    flow.models[element.value.value] = "loaded"
+            return
         name = dotted_name(target)
         if name is None:
             return
@@ -358,6 +384,13 @@ class UnmovedProcessorOutput(Rule):
                 state.attributes[(context.scope.class_name, name[5:])] = kind
             elif "." not in name:
                 flow.models[name] = kind
+            return
+        if "." not in name and _names_a_model(name) and isinstance(value, cst.Call):
+            # model = build(cfg): on the device that call gave it, which only a move here
+            # says (as for a model loaded here); a model never moved takes CPU inputs. Not
+            # `model = accelerator.prepare(model)`: the model it was, wrapped or moved.
+            if not _rewraps(value, name):
+                flow.models[name] = "moved" if _moves(value) else "loaded"
             return
         if name.startswith("self.") and context.scope.class_name and isinstance(value, cst.Call):
             qualified = context.qualified_name(value.func) or ""
@@ -745,6 +778,23 @@ def _from_pretrained(value: cst.BaseExpression) -> str | None:
     if value.func.attr.value != "from_pretrained":
         return None
     return (dotted_name(value.func.value) or "").rpartition(".")[2] or None
+
+
+def _rewraps(value: cst.BaseExpression, name: str) -> bool:
+    """``wrap(name)``, ``name.to(device)`` or ``wrap(name).cuda()``: the same model again."""
+    while isinstance(value, cst.Call):
+        if any(dotted_name(arg.value) == name for arg in value.args):
+            return True
+        func = value.func
+        if not isinstance(func, cst.Attribute):
+            return False
+        value = func.value
+    return dotted_name(value) == name
+
+
+def _names_a_model(name: str) -> bool:
+    """``model``, ``ref_model``: a variable that ``_sink`` would take for a model by name."""
+    return name == "model" or name.endswith("_model")
 
 
 def _is_processor_class(name: str) -> bool:

@@ -413,6 +413,14 @@ class Traversal:
         found = self._innermost_function()
         return self._flows.meetings_of(made, *found) if found is not None else ()
 
+    def construction_meetings(
+        self, built: cst.BaseExpression, runs_with_batch: Callable[[str], bool]
+    ) -> tuple[Meeting, ...]:
+        found = self._innermost_function()
+        if found is None or found[1] is None:
+            return ()
+        return self._flows.construction_meetings(built, found[1], runs_with_batch)
+
     def _innermost_function(self) -> tuple[cst.FunctionDef, cst.ClassDef | None] | None:
         """The innermost function around the visited node, and its class if a method."""
         ancestors = self._ancestors

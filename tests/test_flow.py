@@ -426,3 +426,72 @@ def test_a_reduction_is_on_the_reduced_tensors_device() -> None:
         "z = lengths / x.max()\n"
     )
     assert analysed.meetings() == [("torch.ones(x.shape[0])", "operator", "lengths / x.max()")]
+
+
+CONSTRUCTED = """
+class M(nn.Module):
+    def __init__(self, n, pad: torch.Tensor, device):
+        super().__init__()
+        self.grid = self.make_grid(n)
+        self.scale = torch.ones(n).to(device)
+        self.pad = pad
+        self.index = torch.arange(n)
+        mean = torch.zeros(3)
+        self.normalize = lambda x: x - mean
+        self.pick = lambda x: x[:, mean.long()]
+
+    @staticmethod
+    def make_grid(n):
+        return torch.stack([torch.arange(n), torch.arange(n)]).float()
+
+    def forward(self, x):
+        y = self.shifted(x) * self.scale
+        return self.normalize(y), x[:, self.index] == self.pad, self.pick(x)
+
+    def shifted(self, x):
+        return x - self.grid
+
+    def collate(self, batch):
+        return torch.tensor(batch) + self.grid + self.index
+"""
+
+
+def _init_value(analysed: Analysed, target: str) -> cst.BaseExpression:
+    init, _ = analysed.function("__init__")
+    for line in init.body.body:
+        statement = line.body[0] if isinstance(line, cst.SimpleStatementLine) else None
+        if isinstance(statement, cst.Assign) and analysed.code(statement.targets[0].target) == (
+            target
+        ):
+            return statement.value
+    raise KeyError(target)
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        # Built by a helper of the class; met in a method forward calls.
+        ("self.grid", [("torch.arange(n)", "operator", "x - self.grid")] * 2),
+        # Placed in __init__: a plain attribute stays there when the module moves.
+        ("self.scale", [("torch.ones(n)", "operator", "self.shifted(x) * self.scale")]),
+        # The caller's tensor, given to __init__.
+        ("self.pad", [("pad: torch.Tensor", "comparison", "x[:, self.index] == self.pad")]),
+        # Only an index into a device tensor, and in a collate method: it meets nothing.
+        ("self.index", []),
+        # A closure that computes with what it captured meets what it is called with ...
+        ("self.normalize", [("torch.zeros(3)", "closure call", "self.normalize(y)")]),
+        # ... one that only indexes with it does not.
+        ("self.pick", []),
+    ],
+)
+def test_what_init_builds_meets_the_device_in_methods_that_run_with_the_batch(
+    target: str, expected: list[tuple[str, str, str]]
+) -> None:
+    analysed = Analysed(CONSTRUCTED)
+    _, owner = analysed.function("__init__")
+    assert owner is not None
+    found = analysed.flows.construction_meetings(
+        _init_value(analysed, target), owner, lambda name: name == "forward"
+    )
+    shown = [(analysed.code(m.made).strip(", "), m.kind.value, analysed.code(m.at)) for m in found]
+    assert shown == expected

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import libcst as cst
 
@@ -38,6 +38,9 @@ class FileFlows:
         self._asking = False
         self._active: list[cst.FunctionDef] = []
         """Functions being analysed, innermost last: a call back into one is recursion."""
+        self._building = 0
+        """Class models being built: the flows of the helpers their ``__init__`` calls see
+        ``self`` without attributes yet, and are not kept."""
 
     def function(self, node: cst.FunctionDef, owner: cst.ClassDef | None) -> FunctionFlow:
         """The flow of ``node``, a method of ``owner`` if given (its parameters as its
@@ -129,14 +132,56 @@ class FileFlows:
     def owner(self, node: cst.ClassDef) -> ClassModel:
         found = self._classes.get(node)
         if found is None:
-            found = self._classes[node] = class_model(node, self._resolve)
+            methods = {s.name.value: s for s in node.body.body if isinstance(s, cst.FunctionDef)}
+            self._classes[node] = ClassModel(node, methods, {})  # while ``__init__`` runs
+            self._building += 1
+            try:
+                found = class_model(node, self._resolve, self._functions_by_name(), self)
+            finally:
+                self._building -= 1
+            self._classes[node] = found
         return found
+
+    def construction_meetings(
+        self,
+        built: cst.BaseExpression,
+        owner: cst.ClassDef,
+        runs_with_batch: Callable[[str], bool],
+    ) -> tuple[Meeting, ...]:
+        """Where the tensors that ``built``, an expression of ``owner.__init__``, holds as
+        built (``ClassModel.built``) meet the device: in the methods ``runs_with_batch``
+        names and the methods of the class they call, first first."""
+        model = self.owner(owner)
+        sites = tuple(s for s in model.built.get(built, UNKNOWN).made if s not in model.scalars)
+        if not sites:
+            return ()
+        found: list[Meeting] = []
+        methods = self.owner(owner).methods
+        for method in self._reached(owner, [name for name in methods if runs_with_batch(name)]):
+            flow = self.function(method, owner)
+            found += [meeting for meeting in flow.meetings if meeting.made in sites]
+        return tuple(found)
+
+    def _reached(self, owner: cst.ClassDef, roots: Iterable[str]) -> list[cst.FunctionDef]:
+        """The methods named ``roots`` and those they call on ``self``, transitively."""
+        methods = self.owner(owner).methods
+        todo = [name for name in roots if name in methods]
+        reached = set(todo)
+        while todo:
+            body = methods[todo.pop()].body
+            for name in methods:
+                if name not in reached and mentions(body, name, True):
+                    reached.add(name)
+                    todo.append(name)
+        return [methods[name] for name in sorted(reached)]
 
     # Callees --------------------------------------------------------------------
 
     def returned(self, callee: cst.FunctionDef, owner: cst.ClassDef | None) -> Value:
         if callee in self._active or len(self._active) > _MAX_CALL_DEPTH:
             return UNKNOWN
+        if self._building:
+            return self._analyse(callee, owner, None).returned
         return self.function(callee, owner).returned
 
     def called_with(

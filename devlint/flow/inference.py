@@ -36,7 +36,9 @@ from devlint.flow.values import (
     Origin,
     Value,
     as_device,
+    captured,
     combine,
+    fixed_at_construction,
     from_parameter,
     join,
     made_on_cpu,
@@ -72,6 +74,7 @@ from devlint.symbols import (
     MEETING_FUNCTIONS,
     MODULE_REGISTRARS,
     MODULE_TENSOR_METHODS,
+    MOVE_METHODS,
     NON_TENSOR_RESULTS,
     NUMBER_LIBRARIES,
     NUMBER_LIBRARY_SEQUENCES,
@@ -92,6 +95,10 @@ _LOOP_PASSES = 3
 """Passes over a loop body before its values are taken as settled."""
 _COMBINING_BUILTINS = frozenset({"sum", "max", "min", "abs"})
 _SEQUENCE_METHODS = frozenset({"tolist", "numpy"})
+_SHAPING_METHODS = frozenset({"view", "reshape", "unsqueeze", "expand", "repeat", "unflatten"})
+"""Methods that give a tensor dimensions (with arguments): it is no 0-dim scalar any more."""
+_SEQUENCE_TYPES = frozenset({"list", "tuple", "List", "Tuple", "Sequence"})
+"""Annotations of Python data that is a sequence (``torch.tensor`` of it has dimensions)."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +109,13 @@ class ClassModel:
     node: cst.ClassDef | None
     methods: Mapping[str, cst.FunctionDef]
     attributes: Mapping[str, Value]
+    built: Mapping[cst.CSTNode, Value] = field(default_factory=dict)
+    """Each expression of ``__init__`` as built there: a tensor made (or given) at
+    construction keeps its creation site even when ``__init__`` places it on a device,
+    since a plain attribute stays there when the module moves."""
+    scalars: frozenset[cst.CSTNode] = frozenset()
+    """Creation sites of ``torch.tensor(<a parameter>)`` never reshaped in ``__init__``: the
+    configuration may be one number, and a 0-dim tensor meets any device."""
 
     def attribute(self, name: str) -> Value:
         """``self.<name>`` outside ``__init__``: what ``__init__`` leaves there. Anything
@@ -201,22 +215,47 @@ def analyse_function(
     )
 
 
-def class_model(node: cst.ClassDef, resolve: Resolver) -> ClassModel:
-    """Methods of the class, and the attributes its ``__init__`` leaves on ``self``."""
+def class_model(
+    node: cst.ClassDef,
+    resolve: Resolver,
+    functions: Mapping[str, cst.FunctionDef] | None = None,
+    callees: Callees | None = None,
+) -> ClassModel:
+    """Methods of the class, and the attributes its ``__init__`` leaves on ``self`` (with
+    ``callees``, also what the helpers it calls return: ``self.grid = self.make_grid(n)``)."""
     methods = {s.name.value: s for s in node.body.body if isinstance(s, cst.FunctionDef)}
     init = methods.get("__init__")
     if init is None:
         return ClassModel(node, methods, {})
-    inference = _Inference(Surroundings(resolve, ClassModel(node, methods, {})))
+    around = Surroundings(resolve, ClassModel(node, methods, {}), functions or {}, callees)
+    inference = _Inference(around, construction=True)
+    inference.function = init
     for param in _parameters(init):
-        inference.env[param.name.value] = _parameter_value(param, tensor=False)
+        inference.env[param.name.value] = _construction_parameter(param, resolve)
     inference.run(init.body)
     attributes = {
         key[5:]: found
         for key, found in inference.env.items()
         if key.startswith("self.") and "." not in key[5:]
     }
-    return ClassModel(node, methods, attributes)
+    scalars = frozenset(inference.maybe_scalar - inference.shaped)
+    return ClassModel(node, methods, attributes, inference.values, scalars)
+
+
+def _construction_parameter(param: cst.Param, resolve: Resolver) -> Value:
+    """A parameter of ``__init__``: configuration (a list or tuple when its default or its
+    annotation says so: ``torch.tensor(mean)`` of it is no 0-dim scalar), except one
+    annotated as a tensor, which the caller made wherever it was (the parameter is its
+    creation site here)."""
+    annotation = param.annotation.annotation if param.annotation else None
+    names = annotation_names(annotation) if annotation else set()
+    if isinstance(annotation, (cst.Name, cst.Attribute)):  # not `float | Tensor`
+        named = resolve(annotation) or dotted_name(annotation) or ""
+        if named.endswith("Tensor"):
+            return Value(UNKNOWN.origins, (param,))
+    found = _parameter_value(param, tensor=False)
+    listed = isinstance(param.default, (cst.List, cst.Tuple)) or bool(names & _SEQUENCE_TYPES)
+    return HOST_SEQUENCE if found.only_host and listed else found
 
 
 def _parameter_names(function: cst.FunctionDef, method: bool) -> list[str]:
@@ -227,7 +266,10 @@ def _parameter_names(function: cst.FunctionDef, method: bool) -> list[str]:
 
 
 def _parameters(function: cst.FunctionDef) -> Iterable[cst.Param]:
-    params = function.params
+    return _parameters_of(function.params)
+
+
+def _parameters_of(params: cst.Parameters) -> Iterable[cst.Param]:
     every = [*params.posonly_params, *params.params, *params.kwonly_params]
     for extra in (params.star_arg, params.star_kwarg):
         if isinstance(extra, cst.Param):
@@ -281,8 +323,13 @@ def _annotation_kind(annotation: cst.BaseExpression) -> str:
 class _Inference:
     """One pass over a function body, updating ``env`` statement by statement."""
 
-    def __init__(self, around: Surroundings) -> None:
+    def __init__(self, around: Surroundings, *, construction: bool = False) -> None:
         self._around = around
+        self._construction = construction
+        """Inferring ``__init__`` for the class model: see ``ClassModel.built``."""
+        self.maybe_scalar: set[cst.CSTNode] = set()
+        self.shaped: set[cst.CSTNode] = set()
+        """For ``ClassModel.scalars``: the sites made, and those given dimensions."""
         self._resolve = around.resolve
         self._owner = around.owner
         self.env: dict[str, Value] = {}
@@ -372,8 +419,10 @@ class _Inference:
                 self.run(node.orelse.body)
             if node.finalbody is not None:
                 self.run(node.finalbody.body)
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            self.env[node.name.value] = UNKNOWN  # a nested def has its own flow
+        elif isinstance(node, cst.FunctionDef):
+            self.env[node.name.value] = self._closure(node.params, node.body)
+        elif isinstance(node, cst.ClassDef):
+            self.env[node.name.value] = UNKNOWN  # a nested class has its own flow
         elif isinstance(node, cst.Match):
             self.eval(node.subject)
             before = dict(self.env)
@@ -546,11 +595,28 @@ class _Inference:
             found = self.eval(node.value)
             self._bind(node.target, found, node.value)
             return found
+        if isinstance(node, cst.Lambda):
+            return self._closure(node.params, node.body)
         if isinstance(node, cst.Await):
             return self.eval(node.expression)
         if isinstance(node, cst.Yield) and isinstance(node.value, cst.BaseExpression):
             self.eval(node.value)
         return UNKNOWN
+
+    def _closure(self, params: cst.Parameters, body: cst.CSTNode) -> Value:
+        """A nested function or lambda: it has its own flow; what matters here is which CPU
+        tensors of this scope it captures and computes with, given tensors on the device
+        (its body is inferred once so, with its parameters on the device)."""
+        inner = _Inference(self._around, construction=self._construction)
+        inner.function = self.function
+        inner.env = dict(self.env)
+        for param in _parameters_of(params):
+            inner.env[param.name.value] = from_parameter(param.name.value)
+        if isinstance(body, cst.BaseExpression):
+            inner.eval(body)
+        elif isinstance(body, cst.BaseSuite):
+            inner.run(body)
+        return captured(*(made_on_cpu(meeting.made) for meeting in inner.meetings))
 
     def _name(self, name: str) -> Value:
         found = self.env.get(name)
@@ -652,6 +718,10 @@ class _Inference:
             return _host_result(qualified)  # np.random.randint(...), as a named import's
         if receiver is not None and isinstance(func, cst.Attribute):
             found = self._method(node, func, receiver, arguments)
+            if self._construction and receiver.made and func.attr.value in MOVE_METHODS:
+                found = fixed_at_construction(found, receiver.made)
+            if self._construction and node.args and func.attr.value in _SHAPING_METHODS:
+                self.shaped.update(receiver.made)
             head = dotted_name(func)
             imported = head is not None and head.partition(".")[0] not in self.env
             if found is receiver and receiver == UNKNOWN and qualified and imported:
@@ -662,6 +732,19 @@ class _Inference:
         callee = self.eval(func)
         if callee.on_device:
             return self._module_call(node, func, arguments)
+        return self._closure_call(node, func, callee, arguments)
+
+    def _closure_call(
+        self,
+        node: cst.Call,
+        func: cst.BaseExpression,
+        callee: Value,
+        arguments: Sequence[tuple[cst.Arg, Value]],
+    ) -> Value:
+        """A call of a closure over CPU tensors (``captured``): they meet its arguments."""
+        if callee.made:
+            operands: list[Operand] = [(arg.value, found) for arg, found in arguments]
+            self._meet(node, MeetingKind.CLOSURE, [(func, callee), *operands])
         return UNKNOWN
 
     def _named_call(
@@ -737,7 +820,7 @@ class _Inference:
         attribute = self.env.get(f"self.{name}", self._owner.attribute(name))
         if attribute.on_device:
             return self._module_call(node, node.func, arguments)
-        return UNKNOWN
+        return self._closure_call(node, node.func, attribute, arguments)
 
     def _local_call(
         self,
@@ -866,7 +949,8 @@ class _Inference:
             return UNKNOWN
         device = keyword_argument(node, "device")
         if device is not None:
-            return moved(self.values.get(device.value, UNKNOWN))
+            placed = moved(self.values.get(device.value, UNKNOWN))
+            return fixed_at_construction(placed, (node,)) if self._construction else placed
         first = first_positional(node)
         if name in DATA_FACTORIES:
             return self._from_data(node, first)
@@ -885,6 +969,9 @@ class _Inference:
         if isinstance(data, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
             return made_on_cpu(node)
         found = self.values.get(data, UNKNOWN)
+        if self._construction and found == UNKNOWN and isinstance(data, cst.Name):
+            self.maybe_scalar.add(node)  # configuration: Python data, or one number
+            return made_on_cpu(node)
         if not found.only_host:
             return found
         return made_on_cpu(node) if found.sequence else scalar_on_cpu(node)

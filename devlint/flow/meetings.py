@@ -31,6 +31,9 @@ class MeetingKind(Enum):
     """A tensor method of another tensor: ``a.masked_fill(m, 0)``, ``a.index_add_(0, i, b)``."""
     MODULE_CALL = "module call"
     """A module or model called with the tensor: ``self.embed(positions)``."""
+    CLOSURE = "closure call"
+    """A function that captured CPU tensors (``self.normalizer = lambda x: x - mean``),
+    called with a tensor on the device: what it computes mixes the two."""
     INDEX = "index"
     """A CPU tensor indexed by a device tensor: ``self.logvar[t]``."""
     WRITE = "write"

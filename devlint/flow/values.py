@@ -146,6 +146,21 @@ def tied_to(found: Value, *sites: tuple[cst.CSTNode, ...]) -> Value:
     return replace(found, tied=_union(found.tied, *sites))
 
 
+def fixed_at_construction(found: Value, sites: tuple[cst.CSTNode, ...]) -> Value:
+    """``found``, a tensor ``__init__`` made at ``sites`` and then placed somewhere: kept in
+    a plain attribute it stays where it was put then, whatever the module's later
+    ``.to()``, so it is still blamed on where it was made."""
+    return replace(found, made=_union(found.made, sites))
+
+
+def captured(*values: Value) -> Value:
+    """A closure (``lambda x: (x - mean) / std``) over ``values``: it holds no tensor itself,
+    but where it is called with a tensor on the device, the tensors it captured (their
+    creation sites) meet that device."""
+    sites = _union(*(v.made for v in values))
+    return Value(UNKNOWN.origins, sites) if sites else UNKNOWN
+
+
 def as_device(tensor: Value) -> Value:
     """``x.device``: the origins of ``x``, no longer blaming where ``x`` was made (asking
     a CPU tensor for its device is not a meeting, and ``device=`` then chooses the CPU)."""

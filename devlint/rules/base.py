@@ -9,7 +9,7 @@ calls ``resolve`` with what the index knows about the candidate's scope.
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, Protocol
 
@@ -112,6 +112,14 @@ class FileContext(Protocol):
     def meetings_of(self, made: cst.CSTNode) -> tuple[Meeting, ...]:
         """Where the tensor made at ``made`` (in the visited function) meets the device:
         in that function, or, once returned, in the file's functions that call it."""
+        ...
+
+    def construction_meetings(
+        self, built: cst.BaseExpression, runs_with_batch: Callable[[str], bool]
+    ) -> tuple[Meeting, ...]:
+        """In a class's ``__init__``: where the tensors ``built`` (an expression there) holds
+        as built meet the device, in the class's methods that ``runs_with_batch`` names and
+        the methods they call on ``self`` (``FileFlows.construction_meetings``)."""
         ...
 
     def code_for(self, node: cst.CSTNode) -> str:

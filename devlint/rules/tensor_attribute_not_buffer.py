@@ -9,12 +9,12 @@ import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
-from devlint.index import ProjectIndex
+from devlint.flow.meetings import Meeting, MeetingKind
+from devlint.index import ProjectIndex, is_forward_method
 from devlint.nodes import (
     annotation_names,
     attribute_of_self,
     casts_dtype_only,
-    chain_root,
     dotted_name,
     first_positional,
     is_self,
@@ -24,12 +24,10 @@ from devlint.rules._devices import device_literal, self_attribute
 from devlint.rules.base import FileContext, Invalid, PendingEdit, Rule, choose_fix
 from devlint.symbols import (
     ARRAY_TENSOR_FACTORIES,
-    CPU_RESULT_METHODS,
     FLOAT_DTYPES,
     INTEGER_DTYPES,
     INTEGER_FACTORIES,
     INTEGER_TENSOR_TYPES,
-    ITERATING_BUILTINS,
     LEGACY_TENSOR_TYPES,
     MODULE_MOVING_METHODS,
     NON_TENSOR_RESULTS,
@@ -58,7 +56,11 @@ _TENSOR_MODULES = frozenset(
 _TENSOR_VIEWS = frozenset({"T", "mT", "H", "mH", "data", "real", "imag"})
 """Tensor attributes that are tensors themselves."""
 
-_MOVES = frozenset({"to", "cuda", "type_as"})
+_METRIC_METHODS = frozenset({"update", "compute"})
+"""torchmetrics' ``Metric.forward`` calls them with the batch, on the metric's device."""
+
+_MAX_SHOWN = 60
+"""Characters of the partner's code a message shows."""
 
 _REDUCTIONS = frozenset(
     {"sum", "prod", "mean", "max", "min", "norm", "all", "any", "std", "var", "median"}
@@ -88,20 +90,30 @@ class _Fresh:
 
 class TensorAttributeNotBuffer(Rule):
     """## What it does
-    Finds tensors stored as plain attributes in `__init__` of model code:
-    `self.x = torch.zeros(...)` (any tensor factory, `torch.tensor`,
-    `torch.from_numpy`, a legacy `torch.FloatTensor(...)`), also through method
-    chains, arithmetic and torch functions (`torch.arange(n).float() / n`,
-    `torch.triu(torch.ones(n, n))`) and through a local variable
-    (`pe = torch.zeros(...)` ... `self.pe = pe.unsqueeze(0)`).
+    Finds tensors that `__init__` of model code stores in plain attributes and that the
+    module's computation later meets: `self.pe = torch.zeros(...)` and then
+    `x + self.pe` in `forward`. The device flow decides both halves. What is stored
+    is a tensor `__init__` makes (any factory, `torch.tensor` of Python data,
+    `torch.from_numpy`, a legacy `torch.FloatTensor(...)`, through method chains,
+    arithmetic, torch functions, local variables, `threshold or torch.linspace(...)`,
+    and the helpers of the file that `__init__` calls), wherever `__init__` puts it
+    (`.to(device)`, `.cuda()`), or a tensor the caller gives (a parameter annotated
+    as a tensor); also a function stored on `self` that captured such a tensor
+    (`self.normalize = lambda x: (x - mean) / std`). Where it meets: an operation
+    that needs one device (arithmetic, comparisons, `torch.cat`/`where`/..., in-place
+    ops, a module call, indexing it with a device index) with a tensor that follows
+    the computation, in `forward`, `__call__`, `generate`, the Lightning `*_step`
+    methods and batch hooks, torchmetrics' `update`/`compute`, or the methods of
+    the class they call.
 
     ## Why is this bad?
     `model.to(device)`, `model.cuda()` and Lightning's trainer move parameters and
     buffers, not arbitrary tensor attributes. The attribute stays on the CPU (or on
-    the GPU it was created on) while the weights move, and the first forward pass
-    fails with `Expected all tensors to be on the same device`, typically only on
-    the GPU cluster or on the second rank. A buffer moves with the module, and with
-    `persistent=False` it stays out of `state_dict`, as the plain attribute did.
+    the device it was put on in `__init__`) while the weights move, and the first
+    forward pass fails with `Expected all tensors to be on the same device`,
+    typically only on the GPU cluster or on the second rank. A buffer moves with the
+    module, and with `persistent=False` it stays out of `state_dict`, as the plain
+    attribute did.
 
     ## Example
     ```python
@@ -109,6 +121,9 @@ class TensorAttributeNotBuffer(Rule):
         def __init__(self, d_model, max_len=512):
             super().__init__()
             self.pe = torch.zeros(max_len, d_model)
+
+        def forward(self, x):
+            return x + self.pe[: x.size(1)]
     ```
 
     ## Use instead
@@ -117,6 +132,9 @@ class TensorAttributeNotBuffer(Rule):
         def __init__(self, d_model, max_len=512):
             super().__init__()
             self.register_buffer("pe", torch.zeros(max_len, d_model), persistent=False)
+
+        def forward(self, x):
+            return x + self.pe[: x.size(1)]
     ```
 
     ## Fix safety
@@ -130,21 +148,24 @@ class TensorAttributeNotBuffer(Rule):
     (`dtype=torch.long`, `torch.arange(n)`, `torch.randint`, `torch.tensor([1, 2])`)
     are not cast, and the message says which case applies. `persistent=False`
     keeps `state_dict` (and old checkpoints) as they were. There is no fix when the
-    assignment comes before `super().__init__()` (where `register_buffer` fails)
-    or when the name already holds something else.
+    assignment comes before `super().__init__()` (where `register_buffer` fails),
+    when the name already holds something else, or for a function that captured
+    the tensor (the message says to register the tensor and read it from `self`).
 
-    Not flagged: attributes the class registers (`register_buffer("x", ...)`,
+    Not flagged: attributes that meet nothing on the device: only stored, used as
+    Python values (`self.x.tolist()`, `enumerate(self.x)`), used as an index into a
+    device tensor (a CPU index is legal there), used in methods that do not run
+    with the batch (CPU sampling of a transform's parameters, a `collate_fn`), or
+    moved first (`self.pe.to(x.device)`); 0-dim tensors (`torch.tensor(0.5)`,
+    `torch.sqrt(torch.tensor(dim))` of a parameter that may be one number, unless
+    `__init__` gives it dimensions: `.view(-1, 1, 1)`), which mix with tensors on any
+    device; attributes the class registers (`register_buffer("x", ...)`,
     `add_state`) or makes a parameter (`nn.Parameter(self.x)`, or
     `self.x = nn.Parameter(...)` in another branch, where the plain tensor is a
-    switched-off stand-in); attributes the class moves or re-creates on a device
-    itself (`self.x.to(...)` or `self.x = ...` in another method, also through a
-    local copy, or a class that overrides `to`/`_apply`); attributes it only uses
-    as Python values (`for flag in self.x`, `enumerate(self.x)`, `self.x.tolist()`,
-    `.cpu()`); 0-dim tensors (`torch.tensor(0.5)`, `torch.prod(t)`,
-    `torch.as_tensor(threshold)` of a parameter annotated `float`), which mix with
-    tensors on any device; a local that may still hold the caller's tensor
-    (`if w is None: w = torch.ones(n)`); lists and other Python values; classes
-    that are not model code.
+    switched-off stand-in); attributes the class replaces in another method
+    (`self.x = ...`), or a class that overrides `to`/`_apply`; a tensor `__init__`
+    also hands to the base class's `__init__`, which may register it (assigning to a
+    buffer's name keeps it a buffer); classes that are not model code.
     """
 
     code = "DEV007"
@@ -152,12 +173,14 @@ class TensorAttributeNotBuffer(Rule):
     name = "tensor-attribute-not-buffer"
     summary = "Tensor stored as a plain attribute in `__init__`: the module's `.to()` skips it"
     fix_safety = "unsafe"
-    node_types = ("FunctionDef", "Assign", "AnnAssign", "Call", "For", "CompFor")
-    # Every report needs a fresh tensor, and every fresh tensor starts from a call whose
-    # qualified name is `torch.<factory>` (wrapped in `torch.*` functions, methods or a
-    # local): only an import spelling `torch` binds such a name (a relative import inside
-    # the `torch` package aside). `__init__` is needed too, but is in more of the corpus.
-    triggers = ("torch",)
+    node_types = ("FunctionDef", "Assign", "AnnAssign", "Call")
+    # Every report needs a tensor made in the file, and every such tensor starts from a
+    # call whose qualified name is `torch.<factory>` (wrapped in `torch.*` functions,
+    # methods, locals or helpers): only an import spelling `torch` binds such a name (a
+    # relative import inside the `torch` package aside); or from a parameter annotated
+    # as a tensor, whose annotation spells `Tensor`. `__init__` is needed too, but is in
+    # more of the corpus.
+    triggers = ("torch", "Tensor")
     only_in_model_code = True
 
     VALID = (
@@ -169,8 +192,10 @@ class TensorAttributeNotBuffer(Rule):
         '        self.register_buffer("mask", torch.ones(n, n).tril())\n'
         "        self.scale = nn.Parameter(torch.ones(n))\n"
         "        self.sizes = [1, 2, 3]\n"
-        "        self.temperature = torch.tensor(0.07)\n",
-        # Wrapped in nn.Parameter, registered, or moved by the class itself later.
+        "        self.temperature = torch.tensor(0.07)\n\n"
+        "    def forward(self, x):\n"
+        "        return x * self.mask * self.scale / self.temperature\n",
+        # Wrapped in nn.Parameter, or moved (or replaced) before it meets the input.
         "import torch\nimport torch.nn as nn\n\n"
         "class M(nn.Module):\n"
         "    def __init__(self, n):\n"
@@ -181,7 +206,7 @@ class TensorAttributeNotBuffer(Rule):
         "        self.pe = torch.zeros(n)\n\n"
         "    def forward(self, x):\n"
         "        self.cache = self.cache.to(x.device)\n"
-        "        return x + self.pe.to(x.device)[: x.shape[-1]] + self.cache\n",
+        "        return x @ self.weight + self.pe.to(x.device)[: x.shape[-1]] + self.cache\n",
         # A class that moves its tensors itself.
         "import torch\nimport torch.nn as nn\n\n"
         "class M(nn.Module):\n"
@@ -190,12 +215,16 @@ class TensorAttributeNotBuffer(Rule):
         "        self.table = torch.arange(n)\n\n"
         "    def _apply(self, fn, recurse=True):\n"
         "        self.table = fn(self.table)\n"
-        "        return super()._apply(fn, recurse)\n",
+        "        return super()._apply(fn, recurse)\n\n"
+        "    def forward(self, x):\n"
+        "        return x + self.table\n",
         # Not model code.
         "import torch\n\n"
         "class Sampler:\n"
         "    def __init__(self, n):\n"
-        "        self.order = torch.randperm(n)\n",
+        "        self.order = torch.randperm(n)\n\n"
+        "    def forward(self, x):\n"
+        "        return x + self.order\n",
         # Kept on the CPU on purpose; not in __init__.
         "import torch\nimport pytorch_lightning as pl\n\n"
         "class M(pl.LightningModule):\n"
@@ -203,8 +232,10 @@ class TensorAttributeNotBuffer(Rule):
         "        super().__init__()\n"
         "        self.lookup = torch.arange(n).cpu()\n\n"
         "    def on_fit_start(self):\n"
-        "        self.steps = torch.arange(4, device=self.device)\n",
-        # A stand-in for a parameter that is switched off; Python-side uses on the CPU.
+        "        self.steps = torch.arange(4, device=self.device)\n\n"
+        "    def training_step(self, batch, batch_idx):\n"
+        "        return batch + self.steps\n",
+        # Python-side uses, and a stand-in for a parameter that is switched off.
         "import torch\nimport torch.nn as nn\n\n"
         "class Linear(nn.Module):\n"
         "    def __init__(self, n, bias=True):\n"
@@ -218,20 +249,19 @@ class TensorAttributeNotBuffer(Rule):
         "    def forward(self, x):\n"
         "        cols = [x[:, i] for i, flag in enumerate(self.is_numeric) if flag]\n"
         "        return torch.stack(cols, -1), self.edges.tolist()\n",
-        # 0-dim tensors; a caller's tensor kept when given; a copy moved where it is used.
+        # 0-dim tensors; a copy moved where it is used.
         "import torch\nimport torch.nn as nn\n\n"
         "class Filter(nn.Module):\n"
-        "    def __init__(self, shape, threshold: float, weights=None):\n"
+        "    def __init__(self, shape, threshold: float, dim):\n"
         "        super().__init__()\n"
         "        self.numel = torch.prod(torch.tensor(shape))\n"
         "        self.threshold = torch.as_tensor(threshold)\n"
-        "        if weights is None:\n"
-        "            weights = torch.ones(3)\n"
-        "        self.weights = weights\n"
+        "        self.scaling = torch.sqrt(torch.tensor(dim).float())\n"
         "        self.keep = torch.tensor([0, 2])\n\n"
         "    def forward(self, x):\n"
         "        keep = self.keep\n"
         "        keep = keep.to(x.device)\n"
+        "        x = x / self.scaling / self.numel\n"
         "        return x[..., keep] > self.threshold\n",
         # Re-created on the input's device where it is used.
         "import torch\nimport torch.nn as nn\n\n"
@@ -243,6 +273,40 @@ class TensorAttributeNotBuffer(Rule):
         "        if self.cos.device != x.device:\n"
         "            self.cos = torch.ones(x.shape[-1], device=x.device)\n"
         "        return x * self.cos\n",
+        # A CPU index into a device tensor is legal.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Cholesky(nn.Module):\n"
+        "    def __init__(self, n):\n"
+        "        super().__init__()\n"
+        "        self.tidcs = torch.tril_indices(n, n)\n\n"
+        "    def forward(self, x, factor):\n"
+        "        factor[..., self.tidcs[0], self.tidcs[1]] = x\n"
+        "        return x[:, self.tidcs[0]]\n",
+        # Only in CPU work outside the batch: parameter sampling, a collate function.
+        "import math\nfrom typing import Tuple\nimport torch\nimport torch.nn as nn\n\n"
+        "class RandomCrop(nn.Module):\n"
+        "    def __init__(self, ratio: Tuple[float, float] = (3 / 4, 4 / 3), offset=(0, 1)):\n"
+        "        super().__init__()\n"
+        "        self._log_ratio = torch.log(torch.tensor(ratio))\n"
+        "        self.offset = torch.tensor(offset)\n\n"
+        "    def make_params(self, images):\n"
+        "        value = torch.empty(1).uniform_(self._log_ratio[0], self._log_ratio[1])\n"
+        "        return math.exp(value.item())\n\n"
+        "    def collate(self, batch):\n"
+        "        walks = torch.tensor(batch)\n"
+        "        return walks + self.offset\n",
+        # Handed to the base class, which registers it: assigning a buffer keeps it one.
+        "import torch\nfrom torch import Tensor, nn\n\n"
+        "class Strategy(nn.Module):\n"
+        "    def __init__(self, points):\n"
+        "        super().__init__()\n"
+        '        self.register_buffer("points", points)\n\n'
+        "class NearestNeighbors(Strategy):\n"
+        "    def __init__(self, points: Tensor, k: int):\n"
+        "        super().__init__(points)\n"
+        "        self.points = points\n\n"
+        "    def forward(self, x):\n"
+        "        return x[:, None] - self.points\n",
     )
     INVALID = (
         Invalid(
@@ -250,24 +314,33 @@ class TensorAttributeNotBuffer(Rule):
             "class PositionalEncoding(nn.Module):\n"
             "    def __init__(self, d_model, max_len=512):\n"
             "        super().__init__()\n"
-            "        self.pe = torch.zeros(max_len, d_model)\n",
+            "        self.pe = torch.zeros(max_len, d_model)\n\n"
+            "    def forward(self, x):\n"
+            "        return x + self.pe[: x.size(1)]\n",
             line=8,
             column=9,
             fixed="import math\nimport torch\nimport torch.nn as nn\n\n"
             "class PositionalEncoding(nn.Module):\n"
             "    def __init__(self, d_model, max_len=512):\n"
             "        super().__init__()\n"
-            '        self.register_buffer("pe", torch.zeros(max_len, d_model), persistent=False)\n',
+            '        self.register_buffer("pe", torch.zeros(max_len, d_model), persistent=False)\n'
+            "\n"
+            "    def forward(self, x):\n"
+            "        return x + self.pe[: x.size(1)]\n",
             unsafe=True,
         ),
         Invalid(
-            # Through a local variable and a method chain.
+            # Through a local variable and a method chain; met in a method forward calls.
             "import torch\nfrom torch import nn\n\n"
             "class Attention(nn.Module):\n"
             "    def __init__(self, n):\n"
             "        super().__init__()\n"
             "        mask = torch.ones(n, n, dtype=torch.bool)\n"
-            "        self.causal = mask.tril().view(1, 1, n, n)\n",
+            "        self.causal = mask.tril().view(1, 1, n, n)\n\n"
+            "    def forward(self, scores):\n"
+            "        return self.masked(scores)\n\n"
+            "    def masked(self, scores):\n"
+            "        return scores.masked_fill(self.causal, -1e9)\n",
             line=8,
             column=9,
             fixed="import torch\nfrom torch import nn\n\n"
@@ -276,16 +349,22 @@ class TensorAttributeNotBuffer(Rule):
             "        super().__init__()\n"
             "        mask = torch.ones(n, n, dtype=torch.bool)\n"
             '        self.register_buffer("causal", mask.tril().view(1, 1, n, n), '
-            "persistent=False)\n",
+            "persistent=False)\n\n"
+            "    def forward(self, scores):\n"
+            "        return self.masked(scores)\n\n"
+            "    def masked(self, scores):\n"
+            "        return scores.masked_fill(self.causal, -1e9)\n",
             unsafe=True,
         ),
         Invalid(
-            # The .cuda() goes: a buffer moves with the module (DEV002 reports it too).
+            # Put on the GPU in __init__, it stays there: the .cuda() goes.
             "import torch\nimport pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
             "    def __init__(self):\n"
             "        super().__init__()\n"
-            "        self.class_weights = torch.tensor([0.2, 0.8]).cuda()\n",
+            "        self.class_weights = torch.tensor([0.2, 0.8]).cuda()\n\n"
+            "    def training_step(self, batch, batch_idx):\n"
+            "        return (self(batch) * self.class_weights).sum()\n",
             line=7,
             column=9,
             fixed="import torch\nimport pytorch_lightning as pl\n\n"
@@ -293,7 +372,9 @@ class TensorAttributeNotBuffer(Rule):
             "    def __init__(self):\n"
             "        super().__init__()\n"
             '        self.register_buffer("class_weights", torch.tensor([0.2, 0.8]), '
-            "persistent=False)\n",
+            "persistent=False)\n\n"
+            "    def training_step(self, batch, batch_idx):\n"
+            "        return (self(batch) * self.class_weights).sum()\n",
             unsafe=True,
         ),
         Invalid(
@@ -302,14 +383,18 @@ class TensorAttributeNotBuffer(Rule):
             "class Head(nn.Module):\n"
             "    def __init__(self):\n"
             "        super().__init__()\n"
-            '        self.temperature = torch.ones(1, device="cuda").log().to("cuda:0")\n',
+            '        self.temperature = torch.ones(1, device="cuda").log().to("cuda:0")\n\n'
+            "    def forward(self, logits):\n"
+            "        return logits * self.temperature\n",
             line=7,
             column=9,
             fixed="import torch\nfrom torch import nn\n\n"
             "class Head(nn.Module):\n"
             "    def __init__(self):\n"
             "        super().__init__()\n"
-            '        self.register_buffer("temperature", torch.ones(1).log(), persistent=False)\n',
+            '        self.register_buffer("temperature", torch.ones(1).log(), persistent=False)\n\n'
+            "    def forward(self, logits):\n"
+            "        return logits * self.temperature\n",
             unsafe=True,
         ),
         Invalid(
@@ -320,7 +405,9 @@ class TensorAttributeNotBuffer(Rule):
             "        nn.Module.__init__(self)\n"
             "        self.inv_freq = 1.0 / (\n"
             "            10000 ** (torch.arange(0, dim, 2).float() / dim)\n"
-            "        )\n",
+            "        )\n\n"
+            "    def forward(self, t):\n"
+            "        return t[:, None] * self.inv_freq\n",
             line=7,
             column=9,
             fixed="import torch\nimport torch.nn as nn\n\n"
@@ -329,14 +416,16 @@ class TensorAttributeNotBuffer(Rule):
             "        nn.Module.__init__(self)\n"
             '        self.register_buffer("inv_freq", 1.0 / (\n'
             "            10000 ** (torch.arange(0, dim, 2).float() / dim)\n"
-            "        ), persistent=False)\n",
+            "        ), persistent=False)\n\n"
+            "    def forward(self, t):\n"
+            "        return t[:, None] * self.inv_freq\n",
             unsafe=True,
         ),
         Invalid(
             # A tensor or nothing: register_buffer takes None too.
             "import torch\nfrom torch import nn\n\n"
             "class Normalize(nn.Module):\n"
-            "    def __init__(self, mean=None):\n"
+            "    def __init__(self, mean=(0.5, 0.5, 0.5)):\n"
             "        super().__init__()\n"
             "        self.mean = torch.tensor(mean).view(-1, 1, 1) if mean else None\n\n"
             "    def forward(self, x):\n"
@@ -345,7 +434,7 @@ class TensorAttributeNotBuffer(Rule):
             column=9,
             fixed="import torch\nfrom torch import nn\n\n"
             "class Normalize(nn.Module):\n"
-            "    def __init__(self, mean=None):\n"
+            "    def __init__(self, mean=(0.5, 0.5, 0.5)):\n"
             "        super().__init__()\n"
             '        self.register_buffer("mean", torch.tensor(mean).view(-1, 1, 1) '
             "if mean else None, persistent=False)\n\n"
@@ -359,7 +448,9 @@ class TensorAttributeNotBuffer(Rule):
             "class Codebook(nn.Module):\n"
             "    def __init__(self, table: np.ndarray):\n"
             "        self.table = torch.from_numpy(table)\n"
-            "        super().__init__()\n",
+            "        super().__init__()\n\n"
+            "    def forward(self, x):\n"
+            "        return x @ self.table\n",
             line=7,
             column=9,
         ),
@@ -371,7 +462,10 @@ class TensorAttributeNotBuffer(Rule):
             "        super().__init__()\n"
             "        self.seen: torch.Tensor = torch.zeros(10, dtype=torch.long)\n\n"
             "    def reset(self):\n"
-            "        self.seen = torch.zeros(10, dtype=torch.long)\n",
+            "        self.seen = torch.zeros(10, dtype=torch.long)\n\n"
+            "    def forward(self, x):\n"
+            "        self.seen += torch.bincount(x, minlength=10)\n"
+            "        return x\n",
             line=7,
             column=9,
             fixed="import torch\nimport torch.nn as nn\n\n"
@@ -381,7 +475,97 @@ class TensorAttributeNotBuffer(Rule):
             '        self.register_buffer("seen", torch.zeros(10, dtype=torch.long), '
             "persistent=False)\n\n"
             "    def reset(self):\n"
-            "        self.seen = torch.zeros(10, dtype=torch.long)\n",
+            "        self.seen = torch.zeros(10, dtype=torch.long)\n\n"
+            "    def forward(self, x):\n"
+            "        self.seen += torch.bincount(x, minlength=10)\n"
+            "        return x\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Built by a helper of the class; moving it without assigning changes nothing.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class AffineHead(nn.Module):\n"
+            "    def __init__(self, size):\n"
+            "        super().__init__()\n"
+            "        self.grid = self.reference_grid(size)\n\n"
+            "    @staticmethod\n"
+            "    def reference_grid(size):\n"
+            "        points = [torch.arange(0, n) for n in size]\n"
+            "        return torch.stack(torch.meshgrid(*points), dim=0).float()\n\n"
+            "    def forward(self, flow):\n"
+            "        self.grid.to(flow.device)\n"
+            "        return flow - self.grid\n",
+            line=7,
+            column=9,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class AffineHead(nn.Module):\n"
+            "    def __init__(self, size):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("grid", self.reference_grid(size), persistent=False)\n\n'
+            "    @staticmethod\n"
+            "    def reference_grid(size):\n"
+            "        points = [torch.arange(0, n) for n in size]\n"
+            "        return torch.stack(torch.meshgrid(*points), dim=0).float()\n\n"
+            "    def forward(self, flow):\n"
+            "        self.grid.to(flow.device)\n"
+            "        return flow - self.grid\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Captured by a function stored on self: no fix (register the tensors).
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Detector(nn.Module):\n"
+            "    def __init__(self, cfg):\n"
+            "        super().__init__()\n"
+            "        self.device = torch.device(cfg.device)\n"
+            "        mean = torch.Tensor(cfg.pixel_mean).to(self.device).view(-1, 1, 1)\n"
+            "        self.normalizer = lambda x: x - mean\n\n"
+            "    def forward(self, images):\n"
+            "        return [self.normalizer(x.to(self.device)) for x in images]\n",
+            line=9,
+            column=9,
+        ),
+        Invalid(
+            # A tensor the caller gives, kept as a plain attribute.
+            "import torch\nfrom torch import Tensor, nn\n\n"
+            "class Wrapper(nn.Module):\n"
+            "    def __init__(self, net, pad_value: Tensor):\n"
+            "        super().__init__()\n"
+            "        self.net = net\n"
+            "        self.pad_value = pad_value\n\n"
+            "    def forward(self, tokens):\n"
+            "        return self.net(tokens), tokens[:, 1:] == self.pad_value\n",
+            line=8,
+            column=9,
+            fixed="import torch\nfrom torch import Tensor, nn\n\n"
+            "class Wrapper(nn.Module):\n"
+            "    def __init__(self, net, pad_value: Tensor):\n"
+            "        super().__init__()\n"
+            "        self.net = net\n"
+            '        self.register_buffer("pad_value", pad_value, persistent=False)\n\n'
+            "    def forward(self, tokens):\n"
+            "        return self.net(tokens), tokens[:, 1:] == self.pad_value\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # The caller's thresholds or a default grid: either stays behind.
+            "from typing import Optional\nimport torch\nfrom torch import nn\n\n"
+            "class Binarize(nn.Module):\n"
+            "    def __init__(self, threshold: Optional[torch.Tensor] = None):\n"
+            "        super().__init__()\n"
+            "        self.threshold = threshold or torch.linspace(0.0, 1.0, 51)\n\n"
+            "    def forward(self, preds):\n"
+            "        return preds.unsqueeze(-1) > self.threshold\n",
+            line=8,
+            column=9,
+            fixed="from typing import Optional\nimport torch\nfrom torch import nn\n\n"
+            "class Binarize(nn.Module):\n"
+            "    def __init__(self, threshold: Optional[torch.Tensor] = None):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("threshold", threshold or torch.linspace(0.0, 1.0, 51), '
+            "persistent=False)\n\n"
+            "    def forward(self, preds):\n"
+            "        return preds.unsqueeze(-1) > self.threshold\n",
             unsafe=True,
         ),
     )
@@ -400,10 +584,6 @@ class TensorAttributeNotBuffer(Rule):
                 self._visit_assignment(node, node.targets[0].target, node.value, context)
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             self._visit_assignment(node, node.target, node.value, context)
-        elif isinstance(node, (cst.For, cst.CompFor)):
-            attribute = self_attribute(node.iter)
-            if attribute is not None:  # for flag in self.mask: Python values, on the CPU
-                context.note(_HANDLED, attribute, per_class=True)
 
     def _visit_call(self, call: cst.Call, context: FileContext) -> None:
         func = call.func
@@ -416,26 +596,20 @@ class TensorAttributeNotBuffer(Rule):
         elif isinstance(func, cst.Attribute):
             method = func.attr.value
             if method == "__init__" and context.scope.method == "__init__":
-                _set(state, "initialised").add(context.scope.function_name or "")
+                function = context.scope.function_name or ""
+                _set(state, "initialised").add(function)
+                given = _set(state, "given_to_base")  # the base may register them
+                given.update(
+                    f"{function}:{arg.value.value}"
+                    for arg in call.args
+                    if isinstance(arg.value, cst.Name)
+                )
             elif method in _REGISTRARS and is_self(func.value):
                 name = first_positional(call) or keyword_argument(call, "name")
                 value = name.value if name is not None else None
                 registered = value.evaluated_value if isinstance(value, cst.SimpleString) else None
                 shown = registered if isinstance(registered, str) else "*"
                 context.note(_HANDLED, shown, per_class=True)
-            elif method in _MOVES and context.scope.method != "__init__":
-                attribute = _attribute_behind(func.value, context, state)
-                if attribute is not None and not casts_dtype_only(call):
-                    context.note(_HANDLED, attribute, per_class=True)  # self.pe.to(x.device)
-            elif method in CPU_RESULT_METHODS:
-                attribute = _attribute_behind(func.value, context, state)
-                if attribute is not None:  # self.idx.tolist(): used on the CPU on purpose
-                    context.note(_HANDLED, attribute, per_class=True)
-        elif isinstance(func, cst.Name) and func.value in ITERATING_BUILTINS:
-            for arg in call.args:
-                attribute = self_attribute(arg.value)
-                if attribute is not None:  # enumerate(self.mask): Python values
-                    context.note(_HANDLED, attribute, per_class=True)
 
     def _visit_assignment(
         self,
@@ -462,10 +636,6 @@ class TensorAttributeNotBuffer(Rule):
         fresh = _fresh(value, context, fresh_locals, locals_key)
         if isinstance(target, cst.Name):
             local = locals_key + target.value
-            aliases = state.setdefault("aliases", {})
-            assert isinstance(aliases, dict)
-            if attribute_of_self(value) is not None:
-                aliases[local] = attribute_of_self(value)  # keep = self.keep ... keep.to(x.device)
             bound = _set(state, "bound")
             if (
                 fresh is not None
@@ -489,26 +659,41 @@ class TensorAttributeNotBuffer(Rule):
             return
         assigned = _set(state, "assigned")
         key = f"{scope.function_name}:{attribute}"
-        if fresh is None:
-            assigned.add(key)  # a plain attribute: register_buffer would refuse the name
+        handed = isinstance(value, cst.Name) and (
+            f"{scope.function_name}:{value.value}" in _set(state, "given_to_base")
+        )
+        skipped = handed or (fresh is not None and fresh.scalar)
+        meetings = () if skipped else _meetings(value, context)
+        if not meetings:
+            if fresh is None:
+                assigned.add(key)  # a plain attribute: register_buffer would refuse the name
             return
-        if fresh.scalar:
-            return
+        meeting = meetings[0]
+        closure = meeting.kind is MeetingKind.CLOSURE
         fixes = {}
         fixable = (
-            scope.function_name in _set(state, "initialised")
+            not closure
+            and scope.function_name in _set(state, "initialised")
             and key not in assigned
             and f"{scope.class_name}.{attribute}" not in _set(state, "class_attributes")
         )
         if fixable:
             fixes["buffer"] = _register_edits(statement, target, value, attribute)
+        assigned.add(key)
         context.report(
             self.code,
             target,
             end=value,
-            data={"attribute": attribute, "kind": fresh.kind, "factory": fresh.factory},
+            data={
+                "attribute": attribute,
+                "kind": fresh.kind if fresh is not None else "unknown",
+                "made": _made_by(meeting.made, context),
+                "meets": _shown(meeting.partner, context),
+                "closure": "yes" if closure else "",
+            },
             fixes=fixes,
             unless_noted=[(_HANDLED, attribute), (_HANDLED, "*")],
+            lines={"line": meeting.at},
         )
 
     def resolve(
@@ -516,14 +701,22 @@ class TensorAttributeNotBuffer(Rule):
     ) -> Resolution | None:
         if not scope.model_code or candidate.scope.method != "__init__":
             return None
-        attribute = candidate.data["attribute"]
+        data = candidate.data
+        attribute = data["attribute"]
+        meets = f"meets `{data['meets']}` at line {data['line']}"
+        if data["closure"]:
+            return Resolution(
+                f"`self.{attribute}` captures a tensor {data['made']} in `__init__`, not a "
+                f"buffer: moving the module leaves it behind, and it {meets}; register the "
+                "tensor as a buffer and read it from `self` in the function"
+            )
         message = (
-            f"`self.{attribute}` is a plain tensor attribute (made by "
-            f"`{candidate.data['factory']}()`), not a buffer: moving the module leaves it behind"
+            f"`self.{attribute}` is a plain tensor attribute ({data['made']}), not a buffer: "
+            f"moving the module leaves it behind, and it {meets}"
         )
         register = f'`self.register_buffer("{attribute}", ..., persistent=False)`'
         caveat = ""
-        if candidate.data["kind"] != "int":
+        if data["kind"] != "int":
             caveat = " (buffers follow dtype casts such as `.half()`)"
         fix = choose_fix(
             candidate,
@@ -532,6 +725,32 @@ class TensorAttributeNotBuffer(Rule):
             f"Register `{attribute}` as a non-persistent buffer{caveat}",
         )
         return Resolution(f"{message}; use {register}{caveat}", fix)
+
+
+def runs_with_batch(method: str) -> bool:
+    """A method that computes with the batch on the module's device: the forward path,
+    and a torchmetrics ``Metric``'s ``update``/``compute``."""
+    return is_forward_method(method) or method in _METRIC_METHODS
+
+
+def _meetings(value: cst.BaseExpression, context: FileContext) -> tuple[Meeting, ...]:
+    """Where what ``value`` holds, as ``__init__`` builds it, meets the device later."""
+    return context.construction_meetings(value, runs_with_batch)
+
+
+def _made_by(site: cst.CSTNode, context: FileContext) -> str:
+    """Where the tensor was made, for the message: a factory, or the caller."""
+    if isinstance(site, cst.Param):
+        return f"given to `__init__` as `{site.name.value}`"
+    if isinstance(site, cst.Call):
+        return f"made by `{context.qualified_name(site.func) or dotted_name(site.func)}()`"
+    return "made"
+
+
+def _shown(node: cst.CSTNode, context: FileContext) -> str:
+    """The code of ``node`` on one line, cut short when long."""
+    text = " ".join(context.code_for(node).split())
+    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
 
 
 def _wraps(call: cst.Call, context: FileContext) -> bool:
@@ -545,21 +764,6 @@ def _set(state: dict[str, object], key: str) -> set[str]:
     found = state.setdefault(key, set())
     assert isinstance(found, set)
     return found
-
-
-def _attribute_behind(
-    node: cst.BaseExpression, context: FileContext, state: dict[str, object]
-) -> str | None:
-    """``x`` for a chain starting at ``self.x``, or at a local variable holding ``self.x``."""
-    attribute = self_attribute(node)
-    if attribute is not None:
-        return attribute
-    root = chain_root(node)
-    aliases = state.get("aliases")
-    if root is None or not isinstance(aliases, dict):
-        return None
-    found = aliases.get(f"{context.scope.function_name}:{root}")
-    return found if isinstance(found, str) else None
 
 
 def _maybe_skipped(context: FileContext) -> bool:

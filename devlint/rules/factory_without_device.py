@@ -951,7 +951,7 @@ def _module_functions_reading(module: cst.CSTNode) -> dict[int, bool]:
         if isinstance(node, cst.FunctionDef):
             found[id(node)] = _function_reads_device(node)
             continue
-        stack.extend(node.children)
+        stack.extend(iter_children(node))
     return found
 
 
@@ -968,7 +968,7 @@ def _function_reads_device(function: cst.FunctionDef) -> bool:
             node.attr.value, node.value, id(node) in callees
         ):
             return True
-        stack.extend(node.children)
+        stack.extend(iter_children(node))
     return False
 
 

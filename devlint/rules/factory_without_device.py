@@ -896,7 +896,7 @@ def _visited_follows_inputs(
         inputs.update(partner.params if partner is not None else ())
     if reading.get(id(outermost)):
         return bool(inputs)
-    return any(reading.values()) and bool(inputs & _tensor_parameters(flow.function))
+    return any(reading.values()) and bool(inputs & _tensor_parameters(flow.function, context))
 
 
 def _hands_tensors_to_numpy(function: cst.FunctionDef) -> bool:
@@ -929,14 +929,13 @@ def _chain_calls(node: cst.BaseExpression, method: str) -> bool:
     return False
 
 
-def _tensor_parameters(function: cst.FunctionDef) -> set[str]:
+def _tensor_parameters(function: cst.FunctionDef, context: FileContext) -> set[str]:
     params = function.params
     every = (*params.posonly_params, *params.params, *params.kwonly_params)
     return {
         param.name.value
         for param in every
-        if param.annotation is not None
-        and any(name.endswith("Tensor") for name in annotation_names(param.annotation.annotation))
+        if param.annotation is not None and context.annotates_tensor(param.annotation.annotation)
     }
 
 

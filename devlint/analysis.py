@@ -86,12 +86,14 @@ def analyze_text(job: FileJob, text: str) -> FileAnalysis:
     from devlint.prefilter import parse_at_once, verdict
     from devlint.traversal import Traversal
 
+    found: Skeleton | None = None
     if job.prefilter and not parse_at_once(text, job.module, job.codes, job.settings):
         found = _skeleton(job, text)
         needs = verdict(found, job.module, job.codes, job.settings) if found else None
         if found is not None and needs is not None and not needs.parse:
             return FileAnalysis(found.facts, parsed=False, pending=needs.pending)
-    if _needs_python_first(text):
+    # Read by `ast` for the prefilter, the text is one CPython accepts: no need to ask again.
+    if found is None and _needs_python_first(text):
         rejected = _python_rejects(text, job.display)
         if rejected is not None:
             return FileAnalysis(error=rejected)

@@ -421,7 +421,10 @@ def _calls_any(result: FileResult, names: Iterable[str]) -> bool:
         text = decode_file(result.path, data).text if data is not None else ""
     except SourceError:
         return False
-    return _calls_of(frozenset(names)).search(text) is not None
+    names = frozenset(names)
+    if not any(name in text for name in names):
+        return False  # the common case, found without the regular expression
+    return _calls_of(names).search(text) is not None
 
 
 _GAP = r"(?:[ \t\f\r\n]|\\(?:\r\n|\r|\n)|#[^\r\n]*)*"

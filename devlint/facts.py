@@ -280,14 +280,27 @@ def _shape_order(shape: CallShape) -> tuple[str, int, tuple[str, ...], bool]:
     return shape.callee, shape.positional, shape.keywords, shape.unpacks
 
 
+def tensor_annotation(annotation: str | None, aliases: Mapping[str, str]) -> bool:
+    """An annotation (dotted, as written; imports resolve) that names a tensor type:
+    ``Tensor``, ``torch.FloatTensor``, ``T`` after ``from torch import Tensor as T``. The
+    one answer to "is this annotated as a tensor"; a caller decides whether a name inside
+    ``Optional[...]`` counts."""
+    return _annotated_type(annotation, aliases).endswith("Tensor")
+
+
 def input_annotation(annotation: str | None, aliases: Mapping[str, str]) -> bool:
-    """A parameter annotated so (dotted, as written; imports resolve) holds a tensor or a
-    module: ``Tensor``, ``torch.FloatTensor``, ``nn.Module``, ``T`` after ``from torch
-    import Tensor as T``. Not ``Optional[Tensor]``: maybe no input at all."""
-    if annotation is not None:
-        annotation = resolve_alias(annotation, aliases) or annotation
-    last = (annotation or "").rpartition(".")[2]
-    return last.endswith("Tensor") or last == "Module"
+    """A parameter annotated so holds a tensor (``tensor_annotation``) or a module
+    (``nn.Module``). Not ``Optional[Tensor]``: maybe no input at all."""
+    return (
+        tensor_annotation(annotation, aliases) or _annotated_type(annotation, aliases) == "Module"
+    )
+
+
+def _annotated_type(annotation: str | None, aliases: Mapping[str, str]) -> str:
+    """The last part of the type a dotted annotation names, through the file's imports."""
+    if annotation is None:
+        return ""
+    return (resolve_alias(annotation, aliases) or annotation).rpartition(".")[2]
 
 
 def stored_evidence(attribute: str) -> str | None:

@@ -209,11 +209,14 @@ class ProjectIndex:
         self._canonical: dict[str, str] = {}
         self._resolved: dict[tuple[str, str], str] = {}
         """Answers of ``canonical`` and ``resolve``: the call graph asks the same many times."""
+        self._method_tables: dict[str, dict[str, str]] = {}
+        """Answers of ``_method_table``: scopes of one class ask it again and again."""
         if same_structure is not None:
             self._kinds = same_structure._kinds
             self._own_moves = same_structure._own_moves
             self._canonical = same_structure._canonical
             self._resolved = same_structure._resolved
+            self._method_tables = same_structure._method_tables
             for name in _STRUCTURAL:
                 if name in same_structure.__dict__:  # computed there (a cached_property)
                     self.__dict__[name] = same_structure.__dict__[name]
@@ -329,12 +332,15 @@ class ProjectIndex:
             yield facts
             order.extend(self.resolve(base, self._module_of[name]) for base in facts.bases)
 
-    def _method_table(self, class_name: str) -> dict[str, str]:
+    def _method_table(self, class_name: str) -> Mapping[str, str]:
         """Method name -> qualified name of the definition a call on ``self`` reaches."""
-        table: dict[str, str] = {}
-        for facts in self._lineage(class_name):
-            for method in facts.methods:
-                table.setdefault(method, f"{facts.name}.{method}")
+        table = self._method_tables.get(class_name)
+        if table is None:
+            table = {}
+            for facts in self._lineage(class_name):
+                for method in facts.methods:
+                    table.setdefault(method, f"{facts.name}.{method}")
+            self._method_tables[class_name] = table
         return table
 
     @cached_property

@@ -13,11 +13,15 @@ from devlint.symbols import DEVICE_TYPES, TORCH_DTYPES
 
 def dotted_name(node: cst.CSTNode) -> str | None:
     """``a.b.c`` for a chain of attributes on a name, else None."""
+    # Asked of most nodes of a file: `type(...) is` (libcst's node classes have no
+    # subclasses) spares the ABC machinery behind `isinstance`.
+    if type(node) is cst.Name:
+        return node.value
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:
         parts.append(node.attr.value)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if type(node) is not cst.Name:
         return None
     parts.append(node.value)
     return ".".join(reversed(parts))

@@ -35,13 +35,20 @@ from devlint.facts import (
     input_annotation,
     resolve_alias,
     stored_evidence,
+    tensor_annotation,
 )
 from devlint.findings import Edit, Location
 from devlint.flow.cache import FileFlows
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting
 from devlint.flow.summary import summarise
-from devlint.nodes import child_fields, dotted_name, iter_children, push_children
+from devlint.nodes import (
+    annotation_names,
+    child_fields,
+    dotted_name,
+    iter_children,
+    push_children,
+)
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
 from devlint.source import LINE_BREAK, split_lines
 from devlint.symbols import (
@@ -210,15 +217,9 @@ def _after_availability_guard(block: cst.IndentedBlock | cst.Module) -> list[cst
     return []
 
 
-def _is_tensor_annotation(annotation: cst.Annotation | None) -> bool:
-    if annotation is None:
-        return False
-    name = dotted_name(annotation.annotation)
-    return name is not None and name.rsplit(".", 1)[-1].endswith("Tensor")
-
-
-def _tensor_param(function: cst.FunctionDef) -> str | None:
-    """A parameter a fix may take ``.device`` from: annotated as a tensor, or named like one."""
+def _tensor_param(function: cst.FunctionDef, aliases: Mapping[str, str]) -> str | None:
+    """A parameter a fix may take ``.device`` from: annotated as a tensor (not inside
+    ``Optional[...]``), or named like one."""
     # A parameter with a default (often None) may not hold a tensor when the fix runs.
     params = [
         param
@@ -226,7 +227,8 @@ def _tensor_param(function: cst.FunctionDef) -> str | None:
         if param.default is None
     ]
     for param in params:
-        if _is_tensor_annotation(param.annotation):
+        annotation = param.annotation
+        if annotation and tensor_annotation(dotted_name(annotation.annotation), aliases):
             return param.name.value
     for param in params:
         if param.annotation is None and param.name.value in TENSOR_PARAMETER_NAMES:
@@ -404,6 +406,9 @@ class Traversal:
     def qualified_name(self, node: cst.BaseExpression) -> str | None:
         dotted = dotted_name(node)
         return None if dotted is None else resolve_alias(dotted, self._aliases)
+
+    def annotates_tensor(self, annotation: cst.BaseExpression) -> bool:
+        return any(tensor_annotation(name, self._aliases) for name in annotation_names(annotation))
 
     def flow(self) -> FunctionFlow | None:
         found = self._innermost_function()
@@ -600,7 +605,7 @@ class Traversal:
                 function_name=name,
                 method=node.name.value if method_of else None,
                 has_self=method_of is not None and _has_self(node),
-                tensor_param=_tensor_param(node),
+                tensor_param=_tensor_param(node, self._aliases),
                 device_param=any(
                     param.name.value == "device"
                     for param in (*params.posonly_params, *params.params, *params.kwonly_params)

@@ -17,7 +17,7 @@ import libcst as cst
 
 from devlint.flow.inference import FunctionFlow, _parameter_names
 from devlint.flow.values import UNKNOWN, Origin, Value
-from devlint.nodes import casts_dtype_only, is_self
+from devlint.nodes import casts_dtype_only, is_self, iter_children
 
 _OFF_DEVICE = frozenset({Origin.HOST, Origin.CPU})
 
@@ -38,7 +38,7 @@ def mentions(node: cst.CSTNode, name: str, method: bool) -> bool:
             return True
         if not method and isinstance(current, cst.Name) and current.value == name:
             return True
-        stack.extend(current.children)
+        stack.extend(iter_children(current))
     return False
 
 

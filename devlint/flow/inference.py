@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from functools import partial
+from typing import Protocol, cast
 
 import libcst as cst
 
@@ -197,11 +198,25 @@ def analyse_function(
     inference.function = function
     setup = function.name.value in SETUP_METHODS
     given = bound or {}
-    used = _used_as_tensors(function.body)
+    used: set[str] | None = None
+
+    def used_as_tensor(name: str) -> bool:
+        # Walking the body costs: only for a parameter that neither its annotation, nor
+        # its default, nor its name places.
+        nonlocal used
+        if setup:
+            return False
+        if name in TENSOR_PARAMETER_NAMES:
+            return True
+        if used is None:
+            used = _used_as_tensors(function.body)
+        return name in used
+
     for param in _parameters(function):
         name = param.name.value
-        tensor = not setup and (name in used or name in TENSOR_PARAMETER_NAMES)
-        inference.env[name] = given.get(name) or _parameter_value(param, tensor)
+        inference.env[name] = given.get(name) or _parameter_value(
+            param, partial(used_as_tensor, name)
+        )
     inference.run(function.body)
     returned = join(*inference.returns) if inference.returns else HOST
     return FunctionFlow(
@@ -253,7 +268,7 @@ def _construction_parameter(param: cst.Param, resolve: Resolver) -> Value:
         named = resolve(annotation) or dotted_name(annotation) or ""
         if named.endswith("Tensor"):
             return Value(UNKNOWN.origins, (param,))
-    found = _parameter_value(param, tensor=False)
+    found = _parameter_value(param, lambda: False)
     listed = isinstance(param.default, (cst.List, cst.Tuple)) or bool(names & _SEQUENCE_TYPES)
     return HOST_SEQUENCE if found.only_host and listed else found
 
@@ -284,16 +299,19 @@ def _used_as_tensors(body: cst.BaseSuite) -> set[str]:
     stack: list[cst.CSTNode] = list(iter_children(body))
     while stack:
         node = stack.pop()
-        if isinstance(node, (cst.Attribute, cst.Subscript)) and isinstance(node.value, cst.Name):
-            used.add(node.value.value)
-        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        kind = type(node)  # `isinstance` on libcst's classes goes through ABCMeta: slow
+        if kind is cst.Attribute or kind is cst.Subscript:
+            value = cast("cst.Attribute | cst.Subscript", node).value
+            if type(value) is cst.Name:
+                used.add(value.value)
+        if kind is not cst.FunctionDef and kind is not cst.ClassDef and kind is not cst.Lambda:
             stack.extend(iter_children(node))
     return used
 
 
-def _parameter_value(param: cst.Param, tensor: bool) -> Value:
+def _parameter_value(param: cst.Param, tensor: Callable[[], bool]) -> Value:
     """What a parameter holds on entry: by its annotation, its default, its name, and
-    (``tensor``) whether the function uses it as a tensor."""
+    (``tensor``, asked last) whether the function uses it as a tensor."""
     name = param.name.value
     if name == "device":
         return from_parameter(name)
@@ -307,7 +325,7 @@ def _parameter_value(param: cst.Param, tensor: bool) -> Value:
     default = param.default
     if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
         return HOST  # a number, a string, a flag: not a tensor
-    return from_parameter(name) if tensor else UNKNOWN
+    return from_parameter(name) if tensor() else UNKNOWN
 
 
 def _annotation_kind(annotation: cst.BaseExpression) -> str:

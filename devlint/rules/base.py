@@ -104,6 +104,11 @@ class FileContext(Protocol):
         """``nn.Module`` -> ``torch.nn.Module`` through this file's imports, else None."""
         ...
 
+    def annotates_tensor(self, annotation: cst.BaseExpression) -> bool:
+        """A tensor type is named anywhere in the annotation (``Optional[Tensor]``,
+        ``"torch.Tensor"``), through this file's imports (``facts.tensor_annotation``)."""
+        ...
+
     def flow(self) -> FunctionFlow | None:
         """The device flow of the innermost function around the visited node (None outside
         any): computed once per function of the file, for every rule that asks."""

@@ -1062,7 +1062,7 @@ def _visited_follows_inputs(
         inputs.update(partner.params if partner is not None else ())
     if reading.get(id(outermost)):
         return bool(inputs)
-    return any(reading.values()) and bool(inputs & _tensor_parameters(flow.function))
+    return any(reading.values()) and bool(inputs & _tensor_parameters(flow.function, context))
 
 
 def _hands_tensors_to_numpy(function: cst.FunctionDef) -> bool:
@@ -1095,14 +1095,13 @@ def _chain_calls(node: cst.BaseExpression, method: str) -> bool:
     return False
 
 
-def _tensor_parameters(function: cst.FunctionDef) -> set[str]:
+def _tensor_parameters(function: cst.FunctionDef, context: FileContext) -> set[str]:
     params = function.params
     every = (*params.posonly_params, *params.params, *params.kwonly_params)
     return {
         param.name.value
         for param in every
-        if param.annotation is not None
-        and any(name.endswith("Tensor") for name in annotation_names(param.annotation.annotation))
+        if param.annotation is not None and context.annotates_tensor(param.annotation.annotation)
     }
 
 
@@ -1117,7 +1116,7 @@ def _module_functions_reading(module: cst.CSTNode) -> dict[int, bool]:
         if isinstance(node, cst.FunctionDef):
             found[id(node)] = _function_reads_device(node)
             continue
-        stack.extend(node.children)
+        stack.extend(iter_children(node))
     return found
 
 
@@ -1134,7 +1133,7 @@ def _function_reads_device(function: cst.FunctionDef) -> bool:
             node.attr.value, node.value, id(node) in callees
         ):
             return True
-        stack.extend(node.children)
+        stack.extend(iter_children(node))
     return False
 
 

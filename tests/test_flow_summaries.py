@@ -44,7 +44,8 @@ def test_summary_says_what_parameters_meet_and_what_the_result_follows() -> None
         FlowSummary(
             "pkg.weighted",
             ("logits", "targets", "alpha"),
-            (("alpha", ("logits", "targets")), ("logits", ("alpha",)), ("targets", ("alpha",))),
+            # A CPU index into the device `alpha` is legal: `targets` reaches no meeting.
+            (("alpha", ("logits", "targets")), ("logits", ("alpha",))),
             ("alpha", "logits"),  # an index does not give the result its device
         ),
         # Moved to the logits' device first: it meets nothing but the logits' device.

@@ -59,6 +59,8 @@ from devlint.symbols import (
     COLLECTIVE_FUNCTIONS,
     CONFIG_PARAMETERS,
     CPU_LIBRARIES,
+    CPU_RESULT_FUNCTIONS,
+    CPU_TARGET_LOSSES,
     CROSS_DEVICE_METHODS,
     DATA_FACTORIES,
     FULL_REDUCTIONS,
@@ -97,6 +99,9 @@ class ClassModel:
     node: cst.ClassDef | None
     methods: Mapping[str, cst.FunctionDef]
     attributes: Mapping[str, Value]
+    classes: Mapping[str, str] = field(default_factory=dict)
+    """The qualified class each attribute ``__init__`` sets by a call of one is made of
+    (``self.loss = nn.CTCLoss()``: ``torch.nn.CTCLoss``)."""
 
     def attribute(self, name: str) -> Value:
         """``self.<name>`` outside ``__init__``: what ``__init__`` leaves there. Anything
@@ -183,6 +188,8 @@ def analyse_function(
         name = param.name.value
         tensor = not setup and (name in used or name in TENSOR_PARAMETER_NAMES)
         inference.env[name] = given.get(name) or _parameter_value(param, tensor)
+        if name in given and _surely_not_none(given[name]):
+            inference.not_none.add(name)
     inference.run(function.body)
     returned = join(*inference.returns) if inference.returns else HOST
     return FunctionFlow(
@@ -211,7 +218,24 @@ def class_model(node: cst.ClassDef, resolve: Resolver) -> ClassModel:
         for key, found in inference.env.items()
         if key.startswith("self.") and "." not in key[5:]
     }
-    return ClassModel(node, methods, attributes)
+    return ClassModel(node, methods, attributes, _attribute_classes(init, resolve))
+
+
+def _attribute_classes(init: cst.FunctionDef, resolve: Resolver) -> dict[str, str]:
+    """``self.<name> = <Class>(...)`` statements of ``init``'s own body: name -> class."""
+    found: dict[str, str] = {}
+    for statement in init.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if not (isinstance(small, cst.Assign) and isinstance(small.value, cst.Call)):
+                continue
+            qualified = resolve(small.value.func)
+            for target in small.targets:
+                name = dotted_name(target.target)
+                if qualified is not None and name is not None and name.startswith("self."):
+                    found[name[5:]] = qualified
+    return found
 
 
 def _parameter_names(function: cst.FunctionDef, method: bool) -> list[str]:
@@ -268,6 +292,8 @@ def _annotation_kind(annotation: cst.BaseExpression) -> str:
     ``torch.device``: on the computation's device as a tensor input is), ``host`` when
     only Python data, else ``other``."""
     names = annotation_names(annotation)
+    if "Callable" in names:
+        return "other"  # a function, whatever tensors it takes or returns
     if any(name.endswith(("Tensor", "Module", ".device")) or name == "device" for name in names):
         return "tensor"
     return "host" if names and all(name in HOST_ANNOTATIONS for name in names) else "other"
@@ -288,6 +314,12 @@ class _Inference:
         self.returns: list[Value] = []
         self.function: cst.FunctionDef | None = None
         self._by_backend: bool | None = None
+        self.lists: set[str] = set()
+        """Names last bound to a list or tuple written out: ``torch.tensor`` of one makes a
+        CPU tensor, even of tensors on a device (it copies their values)."""
+        self.not_none: set[str] = set()
+        """Parameters a caller passes a tensor (not None) and not rebound since: an
+        ``if x is None:`` branch on them does not run for that call."""
         self.reaching: dict[str, set[str]] = {}
         self.handoffs: list[Handoff] = []
         self.results_meeting: set[cst.CSTNode] = set()
@@ -314,6 +346,8 @@ class _Inference:
             found = self.eval(node.value)
             for target in node.targets:
                 self._bind(target.target, found, node.value)
+                if isinstance(target.target, cst.Name) and _is_sequence_literal(node.value):
+                    self.lists.add(target.target.value)
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             self._bind(node.target, self.eval(node.value), node.value)
         elif isinstance(node, cst.AugAssign):
@@ -331,8 +365,15 @@ class _Inference:
     def _compound(self, node: cst.BaseStatement) -> None:
         if isinstance(node, cst.If):
             self.eval(node.test)
-            before = dict(self.env)
             none_in_body, none_in_orelse = _none_test(node.test)
+            if none_in_body in self.not_none:
+                if node.orelse is not None:
+                    self._else(node.orelse)
+                return
+            if none_in_orelse in self.not_none:
+                self.run(node.body)
+                return
+            before = dict(self.env)
             if none_in_body is not None:
                 self.env[none_in_body] = HOST
             self.run(node.body)
@@ -340,11 +381,7 @@ class _Inference:
             if none_in_orelse is not None:
                 self.env = {**before, none_in_orelse: HOST}
             if node.orelse is not None:
-                orelse = node.orelse
-                if isinstance(orelse, cst.If):
-                    self._compound(orelse)
-                else:
-                    self.run(orelse.body)
+                self._else(node.orelse)
             self.env = _join_envs(after_body, self.env)
         elif isinstance(node, (cst.For, cst.While)):
             self._loop(node)
@@ -379,6 +416,12 @@ class _Inference:
                 branches.append(self.env)
             self.env = _join_envs(before, *branches)
 
+    def _else(self, orelse: cst.If | cst.Else) -> None:
+        if isinstance(orelse, cst.If):
+            self._compound(orelse)
+        else:
+            self.run(orelse.body)
+
     def _loop(self, node: cst.For | cst.While) -> None:
         before = dict(self.env)
         for _ in range(_LOOP_PASSES):
@@ -400,6 +443,8 @@ class _Inference:
     def _bind(self, target: cst.BaseExpression, found: Value, source: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
             self.env[target.value] = found
+            self.not_none.discard(target.value)
+            self.lists.discard(target.value)
         elif isinstance(target, cst.Attribute):
             name = dotted_name(target)
             if name is not None:
@@ -430,6 +475,8 @@ class _Inference:
         unpacked = target if isinstance(target, (cst.Tuple, cst.List)) else None
         if parts is not None and unpacked is not None and len(parts) == len(unpacked.elements):
             for element, part in zip(unpacked.elements, parts, strict=True):
+                if _one_dimensional_on_cpu(part):
+                    part = HOST  # `zip(xs, torch.tensor(weights))`: 0-dim elements
                 self._bind(element.value, part, element.value)
             return
         found = join(*parts) if parts else self.eval(iterable)
@@ -475,6 +522,8 @@ class _Inference:
             return self._call(node)
         if isinstance(node, cst.BinaryOperation):
             left, right = self.eval(node.left), self.eval(node.right)
+            if _is_sequence_literal(node.left) or _is_sequence_literal(node.right):
+                return _collection([left, right])  # `(a,) + b.split(n)`: tuples joined
             self._meet(node, MeetingKind.OPERATOR, [(node.left, left), (node.right, right)])
             return combine(left, right)
         if isinstance(node, cst.Comparison):
@@ -535,7 +584,7 @@ class _Inference:
                 index = self.eval(element.slice.value)
                 if (base.made or base.params or base.calls) and index.on_device:
                     pair: list[Operand] = [(node.value, base), (element.slice.value, index)]
-                    self._meet(node, MeetingKind.INDEX, pair)
+                    self._meet(node, MeetingKind.INDEX, pair, blamed=0)
             elif isinstance(element.slice, cst.Slice):
                 for bound in (element.slice.lower, element.slice.upper, element.slice.step):
                     if bound is not None:
@@ -686,9 +735,11 @@ class _Inference:
         if name not in self._owner.attributes and f"self.{name}" not in self.env:
             return UNKNOWN  # an inherited method (``self.log``), not a submodule we know
         attribute = self.env.get(f"self.{name}", self._owner.attribute(name))
-        if attribute.on_device:
-            return self._module_call(node, node.func, arguments)
-        return UNKNOWN
+        if not attribute.on_device:
+            return UNKNOWN
+        if self._owner.classes.get(name) in CPU_TARGET_LOSSES:
+            return self._module_call(node, node.func, arguments[:1])  # targets may be CPU
+        return self._module_call(node, node.func, arguments)
 
     def _local_call(
         self,
@@ -706,7 +757,8 @@ class _Inference:
         if callees is None:
             return UNKNOWN
         bound = _bound(function, arguments, method)
-        if not any(found.made or Origin.CPU in found.origins for _, found in arguments):
+        passes_cpu = any(found.made or Origin.CPU in found.origins for _, found in arguments)
+        if not passes_cpu and not _fills_none_default(function, bound):
             returned = callees.returned(function, owner)
             tied = [bound[name].tied for name in returned.params if name in bound]
             return tied_to(returned, *tied)
@@ -779,6 +831,10 @@ class _Inference:
         module, _, name = qualified.rpartition(".")
         if module == "torch" and name in _FACTORIES:
             return self._factory(node, name)
+        if qualified in CPU_RESULT_FUNCTIONS:
+            return CHOSEN_CPU
+        if qualified.startswith("torch.ops.") and not qualified.startswith("torch.ops.aten."):
+            return UNKNOWN  # another library's custom op: its library places the result
         if qualified == "torch.device":
             return arguments[0][1] if arguments else UNKNOWN
         if name[:1].isupper():
@@ -835,6 +891,8 @@ class _Inference:
         data = payload.value
         if isinstance(data, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
             return made_on_cpu(node)
+        if isinstance(data, cst.Name) and data.value in self.lists:
+            return made_on_cpu(node)
         found = self.values.get(data, UNKNOWN)
         if not found.only_host:
             return found
@@ -848,9 +906,20 @@ class _Inference:
             self._by_backend = body is not None and places_by_backend(body)
         return self._by_backend
 
-    def _meet(self, at: cst.CSTNode, kind: MeetingKind, operands: Sequence[Operand]) -> None:
-        self._record(meetings_among(at, kind, operands))
-        self._summarise_meeting(operands)
+    def _meet(
+        self,
+        at: cst.CSTNode,
+        kind: MeetingKind,
+        operands: Sequence[Operand],
+        blamed: int | None = None,
+    ) -> None:
+        """Record where CPU tensors among ``operands`` meet the device: only the operand at
+        position ``blamed`` when given (a CPU index into a device tensor is legal)."""
+        found = meetings_among(at, kind, operands)
+        if blamed is not None:
+            found = (meeting for meeting in found if meeting.cpu is operands[blamed][0])
+        self._record(found)
+        self._summarise_meeting(operands, blamed)
 
     def _record(self, meetings: Iterable[Meeting]) -> None:
         for meeting in meetings:
@@ -859,17 +928,21 @@ class _Inference:
                 self._seen.add(key)
                 self.meetings.append(meeting)
 
-    def _summarise_meeting(self, operands: Sequence[Operand]) -> None:
+    def _summarise_meeting(self, operands: Sequence[Operand], blamed: int | None = None) -> None:
         """What a summary of the function needs from a meeting: results of other files'
-        functions that meet the device, and which parameters meet which."""
+        functions that meet the device, and which parameters meet which (only the operand
+        at ``blamed`` when given)."""
         values = [found for _, found in operands]
         placed = {position for position, found in enumerate(values) if surely_on_device(found)}
         if not placed:
             return
         for position, found in enumerate(values):
+            if blamed is not None and position != blamed:
+                continue
             partners = [values[other] for other in placed if other != position]
-            if found.calls and partners:
-                self.results_meeting.update(found.calls)
+            for call in found.calls:
+                if any(call not in partner.tied for partner in partners):
+                    self.results_meeting.add(call)
             if not found.on_device:
                 continue
             for name in found.params:
@@ -892,6 +965,23 @@ def _bound(
         elif position < len(names):
             bound[names[position]] = found
     return bound
+
+
+def _fills_none_default(function: cst.FunctionDef, bound: Mapping[str, Value]) -> bool:
+    """The call passes a tensor for a parameter that defaults to None: the function's
+    ``if x is None:`` branches do not run for it, its general flow would join them in."""
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        default = param.default
+        is_none = isinstance(default, cst.Name) and default.value == "None"
+        if is_none and param.name.value in bound and _surely_not_none(bound[param.name.value]):
+            return True
+    return False
+
+
+def _surely_not_none(found: Value) -> bool:
+    """A tensor on some device, never a host value such as None."""
+    return bool(found.origins) and not found.origins & {Origin.HOST, Origin.UNKNOWN}
 
 
 def _none_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:
@@ -928,16 +1018,42 @@ def _element_of_one_dimension(base: Value, node: cst.Subscript) -> bool:
     return _one_dimensional_on_cpu(base)
 
 
+_SIZED_FACTORIES = ("zeros", "ones", "empty", "rand", "randn")
+"""Factories whose positional arguments are the size: one integer written out (``torch.rand(2)``)
+makes a one-dimensional tensor."""
+
+
 def _one_dimensional_on_cpu(tensor: Value) -> bool:
-    """A CPU tensor that only one-dimensional factories (``arange``, ``linspace``) made."""
+    """A CPU tensor that only one-dimensional factories (``arange``, ``linspace``, a size
+    of one integer) made."""
     return (
-        tensor.origins == {Origin.CPU}
+        tensor.origins - {Origin.HOST} == {Origin.CPU}
         and bool(tensor.made)
-        and all(
-            isinstance(site, cst.Call)
-            and (dotted_name(site.func) or "").rpartition(".")[2] in _ONE_DIMENSIONAL_FACTORIES
-            for site in tensor.made
-        )
+        and all(isinstance(site, cst.Call) and _one_dimensional(site) for site in tensor.made)
+    )
+
+
+def _one_dimensional(factory: cst.Call) -> bool:
+    name = (dotted_name(factory.func) or "").rpartition(".")[2]
+    if name in _ONE_DIMENSIONAL_FACTORIES:
+        return True
+    sizes = [arg.value for arg in factory.args if arg.keyword is None and not arg.star]
+    if name in DATA_FACTORIES:
+        return bool(sizes) and _flat_list(sizes[0])
+    return name in _SIZED_FACTORIES and len(sizes) == 1 and isinstance(sizes[0], cst.Integer)
+
+
+def _flat_list(data: cst.BaseExpression) -> bool:
+    """A list or tuple written out with no list in it (``[a, b]``, ``[1 / n] * n``): the
+    data of a one-dimensional tensor."""
+    if isinstance(data, cst.BinaryOperation) and isinstance(data.operator, cst.Multiply):
+        data = data.left if isinstance(data.left, (cst.List, cst.Tuple)) else data.right
+    if not isinstance(data, (cst.List, cst.Tuple)) or not data.elements:
+        return False
+    nested = (cst.List, cst.Tuple, cst.ListComp, cst.StarredElement)
+    return not any(
+        isinstance(element, cst.StarredElement) or isinstance(element.value, nested)
+        for element in data.elements
     )
 
 
@@ -945,10 +1061,11 @@ def _reduced(tensor: Value) -> Value:
     """A tensor reduced to one element (``t.sum()``): a 0-dim CPU tensor meets any device,
     a 0-dim device tensor still needs its device, which is the reduced tensor's own: where
     it was made on the CPU, so is the result (``lengths / lengths.max()`` never mixes)."""
-    if not tensor.made:
+    if not tensor.made and not tensor.calls:
         return tensor
     origins = (tensor.origins - {Origin.CPU}) | {Origin.HOST}
-    return tied_to(Value(origins, (), False, tensor.params, tensor.tied), tensor.made)
+    found = Value(origins, (), False, tensor.params, tensor.tied)
+    return tied_to(found, tensor.made, tensor.calls)  # a callee's CPU tensor, reduced: 0-dim
 
 
 def _join_envs(*envs: Mapping[str, Value]) -> dict[str, Value]:
@@ -976,6 +1093,12 @@ def _string(node: cst.SimpleString) -> Value:
         if text.partition(":")[0] == "cpu":
             return CHOSEN_CPU
     return HOST
+
+
+def _is_sequence_literal(node: cst.BaseExpression) -> bool:
+    """A list or tuple written out (or a comprehension): an operator on it concatenates or
+    repeats Python sequences, it computes nothing on a device."""
+    return isinstance(node, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp))
 
 
 def _is_string(node: cst.BaseExpression, text: str) -> bool:

@@ -12,7 +12,7 @@ from devlint.facts import FileFacts
 from devlint.findings import Applicability, Fix
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting, MeetingKind
-from devlint.index import ProjectIndex
+from devlint.index import ProjectIndex, is_test_module
 from devlint.nodes import annotation_names, chain_root, dotted_name, is_self, iter_children
 from devlint.rules._devices import BINDING_TYPES, Bindings
 from devlint.rules.base import (
@@ -716,6 +716,8 @@ class FactoryWithoutDevice(Rule):
         assert isinstance(node, cst.Call)
         if context.scope.method in SETUP_METHODS or context.in_checked_branch:
             return  # __init__ never runs on the forward path; a checked branch is a choice
+        if is_test_module(context.module_name):
+            return  # a test places its tensors where it means to run (the CPU, most often)
         name = context.qualified_name(node.func) or ""
         module, _, factory = name.rpartition(".")
         if module != "torch" or factory not in _FACTORIES:
@@ -766,7 +768,7 @@ class FactoryWithoutDevice(Rule):
             lines.setdefault("line", handoff.call)
         function = context.scope.function_name
         own = function is not None and function.endswith(f".{flow.function.name.value}")
-        if own and not needs and any(site is node for site in flow.returned.made):
+        if own and not needs and _returned_whole(flow, node):
             assert function is not None
             needs.append(Requirement(Needed.RESULT_MEETS, function))
             data["returned_by"] = flow.function.name.value
@@ -814,6 +816,26 @@ class FactoryWithoutDevice(Rule):
                 fix = Fix(Applicability.UNSAFE, described, edits)
                 return Resolution(f"{message}; {described[0].lower()}{described[1:]}", fix)
         return Resolution(f"{message}; create it on the device of a tensor it meets")
+
+
+def _returned_whole(flow: FunctionFlow, made: cst.Call) -> bool:
+    """The tensor made at ``made`` is what a ``return`` of the function gives, not one
+    element of a tuple or list it returns: a caller that meets the whole result with the
+    device would blame every element, whichever it uses."""
+    stack: list[cst.CSTNode] = [flow.function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Return) and node.value is not None:
+            if isinstance(node.value, (cst.Tuple, cst.List)):
+                continue
+            found = flow.values.get(node.value)
+            if found is not None and any(site is made for site in found.made):
+                return True
+            continue
+        stack.extend(iter_children(node))
+    return False
 
 
 def _reports_in(scope: ScopeInfo) -> bool:

@@ -454,3 +454,7 @@ CPU_TARGET_LOSSES = frozenset({"torch.nn.CTCLoss", "torch.nn.modules.loss.CTCLos
 """Loss modules that take their targets and lengths on the CPU next to device inputs:
 ``nn.CTCLoss`` moves them itself (its cuDNN path even requires them there). Only the
 first argument (the log-probabilities) must be on the module's device."""
+
+DATASET_PARAMETER_NAMES = ("dataset", "_dataset", "_ds")
+"""Parameter names (or their endings) that hold a dataset: its samples are what data
+loading made, on the CPU (``train_dataset``)."""

@@ -63,6 +63,7 @@ from devlint.symbols import (
     CPU_TARGET_LOSSES,
     CROSS_DEVICE_METHODS,
     DATA_FACTORIES,
+    DATASET_PARAMETER_NAMES,
     FULL_REDUCTIONS,
     HOST_ANNOTATIONS,
     HYPERPARAMETER_ROOTS,
@@ -276,6 +277,8 @@ def _parameter_value(param: cst.Param, tensor: bool) -> Value:
         return from_parameter(name)
     if name in CONFIG_PARAMETERS:
         return HOST_SEQUENCE
+    if name == DATASET_PARAMETER_NAMES[0] or name.endswith(DATASET_PARAMETER_NAMES[1:]):
+        return CHOSEN_CPU  # a dataset's samples are on the CPU, where data loading made them
     if param.annotation is not None:
         kind = _annotation_kind(param.annotation.annotation)
         if kind == "tensor":
@@ -363,7 +366,9 @@ class _Inference:
             self.eval(node.exc)
 
     def _compound(self, node: cst.BaseStatement) -> None:
-        if isinstance(node, cst.If):
+        if isinstance(node, cst.If) and _string_dispatch(node):
+            self._dispatch(node)
+        elif isinstance(node, cst.If):
             self.eval(node.test)
             none_in_body, none_in_orelse = _none_test(node.test)
             if none_in_body in self.not_none:
@@ -415,6 +420,21 @@ class _Inference:
                 self.run(case.body)
                 branches.append(self.env)
             self.env = _join_envs(before, *branches)
+
+    def _dispatch(self, node: cst.If) -> None:
+        """``if mode == "a": ... elif mode == "b": ...``: one branch runs, none is skipped
+        (the options are checked where the mode is set), so what was bound before the chain
+        and rebound in every branch is a placeholder that is never used."""
+        before = dict(self.env)
+        branches = []
+        current: cst.If | cst.Else | None = node
+        while isinstance(current, cst.If):
+            self.env = dict(before)
+            self.eval(current.test)
+            self.run(current.body)
+            branches.append(self.env)
+            current = current.orelse
+        self.env = _join_envs(*branches)
 
     def _else(self, orelse: cst.If | cst.Else) -> None:
         if isinstance(orelse, cst.If):
@@ -714,8 +734,19 @@ class _Inference:
             loader = qualified.rpartition(".")[0].rpartition(".")[2]
             return UNKNOWN if any(kind in loader for kind in PROCESSOR_LOADERS) else FOLLOWS
         if last[:1].isupper():
-            return FOLLOWS  # a module, a parameter, a model output built from tensors
+            return self._constructed(arguments)
         return UNKNOWN
+
+    def _constructed(self, arguments: Sequence[tuple[cst.Arg, Value]]) -> Value:
+        """An instance of a class: in ``__init__`` a submodule or a parameter, which moves
+        with the module; elsewhere an object built from the tensors it is given (a model
+        output), and one built from no tensor (a helper object, a module made there and
+        left on the CPU) is on no device we know."""
+        setup = self.function is None or self.function.name.value in SETUP_METHODS
+        given = [found for _, found in arguments if found.origins - {Origin.HOST}]
+        if setup or not given:
+            return FOLLOWS if setup else UNKNOWN
+        return combine(*given, meets=False)
 
     def _self_call(
         self, node: cst.Call, name: str, arguments: Sequence[tuple[cst.Arg, Value]]
@@ -965,6 +996,31 @@ def _bound(
         elif position < len(names):
             bound[names[position]] = found
     return bound
+
+
+def _string_dispatch(node: cst.If) -> bool:
+    """An ``if``/``elif`` chain without ``else`` that compares one name with a different
+    string in each test (``self.mode == "additive"``): a dispatch on a configured option."""
+    subjects: set[str | None] = set()
+    options: set[object] = set()
+    count = 0
+    current: cst.If | cst.Else | None = node
+    while isinstance(current, cst.If):
+        test = current.test
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+            return False
+        target = test.comparisons[0]
+        if not (
+            isinstance(target.operator, cst.Equal)
+            and isinstance(target.comparator, cst.SimpleString)
+        ):
+            return False
+        subjects.add(dotted_name(test.left))
+        options.add(target.comparator.evaluated_value)
+        count += 1
+        current = current.orelse
+    named = len(subjects) == 1 and None not in subjects
+    return current is None and count >= 2 and named and len(options) == count
 
 
 def _fills_none_default(function: cst.FunctionDef, bound: Mapping[str, Value]) -> bool:

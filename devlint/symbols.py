@@ -465,3 +465,16 @@ torchmetrics state, ``self.add_state("name", default=...)``."""
 
 COLLECTION_UPDATERS = frozenset({"append", "extend", "insert", "update", "add"})
 """``xs.append(t)``: the container now also holds ``t``."""
+
+CPU_RESULT_FUNCTIONS = frozenset({"torch._shape_as_tensor", "torch.get_rng_state"})
+"""torch functions whose result is a CPU tensor whatever their arguments' device: a shape
+made a tensor for tracing, the CPU generator's state."""
+
+CPU_TARGET_LOSSES = frozenset({"torch.nn.CTCLoss", "torch.nn.modules.loss.CTCLoss"})
+"""Loss modules that take their targets and lengths on the CPU next to device inputs:
+``nn.CTCLoss`` moves them itself (its cuDNN path even requires them there). Only the
+first argument (the log-probabilities) must be on the module's device."""
+
+DATASET_PARAMETER_NAMES = ("dataset", "_dataset", "_ds")
+"""Parameter names (or their endings) that hold a dataset: its samples are what data
+loading made, on the CPU (``train_dataset``)."""

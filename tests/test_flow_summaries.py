@@ -44,7 +44,8 @@ def test_summary_says_what_parameters_meet_and_what_the_result_follows() -> None
         FlowSummary(
             "pkg.weighted",
             ("logits", "targets", "alpha"),
-            (("alpha", ("logits", "targets")), ("logits", ("alpha",)), ("targets", ("alpha",))),
+            # A CPU index into the device `alpha` is legal: `targets` reaches no meeting.
+            (("alpha", ("logits", "targets")), ("logits", ("alpha",))),
             ("alpha", "logits"),  # an index does not give the result its device
         ),
         # Moved to the logits' device first: it meets nothing but the logits' device.
@@ -120,3 +121,82 @@ def test_a_cpu_tensor_returned_to_a_caller_in_another_file(tmp_path: Path) -> No
 
 def test_no_finding_when_the_caller_moves_the_result(tmp_path: Path) -> None:
     assert check(tmp_path, "return x * ones_like_rows(x).to(x.device)\n") == []
+
+
+CONVERT = """\
+import numpy as np
+import torch
+
+
+def to_tensor(pic):
+    return torch.as_tensor(np.array(pic))
+
+
+def fit(a: torch.Tensor, b: torch.Tensor):
+    if a.shape != b.shape:
+        return torch.tensor(0.0), torch.ones(a.shape[0])
+    return (a - b).square().sum(1), a.norm(dim=1)
+
+
+def distances(words: list):
+    found = [len(word) for word in words]
+    return torch.tensor(found)
+"""
+
+USES = """\
+import torch
+from torch import nn
+
+from pkg.convert import distances, fit, to_tensor
+
+
+class Mix(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("total", torch.zeros(2))
+
+    def forward(self, pic, x):
+        image = to_tensor(pic)
+        weights = torch.rand(3, device=image.device)
+        score = fit(x, x)
+        self.total += distances(["a", "bc"]).sum()
+        return weights * image + score
+"""
+
+
+def test_results_of_other_files_met_by_what_took_their_device_or_reduced(tmp_path: Path) -> None:
+    """Weights made on the converted image's own device, a tuple returned whole, and a
+    0-dim reduction of a callee's CPU tensor: nothing there can mix devices."""
+    files = {"pkg/__init__.py": "", "pkg/convert.py": CONVERT, "pkg/uses.py": USES}
+    project = lint_project(tmp_path, files, select=("DEV003",))
+    assert [f for r in project.files for f in r.findings] == []
+
+
+def test_the_same_results_met_by_device_tensors_are_found(tmp_path: Path) -> None:
+    uses = USES.replace("device=image.device", "device=x.device").replace(
+        'distances(["a", "bc"]).sum()', 'distances(["a", "bc"])'
+    )
+    files = {"pkg/__init__.py": "", "pkg/convert.py": CONVERT, "pkg/uses.py": uses}
+    project = lint_project(tmp_path, files, select=("DEV003",))
+    found = [(Path(r.display).name, f.start.row) for r in project.files for f in r.findings]
+    assert found == [("convert.py", 6), ("convert.py", 17)]
+
+
+TESTED = """\
+import torch
+from torch import nn
+
+
+class Probe(nn.Module):
+    def forward(self, x):
+        return x + torch.arange(x.shape[-1])
+"""
+
+
+def test_no_finding_in_test_modules(tmp_path: Path) -> None:
+    """A test places its tensors where it means to run; the same code in the package is
+    reported."""
+    files = {"pkg/__init__.py": "", "pkg/probe.py": TESTED, "tests/test_probe.py": TESTED}
+    project = lint_project(tmp_path, files, select=("DEV003",))
+    found = [(Path(r.display).name, f.start.row) for r in project.files for f in r.findings]
+    assert found == [("probe.py", 7)]

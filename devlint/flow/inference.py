@@ -65,8 +65,11 @@ from devlint.symbols import (
     COLLECTIVE_FUNCTIONS,
     CONFIG_PARAMETERS,
     CPU_LIBRARIES,
+    CPU_RESULT_FUNCTIONS,
+    CPU_TARGET_LOSSES,
     CROSS_DEVICE_METHODS,
     DATA_FACTORIES,
+    DATASET_PARAMETER_NAMES,
     FULL_REDUCTIONS,
     HOST_ANNOTATIONS,
     HYPERPARAMETER_ROOTS,
@@ -117,6 +120,9 @@ class ClassModel:
     scalars: frozenset[cst.CSTNode] = frozenset()
     """Creation sites of ``torch.tensor(<a parameter>)`` never reshaped in ``__init__``: the
     configuration may be one number, and a 0-dim tensor meets any device."""
+    classes: Mapping[str, str] = field(default_factory=dict)
+    """The qualified class each attribute ``__init__`` sets by a call of one is made of
+    (``self.loss = nn.CTCLoss()``: ``torch.nn.CTCLoss``)."""
 
     def attribute(self, name: str) -> Value:
         """``self.<name>`` outside ``__init__``: what ``__init__`` leaves there. Anything
@@ -217,6 +223,8 @@ def analyse_function(
         inference.env[name] = given.get(name) or _parameter_value(
             param, partial(used_as_tensor, name)
         )
+        if name in given and _surely_not_none(given[name]):
+            inference.not_none.add(name)
     inference.run(function.body)
     returned = join(*inference.returns) if inference.returns else HOST
     return FunctionFlow(
@@ -254,7 +262,8 @@ def class_model(
         if key.startswith("self.") and "." not in key[5:]
     }
     scalars = frozenset(inference.maybe_scalar - inference.shaped)
-    return ClassModel(node, methods, attributes, inference.values, scalars)
+    classes = _attribute_classes(init, resolve)
+    return ClassModel(node, methods, attributes, inference.values, scalars, classes)
 
 
 def _construction_parameter(param: cst.Param, resolve: Resolver) -> Value:
@@ -271,6 +280,23 @@ def _construction_parameter(param: cst.Param, resolve: Resolver) -> Value:
     found = _parameter_value(param, lambda: False)
     listed = isinstance(param.default, (cst.List, cst.Tuple)) or bool(names & _SEQUENCE_TYPES)
     return HOST_SEQUENCE if found.only_host and listed else found
+
+
+def _attribute_classes(init: cst.FunctionDef, resolve: Resolver) -> dict[str, str]:
+    """``self.<name> = <Class>(...)`` statements of ``init``'s own body: name -> class."""
+    found: dict[str, str] = {}
+    for statement in init.body.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if not (isinstance(small, cst.Assign) and isinstance(small.value, cst.Call)):
+                continue
+            qualified = resolve(small.value.func)
+            for target in small.targets:
+                name = dotted_name(target.target)
+                if qualified is not None and name is not None and name.startswith("self."):
+                    found[name[5:]] = qualified
+    return found
 
 
 def _parameter_names(function: cst.FunctionDef, method: bool) -> list[str]:
@@ -317,6 +343,8 @@ def _parameter_value(param: cst.Param, tensor: Callable[[], bool]) -> Value:
         return from_parameter(name)
     if name in CONFIG_PARAMETERS:
         return HOST_SEQUENCE
+    if name == DATASET_PARAMETER_NAMES[0] or name.endswith(DATASET_PARAMETER_NAMES[1:]):
+        return CHOSEN_CPU  # a dataset's samples are on the CPU, where data loading made them
     if param.annotation is not None:
         kind = _annotation_kind(param.annotation.annotation)
         if kind == "tensor":
@@ -333,6 +361,8 @@ def _annotation_kind(annotation: cst.BaseExpression) -> str:
     ``torch.device``: on the computation's device as a tensor input is), ``host`` when
     only Python data, else ``other``."""
     names = annotation_names(annotation)
+    if "Callable" in names:
+        return "other"  # a function, whatever tensors it takes or returns
     if any(name.endswith(("Tensor", "Module", ".device")) or name == "device" for name in names):
         return "tensor"
     return "host" if names and all(name in HOST_ANNOTATIONS for name in names) else "other"
@@ -358,6 +388,12 @@ class _Inference:
         self.returns: list[Value] = []
         self.function: cst.FunctionDef | None = None
         self._by_backend: bool | None = None
+        self.lists: set[str] = set()
+        """Names last bound to a list or tuple written out: ``torch.tensor`` of one makes a
+        CPU tensor, even of tensors on a device (it copies their values)."""
+        self.not_none: set[str] = set()
+        """Parameters a caller passes a tensor (not None) and not rebound since: an
+        ``if x is None:`` branch on them does not run for that call."""
         self.reaching: dict[str, set[str]] = {}
         self.handoffs: list[Handoff] = []
         self.results_meeting: set[cst.CSTNode] = set()
@@ -384,6 +420,8 @@ class _Inference:
             found = self.eval(node.value)
             for target in node.targets:
                 self._bind(target.target, found, node.value)
+                if isinstance(target.target, cst.Name) and _is_sequence_literal(node.value):
+                    self.lists.add(target.target.value)
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             self._bind(node.target, self.eval(node.value), node.value)
         elif isinstance(node, cst.AugAssign):
@@ -399,10 +437,19 @@ class _Inference:
             self.eval(node.exc)
 
     def _compound(self, node: cst.BaseStatement) -> None:
-        if isinstance(node, cst.If):
+        if isinstance(node, cst.If) and _string_dispatch(node):
+            self._dispatch(node)
+        elif isinstance(node, cst.If):
             self.eval(node.test)
-            before = dict(self.env)
             none_in_body, none_in_orelse = _none_test(node.test)
+            if none_in_body in self.not_none:
+                if node.orelse is not None:
+                    self._else(node.orelse)
+                return
+            if none_in_orelse in self.not_none:
+                self.run(node.body)
+                return
+            before = dict(self.env)
             if none_in_body is not None:
                 self.env[none_in_body] = HOST
             self.run(node.body)
@@ -410,11 +457,7 @@ class _Inference:
             if none_in_orelse is not None:
                 self.env = {**before, none_in_orelse: HOST}
             if node.orelse is not None:
-                orelse = node.orelse
-                if isinstance(orelse, cst.If):
-                    self._compound(orelse)
-                else:
-                    self.run(orelse.body)
+                self._else(node.orelse)
             self.env = _join_envs(after_body, self.env)
         elif isinstance(node, (cst.For, cst.While)):
             self._loop(node)
@@ -451,6 +494,27 @@ class _Inference:
                 branches.append(self.env)
             self.env = _join_envs(before, *branches)
 
+    def _dispatch(self, node: cst.If) -> None:
+        """``if mode == "a": ... elif mode == "b": ...``: one branch runs, none is skipped
+        (the options are checked where the mode is set), so what was bound before the chain
+        and rebound in every branch is a placeholder that is never used."""
+        before = dict(self.env)
+        branches = []
+        current: cst.If | cst.Else | None = node
+        while isinstance(current, cst.If):
+            self.env = dict(before)
+            self.eval(current.test)
+            self.run(current.body)
+            branches.append(self.env)
+            current = current.orelse
+        self.env = _join_envs(*branches)
+
+    def _else(self, orelse: cst.If | cst.Else) -> None:
+        if isinstance(orelse, cst.If):
+            self._compound(orelse)
+        else:
+            self.run(orelse.body)
+
     def _loop(self, node: cst.For | cst.While) -> None:
         before = dict(self.env)
         for _ in range(_LOOP_PASSES):
@@ -472,6 +536,8 @@ class _Inference:
     def _bind(self, target: cst.BaseExpression, found: Value, source: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
             self.env[target.value] = found
+            self.not_none.discard(target.value)
+            self.lists.discard(target.value)
         elif isinstance(target, cst.Attribute):
             if target.attr.value == "data":
                 self._write(target, self.eval(target.value), target.value, found, source)
@@ -538,6 +604,8 @@ class _Inference:
         unpacked = target if isinstance(target, (cst.Tuple, cst.List)) else None
         if parts is not None and unpacked is not None and len(parts) == len(unpacked.elements):
             for element, part in zip(unpacked.elements, parts, strict=True):
+                if _one_dimensional_on_cpu(part):
+                    part = HOST  # `zip(xs, torch.tensor(weights))`: 0-dim elements
                 self._bind(element.value, part, element.value)
             return
         found = join(*parts) if parts else self.eval(iterable)
@@ -591,6 +659,8 @@ class _Inference:
             return self._call(node)
         if isinstance(node, cst.BinaryOperation):
             left, right = self.eval(node.left), self.eval(node.right)
+            if _is_sequence_literal(node.left) or _is_sequence_literal(node.right):
+                return _collection([left, right])  # `(a,) + b.split(n)`: tuples joined
             self._meet(node, MeetingKind.OPERATOR, [(node.left, left), (node.right, right)])
             return combine(left, right)
         if isinstance(node, cst.Comparison):
@@ -668,7 +738,7 @@ class _Inference:
                 index = self.eval(element.slice.value)
                 if (base.made or base.params or base.calls) and index.on_device:
                     pair: list[Operand] = [(node.value, base), (element.slice.value, index)]
-                    self._meet(node, MeetingKind.INDEX, pair)
+                    self._meet(node, MeetingKind.INDEX, pair, blamed=0)
             elif isinstance(element.slice, cst.Slice):
                 for bound in (element.slice.lower, element.slice.upper, element.slice.step):
                     if bound is not None:
@@ -815,8 +885,19 @@ class _Inference:
             loader = qualified.rpartition(".")[0].rpartition(".")[2]
             return UNKNOWN if any(kind in loader for kind in PROCESSOR_LOADERS) else FOLLOWS
         if last[:1].isupper():
-            return FOLLOWS  # a module, a parameter, a model output built from tensors
+            return self._constructed(arguments)
         return UNKNOWN
+
+    def _constructed(self, arguments: Sequence[tuple[cst.Arg, Value]]) -> Value:
+        """An instance of a class: in ``__init__`` a submodule or a parameter, which moves
+        with the module; elsewhere an object built from the tensors it is given (a model
+        output), and one built from no tensor (a helper object, a module made there and
+        left on the CPU) is on no device we know."""
+        setup = self.function is None or self.function.name.value in SETUP_METHODS
+        given = [found for _, found in arguments if found.origins - {Origin.HOST}]
+        if setup or not given:
+            return FOLLOWS if setup else UNKNOWN
+        return combine(*given, meets=False)
 
     def _self_call(
         self, node: cst.Call, name: str, arguments: Sequence[tuple[cst.Arg, Value]]
@@ -836,9 +917,11 @@ class _Inference:
         if name not in self._owner.attributes and f"self.{name}" not in self.env:
             return UNKNOWN  # an inherited method (``self.log``), not a submodule we know
         attribute = self.env.get(f"self.{name}", self._owner.attribute(name))
-        if attribute.on_device:
-            return self._module_call(node, node.func, arguments)
-        return self._closure_call(node, node.func, attribute, arguments)
+        if not attribute.on_device:
+            return self._closure_call(node, node.func, attribute, arguments)
+        if self._owner.classes.get(name) in CPU_TARGET_LOSSES:
+            return self._module_call(node, node.func, arguments[:1])  # targets may be CPU
+        return self._module_call(node, node.func, arguments)
 
     def _local_call(
         self,
@@ -856,7 +939,8 @@ class _Inference:
         if callees is None:
             return UNKNOWN
         bound = _bound(function, arguments, method)
-        if not any(found.made or Origin.CPU in found.origins for _, found in arguments):
+        passes_cpu = any(found.made or Origin.CPU in found.origins for _, found in arguments)
+        if not passes_cpu and not _fills_none_default(function, bound):
             returned = callees.returned(function, owner)
             tied = [bound[name].tied for name in returned.params if name in bound]
             return tied_to(returned, *tied)
@@ -929,6 +1013,10 @@ class _Inference:
         module, _, name = qualified.rpartition(".")
         if module == "torch" and name in _FACTORIES:
             return self._factory(node, name)
+        if qualified in CPU_RESULT_FUNCTIONS:
+            return CHOSEN_CPU
+        if qualified.startswith("torch.ops.") and not qualified.startswith("torch.ops.aten."):
+            return UNKNOWN  # another library's custom op: its library places the result
         if qualified == "torch.device":
             return arguments[0][1] if arguments else UNKNOWN
         if name[:1].isupper():
@@ -986,6 +1074,8 @@ class _Inference:
         data = payload.value
         if isinstance(data, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp)):
             return made_on_cpu(node)
+        if isinstance(data, cst.Name) and data.value in self.lists:
+            return made_on_cpu(node)
         found = self.values.get(data, UNKNOWN)
         if self._construction and found == UNKNOWN and isinstance(data, cst.Name):
             self.maybe_scalar.add(node)  # configuration: Python data, or one number
@@ -1002,9 +1092,20 @@ class _Inference:
             self._by_backend = body is not None and places_by_backend(body)
         return self._by_backend
 
-    def _meet(self, at: cst.CSTNode, kind: MeetingKind, operands: Sequence[Operand]) -> None:
-        self._record(meetings_among(at, kind, operands))
-        self._summarise_meeting(operands)
+    def _meet(
+        self,
+        at: cst.CSTNode,
+        kind: MeetingKind,
+        operands: Sequence[Operand],
+        blamed: int | None = None,
+    ) -> None:
+        """Record where CPU tensors among ``operands`` meet the device: only the operand at
+        position ``blamed`` when given (a CPU index into a device tensor is legal)."""
+        found = meetings_among(at, kind, operands)
+        if blamed is not None:
+            found = (meeting for meeting in found if meeting.cpu is operands[blamed][0])
+        self._record(found)
+        self._summarise_meeting(operands, blamed)
 
     def _record(self, meetings: Iterable[Meeting]) -> None:
         for meeting in meetings:
@@ -1013,17 +1114,21 @@ class _Inference:
                 self._seen.add(key)
                 self.meetings.append(meeting)
 
-    def _summarise_meeting(self, operands: Sequence[Operand]) -> None:
+    def _summarise_meeting(self, operands: Sequence[Operand], blamed: int | None = None) -> None:
         """What a summary of the function needs from a meeting: results of other files'
-        functions that meet the device, and which parameters meet which."""
+        functions that meet the device, and which parameters meet which (only the operand
+        at ``blamed`` when given)."""
         values = [found for _, found in operands]
         placed = {position for position, found in enumerate(values) if surely_on_device(found)}
         if not placed:
             return
         for position, found in enumerate(values):
+            if blamed is not None and position != blamed:
+                continue
             partners = [values[other] for other in placed if other != position]
-            if found.calls and partners:
-                self.results_meeting.update(found.calls)
+            for call in found.calls:
+                if any(call not in partner.tied for partner in partners):
+                    self.results_meeting.add(call)
             if not found.on_device:
                 continue
             for name in found.params:
@@ -1046,6 +1151,48 @@ def _bound(
         elif position < len(names):
             bound[names[position]] = found
     return bound
+
+
+def _string_dispatch(node: cst.If) -> bool:
+    """An ``if``/``elif`` chain without ``else`` that compares one name with a different
+    string in each test (``self.mode == "additive"``): a dispatch on a configured option."""
+    subjects: set[str | None] = set()
+    options: set[object] = set()
+    count = 0
+    current: cst.If | cst.Else | None = node
+    while isinstance(current, cst.If):
+        test = current.test
+        if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+            return False
+        target = test.comparisons[0]
+        if not (
+            isinstance(target.operator, cst.Equal)
+            and isinstance(target.comparator, cst.SimpleString)
+        ):
+            return False
+        subjects.add(dotted_name(test.left))
+        options.add(target.comparator.evaluated_value)
+        count += 1
+        current = current.orelse
+    named = len(subjects) == 1 and None not in subjects
+    return current is None and count >= 2 and named and len(options) == count
+
+
+def _fills_none_default(function: cst.FunctionDef, bound: Mapping[str, Value]) -> bool:
+    """The call passes a tensor for a parameter that defaults to None: the function's
+    ``if x is None:`` branches do not run for it, its general flow would join them in."""
+    params = function.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        default = param.default
+        is_none = isinstance(default, cst.Name) and default.value == "None"
+        if is_none and param.name.value in bound and _surely_not_none(bound[param.name.value]):
+            return True
+    return False
+
+
+def _surely_not_none(found: Value) -> bool:
+    """A tensor on some device, never a host value such as None."""
+    return bool(found.origins) and not found.origins & {Origin.HOST, Origin.UNKNOWN}
 
 
 def _none_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:
@@ -1091,16 +1238,42 @@ def _host_result(qualified: str) -> Value:
     return HOST_SEQUENCE
 
 
+_SIZED_FACTORIES = ("zeros", "ones", "empty", "rand", "randn")
+"""Factories whose positional arguments are the size: one integer written out (``torch.rand(2)``)
+makes a one-dimensional tensor."""
+
+
 def _one_dimensional_on_cpu(tensor: Value) -> bool:
-    """A CPU tensor that only one-dimensional factories (``arange``, ``linspace``) made."""
+    """A CPU tensor that only one-dimensional factories (``arange``, ``linspace``, a size
+    of one integer) made."""
     return (
-        tensor.origins == {Origin.CPU}
+        tensor.origins - {Origin.HOST} == {Origin.CPU}
         and bool(tensor.made)
-        and all(
-            isinstance(site, cst.Call)
-            and (dotted_name(site.func) or "").rpartition(".")[2] in _ONE_DIMENSIONAL_FACTORIES
-            for site in tensor.made
-        )
+        and all(isinstance(site, cst.Call) and _one_dimensional(site) for site in tensor.made)
+    )
+
+
+def _one_dimensional(factory: cst.Call) -> bool:
+    name = (dotted_name(factory.func) or "").rpartition(".")[2]
+    if name in _ONE_DIMENSIONAL_FACTORIES:
+        return True
+    sizes = [arg.value for arg in factory.args if arg.keyword is None and not arg.star]
+    if name in DATA_FACTORIES:
+        return bool(sizes) and _flat_list(sizes[0])
+    return name in _SIZED_FACTORIES and len(sizes) == 1 and isinstance(sizes[0], cst.Integer)
+
+
+def _flat_list(data: cst.BaseExpression) -> bool:
+    """A list or tuple written out with no list in it (``[a, b]``, ``[1 / n] * n``): the
+    data of a one-dimensional tensor."""
+    if isinstance(data, cst.BinaryOperation) and isinstance(data.operator, cst.Multiply):
+        data = data.left if isinstance(data.left, (cst.List, cst.Tuple)) else data.right
+    if not isinstance(data, (cst.List, cst.Tuple)) or not data.elements:
+        return False
+    nested = (cst.List, cst.Tuple, cst.ListComp, cst.StarredElement)
+    return not any(
+        isinstance(element, cst.StarredElement) or isinstance(element.value, nested)
+        for element in data.elements
     )
 
 
@@ -1108,10 +1281,11 @@ def _reduced(tensor: Value) -> Value:
     """A tensor reduced to one element (``t.sum()``): a 0-dim CPU tensor meets any device,
     a 0-dim device tensor still needs its device, which is the reduced tensor's own: where
     it was made on the CPU, so is the result (``lengths / lengths.max()`` never mixes)."""
-    if not tensor.made:
+    if not tensor.made and not tensor.calls:
         return tensor
     origins = (tensor.origins - {Origin.CPU}) | {Origin.HOST}
-    return tied_to(Value(origins, (), False, tensor.params, tensor.tied), tensor.made)
+    found = Value(origins, (), False, tensor.params, tensor.tied)
+    return tied_to(found, tensor.made, tensor.calls)  # a callee's CPU tensor, reduced: 0-dim
 
 
 def _join_envs(*envs: Mapping[str, Value]) -> dict[str, Value]:
@@ -1139,6 +1313,12 @@ def _string(node: cst.SimpleString) -> Value:
         if text.partition(":")[0] == "cpu":
             return CHOSEN_CPU
     return HOST
+
+
+def _is_sequence_literal(node: cst.BaseExpression) -> bool:
+    """A list or tuple written out (or a comprehension): an operator on it concatenates or
+    repeats Python sequences, it computes nothing on a device."""
+    return isinstance(node, (cst.List, cst.Tuple, cst.ListComp, cst.GeneratorExp))
 
 
 def _is_string(node: cst.BaseExpression, text: str) -> bool:

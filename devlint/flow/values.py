@@ -43,9 +43,9 @@ class Value:
     params: frozenset[str] = frozenset()
     """The function's parameters it derives from: what a summary of the function reads."""
     tied: tuple[cst.CSTNode, ...] = ()
-    """Creation sites whose tensor's own device this value took (``x.device``,
-    ``f(x.device)``, ``y.to(x.device)``): wherever that tensor is, this is too, so the
-    two never meet on different devices."""
+    """Creation sites (and calls of other files' functions, ``calls``) whose tensor's own
+    device this value took (``x.device``, ``f(x.device)``, ``y.to(x.device)``): wherever
+    that tensor is, this is too, so the two never meet on different devices."""
     calls: tuple[cst.CSTNode, ...] = ()
     """Calls of functions in other files whose results it may hold: where such a result
     meets the device, the callee's summary (in the project index) says whether it is CPU."""
@@ -163,7 +163,10 @@ def captured(*values: Value) -> Value:
 
 def as_device(tensor: Value) -> Value:
     """``x.device``: the origins of ``x``, no longer blaming where ``x`` was made (asking
-    a CPU tensor for its device is not a meeting, and ``device=`` then chooses the CPU)."""
+    a CPU tensor for its device is not a meeting, and ``device=`` then chooses the CPU);
+    tied to where ``x`` was made and to the calls of other files' functions it holds the
+    result of (``device=pil_to_tensor(img).device`` is wherever that result is)."""
     if tensor.only_host:
         return UNKNOWN
-    return Value(tensor.origins - {Origin.HOST}, (), False, tensor.params, tensor.made)
+    tied = _union(tensor.made, tensor.calls)
+    return Value(tensor.origins - {Origin.HOST}, (), False, tensor.params, tied)

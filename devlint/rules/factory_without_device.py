@@ -12,7 +12,7 @@ from devlint.facts import FileFacts
 from devlint.findings import Applicability, Fix
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting, MeetingKind, empty_data
-from devlint.index import ProjectIndex
+from devlint.index import ProjectIndex, is_test_module
 from devlint.nodes import annotation_names, chain_root, dotted_name, is_self, iter_children
 from devlint.rules._devices import BINDING_TYPES, Bindings
 from devlint.rules.base import (
@@ -124,11 +124,21 @@ class FactoryWithoutDevice(Rule):
     design; a collective on a CPU group (`group=cpu_group`), in a function that asks the
     backend (`get_backend(group)`, `Backend.NCCL`, `"gloo"`) and places its tensors by
     it, and the `*_object` collectives, which place their tensors themselves; a library
-    function that hands its tensors to NumPy without `.cpu()` (it gets CPU tensors). A tensor
+    function that hands its tensors to NumPy without `.cpu()` (it gets CPU tensors); what
+    only meets CPU tensors by design: `torch._shape_as_tensor(x)`, `torch.tensor` of a list
+    (of tensors too: it copies their values to the CPU), a helper object made outside
+    `__init__`, another library's `torch.ops`, a parameter holding a dataset
+    (`train_dataset`); a CPU index or mask into a device tensor (`x[mask]`); Python's `+`
+    of tuples; the 0-dim elements of `torch.rand(2)` or `torch.tensor([a, b])`; the targets
+    of `nn.CTCLoss`; a placeholder that every branch of an `if`/`elif` over the options of
+    a mode replaces; an `if x is None:` branch that the caller's tensor skips; a device
+    taken from the result itself (`device=image.device`); a function passed as a parameter
+    (`Callable`); and code in tests, which places its tensors where it means to run. A tensor
     passed to or returned from a project function is followed there, in another file
     too: it is reported where it is made if it meets the device inside the function it
     is passed to (with an argument the caller has on the device), or where a caller uses
-    the result (functions of a module, not methods, for now).
+    the result (functions of a module, not methods, for now; returned whole, not as one
+    element of a tuple, and not reduced to 0-dim there).
     """
 
     code = "DEV003"
@@ -365,6 +375,72 @@ class FactoryWithoutDevice(Rule):
         "    def forward(self, boxes, order: torch.Tensor, weight: torch.Tensor):\n"
         "        ious = torch.Tensor([]) if boxes.numel() == 0 else boxes @ boxes.T\n"
         "        return ious[:, order] * weight if len(ious) > 0 else ious\n",
+        # CPU by design: a shape made a tensor for tracing meets another CPU tensor; a
+        # tuple joined to a device tensor's pieces (Python's `+`); a CPU mask indexing a
+        # device tensor; the pieces of a one-dimensional tensor (`rand(2)[0]`, a `zip`),
+        # 0-dim; `nn.CTCLoss` targets, which it takes on the CPU.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Head(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.ctc = nn.CTCLoss(zero_infinity=True)\n\n"
+        "    def forward(self, x, lens, pad=None):\n"
+        "        dim = torch._shape_as_tensor(x)[0].unsqueeze(0)\n"
+        "        k = torch.min(torch.cat((torch.tensor([4], dtype=dim.dtype), dim), 0))\n"
+        "        order = torch.randperm(x.shape[0], device=x.device)\n"
+        "        batches = (torch.arange(4),) + order.split(8)\n"
+        "        if pad is None:\n"
+        "            mask = torch.ones(x.shape[:-1]).bool()\n"
+        "        else:\n"
+        "            mask = x.ne(pad).any(-1)\n"
+        "        change = 1.0 + torch.rand(2) * 0.1\n"
+        "        out = x[mask] * change[0]\n"
+        "        for w, row in zip(torch.tensor([0.5] * 2), x):\n"
+        "            out = out + w * row\n"
+        "        target = torch.arange(1, lens[0] + 1).unsqueeze(0)\n"
+        "        loss = self.ctc(x, target, input_lengths=lens[:1], target_lengths=lens[:1])\n"
+        "        return out, k, batches, loss\n",
+        # A helper's `x is None` branch that its only caller never takes; a placeholder
+        # that every option of a mode replaces.
+        "import torch\nimport torch.nn as nn\nfrom typing import Optional\n\n"
+        "class Block(nn.Module):\n"
+        "    def mask(self, x: Optional[torch.Tensor] = None):\n"
+        "        if x is None:\n"
+        "            return torch.zeros(1, 8, 8, 1)\n"
+        "        return torch.zeros(1, x.shape[1], x.shape[2], 1, device=x.device)\n\n"
+        "    def forward(self, x):\n"
+        "        alpha = torch.tensor([0])\n"
+        '        if self.mode == "additive":\n'
+        "            alpha = x + 1\n"
+        '        elif self.mode == "multiplicative":\n'
+        "            alpha = x * 2\n"
+        "        return x + self.mask(x), alpha[x > 0]\n",
+        # A CPU pipeline in a class that stores a device: a helper object made there and
+        # `torch.as_tensor` of a list of tensors are on the CPU, like what they meet; a
+        # function passed as a parameter is no module.
+        "import numpy as np\nimport torch\nfrom typing import Callable\n"
+        "from pkg.utils import NodeState\n\n"
+        "class Sampler:\n"
+        "    def __init__(self, device):\n        self.device = device\n\n"
+        "    def sample(self, seeds, batches):\n"
+        "        state = NodeState(3)\n"
+        "        edges = torch.cat([state.out, torch.empty(0, dtype=torch.int64)])\n"
+        "        times = torch.empty(0, dtype=torch.int64)\n"
+        "        for batch in batches:\n"
+        "            time = [seeds[(batch == i).nonzero()] for i in range(3)]\n"
+        "            time = torch.as_tensor(time, dtype=torch.int64)\n"
+        "            times = torch.cat([times, time])\n"
+        "        return edges, times\n\n"
+        "def centres(train_dataset, steps: int):\n"
+        "    found = torch.cat([item.center() for item in train_dataset])\n"
+        "    radius = (found - found.mean(0)).norm(dim=1)\n"
+        "    return radius * torch.linspace(0, 1, steps), found.to(radius.device)\n\n"
+        "def search(queries: torch.Tensor, corpus, score: Callable[..., torch.Tensor]):\n"
+        "    if isinstance(corpus, np.ndarray):\n"
+        "        corpus = torch.from_numpy(corpus)\n"
+        "    if corpus.device != queries.device:\n"
+        "        queries = queries.to(corpus.device)\n"
+        "    return score(queries, corpus)\n",
     )
     INVALID = (
         Invalid(
@@ -838,6 +914,44 @@ class FactoryWithoutDevice(Rule):
             "        ignored = torch.zeros(len(areas), dtype=torch.bool, device=self.device)\n"
             "        return ignored | (areas < 32**2)\n",
         ),
+        Invalid(
+            # `torch.tensor` of a list copies the values to the CPU, even of device tensors.
+            "import torch\nfrom torch import nn\n\n"
+            "class Pool(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        parts = [x[i].sum() for i in range(2)]\n"
+            "        weights = torch.tensor(parts)\n"
+            "        return x * weights\n",
+            line=7,
+            column=19,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Pool(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        parts = [x[i].sum() for i in range(2)]\n"
+            "        weights = torch.tensor(parts, device=x.device)\n"
+            "        return x * weights\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A mode with one option tested: on any other, the CPU placeholder is used.
+            "import torch\nfrom torch import nn\n\n"
+            "class Conv(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        alpha = torch.tensor([0])\n"
+            '        if self.mode == "additive":\n'
+            "            alpha = x + 1\n"
+            "        return alpha[x > 0]\n",
+            line=6,
+            column=17,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Conv(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        alpha = torch.tensor([0], device=x.device)\n"
+            '        if self.mode == "additive":\n'
+            "            alpha = x + 1\n"
+            "        return alpha[x > 0]\n",
+            unsafe=True,
+        ),
     )
 
     screen_types = (ast.Call, ast.Attribute, *BINDING_TYPES)
@@ -880,6 +994,8 @@ class FactoryWithoutDevice(Rule):
         assert isinstance(node, cst.Call)
         if context.scope.method in SETUP_METHODS or context.in_checked_branch:
             return  # __init__ never runs on the forward path; a checked branch is a choice
+        if is_test_module(context.module_name):
+            return  # a test places its tensors where it means to run (the CPU, most often)
         name = context.qualified_name(node.func) or ""
         module, _, factory = name.rpartition(".")
         if module != "torch" or factory not in _FACTORIES:
@@ -932,7 +1048,7 @@ class FactoryWithoutDevice(Rule):
             lines.setdefault("line", handoff.call)
         function = context.scope.function_name
         own = function is not None and function.endswith(f".{flow.function.name.value}")
-        if own and not needs and any(site is node for site in flow.returned.made):
+        if own and not needs and _returned_whole(flow, node):
             assert function is not None
             needs.append(Requirement(Needed.RESULT_MEETS, function))
             data["returned_by"] = flow.function.name.value
@@ -980,6 +1096,26 @@ class FactoryWithoutDevice(Rule):
                 fix = Fix(Applicability.UNSAFE, described, edits)
                 return Resolution(f"{message}; {described[0].lower()}{described[1:]}", fix)
         return Resolution(f"{message}; create it on the device of a tensor it meets")
+
+
+def _returned_whole(flow: FunctionFlow, made: cst.Call) -> bool:
+    """The tensor made at ``made`` is what a ``return`` of the function gives, not one
+    element of a tuple or list it returns: a caller that meets the whole result with the
+    device would blame every element, whichever it uses."""
+    stack: list[cst.CSTNode] = [flow.function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            continue
+        if isinstance(node, cst.Return) and node.value is not None:
+            if isinstance(node.value, (cst.Tuple, cst.List)):
+                continue
+            found = flow.values.get(node.value)
+            if found is not None and any(site is made for site in found.made):
+                return True
+            continue
+        stack.extend(iter_children(node))
+    return False
 
 
 def _reports_in(scope: ScopeInfo) -> bool:

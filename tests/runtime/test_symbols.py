@@ -171,6 +171,8 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     ),
     "PROCESSOR_LOADERS": lambda v: [n for n in v if not hasattr(transformers, f"Auto{n}")],
     "MEETING_FUNCTIONS": check_qualified,
+    "CPU_RESULT_FUNCTIONS": check_qualified,
+    "CPU_TARGET_LOSSES": check_qualified,
     "COLLECTIVE_FUNCTIONS": check_qualified,
     "TENSOR_HOST_ATTRIBUTES": lambda v: sorted(
         n for n in v if not (hasattr(TENSOR, n) or hasattr(MODULE(), n))
@@ -206,6 +208,7 @@ NOT_LIBRARY_NAMES = {
     "HOST_ANNOTATIONS": "Python's and typing's names for data",
     "TENSOR_PARAMETER_NAMES": "parameter names that users choose",
     "CONFIG_PARAMETERS": "parameter names that users choose",
+    "DATASET_PARAMETER_NAMES": "parameter names (and endings) that users choose",
     "CARRYING_LIBRARIES": "einops and torchvision.ops, not dependencies here",
     "LIBRARY_MODULE_BASES": "mmengine's and mmcv's classes, not dependencies here",
     "COLLECTION_UPDATERS": "methods of Python's containers",

@@ -6,7 +6,13 @@ from collections.abc import Callable, Iterable, Mapping
 
 import libcst as cst
 
-from devlint.flow.callers import mentions, names_callee, off_device_parameters, references
+from devlint.flow.callers import (
+    mentions,
+    names_anywhere,
+    names_callee,
+    off_device_parameters,
+    references,
+)
 from devlint.flow.inference import (
     NO_CLASS,
     ClassModel,
@@ -118,14 +124,20 @@ class FileFlows:
         self, made: cst.CSTNode, function: cst.FunctionDef, owner: cst.ClassDef | None
     ) -> tuple[Meeting, ...]:
         """Where the tensor made at ``made`` in ``function`` meets the device: there, or in
-        the class's other methods (or the file's functions) that get it by a call."""
+        the class's other methods (or the file's functions) that get it by a call. Not
+        where it arrives kept in an attribute ``__init__`` set from the call: a plain
+        tensor attribute is DEV007's question (``construction_meetings``), and the
+        ``.to(device)`` there may well have placed it."""
         flow = self.function(function, owner)
         found = flow.meetings_of(made)
         if found or not any(site is made for site in flow.returned.made):
             return found
         siblings = self.owner(owner).methods if owner is not None else self._functions_by_name()
+        name = function.name.value
         for sibling in siblings.values():
-            if sibling is not function and sibling not in self._active:
+            if sibling is function or sibling in self._active:
+                continue
+            if names_anywhere(sibling.body, name):
                 found += self.function(sibling, owner).meetings_of(made)
         return found
 

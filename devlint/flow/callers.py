@@ -29,6 +29,19 @@ def names_callee(func: cst.BaseExpression, name: str, method: bool) -> bool:
     return isinstance(func, cst.Name) and func.value == name
 
 
+def names_anywhere(node: cst.CSTNode, name: str) -> bool:
+    """Whether ``node`` holds ``<name>`` or ``<anything>.<name>`` (``self.f``, ``Cls.f``)."""
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Attribute) and current.attr.value == name:
+            return True
+        if isinstance(current, cst.Name) and current.value == name:
+            return True
+        stack.extend(iter_children(current))
+    return False
+
+
 def mentions(node: cst.CSTNode, name: str, method: bool) -> bool:
     """Whether ``node`` holds ``self.<name>`` (a method) or the name ``<name>``."""
     stack: list[cst.CSTNode] = [node]

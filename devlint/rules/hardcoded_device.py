@@ -9,7 +9,13 @@ import libcst as cst
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.nodes import chain_root, dotted_name, first_positional, keyword_argument
+from devlint.nodes import (
+    chain_root,
+    dotted_name,
+    first_positional,
+    iter_children,
+    keyword_argument,
+)
 from devlint.rules._devices import (
     BINDING_TYPES,
     Bindings,
@@ -55,7 +61,8 @@ class HardcodedDevice(Rule):
     default of a model's `__init__(..., device="cuda")` that it stores as `self.device`
     (callers that rely on it are pinned to the GPU), and a `device="cuda"` default of any
     function that the project's own code (not a script's, not a test's) calls without a
-    device: those calls place their tensors on the GPU whatever their own device is.
+    device: those calls place their tensors on the GPU whatever their own device is (not
+    a default read only as `torch.autocast`'s device type, which names every CUDA GPU).
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
     a sampler or trainer stores as its `self.device` (or `self.current_device`): choosing
     it is that class's job, nor a branch on which devices exist
@@ -119,6 +126,13 @@ class HardcodedDevice(Rule):
     screen_types = (ast.Call, ast.FunctionDef, *BINDING_TYPES)
 
     VALID = (
+        # A default read only as autocast's device type names the backend, not one GPU.
+        "import torch\n\n"
+        'def autocast(enabled, device="cuda"):\n'
+        "    return torch.amp.autocast(device, enabled=enabled)\n\n"
+        "def train_step(model, batch, amp):\n"
+        "    with autocast(amp):\n"
+        "        return model(batch)\n",
         # A device chosen by the caller, the tensor's own device, the module's device.
         "import torch\nimport pytorch_lightning as pl\n\n"
         "class M(pl.LightningModule):\n"
@@ -535,6 +549,8 @@ class HardcodedDevice(Rule):
         name = scope.function_name or ""
         if name.rpartition(".")[2] != function.name.value:
             return  # a nested function's: no other code calls it by name
+        if _only_a_device_type(function.body, param.name.value):
+            return  # `torch.autocast(device, ...)`: "cuda" is every CUDA GPU's type
         position = _position(function, param, skip_first=scope.method is not None)
         data = {"literal": literal, "relied_on": name, "position": str(position)}
         context.report(self.code, default, data=data)
@@ -635,6 +651,23 @@ def _relied_on(candidate: Candidate, literal: str, index: ProjectIndex) -> Resol
         "device: the tensors go there whatever the caller's device is; pass the device at "
         "the call (and default to `None`)"
     )
+
+
+def _only_a_device_type(body: cst.CSTNode, name: str) -> bool:
+    """``name`` is read, and only as ``torch.autocast``'s device type (its first argument
+    or ``device_type=``), which names a backend, not one GPU: it places no tensor."""
+    reads = as_type = 0
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name) and current.value == name:
+            reads += 1
+        if isinstance(current, cst.Call) and (dotted_name(current.func) or "").endswith("autocast"):
+            for arg in (first_positional(current), keyword_argument(current, "device_type")):
+                if arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == name:
+                    as_type += 1
+        stack.extend(iter_children(current))
+    return reads > 0 and reads == as_type
 
 
 def _position(function: cst.FunctionDef, param: cst.Param, *, skip_first: bool) -> int:

@@ -459,6 +459,9 @@ class _Inference:
             if node.orelse is not None:
                 self._else(node.orelse)
             self.env = _join_envs(after_body, self.env)
+            moved_there = _moved_unless_there(node)
+            if moved_there in after_body:
+                self.env[moved_there] = after_body[moved_there]
         elif isinstance(node, (cst.For, cst.While)):
             self._loop(node)
         elif isinstance(node, cst.With):
@@ -752,7 +755,9 @@ class _Inference:
         for target in node.comparisons:
             right = self.eval(target.comparator)
             results.append(right)
-            if not isinstance(target.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)):
+            identity = isinstance(target.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot))
+            devices = _names_a_device(left_node) or _names_a_device(target.comparator)
+            if not identity and not devices:
                 pair: list[Operand] = [(left_node, left), (target.comparator, right)]
                 self._meet(node, MeetingKind.COMPARISON, pair)
             left_node, left = target.comparator, right
@@ -1227,6 +1232,28 @@ def _element_of_one_dimension(base: Value, node: cst.Subscript) -> bool:
     if not isinstance(value, cst.Integer):
         return False
     return _one_dimensional_on_cpu(base)
+
+
+def _moved_unless_there(node: cst.If) -> str | None:
+    """``x`` of ``if x.device != d: x = x.to(d)`` (no ``else``): on ``d`` either way, so
+    what the body made of it is what it holds after."""
+    test = node.test
+    if node.orelse is not None or not isinstance(test, cst.Comparison):
+        return None
+    if len(test.comparisons) != 1 or not isinstance(test.comparisons[0].operator, cst.NotEqual):
+        return None
+    for side in (test.left, test.comparisons[0].comparator):
+        if _names_a_device(side) and isinstance(side, cst.Attribute):
+            return dotted_name(side.value)
+    return None
+
+
+def _names_a_device(node: cst.BaseExpression) -> bool:
+    """``x.device`` or ``torch.device(...)``: comparing devices (``x.device != dv``) is no
+    meeting of tensors."""
+    if isinstance(node, cst.Attribute):
+        return node.attr.value == "device"
+    return isinstance(node, cst.Call) and (dotted_name(node.func) or "").endswith("device")
 
 
 def _host_result(qualified: str) -> Value:

@@ -241,6 +241,18 @@ class FactoryWithoutDevice(Rule):
         "    def forward(self, x):\n"
         "        noise = torch.randn(x.shape).type_as(x)\n"
         "        return x * self.scale + noise, np.zeros(3)\n",
+        # A helper that moves its argument unless it is already there (`x.device != dv`)
+        # returns it on the tensor's device on both paths.
+        "import torch\nfrom torch import nn\n\n"
+        "def to_device(x, tensor):\n"
+        "    dv = tensor.device\n"
+        "    if x.device != dv:\n"
+        "        x = x.to(dv)\n"
+        "    return x\n\n"
+        "class Loss(nn.Module):\n"
+        "    def forward(self, embeddings):\n"
+        "        d_pos = to_device(torch.zeros(embeddings.shape[0]), embeddings)\n"
+        "        return d_pos * embeddings\n",
         # 0-dim tensors of Python numbers (`math`, `random`) meet any device in arithmetic.
         "import math\nimport random\nimport torch\nimport torch.nn as nn\n\n"
         "class Attention(nn.Module):\n"

@@ -185,6 +185,9 @@ class FunctionFlow:
     """CPU-made tensors passed to functions of other files."""
     results_meeting: frozenset[cst.CSTNode] = frozenset()
     """Calls of functions of other files whose results meet the computation's device."""
+    returned_whole: tuple[cst.CSTNode, ...] = ()
+    """Creation sites of tensors a ``return`` gives whole, not as one element of a tuple or
+    list it returns: a caller meeting the result with the device meets those."""
 
     def meetings_of(self, made: cst.CSTNode) -> tuple[Meeting, ...]:
         """Where the tensor made at ``made`` meets the computation's device, first first."""
@@ -235,6 +238,7 @@ def analyse_function(
         {name: frozenset(partners) for name, partners in inference.reaching.items()},
         tuple(inference.handoffs),
         frozenset(inference.results_meeting),
+        tuple(dict.fromkeys(inference.returned_whole)),
     )
 
 
@@ -386,6 +390,7 @@ class _Inference:
         self._seen: set[tuple[int, int]] = set()
         self.values: dict[cst.CSTNode, Value] = {}
         self.returns: list[Value] = []
+        self.returned_whole: list[cst.CSTNode] = []
         self.function: cst.FunctionDef | None = None
         self._by_backend: bool | None = None
         self.lists: set[str] = set()
@@ -430,7 +435,10 @@ class _Inference:
             self._meet(node, MeetingKind.IN_PLACE, [(node.target, current), (node.value, change)])
             self._bind(node.target, combine(current, change), node.value)
         elif isinstance(node, cst.Return):
-            self.returns.append(self.eval(node.value) if node.value is not None else HOST)
+            found = self.eval(node.value) if node.value is not None else HOST
+            self.returns.append(found)
+            if not isinstance(node.value, (cst.Tuple, cst.List)):
+                self.returned_whole.extend(found.made)
         elif isinstance(node, cst.Assert):
             self.eval(node.test)
         elif isinstance(node, cst.Raise) and node.exc is not None:

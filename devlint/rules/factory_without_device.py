@@ -1060,7 +1060,7 @@ class FactoryWithoutDevice(Rule):
             lines.setdefault("line", handoff.call)
         function = context.scope.function_name
         own = function is not None and function.endswith(f".{flow.function.name.value}")
-        if own and not needs and _returned_whole(flow, node):
+        if own and not needs and any(site is node for site in flow.returned_whole):
             assert function is not None
             needs.append(Requirement(Needed.RESULT_MEETS, function))
             data["returned_by"] = flow.function.name.value
@@ -1108,26 +1108,6 @@ class FactoryWithoutDevice(Rule):
                 fix = Fix(Applicability.UNSAFE, described, edits)
                 return Resolution(f"{message}; {described[0].lower()}{described[1:]}", fix)
         return Resolution(f"{message}; create it on the device of a tensor it meets")
-
-
-def _returned_whole(flow: FunctionFlow, made: cst.Call) -> bool:
-    """The tensor made at ``made`` is what a ``return`` of the function gives, not one
-    element of a tuple or list it returns: a caller that meets the whole result with the
-    device would blame every element, whichever it uses."""
-    stack: list[cst.CSTNode] = [flow.function.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-            continue
-        if isinstance(node, cst.Return) and node.value is not None:
-            if isinstance(node.value, (cst.Tuple, cst.List)):
-                continue
-            found = flow.values.get(node.value)
-            if found is not None and any(site is made for site in found.made):
-                return True
-            continue
-        stack.extend(iter_children(node))
-    return False
 
 
 def _reports_in(scope: ScopeInfo) -> bool:

@@ -764,7 +764,7 @@ class _Inference:
             right = self.eval(target.comparator)
             results.append(right)
             identity = isinstance(target.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot))
-            devices = _names_a_device(left_node) or _names_a_device(target.comparator)
+            devices = _is_a_device_object(left_node) or _is_a_device_object(target.comparator)
             if not identity and not devices:
                 pair: list[Operand] = [(left_node, left), (target.comparator, right)]
                 self._meet(node, MeetingKind.COMPARISON, pair)
@@ -1251,12 +1251,12 @@ def _moved_unless_there(node: cst.If) -> str | None:
     if len(test.comparisons) != 1 or not isinstance(test.comparisons[0].operator, cst.NotEqual):
         return None
     for side in (test.left, test.comparisons[0].comparator):
-        if _names_a_device(side) and isinstance(side, cst.Attribute):
+        if _is_a_device_object(side) and isinstance(side, cst.Attribute):
             return dotted_name(side.value)
     return None
 
 
-def _names_a_device(node: cst.BaseExpression) -> bool:
+def _is_a_device_object(node: cst.BaseExpression) -> bool:
     """``x.device`` or ``torch.device(...)``: comparing devices (``x.device != dv``) is no
     meeting of tensors."""
     if isinstance(node, cst.Attribute):

@@ -43,6 +43,9 @@ class FileJob:
     settings: RuleSettings
     prefilter: bool = True
     """Skip libcst when no rule has a trigger in the file (off: ``--no-prefilter``)."""
+    star_bound: tuple[tuple[str, str], ...] = ()
+    """The names its ``from <module> import *`` statements bind, to qualified names, as the
+    project's other files say (``devlint.stars``): the walk starts knowing them."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,7 @@ def analyze_text(job: FileJob, text: str) -> FileAnalysis:
             text=text,
             path=job.in_project,
             settings=job.settings,
+            star_bound=job.star_bound,
         )
         outcome = traversal.run()
     except (cst.ParserSyntaxError, RecursionError, SyntaxError, ValueError) as error:
@@ -177,6 +181,7 @@ def _skeleton(job: FileJob, text: str) -> Skeleton | None:
         job.in_project,
         references=references,
         collect=screen_types(job.codes),
+        star_bound=job.star_bound,
     )
 
 

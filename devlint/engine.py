@@ -31,6 +31,7 @@ from devlint.rules import SelectionError, all_rules, select_codes
 from devlint.rules.base import Rule, RuleSettings
 from devlint.runner import Runner, content_digest
 from devlint.source import SourceError, SourceText, split_lines
+from devlint.stars import star_bound
 
 MAX_FIX_PASSES = 4
 """Fixing converges in one or two passes; the bound stops a rule that keeps rewriting."""
@@ -340,6 +341,7 @@ def _analyse_and_resolve(projects: list[Project], runner: Runner) -> None:
     for result, analysis in zip(results, runner.analyze(work), strict=True):
         result.analysis = analysis
         result.analysed_digest = runner.digests.get(result.job.path)
+    _bind_star_imports(projects, runner)
     for project in projects:
         _index(project)
     _parse_skipped_files_that_matter(projects, runner)
@@ -348,6 +350,31 @@ def _analyse_and_resolve(projects: list[Project], runner: Runner) -> None:
     for project in projects:
         for result in project.files:
             resolve(project, result)
+
+
+def _bind_star_imports(projects: list[Project], runner: Runner) -> None:
+    """Analyse again the files whose star imports bind names that other files of the
+    project define or import (``devlint.stars``), the walk knowing them: ``torch`` and
+    ``nn`` reach many a file only so. Files without a star import are not touched; the
+    names a file is analysed with are part of its cache key, so a change in a file its
+    star imports read gives a new analysis."""
+    work: list[tuple[FileResult, FileJob, Cache | None]] = []
+    for project in projects:
+        facts = {r.job.module: r.analysis.facts for r in project.files if r.analysis.facts}
+        if not any(found.stars for found in facts.values()):
+            continue
+        bound = star_bound(facts)
+        cache = Cache(project.cache_dir) if project.cache_dir else None
+        for result in project.files:
+            if result.analysis.facts is None:
+                continue
+            names = bound.get(result.job.module, ())
+            if names != result.job.star_bound:
+                work.append((result, replace(result.job, star_bound=names), cache))
+    analyses = runner.analyze([(job, cache) for _, job, cache in work]) if work else []
+    for (result, job, _), analysis in zip(work, analyses, strict=True):
+        result.job, result.analysis = job, analysis
+        result.analysed_digest = runner.digests.get(job.path)
 
 
 def _index(project: Project, *, same_structure: bool = False) -> None:

@@ -169,6 +169,11 @@ class FileFacts:
     classes: tuple[ClassFacts, ...] = ()
     functions: tuple[FunctionFacts, ...] = ()
     facts: tuple[Fact, ...] = ()
+    stars: tuple[str, ...] = ()
+    """The modules its ``from <module> import *`` statements name (absolute), in order."""
+    exports: tuple[str, ...] | None = None
+    """The names its ``__all__`` lists; None: it has none, or one that is not a list of
+    strings (a star import of it then binds its public names)."""
 
 
 def resolve_alias(dotted: str, aliases: Mapping[str, str]) -> str | None:
@@ -200,6 +205,19 @@ def assigned_alias(
         return None
     resolved = resolve_alias(source, aliases)
     return None if resolved is None else (name, resolved)
+
+
+def exports_after(
+    current: tuple[str, ...] | None, listed: Sequence[object] | None, *, added: bool
+) -> tuple[str, ...] | None:
+    """``FileFacts.exports`` after ``__all__ = [...]`` (``added``: ``__all__ += [...]``);
+    ``listed``: the literal's values as a walk read them, None when it is no literal."""
+    if listed is None or not all(isinstance(name, str) for name in listed):
+        return None
+    names = tuple(name for name in listed if isinstance(name, str))
+    if not added:
+        return names
+    return None if current is None else current + names
 
 
 def absolute_module(module: str, is_package: bool, level: int, target: str | None) -> str:

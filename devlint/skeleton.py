@@ -34,6 +34,7 @@ from devlint.facts import (
     assigned_alias,
     bound_method,
     class_facts,
+    exports_after,
     function_facts,
     input_annotation,
     resolve_alias,
@@ -112,12 +113,15 @@ class _Walk:
         is_package: bool,
         references: bool,
         collect: frozenset[type[ast.AST]],
+        star_bound: Iterable[tuple[str, str]] = (),
     ) -> None:
         self._text = text
         self._references = references
         self._module = module
         self._is_package = is_package
-        self._aliases: dict[str, str] = {}
+        self._aliases: dict[str, str] = dict(star_bound)
+        self._stars: list[str] = []
+        self._exports: tuple[str, ...] | None = None
         self._classes: list[_Class] = []
         self._functions: list[_Function] = []
         self._frames: list[_Class | _Function | None] = []
@@ -208,6 +212,8 @@ class _Walk:
                 for f in self._functions
             ),
             facts=tuple(self._facts),
+            stars=tuple(self._stars),
+            exports=self._exports,
         )
 
     # Order -------------------------------------------------------------------
@@ -354,6 +360,7 @@ class _Walk:
         base = absolute_module(self._module, self._is_package, node.level, node.module)
         for alias in node.names:
             if alias.name == "*":
+                self._stars.append(base)
                 return
             bound = alias.asname or alias.name
             self._aliases[bound] = f"{base}.{alias.name}" if base else alias.name
@@ -369,10 +376,18 @@ class _Walk:
                     owner.stores.add(evidence)
         if self._frames or not isinstance(node, ast.Assign):
             return
+        if len(targets) == 1 and dotted(targets[0]) == "__all__":
+            self._exports = exports_after(None, _literal_strings(node.value), added=False)
         bound = assigned_alias(targets, node.value, dotted, self._aliases)
         if bound is not None:
             self._aliases[bound[0]] = bound[1]
             self.assigned_aliases.append(bound)
+
+    def _added_exports(self, node: ast.AugAssign) -> None:
+        """``__all__ += [...]`` at module level (see ``FileFacts.exports``)."""
+        if not self._frames and dotted(node.target) == "__all__":
+            added = _literal_strings(node.value) if isinstance(node.op, ast.Add) else None
+            self._exports = exports_after(self._exports, added, added=True)
 
     def _bound_method(self, node: ast.Call) -> str | None:
         first = node.args[0] if node.args else None
@@ -496,6 +511,7 @@ _ACTIONS: dict[type[object], Callable[[_Walk, Any], None]] = {
     ast.ImportFrom: _Walk._import_from,
     ast.Assign: _Walk._assign,
     ast.AnnAssign: _Walk._assign,
+    ast.AugAssign: _Walk._added_exports,
     _Marker: _Walk._marker,
     _Leave: _Walk._leave,
 }
@@ -620,10 +636,12 @@ def skeleton(
     *,
     references: bool,
     collect: Iterable[type[ast.AST]] = (),
+    star_bound: Iterable[tuple[str, str]] = (),
 ) -> Skeleton:
     """``references``: also the References a rule ``records_references`` adds (DEV009).
-    ``collect``: the kinds of nodes to keep for the rules' screens."""
-    walk = _Walk(text, module, is_package, references, frozenset(collect))
+    ``collect``: the kinds of nodes to keep for the rules' screens. ``star_bound``: the
+    names the module's star imports bind (``FileJob.star_bound``)."""
+    walk = _Walk(text, module, is_package, references, frozenset(collect), star_bound)
     walk.run(tree)
     return Skeleton(
         walk.facts(path),
@@ -633,6 +651,15 @@ def skeleton(
         frames=walk.frames,
         assigned_aliases=tuple(walk.assigned_aliases),
     )
+
+
+def _literal_strings(node: ast.expr) -> list[object] | None:
+    """The values of a list or tuple literal of constants (None: not such a literal)."""
+    if not isinstance(node, (ast.List, ast.Tuple)):
+        return None
+    if not all(isinstance(element, ast.Constant) for element in node.elts):
+        return None
+    return [element.value for element in node.elts if isinstance(element, ast.Constant)]
 
 
 def _lines_of(words: list[str]) -> str:

@@ -31,6 +31,7 @@ from devlint.facts import (
     assigned_alias,
     bound_method,
     class_facts,
+    exports_after,
     function_facts,
     input_annotation,
     resolve_alias,
@@ -248,6 +249,20 @@ def _takes_inputs(function: cst.FunctionDef, aliases: Mapping[str, str]) -> bool
     )
 
 
+def _literal_strings(node: cst.BaseExpression) -> list[object] | None:
+    """The values of a list or tuple literal of strings (None: not such a literal)."""
+    if not isinstance(node, (cst.List, cst.Tuple)):
+        return None
+    values: list[object] = []
+    for element in node.elements:
+        if not isinstance(element, cst.Element) or not isinstance(
+            element.value, (cst.SimpleString, cst.ConcatenatedString)
+        ):
+            return None
+        values.append(element.value.evaluated_value)
+    return values
+
+
 def _class_node(ancestors: Sequence[cst.CSTNode]) -> cst.ClassDef | None:
     """The innermost class definition around the node being entered."""
     return next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
@@ -342,7 +357,9 @@ class Traversal:
         text: str | None = None,
         path: str = "",
         settings: RuleSettings | None = None,
+        star_bound: Iterable[tuple[str, str]] = (),
     ) -> None:
+        """``star_bound``: the names the module's star imports bind (``FileJob.star_bound``)."""
         self._module = module
         self._text = module.code if text is None else text
         """The source the module was parsed from (generating it again costs a lot)."""
@@ -359,7 +376,9 @@ class Traversal:
         for rule in rules:
             for type_name in rule.node_types:
                 self._dispatch.setdefault(getattr(cst, type_name), []).append(rule)
-        self._aliases: dict[str, str] = {}
+        self._aliases: dict[str, str] = dict(star_bound)
+        self._stars: list[str] = []
+        self._exports: tuple[str, ...] | None = None
         self._classes: list[_Class] = []
         self._functions: list[_Function] = []
         self._scopes: list[_Class | _Function | None] = []
@@ -655,10 +674,11 @@ class Traversal:
                     head = full.split(".", 1)[0]
                     self._aliases[head] = head
             return
-        if isinstance(node.names, cst.ImportStar):
-            return
         target = dotted_name(node.module) if node.module is not None else None
         base = absolute_module(self._module_name, self._is_package, len(node.relative), target)
+        if isinstance(node.names, cst.ImportStar):
+            self._stars.append(base)
+            return
         for alias in node.names:
             name = alias.name.value if isinstance(alias.name, cst.Name) else None
             if name is None:
@@ -681,9 +701,19 @@ class Traversal:
                     owner.stores.add(evidence)
         if self._scopes or not isinstance(node, cst.Assign):
             return
+        if len(targets) == 1 and dotted_name(targets[0]) == "__all__":
+            self._exports = exports_after(None, _literal_strings(node.value), added=False)
         bound = assigned_alias(targets, node.value, dotted_name, self._aliases)
         if bound is not None:
             self._aliases[bound[0]] = bound[1]
+
+    def _record_added_exports(self, node: cst.AugAssign) -> None:
+        """``__all__ += [...]`` at module level (see ``FileFacts.exports``)."""
+        if not self._scopes and dotted_name(node.target) == "__all__":
+            added = (
+                _literal_strings(node.value) if isinstance(node.operator, cst.AddAssign) else None
+            )
+            self._exports = exports_after(self._exports, added, added=True)
 
     def _record_call(self, node: cst.Call) -> None:
         assert self._function is not None
@@ -745,6 +775,8 @@ class Traversal:
                 for fact, node, _ in self._facts_found
             )
             + self._flow_facts(),
+            stars=tuple(self._stars),
+            exports=self._exports,
         )
 
     def _flow_facts(self) -> tuple[Fact, ...]:
@@ -814,6 +846,7 @@ _HANDLERS: dict[type[cst.CSTNode], Callable[[Traversal, Any], None]] = {
     cst.ImportFrom: Traversal._record_import,
     cst.Assign: Traversal._record_assignment,
     cst.AnnAssign: Traversal._record_assignment,
+    cst.AugAssign: Traversal._record_added_exports,
     cst.If: Traversal._enter_test,
     cst.IfExp: Traversal._enter_test,
     cst.IndentedBlock: Traversal._enter_block,

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from devlint.analysis import FileAnalysis, FileJob, analyze_text
 from devlint.cache import Cache, CheckedFile, ProjectFindings
-from devlint.candidates import Candidate, Needed
+from devlint.candidates import Candidate, Needed, Requirement
 from devlint.config import Config, ConfigError
 from devlint.discovery import find_project_root
 from devlint.facts import ReturnedOutput
@@ -347,6 +347,7 @@ def _analyse_and_resolve(projects: list[Project], runner: Runner) -> None:
     _parse_skipped_files_that_matter(projects, runner)
     _follow_returned_output(projects, runner)
     _parse_files_flow_needs(projects, runner)
+    _summarise_returned_calls(projects, runner)
     for project in projects:
         for result in project.files:
             resolve(project, result)
@@ -599,6 +600,57 @@ def _parse_files_flow_needs(projects: list[Project], runner: Runner) -> None:
             result.analysed_digest = runner.digests.get(job.path)
         same = structures == [_structure(result) for result, _, _ in work]
         _index(project, same_structure=same)
+
+
+MAX_SUMMARY_DEPTH = 3
+"""How many calls deep a function's result is followed into other files' functions."""
+
+
+def _summarise_returned_calls(projects: list[Project], runner: Runner) -> None:
+    """Analyse again the files defining the functions whose results the summaries found so
+    far may return (``FlowSummary.returns_via``), to summarise them too: a helper's result
+    follows its argument through another file's helper (``deg2rad`` inside
+    ``angle_to_rotation_matrix``). A few rounds, one call deeper each."""
+    for _ in range(MAX_SUMMARY_DEPTH):
+        work: list[tuple[FileResult, FileJob, Cache | None]] = []
+        touched = []
+        for project in projects:
+            assert project.index is not None
+            wanted = project.index.unsummarised_callees()
+            if not wanted:
+                continue
+            modules: dict[str, set[str]] = {}
+            for function in wanted:
+                for module in project.index.modules_showing(
+                    Requirement(Needed.PARAMETER_RETURNED, function)
+                ):
+                    modules.setdefault(module, set()).add(function)
+            cache = Cache(project.cache_dir) if project.cache_dir else None
+            for result in project.files:
+                names = modules.get(result.job.module)
+                if result.analysis.facts is None or not names:
+                    continue
+                settings = result.job.settings
+                summaries = settings.flow_summaries | names
+                if summaries == settings.flow_summaries:
+                    continue
+                job = replace(
+                    result.job,
+                    settings=replace(settings, flow_summaries=summaries),
+                    prefilter=result.job.prefilter and result.analysis.parsed,
+                )
+                work.append((result, job, cache))
+            touched.append(project)
+        if not work:
+            return
+        structures = [_structure(result) for result, _, _ in work]
+        analyses = runner.analyze([(job, cache) for _, job, cache in work])
+        for (result, job, _), analysis in zip(work, analyses, strict=True):
+            result.job, result.analysis = job, analysis
+            result.analysed_digest = runner.digests.get(job.path)
+        same = structures == [_structure(result) for result, _, _ in work]
+        for project in touched:
+            _index(project, same_structure=same)
 
 
 @dataclass(frozen=True)

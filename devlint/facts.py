@@ -142,6 +142,10 @@ class FlowSummary:
     (``""``: a tensor surely on the computation's device that no parameter gives)."""
     returns: tuple[str, ...] = ()
     """The parameters whose device its result follows."""
+    returns_via: tuple[tuple[str, int | str, str], ...] = ()
+    """Calls of other files' functions whose result its result may be: the callee (as its
+    file resolves it), an argument's slot, and the parameter that argument follows. Its
+    result follows that parameter where the callee's result follows the slot."""
     line: int = 0
 
 

@@ -522,10 +522,39 @@ class ProjectIndex:
             return False
         name = _parameter_of(summary, requirement.slot)
         if requirement.kind is Needed.PARAMETER_RETURNED:
-            return name in summary.returns
+            return name is not None and self._returns_parameter(function, name, frozenset())
         partners = dict(summary.meets).get(name or "", ())
         placed = {_parameter_of(summary, slot) for slot in requirement.placed}
         return "" in partners or any(partner in placed for partner in partners)
+
+    def _returns_parameter(self, function: str, parameter: str, seen: frozenset[str]) -> bool:
+        """Whether the result of ``function`` (canonical) follows its ``parameter``: itself,
+        or through what a function of another file it calls returns (``returns_via``)."""
+        summary = self._summaries.get(function)
+        if summary is None or function in seen:
+            return False
+        if parameter in summary.returns:
+            return True
+        for callee, slot, param in summary.returns_via:
+            if param != parameter:
+                continue
+            target = self.canonical(self.resolve(callee, self._module_of.get(function, "")))
+            inner = self._summaries.get(target)
+            name = _parameter_of(inner, slot) if inner is not None else None
+            if name is not None and self._returns_parameter(target, name, seen | {function}):
+                return True
+        return False
+
+    def unsummarised_callees(self) -> frozenset[str]:
+        """Project functions whose results summaries say theirs may be (``returns_via``)
+        and that have no summary yet: a later pass computes theirs."""
+        found = set()
+        for function, summary in self._summaries.items():
+            for callee, _, _ in summary.returns_via:
+                target = self.canonical(self.resolve(callee, self._module_of.get(function, "")))
+                if target in self._functions and target not in self._summaries:
+                    found.add(target)
+        return frozenset(found)
 
     def scope_info(self, scope: Scope) -> ScopeInfo:
         if scope.class_name is not None:

@@ -376,7 +376,7 @@ class _Walk:
                     owner.stores.add(evidence)
         if self._frames or not isinstance(node, ast.Assign):
             return
-        if len(targets) == 1 and dotted(targets[0]) == "__all__":
+        if any(dotted(target) == "__all__" for target in targets):  # `__all__ = names = [...]`
             self._exports = exports_after(None, _literal_strings(node.value), added=False)
         bound = assigned_alias(targets, node.value, dotted, self._aliases)
         if bound is not None:

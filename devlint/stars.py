@@ -5,8 +5,10 @@ not starting with ``_``), among them those the module imports itself (``import t
 ``from torch import nn``) and those its own star imports bind, transitively. In an import
 cycle a module gives what it binds without the cycle. A module outside the project
 (``from torch import *``) binds names devlint cannot know: they stay unknown, and so
-does what the file's earlier star imports bound, which it may bind again. A file's own
-imports and definitions win over what its star imports bind.
+does what the file's earlier star imports bound, which it may bind again. A module of
+one of the project's packages that devlint does not see (a compiled extension) binds
+nothing known and leaves the rest as it is: the package's own names are the project's.
+A file's own imports and definitions win over what its star imports bind.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ class _Stars:
 
     def __init__(self, modules: Mapping[str, FileFacts]) -> None:
         self._modules = modules
+        self._packages = frozenset(module.partition(".")[0] for module in modules)
         self._bound: dict[str, dict[str, str]] = {}
         self._open: set[str] = set()
         """Modules whose star imports are being resolved: met again, a cycle."""
@@ -52,10 +55,10 @@ class _Stars:
         found: dict[str, str] = {}
         for star in self._modules[module].stars:
             exported = self._exports(self._project_module(star, module))
-            if exported is None:
-                found.clear()  # an unknown module may bind any of these names again
-            else:
+            if exported is not None:
                 found.update(exported)
+            elif star.partition(".")[0] not in self._packages:
+                found.clear()  # another library's module may bind any of these names again
         self._open.discard(module)
         self._bound[module] = found
         return found

@@ -701,7 +701,7 @@ class Traversal:
                     owner.stores.add(evidence)
         if self._scopes or not isinstance(node, cst.Assign):
             return
-        if len(targets) == 1 and dotted_name(targets[0]) == "__all__":
+        if any(dotted_name(target) == "__all__" for target in targets):  # `__all__ = names = [...]`
             self._exports = exports_after(None, _literal_strings(node.value), added=False)
         bound = assigned_alias(targets, node.value, dotted_name, self._aliases)
         if bound is not None:

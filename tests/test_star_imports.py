@@ -98,6 +98,12 @@ def test_a_star_from_outside_the_project_leaves_its_names_and_earlier_stars_unkn
     assert "pkg.only" not in bound
 
 
+def test_a_module_of_the_project_that_devlint_does_not_see_binds_nothing_known() -> None:
+    common = _facts("pkg.common", {"torch": "torch"})
+    user = _facts("pkg.user", stars=("pkg.common", "pkg._compiled", "pkg.missing"))
+    assert _bound(common, user) == {"pkg.user": {"torch": "torch"}}
+
+
 def test_a_script_star_imports_its_sibling() -> None:
     helpers = _facts("scripts.helpers", {"torch": "torch"})
     train = _facts("scripts.train", stars=("helpers",))
@@ -107,7 +113,7 @@ def test_a_script_star_imports_its_sibling() -> None:
 _MODULE = """\
 from .common import *
 from torch import *
-__all__ = ["Net", "train"]
+__all__ = names = ["Net", "train"]
 __all__ += ("evaluate",)
 """
 

@@ -165,6 +165,10 @@ class Surroundings:
     callees: Callees | None = None
 
 
+_CallOut = tuple[str, tuple[tuple[int | str, Value], ...]]
+"""A call of another file's function: the callee, and each argument's slot and value."""
+
+
 @dataclass(frozen=True)
 class FunctionFlow:
     """The device flow of one function, for rules to query."""
@@ -188,6 +192,10 @@ class FunctionFlow:
     returned_whole: tuple[cst.CSTNode, ...] = ()
     """Creation sites of tensors a ``return`` gives whole, not as one element of a tuple or
     list it returns: a caller meeting the result with the device meets those."""
+    returned_via: tuple[tuple[str, int | str, str], ...] = ()
+    """Calls of other files' functions whose result it may return: the callee, an argument's
+    slot and a parameter that argument follows. Where the callee's result follows that
+    slot, this function's result follows the parameter (``FlowSummary.returns_via``)."""
 
     def meetings_of(self, made: cst.CSTNode) -> tuple[Meeting, ...]:
         """Where the tensor made at ``made`` meets the computation's device, first first."""
@@ -239,7 +247,24 @@ def analyse_function(
         tuple(inference.handoffs),
         frozenset(inference.results_meeting),
         tuple(dict.fromkeys(inference.returned_whole)),
+        _returned_via(returned, inference.calls_out),
     )
+
+
+def _returned_via(
+    returned: Value,
+    calls_out: Mapping[cst.CSTNode, tuple[str, tuple[tuple[int | str, Value], ...]]],
+) -> tuple[tuple[str, int | str, str], ...]:
+    """``FunctionFlow.returned_via``: the calls of other files' functions the result holds."""
+    found = {
+        (callee, slot, param)
+        for call in returned.calls
+        if call in calls_out
+        for callee, slots in (calls_out[call],)
+        for slot, argument in slots
+        for param in argument.params
+    }
+    return tuple(sorted(found, key=repr))
 
 
 def class_model(
@@ -402,6 +427,8 @@ class _Inference:
         self.reaching: dict[str, set[str]] = {}
         self.handoffs: list[Handoff] = []
         self.results_meeting: set[cst.CSTNode] = set()
+        self.calls_out: dict[cst.CSTNode, _CallOut] = {}
+        """Each call of another file's function: its callee and its arguments' values."""
 
     # Statements --------------------------------------------------------------
 
@@ -883,6 +910,7 @@ class _Inference:
         for slot, found in slots:
             for site in found.made:
                 self.handoffs.append(Handoff(site, node, qualified, slot, placed))
+        self.calls_out[node] = (qualified, tuple(slots))
         return Value(UNKNOWN.origins, calls=(node,))
 
     def _library_call(self, qualified: str, arguments: Sequence[tuple[cst.Arg, Value]]) -> Value:

@@ -20,4 +20,5 @@ def summarise(flow: FunctionFlow, name: str) -> FlowSummary:
     meets = tuple(sorted((param, tuple(sorted(met))) for param, met in flow.reaching.items()))
     returned = flow.returned
     returns = tuple(sorted(returned.params)) if returned.follows else ()
-    return FlowSummary(name, positional_names(flow.function), meets, returns)
+    params = positional_names(flow.function)
+    return FlowSummary(name, params, meets, returns, returns_via=flow.returned_via)

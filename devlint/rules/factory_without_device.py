@@ -138,7 +138,8 @@ class FactoryWithoutDevice(Rule):
     too: it is reported where it is made if it meets the device inside the function it
     is passed to (with an argument the caller has on the device), or where a caller uses
     the result (functions of a module, not methods, for now; returned whole, not as one
-    element of a tuple, and not reduced to 0-dim there).
+    element of a tuple, and not reduced to 0-dim there), also when that function's result
+    follows the tensor only through another file's function it calls (a few calls deep).
     """
 
     code = "DEV003"

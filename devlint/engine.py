@@ -626,6 +626,7 @@ def _summarise_returned_calls(projects: list[Project], runner: Runner) -> None:
                 ):
                     modules.setdefault(module, set()).add(function)
             cache = Cache(project.cache_dir) if project.cache_dir else None
+            before = len(work)
             for result in project.files:
                 names = modules.get(result.job.module)
                 if result.analysis.facts is None or not names:
@@ -640,7 +641,8 @@ def _summarise_returned_calls(projects: list[Project], runner: Runner) -> None:
                     prefilter=result.job.prefilter and result.analysis.parsed,
                 )
                 work.append((result, job, cache))
-            touched.append(project)
+            if len(work) > before:
+                touched.append(project)
         if not work:
             return
         structures = [_structure(result) for result, _, _ in work]

@@ -453,8 +453,59 @@ class FactoryWithoutDevice(Rule):
         "    if corpus.device != queries.device:\n"
         "        queries = queries.to(corpus.device)\n"
         "    return score(queries, corpus)\n",
+        # Written through device indices (`index_put_` copies them to the mask's device):
+        # a CPU mask, then only a mask; reading it with them is a meeting (INVALID).
+        "import torch\n\n"
+        "def diagonal_mask(n, device=None):\n"
+        "    rows = torch.arange(n, device=device)\n"
+        "    mask = torch.zeros((n, n), dtype=torch.bool)\n"
+        "    mask[(rows, rows)] = True\n"
+        "    return mask\n",
+        # Made on the CPU in the branch where the input is on the CPU: it meets the input
+        # there and after the branch, on one device (the other branch is INVALID).
+        "import torch\n\n"
+        "def drop(x: torch.Tensor, p: float):\n"
+        '    if x.device == torch.device("cpu"):\n'
+        "        keep = torch.rand(x.shape) > p\n"
+        "    else:\n"
+        "        keep = torch.rand(x.shape, device=x.device) > p\n"
+        "    return x * keep\n",
     )
     INVALID = (
+        Invalid(
+            "import torch\n\n"
+            "def drop(x: torch.Tensor, p: float):\n"
+            '    if x.device != torch.device("cpu"):\n'
+            "        keep = torch.rand(x.shape) > p\n"
+            "    else:\n"
+            "        keep = torch.rand(x.shape, device=x.device) > p\n"
+            "    return x * keep\n",
+            line=5,
+            column=16,
+            fixed="import torch\n\n"
+            "def drop(x: torch.Tensor, p: float):\n"
+            '    if x.device != torch.device("cpu"):\n'
+            "        keep = torch.rand(x.shape, device=x.device) > p\n"
+            "    else:\n"
+            "        keep = torch.rand(x.shape, device=x.device) > p\n"
+            "    return x * keep\n",
+            unsafe=True,
+        ),
+        Invalid(
+            "import torch\n\n"
+            "def diagonal(n, device=None):\n"
+            "    rows = torch.arange(n, device=device)\n"
+            "    table = torch.rand((n, n))\n"
+            "    return table[(rows, rows)]\n",
+            line=5,
+            column=13,
+            fixed="import torch\n\n"
+            "def diagonal(n, device=None):\n"
+            "    rows = torch.arange(n, device=device)\n"
+            "    table = torch.rand((n, n), device=device)\n"
+            "    return table[(rows, rows)]\n",
+            unsafe=True,
+        ),
         Invalid(
             # A method bound for later runs where its holder runs: in the block's forward.
             "from functools import partial\n\nimport torch\nimport torch.nn as nn\n\n"

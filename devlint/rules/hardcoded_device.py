@@ -193,6 +193,18 @@ class HardcodedDevice(Rule):
         '        if x.device.type == torch.device("cuda").type:\n'
         "            x = x.half()\n"
         "        return x\n",
+        # A helper whose job is to choose the device its inputs are on, through a name set
+        # from a test of where they are (INVALID: a test of something else).
+        "from typing import Sequence\n\nimport torch\nfrom torch import Tensor\n\n"
+        "def device_of(values: Sequence[Tensor]) -> torch.device:\n"
+        "    def _on_gpu(value: Tensor) -> bool:\n"
+        '        return value.device == torch.device("cuda")\n\n'
+        "    on_gpu = any(_on_gpu(value) for value in values)\n"
+        '    return torch.device("cuda") if on_gpu else torch.device("cpu")\n\n'
+        "class Fixed(torch.nn.Module):\n"
+        "    def __init__(self, values):\n"
+        "        super().__init__()\n"
+        '        self.register_buffer("values", torch.stack(values).to(device_of(values)))\n',
         # A device parameter with a default that callers override.
         "import torch\nimport torch.nn as nn\n\n"
         "class M(nn.Module):\n"
@@ -252,6 +264,18 @@ class HardcodedDevice(Rule):
         'import torch\n\nif __name__ == "__main__":\n    print(torch.cuda.FloatTensor(3))\n',
     )
     INVALID = (
+        Invalid(
+            "from typing import Sequence\n\nimport torch\nfrom torch import Tensor\n\n"
+            "def device_of(values: Sequence[Tensor]) -> torch.device:\n"
+            "    many = len(values) > 2\n"
+            '    return torch.device("cuda") if many else torch.device("cpu")\n\n'
+            "class Fixed(torch.nn.Module):\n"
+            "    def __init__(self, values):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("values", torch.stack(values).to(device_of(values)))\n',
+            line=8,
+            column=12,
+        ),
         Invalid(
             # A module's stored `self.device` goes stale once `.to()` moves it: no fix.
             "import torch.nn as nn\n\nclass M(nn.Module):\n"

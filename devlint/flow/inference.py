@@ -70,6 +70,7 @@ from devlint.symbols import (
     CROSS_DEVICE_METHODS,
     DATA_FACTORIES,
     DATASET_PARAMETER_NAMES,
+    EXPORT_ONLY_CHECKS,
     FULL_REDUCTIONS,
     HOST_ANNOTATIONS,
     HYPERPARAMETER_ROOTS,
@@ -449,6 +450,10 @@ class _Inference:
     def _compound(self, node: cst.BaseStatement) -> None:
         if isinstance(node, cst.If) and _string_dispatch(node):
             self._dispatch(node)
+        elif isinstance(node, cst.If) and self._export_only(node.test):
+            self.eval(node.test)
+            if node.orelse is not None:
+                self._else(node.orelse)  # the body is the ONNX export's graph, not a device path
         elif isinstance(node, cst.If):
             self.eval(node.test)
             none_in_body, none_in_orelse = _none_test(node.test)
@@ -507,6 +512,10 @@ class _Inference:
                 self.run(case.body)
                 branches.append(self.env)
             self.env = _join_envs(before, *branches)
+
+    def _export_only(self, test: cst.BaseExpression) -> bool:
+        """``if torch.onnx.is_in_onnx_export():``: a branch only an export takes."""
+        return isinstance(test, cst.Call) and self._resolve(test.func) in EXPORT_ONLY_CHECKS
 
     def _on_cpu(self, name: str | None, branch: Callable[[], None]) -> None:
         """Run ``branch``, where the tensor ``name`` is known to be on the CPU (``if

@@ -470,8 +470,70 @@ class FactoryWithoutDevice(Rule):
         "    else:\n"
         "        keep = torch.rand(x.shape, device=x.device) > p\n"
         "    return x * keep\n",
+        # Lengths given to `pack_padded_sequence` as they are must be on the CPU: in the
+        # file's other blocks that take them too, a mask made from them is on the CPU by
+        # that choice (INVALID: the file moves them there with `.cpu()`).
+        "import torch\n"
+        "from torch import nn\n"
+        "from torch.nn.utils.rnn import pack_padded_sequence\n"
+        "\n"
+        "\n"
+        "class Frames(nn.Module):\n"
+        "    def forward(self, x, lengths):\n"
+        "        return pack_padded_sequence(x, lengths, batch_first=True)\n"
+        "\n"
+        "\n"
+        "class Pool(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.attention = nn.MultiheadAttention(8, 2)\n"
+        "\n"
+        "    def forward(self, x, lengths):\n"
+        "        mask = torch.arange(x.shape[0])[None, :] < lengths[:, None]\n"
+        "        return self.attention(x, x, x, key_padding_mask=~mask)[0]\n",
     )
     INVALID = (
+        Invalid(
+            "import torch\n"
+            "from torch import nn\n"
+            "from torch.nn.utils.rnn import pack_padded_sequence\n"
+            "\n"
+            "\n"
+            "class Frames(nn.Module):\n"
+            "    def forward(self, x, lengths):\n"
+            "        return pack_padded_sequence(x, lengths.cpu(), batch_first=True)\n"
+            "\n"
+            "\n"
+            "class Pool(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.attention = nn.MultiheadAttention(8, 2)\n"
+            "\n"
+            "    def forward(self, x, lengths):\n"
+            "        mask = torch.arange(x.shape[0])[None, :] < lengths[:, None]\n"
+            "        return self.attention(x, x, x, key_padding_mask=~mask)[0]\n",
+            line=17,
+            column=16,
+            fixed="import torch\n"
+            "from torch import nn\n"
+            "from torch.nn.utils.rnn import pack_padded_sequence\n"
+            "\n"
+            "\n"
+            "class Frames(nn.Module):\n"
+            "    def forward(self, x, lengths):\n"
+            "        return pack_padded_sequence(x, lengths.cpu(), batch_first=True)\n"
+            "\n"
+            "\n"
+            "class Pool(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.attention = nn.MultiheadAttention(8, 2)\n"
+            "\n"
+            "    def forward(self, x, lengths):\n"
+            "        mask = torch.arange(x.shape[0], device=lengths.device)[None, :] < lengths[:, None]\n"
+            "        return self.attention(x, x, x, key_padding_mask=~mask)[0]\n",
+            unsafe=True,
+        ),
         Invalid(
             "import torch\n\n"
             "def drop(x: torch.Tensor, p: float):\n"

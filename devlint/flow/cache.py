@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import cast
 
 import libcst as cst
 
@@ -121,8 +120,8 @@ class FileFlows:
             stack: list[cst.CSTNode] = [self._module()]
             while stack:
                 node = stack.pop()
-                if type(node) is cst.Call:
-                    found.update(_lengths_passed(cast("cst.Call", node), self._resolve))
+                if isinstance(node, cst.Call):
+                    found.update(_lengths_passed(node, self._resolve))
                 stack.extend(iter_children(node))
             self._lengths = frozenset(found)
         return self._lengths

@@ -233,7 +233,12 @@ def analyse_function(
     returned = join(*inference.returns) if inference.returns else HOST
     return FunctionFlow(
         function,
-        tuple(meeting for meeting in inference.meetings if may_happen(meeting)),
+        tuple(
+            meeting
+            for meeting in inference.meetings
+            if may_happen(meeting)
+            and not (meeting.kind is MeetingKind.MODULE_CALL and meeting.made in inference.counts)
+        ),
         returned,
         inference.values,
         {name: frozenset(partners) for name, partners in inference.reaching.items()},
@@ -404,6 +409,9 @@ class _Inference:
         self.handoffs: list[Handoff] = []
         self.results_meeting: set[cst.CSTNode] = set()
         self._written: cst.Subscript | None = None
+        self.counts: set[cst.CSTNode] = set()
+        """Creation sites of tensors whose elements bound a slice (``x[: counts[b]]``): a
+        count per item, which the modules it is handed to use as numbers too."""
         """The target of the assignment being bound, while it is evaluated."""
 
     # Statements --------------------------------------------------------------
@@ -786,6 +794,8 @@ class _Inference:
                 for bound in (element.slice.lower, element.slice.upper, element.slice.step):
                     if bound is not None:
                         self.eval(bound)
+                        if isinstance(bound, cst.Subscript):  # `x[: counts[b]]`
+                            self.counts.update(self.values.get(bound.value, UNKNOWN).made)
         return base
 
     def _comparison(self, node: cst.Comparison) -> Value:

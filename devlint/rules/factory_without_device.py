@@ -111,7 +111,14 @@ class FactoryWithoutDevice(Rule):
     one that only meets Python numbers, host values or other CPU tensors
     (`torch.rand(1) < 0.5`), or meets nothing at all; a CPU index into a device
     tensor (`x[torch.arange(n)]`), or one written through a plain index (`x[0] = t`,
-    `x[:, :2] = t`: a copy across devices); 0-dim scalars such as `torch.tensor(3.0)`,
+    `x[:, :2] = t`: a copy across devices), or through device indices (`mask[(rows, cols)]
+    = True`: `index_put_` copies the indices to the mask's device); one made in the branch
+    where the tensor it meets is on the CPU (`if x.device == torch.device("cpu"):`); one
+    combined with a tensor put on the CPU on purpose, such as lengths a file hands to
+    `pack_padded_sequence` as they are (its lengths must be on the CPU); counts per item
+    (their elements bound slices, `y[b, : counts[b]]`) handed to a module; a branch only
+    an ONNX export takes (`if torch.onnx.is_in_onnx_export():`); 0-dim scalars such as
+    `torch.tensor(3.0)`,
     `torch.tensor(math.sqrt(d))` or `torch.rand([])`, which PyTorch lets meet any device
     (but not a collective: NCCL needs them on the GPU), and the elements a loop takes
     from a one-dimensional one (`for i in torch.arange(n)`); an empty tensor
@@ -491,8 +498,63 @@ class FactoryWithoutDevice(Rule):
         "    def forward(self, x, lengths):\n"
         "        mask = torch.arange(x.shape[0])[None, :] < lengths[:, None]\n"
         "        return self.attention(x, x, x, key_padding_mask=~mask)[0]\n",
+        # Counts per item (their elements bound slices: `y[b, : valid[b]]`) handed to a
+        # module, which uses them as numbers too (INVALID: nothing shows they are counts).
+        "import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "from .blocks import Mixer\n"
+        "\n"
+        "\n"
+        "class Beamformer(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.mixer = Mixer(4)\n"
+        "\n"
+        "    def forward(self, x, valid=None):\n"
+        "        if valid is None:\n"
+        "            valid = torch.LongTensor([x.shape[1]] * x.shape[0])\n"
+        "        y = self.mixer(x, valid)\n"
+        "        return torch.stack([y[b, : valid[b]].mean(0) for b in range(x.shape[0])])\n",
     )
     INVALID = (
+        Invalid(
+            "import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "from .blocks import Mixer\n"
+            "\n"
+            "\n"
+            "class Beamformer(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.mixer = Mixer(4)\n"
+            "\n"
+            "    def forward(self, x, valid=None):\n"
+            "        if valid is None:\n"
+            "            valid = torch.LongTensor([x.shape[1]] * x.shape[0])\n"
+            "        y = self.mixer(x, valid)\n"
+            "        return y.mean(1) if valid.max() == 0 else y\n",
+            line=14,
+            column=21,
+            fixed="import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "from .blocks import Mixer\n"
+            "\n"
+            "\n"
+            "class Beamformer(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.mixer = Mixer(4)\n"
+            "\n"
+            "    def forward(self, x, valid=None):\n"
+            "        if valid is None:\n"
+            "            valid = torch.LongTensor([x.shape[1]] * x.shape[0])\n"
+            "        y = self.mixer(x, valid.to(x.device))\n"
+            "        return y.mean(1) if valid.max() == 0 else y\n",
+            unsafe=True,
+        ),
         Invalid(
             "import torch\n"
             "from torch import nn\n"
@@ -530,7 +592,8 @@ class FactoryWithoutDevice(Rule):
             "        self.attention = nn.MultiheadAttention(8, 2)\n"
             "\n"
             "    def forward(self, x, lengths):\n"
-            "        mask = torch.arange(x.shape[0], device=lengths.device)[None, :] < lengths[:, None]\n"
+            "        mask = torch.arange(x.shape[0], device=lengths.device)[None, :] < "
+            "lengths[:, None]\n"
             "        return self.attention(x, x, x, key_padding_mask=~mask)[0]\n",
             unsafe=True,
         ),

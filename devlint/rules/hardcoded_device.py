@@ -66,8 +66,10 @@ class HardcodedDevice(Rule):
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
     a sampler or trainer stores as its `self.device` (or `self.current_device`): choosing
     it is that class's job, nor a branch on which devices exist
-    (`torch.cuda.is_available()`, `is_npu_available()`), nor code of a CUDA-only library
-    (a module importing Megatron-LM).
+    (`torch.cuda.is_available()`, `is_npu_available()`) or on where tensors are
+    (`x.is_cuda`, `x.device == torch.device("cuda")`, also through a name the function sets
+    from such a test, in a helper it defines: `any_cuda = any(_is_cuda(v) for v in values)`),
+    nor code of a CUDA-only library (a module importing Megatron-LM).
 
     ## Why is this bad?
     Under distributed training every process owns a different GPU. A literal

@@ -470,6 +470,16 @@ CPU_RESULT_FUNCTIONS = frozenset({"torch._shape_as_tensor", "torch.get_rng_state
 """torch functions whose result is a CPU tensor whatever their arguments' device: a shape
 made a tensor for tracing, the CPU generator's state."""
 
+CPU_LENGTHS_FUNCTIONS = frozenset({"torch.nn.utils.rnn.pack_padded_sequence"})
+"""torch functions whose second argument, ``lengths``, must be a CPU tensor (or a list): a
+name passed there as it is holds CPU lengths, in the functions of that file that take it
+too (NISQA hands one ``n_wins`` to every block of its model)."""
+
+EXPORT_ONLY_CHECKS = frozenset({"torch.onnx.is_in_onnx_export"})
+"""Tests true only while a model is exported to ONNX: the branch they guard is the export's
+graph, not the computation that runs on the device (kornia's ``normalize`` skips its moves
+there, and moves its operands on every other path)."""
+
 CPU_TARGET_LOSSES = frozenset({"torch.nn.CTCLoss", "torch.nn.modules.loss.CTCLoss"})
 """Loss modules that take their targets and lengths on the CPU next to device inputs:
 ``nn.CTCLoss`` moves them itself (its cuDNN path even requires them there). Only the

@@ -48,6 +48,7 @@ from devlint.nodes import (
     child_fields,
     dotted_name,
     iter_children,
+    names_a_device,
     push_children,
 )
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
@@ -90,12 +91,45 @@ def _mentions_availability_check(test: cst.CSTNode, *, tensor_predicates: bool =
                 continue
             if node.attr.value in DEVICE_PREDICATES:
                 return True
+            if node.attr.value == "device" and _compared_with_an_accelerator(node, test):
+                return True  # x.device == torch.device("cuda"): x.is_cuda spelled out
             inner = node.value
             device_type = isinstance(inner, cst.Attribute) and inner.attr.value == "device"
             if node.attr.value == "type" and device_type:
                 return True  # x.device.type == "mps"
         stack.extend(iter_children(node))
     return False
+
+
+def _compared_with_an_accelerator(device: cst.Attribute, test: cst.CSTNode) -> bool:
+    """``device`` (``x.device``) is a side of an ``==``/``!=`` in ``test`` whose other side
+    names an accelerator (``torch.device("cuda")``, ``"cuda:0"``)."""
+    stack = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Comparison) and len(node.comparisons) == 1:
+            sides = (node.left, node.comparisons[0].comparator)
+            compared = isinstance(node.comparisons[0].operator, (cst.Equal, cst.NotEqual))
+            if compared and any(side is device for side in sides):
+                other = sides[1] if sides[0] is device else sides[0]
+                if isinstance(other, cst.Call) and other.args:
+                    other = other.args[0].value
+                text = other.evaluated_value if isinstance(other, cst.SimpleString) else None
+                return isinstance(text, str) and names_a_device(text)
+        stack.extend(iter_children(node))
+    return False
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    """Every bare name in ``node``."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Name):
+            found.add(current.value)
+        stack.extend(iter_children(current))
+    return found
 
 
 @dataclass(frozen=True)
@@ -572,8 +606,37 @@ class Traversal:
             self._checked_depth -= 1
 
     def _enter_test(self, node: cst.If | cst.IfExp) -> None:
-        if _mentions_availability_check(node.test):
+        if _mentions_availability_check(node.test) or self._asks_through_locals(node.test):
             self._checked.add(id(node))
+
+    def _asks_through_locals(self, test: cst.BaseExpression) -> bool:
+        """``any_cuda = any(_is_cuda(v) for v in values)`` then ``if any_cuda:``: the test's
+        names are set, in the function around it, from a test of which devices exist or
+        where tensors are, made there or in a helper the function defines."""
+        function = next(
+            (n for n in reversed(self._ancestors) if isinstance(n, cst.FunctionDef)), None
+        )
+        if function is None or not isinstance(function.body, cst.IndentedBlock):
+            return False
+        helpers = {s.name.value: s for s in function.body.body if isinstance(s, cst.FunctionDef)}
+        asked = _names_in(test)
+        values = [test]
+        for statement in function.body.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and any(
+                    isinstance(t.target, cst.Name) and t.target.value in asked
+                    for t in small.targets
+                ):
+                    values.append(small.value)
+        for value in values:
+            if value is not test and _mentions_availability_check(value):
+                return True
+            called = _names_in(value) & helpers.keys()
+            if any(_mentions_availability_check(helpers[name].body) for name in called):
+                return True
+        return False
 
     def _enter_block(self, node: cst.IndentedBlock | cst.Module) -> None:
         self._checked.update(id(statement) for statement in _after_availability_guard(node))

@@ -200,3 +200,47 @@ def test_no_finding_in_test_modules(tmp_path: Path) -> None:
     project = lint_project(tmp_path, files, select=("DEV003",))
     found = [(Path(r.display).name, f.start.row) for r in project.files for f in r.findings]
     assert found == [("probe.py", 7)]
+
+
+MOVER = """\
+def cast(x, dtype=None):
+    return x if dtype is None else x.type(dtype)
+
+
+def to_device(x, tensor, dtype=None):
+    if x.device != tensor.device:
+        x = x.to(tensor.device)
+    return cast(x, dtype)
+"""
+
+LOSS = """\
+import torch
+from torch import nn
+
+from pkg.mover import cast, to_device
+
+
+class Loss(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.loss = nn.CrossEntropyLoss()
+
+    def forward(self, x):
+        return self.loss(x, {passed}(torch.arange(x.shape[0]), {given}))
+"""
+
+
+def test_a_helper_of_another_file_that_moves_its_argument_then_casts_it(tmp_path: Path) -> None:
+    """What a helper of the same file returns is in the caller's terms: ``cast(x)`` after
+    ``x`` moved to ``tensor.device`` follows ``tensor``, not the ``x`` it was given."""
+    module = cst.parse_module(MOVER)
+    flows = FileFlows(lambda: module, lambda node: None)
+    mover = module.body[1]
+    assert isinstance(mover, cst.FunctionDef)
+    summary = summarise(flows.function(mover, None), "pkg.mover.to_device")
+    assert summary.returns == ("tensor",)
+    for passed, given, expected in (("to_device", "x", []), ("cast", "None", [13])):
+        loss = LOSS.replace("{passed}", passed).replace("{given}", given)
+        files = {"pkg/__init__.py": "", "pkg/mover.py": MOVER, "pkg/loss.py": loss}
+        project = lint_project(tmp_path / passed, files, select=("DEV003",))
+        assert [f.start.row for r in project.files for f in r.findings] == expected

@@ -435,8 +435,8 @@ def test_same_findings_with_and_without_the_prefilter_on_every_rule_example(
 
 CORPUS_SAMPLE = {
     "lightning": ("pytorch/core", "pytorch/callbacks"),
-    "transformers": ("models/clip", "models/whisper"),
-    "torchmetrics": ("functional/audio",),  # NISQA's modules: two DEV003 findings
+    "transformers": ("models/clip", "models/whisper", "models/bark"),  # bark: a DEV001
+    "torchmetrics": ("functional/audio",),  # NISQA's modules: flows through CPU lengths
 }
 """Released code the tests already install (the dev extra; lightning requires torchmetrics),
 read where pip put it: files the prefilter skips, files it parses, and findings."""

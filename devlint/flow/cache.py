@@ -23,7 +23,9 @@ from devlint.flow.inference import (
     class_model,
 )
 from devlint.flow.meetings import Meeting
-from devlint.flow.values import UNKNOWN, Value
+from devlint.flow.values import CHOSEN_CPU, UNKNOWN, Value
+from devlint.nodes import iter_children
+from devlint.symbols import CPU_LENGTHS_FUNCTIONS
 
 _MAX_CALL_DEPTH = 3
 """Calls of the file's own functions followed into one another (deeper: unknown)."""
@@ -45,6 +47,7 @@ class FileFlows:
         self._active: list[cst.FunctionDef] = []
         """Functions being analysed, innermost last: a call back into one is recursion."""
         self._building = 0
+        self._lengths: frozenset[str] | None = None
         """Class models being built: the flows of the helpers their ``__init__`` calls see
         ``self`` without attributes yet, and are not kept."""
 
@@ -88,8 +91,9 @@ class FileFlows:
         }
         name = node.name.value
         method = owner is not None
+        lengths = {name: CHOSEN_CPU for name in partners & self._cpu_lengths()}
         if not partners or not (method or name.startswith("_")):
-            return {}
+            return lengths
         scope: cst.CSTNode = owner if owner is not None else self._module()
         expected = references(self._module().code_for_node(scope), name, method)
         sites: list[tuple[cst.Call, FunctionFlow]] = []
@@ -103,8 +107,24 @@ class FileFlows:
                 if isinstance(call, cst.Call) and names_callee(call.func, name, method)
             ]
         if not sites or len(sites) != expected:
-            return {}  # called nowhere we see, or also from code no flow evaluates
-        return off_device_parameters(node, method, partners, sites)
+            return lengths  # called nowhere we see, or also from code no flow evaluates
+        return {**off_device_parameters(node, method, partners, sites), **lengths}
+
+    def _cpu_lengths(self) -> frozenset[str]:
+        """Names the file passes, as they are, as the ``lengths`` of ``pack_padded_sequence``,
+        which takes them on the CPU only: a parameter of that name holds CPU lengths in the
+        file's other functions too (asked once, and only of a flow whose meetings a
+        parameter takes part in)."""
+        if self._lengths is None:
+            found: set[str] = set()
+            stack: list[cst.CSTNode] = [self._module()]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, cst.Call):
+                    found.update(_lengths_passed(node, self._resolve))
+                stack.extend(iter_children(node))
+            self._lengths = frozenset(found)
+        return self._lengths
 
     def _callers_in(
         self, owner: cst.ClassDef | None
@@ -219,3 +239,15 @@ class FileFlows:
                 if isinstance(statement, cst.FunctionDef)
             }
         return self._top_level
+
+
+def _lengths_passed(call: cst.Call, resolve: Resolver) -> Iterable[str]:
+    """The name given as the CPU ``lengths`` of ``call``, if it calls such a function."""
+    if resolve(call.func) not in CPU_LENGTHS_FUNCTIONS:
+        return ()
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    named = [arg for arg in call.args if arg.keyword is not None and arg.keyword.value == "lengths"]
+    chosen = named or positional[1:2]
+    if chosen and isinstance(chosen[0].value, cst.Name):
+        return (chosen[0].value.value,)
+    return ()

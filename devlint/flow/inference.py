@@ -9,7 +9,7 @@ functions give unknown values (their summaries are a later layer).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Protocol, cast
 
@@ -70,6 +70,7 @@ from devlint.symbols import (
     CROSS_DEVICE_METHODS,
     DATA_FACTORIES,
     DATASET_PARAMETER_NAMES,
+    EXPORT_ONLY_CHECKS,
     FULL_REDUCTIONS,
     HOST_ANNOTATIONS,
     HYPERPARAMETER_ROOTS,
@@ -240,7 +241,12 @@ def analyse_function(
     returned = join(*inference.returns) if inference.returns else HOST
     return FunctionFlow(
         function,
-        tuple(meeting for meeting in inference.meetings if may_happen(meeting)),
+        tuple(
+            meeting
+            for meeting in inference.meetings
+            if may_happen(meeting)
+            and not (meeting.kind is MeetingKind.MODULE_CALL and meeting.made in inference.counts)
+        ),
         returned,
         inference.values,
         {name: frozenset(partners) for name, partners in inference.reaching.items()},
@@ -429,6 +435,11 @@ class _Inference:
         self.results_meeting: set[cst.CSTNode] = set()
         self.calls_out: dict[cst.CSTNode, _CallOut] = {}
         """Each call of another file's function: its callee and its arguments' values."""
+        self._written: cst.Subscript | None = None
+        """The target of the assignment being bound, while it is evaluated."""
+        self.counts: set[cst.CSTNode] = set()
+        """Creation sites of tensors whose elements bound a slice (``x[: counts[b]]``): a
+        count per item, which the modules it is handed to use as numbers too."""
 
     # Statements --------------------------------------------------------------
 
@@ -474,6 +485,10 @@ class _Inference:
     def _compound(self, node: cst.BaseStatement) -> None:
         if isinstance(node, cst.If) and _string_dispatch(node):
             self._dispatch(node)
+        elif isinstance(node, cst.If) and self._export_only(node.test):
+            self.eval(node.test)
+            if node.orelse is not None:
+                self._else(node.orelse)  # the body is the ONNX export's graph, not a device path
         elif isinstance(node, cst.If):
             self.eval(node.test)
             none_in_body, none_in_orelse = _none_test(node.test)
@@ -487,12 +502,13 @@ class _Inference:
             before = dict(self.env)
             if none_in_body is not None:
                 self.env[none_in_body] = HOST
-            self.run(node.body)
+            cpu_in_body, cpu_in_orelse = _cpu_test(node.test)
+            self._on_cpu(cpu_in_body, partial(self.run, node.body))
             after_body, self.env = self.env, before
             if none_in_orelse is not None:
                 self.env = {**before, none_in_orelse: HOST}
             if node.orelse is not None:
-                self._else(node.orelse)
+                self._on_cpu(cpu_in_orelse, partial(self._else, node.orelse))
             self.env = _join_envs(after_body, self.env)
             moved_there = _moved_unless_there(node)
             if moved_there in after_body:
@@ -531,6 +547,26 @@ class _Inference:
                 self.run(case.body)
                 branches.append(self.env)
             self.env = _join_envs(before, *branches)
+
+    def _export_only(self, test: cst.BaseExpression) -> bool:
+        """``if torch.onnx.is_in_onnx_export():``: a branch only an export takes."""
+        return isinstance(test, cst.Call) and self._resolve(test.func) in EXPORT_ONLY_CHECKS
+
+    def _on_cpu(self, name: str | None, branch: Callable[[], None]) -> None:
+        """Run ``branch``, where the tensor ``name`` is known to be on the CPU (``if
+        x.device == torch.device("cpu"):``): nothing it meets there is on a device, and the
+        CPU tensors made there are where it is, so they meet it after the branch too."""
+        held = self.env.get(name) if name is not None else None
+        if name is None or held is None or not held.on_device:
+            branch()
+            return
+        earlier = {id(site) for found in self.env.values() for site in found.made}
+        on_cpu = Value(frozenset({Origin.CPU}), params=held.params, tied=held.tied)
+        self.env = {**self.env, name: on_cpu}
+        branch()
+        if self.env.get(name) is on_cpu:
+            made = (site for found in self.env.values() for site in found.made)
+            self.env[name] = tied_to(held, tuple(s for s in made if id(s) not in earlier))
 
     def _dispatch(self, node: cst.If) -> None:
         """``if mode == "a": ... elif mode == "b": ...``: one branch runs, none is skipped
@@ -583,6 +619,7 @@ class _Inference:
             if name is not None:
                 self.env[name] = found
         elif isinstance(target, cst.Subscript):
+            self._written = target
             self.eval(target)
             if self._indexed_by_tensor(target):
                 into = self.values.get(target.value, UNKNOWN)
@@ -768,12 +805,15 @@ class _Inference:
         return base
 
     def _subscript(self, node: cst.Subscript) -> Value:
+        written, self._written = node is self._written, None
         base = self.eval(node.value)
         if _element_of_one_dimension(base, node):
             return HOST  # `torch.linspace(0, 1, n)[-1]`: 0-dim, it may meet any device
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 index = self.eval(element.slice.value)
+                if written:
+                    continue  # `t[index] = v` (index_put_) copies the index to `t`'s device
                 if (base.made or base.params or base.calls) and index.on_device:
                     pair: list[Operand] = [(node.value, base), (element.slice.value, index)]
                     self._meet(node, MeetingKind.INDEX, pair, blamed=0)
@@ -781,6 +821,8 @@ class _Inference:
                 for bound in (element.slice.lower, element.slice.upper, element.slice.step):
                     if bound is not None:
                         self.eval(bound)
+                        if isinstance(bound, cst.Subscript):  # `x[: counts[b]]`
+                            self.counts.update(self.values.get(bound.value, UNKNOWN).made)
         return base
 
     def _comparison(self, node: cst.Comparison) -> Value:
@@ -984,7 +1026,7 @@ class _Inference:
         if not passes_cpu and not _fills_none_default(function, bound):
             returned = callees.returned(function, owner)
             tied = [bound[name].tied for name in returned.params if name in bound]
-            return tied_to(returned, *tied)
+            return tied_to(_in_caller_terms(returned, bound), *tied)
         flow = callees.called_with(function, owner, bound)
         if flow is None:
             return UNKNOWN
@@ -1194,6 +1236,14 @@ def _bound(
     return bound
 
 
+def _in_caller_terms(returned: Value, bound: Mapping[str, Value]) -> Value:
+    """What a function of the file returns, its parameters replaced by the parameters of
+    the caller that the arguments bound to them derive from (``to_dtype(x)`` in a helper
+    that moved ``x`` to ``tensor.device`` first follows ``tensor``, not the helper's ``x``)."""
+    params = frozenset().union(*(bound[name].params for name in returned.params if name in bound))
+    return replace(returned, params=params)
+
+
 def _string_dispatch(node: cst.If) -> bool:
     """An ``if``/``elif`` chain without ``else`` that compares one name with a different
     string in each test (``self.mode == "additive"``): a dispatch on a configured option."""
@@ -1234,6 +1284,45 @@ def _fills_none_default(function: cst.FunctionDef, bound: Mapping[str, Value]) -
 def _surely_not_none(found: Value) -> bool:
     """A tensor on some device, never a host value such as None."""
     return bool(found.origins) and not found.origins & {Origin.HOST, Origin.UNKNOWN}
+
+
+def _cpu_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:
+    """``if x.device == torch.device("cpu"):`` (``x.device.type == "cpu"``, ``x.is_cpu``)
+    -> (``x``, None): ``x`` is on the CPU in the body; with ``!=`` or ``not``, (None,
+    ``x``): it is on the other path."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        in_body, in_orelse = _cpu_test(test.expression)
+        return in_orelse, in_body
+    if isinstance(test, cst.Attribute) and test.attr.value == "is_cpu":
+        return dotted_name(test.value), None
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None, None
+    target = test.comparisons[0]
+    sides = (test.left, target.comparator)
+    for side, other in (sides, sides[::-1]):
+        held = _device_of(side)
+        if held is not None and _names_the_cpu(other):
+            if isinstance(target.operator, cst.Equal):
+                return held, None
+            return (None, held) if isinstance(target.operator, cst.NotEqual) else (None, None)
+    return None, None
+
+
+def _device_of(node: cst.BaseExpression) -> str | None:
+    """``x`` of ``x.device`` or ``x.device.type``."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "type":
+        node = node.value
+    if isinstance(node, cst.Attribute) and node.attr.value == "device":
+        return dotted_name(node.value)
+    return None
+
+
+def _names_the_cpu(node: cst.BaseExpression) -> bool:
+    """``"cpu"`` or ``torch.device("cpu")``."""
+    if isinstance(node, cst.Call) and (dotted_name(node.func) or "").endswith("device"):
+        first = first_positional(node)
+        node = first.value if first is not None and len(node.args) == 1 else node
+    return isinstance(node, cst.SimpleString) and node.evaluated_value == "cpu"
 
 
 def _none_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:

@@ -115,12 +115,17 @@ def combine(*values: Value, meets: bool = True) -> Value:
     """The result of an operation on ``values`` (``a + b``, ``torch.cat``): the tensors'
     origins; host operands (numbers, shapes) only count when there is no tensor. Where
     the operation ``meets`` and one operand is surely on a device, so is the result: a CPU
-    operand is blamed there (a meeting), not again wherever the result goes."""
+    operand is blamed there (a meeting), not again wherever the result goes. Where none is
+    but one was put on the CPU on purpose (``lengths.cpu()``, CPU lengths), the result is
+    on the CPU by that choice: a factory it combined is no more to blame than that."""
     tensors = [v for v in values if v.origins - {Origin.HOST}]
     params = frozenset().union(*(v.params for v in values))
     if not tensors:
         return Value(frozenset({Origin.HOST}), params=params)
     placed = [v for v in tensors if v.on_device and not v.made]
+    chosen = [v for v in tensors if v.origins == CHOSEN_CPU.origins and not v.made]
+    if meets and not placed and chosen:
+        placed = chosen
     joined = join(*placed) if meets and placed else join(*tensors)
     return Value(
         joined.origins - {Origin.HOST},

@@ -111,7 +111,14 @@ class FactoryWithoutDevice(Rule):
     one that only meets Python numbers, host values or other CPU tensors
     (`torch.rand(1) < 0.5`), or meets nothing at all; a CPU index into a device
     tensor (`x[torch.arange(n)]`), or one written through a plain index (`x[0] = t`,
-    `x[:, :2] = t`: a copy across devices); 0-dim scalars such as `torch.tensor(3.0)`,
+    `x[:, :2] = t`: a copy across devices), or through device indices (`mask[(rows, cols)]
+    = True`: `index_put_` copies the indices to the mask's device); one made in the branch
+    where the tensor it meets is on the CPU (`if x.device == torch.device("cpu"):`); one
+    combined with a tensor put on the CPU on purpose, such as lengths a file hands to
+    `pack_padded_sequence` as they are (its lengths must be on the CPU); counts per item
+    (their elements bound slices, `y[b, : counts[b]]`) handed to a module; a branch only
+    an ONNX export takes (`if torch.onnx.is_in_onnx_export():`); 0-dim scalars such as
+    `torch.tensor(3.0)`,
     `torch.tensor(math.sqrt(d))` or `torch.rand([])`, which PyTorch lets meet any device
     (but not a collective: NCCL needs them on the GPU), and the elements a loop takes
     from a one-dimensional one (`for i in torch.arange(n)`); an empty tensor
@@ -454,8 +461,177 @@ class FactoryWithoutDevice(Rule):
         "    if corpus.device != queries.device:\n"
         "        queries = queries.to(corpus.device)\n"
         "    return score(queries, corpus)\n",
+        # Written through device indices (`index_put_` copies them to the mask's device):
+        # a CPU mask, then only a mask; reading it with them is a meeting (INVALID).
+        "import torch\n\n"
+        "def diagonal_mask(n, device=None):\n"
+        "    rows = torch.arange(n, device=device)\n"
+        "    mask = torch.zeros((n, n), dtype=torch.bool)\n"
+        "    mask[(rows, rows)] = True\n"
+        "    return mask\n",
+        # Made on the CPU in the branch where the input is on the CPU: it meets the input
+        # there and after the branch, on one device (the other branch is INVALID).
+        "import torch\n\n"
+        "def drop(x: torch.Tensor, p: float):\n"
+        '    if x.device == torch.device("cpu"):\n'
+        "        keep = torch.rand(x.shape) > p\n"
+        "    else:\n"
+        "        keep = torch.rand(x.shape, device=x.device) > p\n"
+        "    return x * keep\n",
+        # Lengths given to `pack_padded_sequence` as they are must be on the CPU: in the
+        # file's other blocks that take them too, a mask made from them is on the CPU by
+        # that choice (INVALID: the file moves them there with `.cpu()`).
+        "import torch\n"
+        "from torch import nn\n"
+        "from torch.nn.utils.rnn import pack_padded_sequence\n"
+        "\n"
+        "\n"
+        "class Frames(nn.Module):\n"
+        "    def forward(self, x, lengths):\n"
+        "        return pack_padded_sequence(x, lengths, batch_first=True)\n"
+        "\n"
+        "\n"
+        "class Pool(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.attention = nn.MultiheadAttention(8, 2)\n"
+        "\n"
+        "    def forward(self, x, lengths):\n"
+        "        mask = torch.arange(x.shape[0])[None, :] < lengths[:, None]\n"
+        "        return self.attention(x, x, x, key_padding_mask=~mask)[0]\n",
+        # Counts per item (their elements bound slices: `y[b, : valid[b]]`) handed to a
+        # module, which uses them as numbers too (INVALID: nothing shows they are counts).
+        "import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "from .blocks import Mixer\n"
+        "\n"
+        "\n"
+        "class Beamformer(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.mixer = Mixer(4)\n"
+        "\n"
+        "    def forward(self, x, valid=None):\n"
+        "        if valid is None:\n"
+        "            valid = torch.LongTensor([x.shape[1]] * x.shape[0])\n"
+        "        y = self.mixer(x, valid)\n"
+        "        return torch.stack([y[b, : valid[b]].mean(0) for b in range(x.shape[0])])\n",
     )
     INVALID = (
+        Invalid(
+            "import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "from .blocks import Mixer\n"
+            "\n"
+            "\n"
+            "class Beamformer(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.mixer = Mixer(4)\n"
+            "\n"
+            "    def forward(self, x, valid=None):\n"
+            "        if valid is None:\n"
+            "            valid = torch.LongTensor([x.shape[1]] * x.shape[0])\n"
+            "        y = self.mixer(x, valid)\n"
+            "        return y.mean(1) if valid.max() == 0 else y\n",
+            line=14,
+            column=21,
+            fixed="import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "from .blocks import Mixer\n"
+            "\n"
+            "\n"
+            "class Beamformer(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.mixer = Mixer(4)\n"
+            "\n"
+            "    def forward(self, x, valid=None):\n"
+            "        if valid is None:\n"
+            "            valid = torch.LongTensor([x.shape[1]] * x.shape[0])\n"
+            "        y = self.mixer(x, valid.to(x.device))\n"
+            "        return y.mean(1) if valid.max() == 0 else y\n",
+            unsafe=True,
+        ),
+        Invalid(
+            "import torch\n"
+            "from torch import nn\n"
+            "from torch.nn.utils.rnn import pack_padded_sequence\n"
+            "\n"
+            "\n"
+            "class Frames(nn.Module):\n"
+            "    def forward(self, x, lengths):\n"
+            "        return pack_padded_sequence(x, lengths.cpu(), batch_first=True)\n"
+            "\n"
+            "\n"
+            "class Pool(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.attention = nn.MultiheadAttention(8, 2)\n"
+            "\n"
+            "    def forward(self, x, lengths):\n"
+            "        mask = torch.arange(x.shape[0])[None, :] < lengths[:, None]\n"
+            "        return self.attention(x, x, x, key_padding_mask=~mask)[0]\n",
+            line=17,
+            column=16,
+            fixed="import torch\n"
+            "from torch import nn\n"
+            "from torch.nn.utils.rnn import pack_padded_sequence\n"
+            "\n"
+            "\n"
+            "class Frames(nn.Module):\n"
+            "    def forward(self, x, lengths):\n"
+            "        return pack_padded_sequence(x, lengths.cpu(), batch_first=True)\n"
+            "\n"
+            "\n"
+            "class Pool(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.attention = nn.MultiheadAttention(8, 2)\n"
+            "\n"
+            "    def forward(self, x, lengths):\n"
+            "        mask = torch.arange(x.shape[0], device=lengths.device)[None, :] < "
+            "lengths[:, None]\n"
+            "        return self.attention(x, x, x, key_padding_mask=~mask)[0]\n",
+            unsafe=True,
+        ),
+        Invalid(
+            "import torch\n\n"
+            "def drop(x: torch.Tensor, p: float):\n"
+            '    if x.device != torch.device("cpu"):\n'
+            "        keep = torch.rand(x.shape) > p\n"
+            "    else:\n"
+            "        keep = torch.rand(x.shape, device=x.device) > p\n"
+            "    return x * keep\n",
+            line=5,
+            column=16,
+            fixed="import torch\n\n"
+            "def drop(x: torch.Tensor, p: float):\n"
+            '    if x.device != torch.device("cpu"):\n'
+            "        keep = torch.rand(x.shape, device=x.device) > p\n"
+            "    else:\n"
+            "        keep = torch.rand(x.shape, device=x.device) > p\n"
+            "    return x * keep\n",
+            unsafe=True,
+        ),
+        Invalid(
+            "import torch\n\n"
+            "def diagonal(n, device=None):\n"
+            "    rows = torch.arange(n, device=device)\n"
+            "    table = torch.rand((n, n))\n"
+            "    return table[(rows, rows)]\n",
+            line=5,
+            column=13,
+            fixed="import torch\n\n"
+            "def diagonal(n, device=None):\n"
+            "    rows = torch.arange(n, device=device)\n"
+            "    table = torch.rand((n, n), device=device)\n"
+            "    return table[(rows, rows)]\n",
+            unsafe=True,
+        ),
         Invalid(
             # A method bound for later runs where its holder runs: in the block's forward.
             "from functools import partial\n\nimport torch\nimport torch.nn as nn\n\n"

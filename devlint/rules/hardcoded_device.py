@@ -66,8 +66,10 @@ class HardcodedDevice(Rule):
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
     a sampler or trainer stores as its `self.device` (or `self.current_device`): choosing
     it is that class's job, nor a branch on which devices exist
-    (`torch.cuda.is_available()`, `is_npu_available()`), nor code of a CUDA-only library
-    (a module importing Megatron-LM).
+    (`torch.cuda.is_available()`, `is_npu_available()`) or on where tensors are
+    (`x.is_cuda`, `x.device == torch.device("cuda")`, also through a name the function sets
+    from such a test, in a helper it defines: `any_cuda = any(_is_cuda(v) for v in values)`),
+    nor code of a CUDA-only library (a module importing Megatron-LM).
 
     ## Why is this bad?
     Under distributed training every process owns a different GPU. A literal
@@ -193,6 +195,18 @@ class HardcodedDevice(Rule):
         '        if x.device.type == torch.device("cuda").type:\n'
         "            x = x.half()\n"
         "        return x\n",
+        # A helper whose job is to choose the device its inputs are on, through a name set
+        # from a test of where they are (INVALID: a test of something else).
+        "from typing import Sequence\n\nimport torch\nfrom torch import Tensor\n\n"
+        "def device_of(values: Sequence[Tensor]) -> torch.device:\n"
+        "    def _on_gpu(value: Tensor) -> bool:\n"
+        '        return value.device == torch.device("cuda")\n\n'
+        "    on_gpu = any(_on_gpu(value) for value in values)\n"
+        '    return torch.device("cuda") if on_gpu else torch.device("cpu")\n\n'
+        "class Fixed(torch.nn.Module):\n"
+        "    def __init__(self, values):\n"
+        "        super().__init__()\n"
+        '        self.register_buffer("values", torch.stack(values).to(device_of(values)))\n',
         # A device parameter with a default that callers override.
         "import torch\nimport torch.nn as nn\n\n"
         "class M(nn.Module):\n"
@@ -252,6 +266,18 @@ class HardcodedDevice(Rule):
         'import torch\n\nif __name__ == "__main__":\n    print(torch.cuda.FloatTensor(3))\n',
     )
     INVALID = (
+        Invalid(
+            "from typing import Sequence\n\nimport torch\nfrom torch import Tensor\n\n"
+            "def device_of(values: Sequence[Tensor]) -> torch.device:\n"
+            "    many = len(values) > 2\n"
+            '    return torch.device("cuda") if many else torch.device("cpu")\n\n'
+            "class Fixed(torch.nn.Module):\n"
+            "    def __init__(self, values):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("values", torch.stack(values).to(device_of(values)))\n',
+            line=8,
+            column=12,
+        ),
         Invalid(
             # A module's stored `self.device` goes stale once `.to()` moves it: no fix.
             "import torch.nn as nn\n\nclass M(nn.Module):\n"

@@ -104,7 +104,8 @@ class TensorAttributeNotBuffer(Rule):
     ops, a module call, indexing it with a device index) with a tensor that follows
     the computation, in `forward`, `__call__`, `generate`, the Lightning `*_step`
     methods and batch hooks, torchmetrics' `update`/`compute`, or the methods of
-    the class they call.
+    the class they call (not in a branch only an ONNX export takes,
+    `if torch.onnx.is_in_onnx_export():`, which is no run on the device).
 
     ## Why is this bad?
     `model.to(device)`, `model.cuda()` and Lightning's trainer move parameters and
@@ -307,8 +308,57 @@ class TensorAttributeNotBuffer(Rule):
         "        self.points = points\n\n"
         "    def forward(self, x):\n"
         "        return x[:, None] - self.points\n",
+        # Moved by the function it is handed to on every path but an ONNX export's
+        # (INVALID: a branch a run on the device takes, such as tracing).
+        "import torch\nfrom torch import nn\n\n"
+        "def normalize(data, mean):\n"
+        "    if torch.onnx.is_in_onnx_export():\n"
+        "        if mean.shape[0] != 1:\n"
+        '            raise ValueError("one batch only")\n'
+        "    else:\n"
+        "        mean = mean.to(data.device)\n"
+        "    return data - mean\n\n"
+        "class Normalize(nn.Module):\n"
+        "    def __init__(self, mean):\n"
+        "        super().__init__()\n"
+        "        self.mean = torch.tensor([mean])\n\n"
+        "    def forward(self, x):\n"
+        "        return normalize(x, self.mean)\n",
     )
     INVALID = (
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "def normalize(data, mean):\n"
+            "    if torch.jit.is_tracing():\n"
+            "        if mean.shape[0] != 1:\n"
+            '            raise ValueError("one batch only")\n'
+            "    else:\n"
+            "        mean = mean.to(data.device)\n"
+            "    return data - mean\n\n"
+            "class Normalize(nn.Module):\n"
+            "    def __init__(self, mean):\n"
+            "        super().__init__()\n"
+            "        self.mean = torch.tensor([mean])\n\n"
+            "    def forward(self, x):\n"
+            "        return normalize(x, self.mean)\n",
+            line=15,
+            column=9,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "def normalize(data, mean):\n"
+            "    if torch.jit.is_tracing():\n"
+            "        if mean.shape[0] != 1:\n"
+            '            raise ValueError("one batch only")\n'
+            "    else:\n"
+            "        mean = mean.to(data.device)\n"
+            "    return data - mean\n\n"
+            "class Normalize(nn.Module):\n"
+            "    def __init__(self, mean):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("mean", torch.tensor([mean]), persistent=False)\n\n'
+            "    def forward(self, x):\n"
+            "        return normalize(x, self.mean)\n",
+            unsafe=True,
+        ),
         Invalid(
             "import math\nimport torch\nimport torch.nn as nn\n\n"
             "class PositionalEncoding(nn.Module):\n"

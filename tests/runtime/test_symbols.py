@@ -173,6 +173,8 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "MEETING_FUNCTIONS": check_qualified,
     "CPU_RESULT_FUNCTIONS": check_qualified,
     "CPU_TARGET_LOSSES": check_qualified,
+    "EXPORT_ONLY_CHECKS": check_qualified,
+    "CPU_LENGTHS_FUNCTIONS": check_qualified,
     "COLLECTIVE_FUNCTIONS": check_qualified,
     "TENSOR_HOST_ATTRIBUTES": lambda v: sorted(
         n for n in v if not (hasattr(TENSOR, n) or hasattr(MODULE(), n))

@@ -108,6 +108,7 @@ def in_forward(body: str) -> Analysed:
         ("x.device", {F_}),
         ("self.device", {F_}),
         ("self.proj(x)", {F_}),
+        ("nn.Embedding.from_pretrained(torch.zeros(3, 1))", {F_}),  # a module its class built
         ("self.table", {F_}),  # a registered buffer
         ("self.scale", {HOST}),  # a number: the default of __init__'s parameter
         ("torch.zeros_like(x)", {F_}),

@@ -1074,6 +1074,8 @@ class _Inference:
             return arguments[0][1] if arguments else UNKNOWN
         if name[:1].isupper():
             return FOLLOWS  # nn.Linear(...), nn.Parameter(...): moves with the module
+        if module.startswith("torch.nn.") and module.rpartition(".")[2][:1].isupper():
+            return FOLLOWS  # nn.Embedding.from_pretrained(t): a module built by its class
         if name.endswith("_like"):
             device = keyword_argument(node, "device")
             if device is not None:

@@ -174,9 +174,6 @@ TENSOR_ARGUMENT_METHODS = frozenset(
         "matmul",
         "mm",
         "bmm",
-        "expand_as",
-        "view_as",
-        "reshape_as",
         "copy_",
         "lerp",
         "maximum",
@@ -191,7 +188,8 @@ TENSOR_ARGUMENT_METHODS = frozenset(
         "repeat_interleave",
     }
 )
-"""Tensor methods whose tensor arguments must be on the receiver's device."""
+"""Tensor methods whose tensor arguments must be on the receiver's device. Not ``expand_as``,
+``view_as``, ``reshape_as``: they read only the other tensor's shape, on any device."""
 
 ITERATING_BUILTINS = frozenset(
     {"zip", "enumerate", "list", "tuple", "iter", "sorted", "set", "int", "float", "bool"}
@@ -466,9 +464,11 @@ torchmetrics state, ``self.add_state("name", default=...)``."""
 COLLECTION_UPDATERS = frozenset({"append", "extend", "insert", "update", "add"})
 """``xs.append(t)``: the container now also holds ``t``."""
 
-CPU_RESULT_FUNCTIONS = frozenset({"torch._shape_as_tensor", "torch.get_rng_state"})
+CPU_RESULT_FUNCTIONS = frozenset(
+    {"torch._shape_as_tensor", "torch.onnx.operators.shape_as_tensor", "torch.get_rng_state"}
+)
 """torch functions whose result is a CPU tensor whatever their arguments' device: a shape
-made a tensor for tracing, the CPU generator's state."""
+made a tensor for tracing (also through ``torch.onnx.operators``), the CPU generator's state."""
 
 CPU_LENGTHS_FUNCTIONS = frozenset({"torch.nn.utils.rnn.pack_padded_sequence"})
 """torch functions whose second argument, ``lengths``, must be a CPU tensor (or a list): a

@@ -108,6 +108,7 @@ def in_forward(body: str) -> Analysed:
         ("x.device", {F_}),
         ("self.device", {F_}),
         ("self.proj(x)", {F_}),
+        ("nn.Embedding.from_pretrained(torch.zeros(3, 1))", {F_}),  # a module its class built
         ("self.table", {F_}),  # a registered buffer
         ("self.scale", {HOST}),  # a number: the default of __init__'s parameter
         ("torch.zeros_like(x)", {F_}),
@@ -122,6 +123,10 @@ def in_forward(body: str) -> Analysed:
         ("torch.rand([])", {HOST}),
         ("torch.rand(())", {HOST}),
         ("torch.Tensor([])", {CPU}),  # legacy: a list is data, here an empty 1-D tensor
+        ("torch.Tensor(x + 1)", {F_}),  # legacy, of a tensor: an alias, on its device
+        ("torch.Tensor(torch.zeros(3))", {CPU}),
+        ("torch.Tensor(3)", {CPU}),  # legacy, of a size
+        ("torch.onnx.operators.shape_as_tensor(x)", {CPU}),  # a shape, always on the CPU
         ("torch.zeros(3, device=x.device)", {F_}),
         ('torch.zeros(3, device="cuda")', {LIT}),
         ('torch.device("cuda:1")', {LIT}),
@@ -247,6 +252,9 @@ def test_meeting_kinds(body: str, kind: MeetingKind | None, at: str) -> None:
         'self.log("loss", torch.tensor([1.0]))',  # an inherited method, not a submodule
         "packed = nn.utils.rnn.pack_padded_sequence(x, torch.tensor(lens))\ny = packed + x",
         "y = torch.arange(4) + torch.ones(4)",  # two CPU tensors
+        # Only the other tensor's shape is read: its device does not matter.
+        "y = torch.arange(4).expand_as(x) + torch.ones(4).view_as(x).reshape_as(x)",
+        "y = torch.arange(4).expand_as(x).type_as(x) * x",
         "y = helper(torch.arange(4), x)",  # a function of another file: a later layer
         "x.copy_(torch.ones(4))",  # copies across devices
         "x[0] = torch.ones(4)\nx[:, :4] = torch.ones(4)",  # plain indices copy across devices
@@ -323,6 +331,55 @@ def test_calls_of_the_files_own_functions() -> None:
     made = analysed.flow("_bias").returned.made[0]
     found = analysed.flows.meetings_of(made, bias, owner)
     assert [analysed.code(m.at) for m in found] == ["scaled(x, torch.ones(3)) + self._bias()"]
+
+
+def test_unpacking_a_helpers_tuple_binds_each_name_to_its_element() -> None:
+    """``a, b = f(x)`` where ``f`` writes out the tuple it returns: each name gets its own
+    element, joined with what any other ``return`` gives whole (a tensor's rows)."""
+    analysed = Analysed(
+        """
+        def split(x, k):
+            if k == 0:
+                return x.new(0)
+            return x * 2, torch.arange(k)
+
+        class M(nn.Module):
+            def forward(self, x):
+                y, idx = split(x, 3)
+                n = int(idx)
+                z, _ = split(torch.ones(3), 3)
+                for a, b in split(x, 2):
+                    x = x + b
+                return y + x, z + x, idx + x
+        """
+    )
+    y, idx = analysed.value("y"), analysed.value("idx")
+    assert (origins(y), origins(idx)) == ({F_}, {F_, CPU})
+    assert [analysed.code(site) for site in idx.made] == ["torch.arange(k)"]
+    assert y.made == ()
+    assert analysed.meetings() == [
+        ("torch.arange(k)", "operator", "x + b"),  # a loop unpacks each element
+        ("torch.ones(3)", "operator", "z + x"),
+        ("torch.arange(k)", "operator", "idx + x"),
+    ]
+    returned = analysed.flow("split")
+    assert [origins(part) for part in returned.returned_parts] == [{F_}, {F_, CPU}]
+
+
+def test_a_helper_returning_no_tuple_written_out_gives_no_elements() -> None:
+    analysed = Analysed(
+        """
+        def pair(x):
+            return (x, torch.arange(3)) if x.dim() else (x, x)
+
+        class M(nn.Module):
+            def forward(self, x):
+                y, idx = pair(x)
+                return y + x
+        """
+    )
+    assert analysed.flow("pair").returned_parts == ()
+    assert analysed.meetings() == [("torch.arange(3)", "operator", "y + x")]
 
 
 def test_recursion_is_bounded() -> None:

@@ -210,11 +210,25 @@ class FileFlows:
     # Callees --------------------------------------------------------------------
 
     def returned(self, callee: cst.FunctionDef, owner: cst.ClassDef | None) -> Value:
+        flow = self._returning(callee, owner)
+        return flow.returned if flow is not None else UNKNOWN
+
+    def returned_parts(
+        self, callee: cst.FunctionDef, owner: cst.ClassDef | None
+    ) -> tuple[Value, ...]:
+        flow = self._returning(callee, owner)
+        return flow.returned_parts if flow is not None else ()
+
+    def _returning(
+        self, callee: cst.FunctionDef, owner: cst.ClassDef | None
+    ) -> FunctionFlow | None:
+        """The flow of ``callee`` whose result a call uses; None while it is being
+        analysed (recursion)."""
         if callee in self._active or len(self._active) > _MAX_CALL_DEPTH:
-            return UNKNOWN
+            return None
         if self._building:
-            return self._analyse(callee, owner, None).returned
-        return self.function(callee, owner).returned
+            return self._analyse(callee, owner, None)
+        return self.function(callee, owner)
 
     def called_with(
         self, callee: cst.FunctionDef, owner: cst.ClassDef | None, bound: Mapping[str, Value]

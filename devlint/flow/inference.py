@@ -147,6 +147,12 @@ class Callees(Protocol):
         """What ``callee`` returns (unknown while it is being analysed: recursion)."""
         ...
 
+    def returned_parts(
+        self, callee: cst.FunctionDef, owner: cst.ClassDef | None
+    ) -> tuple[Value, ...]:
+        """The elements of the tuple ``callee`` returns (``FunctionFlow.returned_parts``)."""
+        ...
+
     def called_with(
         self, callee: cst.FunctionDef, owner: cst.ClassDef | None, bound: Mapping[str, Value]
     ) -> FunctionFlow | None:
@@ -197,6 +203,11 @@ class FunctionFlow:
     """Calls of other files' functions whose result it may return: the callee, an argument's
     slot and a parameter that argument follows. Where the callee's result follows that
     slot, this function's result follows the parameter (``FlowSummary.returns_via``)."""
+    returned_parts: tuple[Value, ...] = ()
+    """The elements of the tuple the function's ``return``s write out (``return a, b``),
+    each joined over the returns (one that gives anything else gives its whole value to
+    each: unpacking a tensor gives its rows, on its device): what a caller unpacking the
+    result (``x, y = f()``) binds to each name. Empty when no ``return`` writes one out."""
 
     def meetings_of(self, made: cst.CSTNode) -> tuple[Meeting, ...]:
         """Where the tensor made at ``made`` meets the computation's device, first first."""
@@ -254,6 +265,7 @@ def analyse_function(
         frozenset(inference.results_meeting),
         tuple(dict.fromkeys(inference.returned_whole)),
         _returned_via(returned, inference.calls_out),
+        returned_parts=_positionwise(inference.returned_tuples),
     )
 
 
@@ -271,6 +283,16 @@ def _returned_via(
         for param in argument.params
     }
     return tuple(sorted(found, key=repr))
+
+
+def _positionwise(returns: Sequence[list[Value] | Value]) -> tuple[Value, ...]:
+    """Each position's values joined over the tuples written out (all as long), with the
+    whole of any other value returned."""
+    written = [found for found in returns if isinstance(found, list)]
+    if not written or len({len(found) for found in written}) > 1:
+        return ()
+    whole = [found for found in returns if isinstance(found, Value)]
+    return tuple(join(*column, *whole) for column in zip(*written, strict=True))
 
 
 def class_model(
@@ -422,6 +444,11 @@ class _Inference:
         self.values: dict[cst.CSTNode, Value] = {}
         self.returns: list[Value] = []
         self.returned_whole: list[cst.CSTNode] = []
+        self.returned_tuples: list[list[Value] | Value] = []
+        """Per ``return``: the elements of the tuple it writes out, else its value."""
+        self._unpackable: dict[cst.CSTNode, Callable[[], tuple[Value, ...]]] = {}
+        """Calls of this file's functions, with what gives the elements of the tuple they
+        return: a target unpacking the call binds each name to its own element."""
         self.function: cst.FunctionDef | None = None
         self._by_backend: bool | None = None
         self.lists: set[str] = set()
@@ -477,6 +504,9 @@ class _Inference:
             self.returns.append(found)
             if not isinstance(node.value, (cst.Tuple, cst.List)):
                 self.returned_whole.extend(found.made)
+            written = node.value if isinstance(node.value, cst.Tuple) else None
+            parts = self._parts(written, len(written.elements)) if written else None
+            self.returned_tuples.append(found if parts is None else parts)
         elif isinstance(node, cst.Assert):
             self.eval(node.test)
         elif isinstance(node, cst.Raise) and node.exc is not None:
@@ -666,7 +696,11 @@ class _Inference:
         return False
 
     def _parts(self, source: cst.CSTNode, count: int) -> list[Value] | None:
-        """The values of a tuple literal unpacked element by element (``a, b = x, y``)."""
+        """The values of a tuple literal unpacked element by element (``a, b = x, y``), or
+        of the tuple a function of this file returns (``a, b = f(x)``)."""
+        if source in self._unpackable:
+            returned = self._unpackable[source]()
+            return list(returned) if len(returned) == count else None
         if not isinstance(source, (cst.Tuple, cst.List)) or len(source.elements) != count:
             return None
         if any(isinstance(element, cst.StarredElement) for element in source.elements):
@@ -684,6 +718,7 @@ class _Inference:
                 self._bind(element.value, part, element.value)
             return
         found = join(*parts) if parts else self.eval(iterable)
+        self._unpackable.pop(iterable, None)  # `for a, b in f()` unpacks each element
         if parts is None and _one_dimensional_on_cpu(found):
             found = HOST  # each element of a 1-D CPU tensor is 0-dim: it meets any device
         self._bind(target, found, iterable)
@@ -1026,6 +1061,10 @@ class _Inference:
         if not passes_cpu and not _fills_none_default(function, bound):
             returned = callees.returned(function, owner)
             tied = [bound[name].tied for name in returned.params if name in bound]
+            self._unpackable[node] = lambda: tuple(
+                tied_to(_in_caller_terms(part, bound), *tied)
+                for part in callees.returned_parts(function, owner)
+            )
             return tied_to(_in_caller_terms(returned, bound), *tied)
         flow = callees.called_with(function, owner, bound)
         if flow is None:
@@ -1036,6 +1075,8 @@ class _Inference:
             if id(meeting.made) in passed and key not in self._seen:
                 self._seen.add(key)
                 self.meetings.append(meeting)
+        parts = flow.returned_parts
+        self._unpackable[node] = lambda: parts
         return flow.returned
 
     def _module_call(
@@ -1104,6 +1145,8 @@ class _Inference:
             return arguments[0][1] if arguments else UNKNOWN
         if name[:1].isupper():
             return FOLLOWS  # nn.Linear(...), nn.Parameter(...): moves with the module
+        if module.startswith("torch.nn.") and module.rpartition(".")[2][:1].isupper():
+            return FOLLOWS  # nn.Embedding.from_pretrained(t): a module built by its class
         if name.endswith("_like"):
             device = keyword_argument(node, "device")
             if device is not None:
@@ -1145,6 +1188,10 @@ class _Inference:
             return self._from_data(node, first)
         if name in ARRAY_TENSOR_FACTORIES:
             return made_on_cpu(node)
+        if name == "Tensor" and first is not None and len(node.args) == 1:
+            aliased = self.values.get(first.value, UNKNOWN)
+            if aliased.on_device or aliased.made:
+                return aliased  # torch.Tensor(t) of a tensor is an alias of t, on its device
         if name not in LEGACY_TENSOR_TYPES and first is not None and _is_empty_shape(first.value):
             return scalar_on_cpu(node)  # torch.rand([]): 0-dim (`torch.Tensor([])` is empty data)
         return made_on_cpu(node)

@@ -13,7 +13,7 @@ from devlint.findings import Applicability, Fix
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting, MeetingKind, empty_data
 from devlint.index import ProjectIndex, is_test_module
-from devlint.nodes import annotation_names, chain_root, dotted_name, is_self, iter_children
+from devlint.nodes import annotation_names, dotted_name, is_self, iter_children
 from devlint.rules._devices import BINDING_TYPES, Bindings
 from devlint.rules.base import (
     FileContext,
@@ -124,15 +124,18 @@ class FactoryWithoutDevice(Rule):
     from a one-dimensional one (`for i in torch.arange(n)`); an empty tensor
     (`torch.Tensor([])`) anywhere but in `torch.cat`, the only place where its shape
     fits next to others (elsewhere it is a sentinel, used on another path); `torch.zeros_like(x)`,
-    `x.new_zeros(...)`, `torch.tensor(x)` of a tensor; calls with `**kwargs` or
-    `out=`; a meeting with a tensor parameter of a method (or private function) that
+    `x.new_zeros(...)`, `torch.tensor(x)` or `torch.Tensor(x)` of a tensor; one whose
+    only partner gives its shape (`.expand_as(x)`, `.view_as(x)`, `.reshape_as(x)`);
+    calls with `**kwargs` or `out=`; a meeting with a tensor parameter of a method (or
+    private function) that
     every call in the file gives host data or CPU tensors, or values it cannot place
     while moving the result to the device at once: the helper works on the CPU by
     design; a collective on a CPU group (`group=cpu_group`), in a function that asks the
     backend (`get_backend(group)`, `Backend.NCCL`, `"gloo"`) and places its tensors by
     it, and the `*_object` collectives, which place their tensors themselves; a library
     function that hands its tensors to NumPy without `.cpu()` (it gets CPU tensors); what
-    only meets CPU tensors by design: `torch._shape_as_tensor(x)`, `torch.tensor` of a list
+    only meets CPU tensors by design: `torch._shape_as_tensor(x)` (or
+    `torch.onnx.operators.shape_as_tensor(x)`), `torch.tensor` of a list
     (of tensors too: it copies their values to the CPU), a helper object made outside
     `__init__`, another library's `torch.ops`, a parameter holding a dataset
     (`train_dataset`); a CPU index or mask into a device tensor (`x[mask]`); Python's `+`
@@ -147,6 +150,8 @@ class FactoryWithoutDevice(Rule):
     the result (functions of a module, not methods, for now; returned whole, not as one
     element of a tuple, and not reduced to 0-dim there), also when that function's result
     follows the tensor only through another file's function it calls (a few calls deep).
+    In the file, a name unpacking a helper's result (`a, b = f(x)`) holds only the element
+    `f` writes out in its place.
     """
 
     code = "DEV003"
@@ -517,6 +522,29 @@ class FactoryWithoutDevice(Rule):
         "            valid = torch.LongTensor([x.shape[1]] * x.shape[0])\n"
         "        y = self.mixer(x, valid)\n"
         "        return torch.stack([y[b, : valid[b]].mean(0) for b in range(x.shape[0])])\n",
+        # `expand_as`/`view_as` read only the other tensor's shape, and `.type_as` moves; a
+        # shape made a tensor is on the CPU, as is the rest of what it is concatenated
+        # with; `torch.Tensor` of a tensor is an alias on its device.
+        "import torch\nimport torch.onnx.operators\nfrom torch import nn\n\n"
+        "class Latency(nn.Module):\n"
+        "    def forward(self, alpha: torch.Tensor, layer_ids: torch.Tensor):\n"
+        "        steps = torch.arange(1, 9).unsqueeze(0).expand_as(alpha).type_as(alpha)\n"
+        "        bsz = torch.onnx.operators.shape_as_tensor(alpha)[0]\n"
+        "        shape = torch.cat((bsz.view(1), torch.tensor([-1], dtype=torch.long)))\n"
+        "        scales = torch.Tensor(layer_ids + 1)\n"
+        "        scales = scales * torch.where(layer_ids < 3, 0.5, 1.0)\n"
+        "        return steps * alpha, shape, scales / torch.sum(scales)\n",
+        # Each name unpacking a helper's result gets its own element: the CPU id is only
+        # read as a number.
+        "import torch\nfrom torch import nn\n\n"
+        "class Matcher(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        anchor, candidates = self._anchor(x)\n"
+        "        index = int(anchor)\n"
+        "        return [(x == c).sum() for c in candidates], index\n\n"
+        "    def _anchor(self, x):\n"
+        "        ids = [a for a in torch.unique(x)]\n"
+        "        return torch.tensor([len(ids)]), ids\n",
     )
     INVALID = (
         Invalid(
@@ -630,6 +658,43 @@ class FactoryWithoutDevice(Rule):
             "    rows = torch.arange(n, device=device)\n"
             "    table = torch.rand((n, n), device=device)\n"
             "    return table[(rows, rows)]\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # The element of a helper's result that is a CPU tensor meets the input.
+            "import torch\nfrom torch import nn\n\n"
+            "class Matcher(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        anchor, candidates = self._anchor(x)\n"
+            "        return (x == anchor).sum(), len(candidates)\n\n"
+            "    def _anchor(self, x):\n"
+            "        ids = [a for a in torch.unique(x)]\n"
+            "        return torch.tensor([len(ids)]), ids\n",
+            line=11,
+            column=16,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Matcher(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        anchor, candidates = self._anchor(x)\n"
+            "        return (x == anchor).sum(), len(candidates)\n\n"
+            "    def _anchor(self, x):\n"
+            "        ids = [a for a in torch.unique(x)]\n"
+            "        return torch.tensor([len(ids)], device=x.device), ids\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Written into a module's weight: the fix borrows the weight's device, not the
+            # module's (a module has no `.device`).
+            "import torch\nfrom torch import nn\n\n"
+            "def grow(emb: nn.Module, rows: int):\n"
+            "    emb.weight.data = torch.zeros((rows, 4))\n"
+            "    emb.bias.data = torch.zeros(rows, device=emb.bias.device)\n",
+            line=5,
+            column=23,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "def grow(emb: nn.Module, rows: int):\n"
+            "    emb.weight.data = torch.zeros((rows, 4)).to(emb.weight.device)\n"
+            "    emb.bias.data = torch.zeros(rows, device=emb.bias.device)\n",
             unsafe=True,
         ),
         Invalid(
@@ -1483,7 +1548,7 @@ def _fixes(
         if device is not None:
             fixes["device_param"] = (insert_after(last, f", device={device}"),)
             anchors["device_param"] = device
-        partner = chain_root(meeting.partner) if meeting is not None else None
+        partner = _tensor_root(meeting.partner) if meeting is not None else None
         tensor = partner if partner in parameters else context.scope.tensor_param
         if tensor is not None and tensor not in ("device", device):
             fixes["tensor_device"] = (insert_after(last, f", device={tensor}.device"),)
@@ -1497,6 +1562,19 @@ def _fixes(
         fixes["move_at_meeting"] = (insert_after(meeting.cpu, f".to({partner_name}.device)"),)
         anchors["move_at_meeting"] = partner_name
     return fixes, anchors
+
+
+def _tensor_root(node: cst.BaseExpression) -> str | None:
+    """``x`` in ``x.view(1, -1)[0]``: the name a chain of tensor methods and indexing starts
+    from, a tensor on the chain's device. None through an attribute (``emb.weight.data``):
+    its root may be a module, which has no ``.device``."""
+    while True:
+        if isinstance(node, cst.Subscript):
+            node = node.value
+        elif isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            node = node.func.value
+        else:
+            return node.value if isinstance(node, cst.Name) else None
 
 
 def _parameter_names(function: cst.FunctionDef) -> set[str]:

@@ -163,7 +163,8 @@ class TensorAttributeNotBuffer(Rule):
     device; attributes the class registers (`register_buffer("x", ...)`,
     `add_state`) or makes a parameter (`nn.Parameter(self.x)`, or
     `self.x = nn.Parameter(...)` in another branch, where the plain tensor is a
-    switched-off stand-in); attributes the class replaces in another method
+    switched-off stand-in) or a module built from it (`nn.Embedding.from_pretrained(t)`);
+    attributes the class replaces in another method
     (`self.x = ...`), or a class that overrides `to`/`_apply`; a tensor `__init__`
     also hands to the base class's `__init__`, which may register it (assigning to a
     buffer's name keeps it a buffer); classes that are not model code.
@@ -324,6 +325,15 @@ class TensorAttributeNotBuffer(Rule):
         "        self.mean = torch.tensor([mean])\n\n"
         "    def forward(self, x):\n"
         "        return normalize(x, self.mean)\n",
+        # A module a class method builds from the tensor holds it as a parameter.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Decoder(nn.Module):\n"
+        "    def __init__(self, bounds):\n"
+        "        super().__init__()\n"
+        "        centers = torch.from_numpy(bounds)\n"
+        "        self.embedding = nn.Embedding.from_pretrained(centers.unsqueeze(-1))\n\n"
+        "    def forward(self, x):\n"
+        "        return self.embedding(x).squeeze(-1)\n",
     )
     INVALID = (
         Invalid(
@@ -357,6 +367,28 @@ class TensorAttributeNotBuffer(Rule):
             '        self.register_buffer("mean", torch.tensor([mean]), persistent=False)\n\n'
             "    def forward(self, x):\n"
             "        return normalize(x, self.mean)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # The same tensor kept beside the module it built stays on the CPU.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Decoder(nn.Module):\n"
+            "    def __init__(self, bounds):\n"
+            "        super().__init__()\n"
+            "        self.centers = torch.from_numpy(bounds)\n"
+            "        self.embedding = nn.Embedding.from_pretrained(self.centers.unsqueeze(-1))\n\n"
+            "    def forward(self, x):\n"
+            "        return self.embedding(x).squeeze(-1) - self.centers[x]\n",
+            line=7,
+            column=9,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Decoder(nn.Module):\n"
+            "    def __init__(self, bounds):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("centers", torch.from_numpy(bounds), persistent=False)\n'
+            "        self.embedding = nn.Embedding.from_pretrained(self.centers.unsqueeze(-1))\n\n"
+            "    def forward(self, x):\n"
+            "        return self.embedding(x).squeeze(-1) - self.centers[x]\n",
             unsafe=True,
         ),
         Invalid(

@@ -233,6 +233,46 @@ def test_meeting_kinds(body: str, kind: MeetingKind | None, at: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # Where PyTorch checks that every tensor is on one device before a TensorIterator.
+        (
+            "y = torch.stack([x.sum(), torch.tensor(0.0)])",
+            [("torch.tensor(0.0)", "function", "torch.stack([x.sum(), torch.tensor(0.0)])")],
+        ),
+        (
+            "y = torch.clamp(x, max=torch.log(torch.tensor(1.0 / 0.01))).exp()",
+            [
+                (
+                    "torch.tensor(1.0 / 0.01)",
+                    "function",
+                    "torch.clamp(x, max=torch.log(torch.tensor(1.0 / 0.01)))",
+                )
+            ],
+        ),
+        (
+            "high = torch.tensor(3.0) * 2\ny = x.clamp(0, high)",
+            [("torch.tensor(3.0)", "method", "x.clamp(0, high)")],
+        ),
+        (
+            "y = x.clamp_max(torch.rand([]))",
+            [("torch.rand([])", "method", "x.clamp_max(torch.rand([]))")],
+        ),
+        # A TensorIterator lets one 0-dim CPU tensor meet a CUDA one; `where` moves it.
+        ("y = x * torch.tensor(2.0) - torch.log(torch.tensor(4.0)) < torch.rand([])", []),
+        ("y = torch.where(x > 0, x, torch.tensor(0.0)) + torch.maximum(x, torch.tensor(1.0))", []),
+        ("y = x.masked_fill(x > 0, torch.tensor(0.0)).clamp(0, 1)", []),
+        ("y = x.clamp(max=torch.tensor(3.0).to(x.device))", []),  # moved first
+        ("y = torch.stack([torch.tensor(0.0), torch.tensor(1.0)])", []),  # all on the CPU
+    ],
+)
+def test_zero_dim_cpu_tensors_meet_only_operations_that_refuse_them(
+    body: str, expected: list[tuple[str, str, str]]
+) -> None:
+    assert in_forward(body + "\n").meetings() == expected
+
+
+@pytest.mark.parametrize(
     "body",
     [
         "y = x[torch.arange(4)]",  # a CPU index into a device tensor

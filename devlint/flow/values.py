@@ -118,8 +118,9 @@ def combine(*values: Value, meets: bool = True) -> Value:
     operand is blamed there (a meeting), not again wherever the result goes."""
     tensors = [v for v in values if v.origins - {Origin.HOST}]
     params = frozenset().union(*(v.params for v in values))
-    if not tensors:
-        return Value(frozenset({Origin.HOST}), params=params)
+    if not tensors:  # host data; with a 0-dim CPU tensor, one (`torch.tensor(1.0) / t`)
+        scalars = _union(*(v.scalars for v in values))
+        return Value(frozenset({Origin.HOST}), params=params, scalars=scalars)
     placed = [v for v in tensors if v.on_device and not v.made]
     joined = join(*placed) if meets and placed else join(*tensors)
     return Value(

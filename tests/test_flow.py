@@ -496,6 +496,34 @@ class M(nn.Module):
 """
 
 
+CONFIGURED = """
+class Clip(nn.Module):
+    def __init__(self, low, high):
+        super().__init__()
+        self.low = torch.tensor(low)
+        self.high = torch.tensor(high)
+
+    def forward(self, x):
+        return (x - self.low).clamp_max(self.high)
+"""
+
+
+def test_a_tensor_of_configuration_meets_the_device_only_where_one_number_would_too() -> None:
+    analysed = Analysed(CONFIGURED)
+    _, owner = analysed.function("__init__")
+    assert owner is not None
+
+    def shown(target: str) -> list[tuple[str, str, str]]:
+        built = _init_value(analysed, target)
+        found = analysed.flows.construction_meetings(built, owner, lambda name: True)
+        return [(analysed.code(m.made), m.kind.value, analysed.code(m.at)) for m in found]
+
+    assert shown("self.low") == []  # one number would meet `x` in arithmetic
+    assert shown("self.high") == [
+        ("torch.tensor(high)", "method", "(x - self.low).clamp_max(self.high)")
+    ]
+
+
 def _init_value(analysed: Analysed, target: str) -> cst.BaseExpression:
     init, _ = analysed.function("__init__")
     for line in init.body.body:

@@ -124,6 +124,13 @@ def refuses_scalars(kind: MeetingKind, operation: str) -> bool:
     return kind in methods and operation in SCALAR_REFUSING_OPERATIONS
 
 
+def refused_as_scalar(meeting: Meeting) -> bool:
+    """Whether ``meeting`` fails even if its CPU tensor is 0-dim (``refuses_scalars``)."""
+    func = meeting.at.func if isinstance(meeting.at, cst.Call) else None
+    name = func.attr if isinstance(func, cst.Attribute) else func
+    return isinstance(name, cst.Name) and refuses_scalars(meeting.kind, name.value)
+
+
 def meetings_among(
     at: cst.CSTNode, kind: MeetingKind, operands: Sequence[Operand], *, scalars: bool = False
 ) -> Iterator[Meeting]:

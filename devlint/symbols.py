@@ -186,6 +186,8 @@ TENSOR_ARGUMENT_METHODS = frozenset(
         "gt",
         "ge",
         "repeat_interleave",
+        *("clamp", "clamp_", "clip", "clip_", "clamp_min", "clamp_min_", "clamp_max"),
+        "clamp_max_",
     }
 )
 """Tensor methods whose tensor arguments must be on the receiver's device. Not ``expand_as``,
@@ -410,11 +412,27 @@ MEETING_FUNCTIONS = frozenset(
         *("nn.functional.binary_cross_entropy_with_logits", "nn.functional.grid_sample"),
         *("nn.functional.scaled_dot_product_attention", "nn.functional.conv1d"),
         *("nn.functional.conv2d", "nn.functional.conv3d", "nn.functional.layer_norm"),
+        *("clamp", "clip", "clamp_min", "clamp_max"),
     )
 )
 """torch functions whose tensor arguments must all be on one device: where a CPU tensor
 meets a tensor on the computation's device (not ``pack_padded_sequence``, whose
 ``lengths`` belong on the CPU)."""
+
+SCALAR_REFUSING_OPERATIONS = frozenset(
+    {
+        *("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack"),
+        *("clamp", "clamp_", "clip", "clip_", "clamp_min", "clamp_min_", "clamp_max"),
+        *("clamp_max_", "index_select", "take", "bucketize", "searchsorted", "equal"),
+    }
+)
+"""torch functions and tensor methods (last names) that want every tensor on one device,
+0-dim CPU tensors too. Arithmetic and comparisons run in a ``TensorIterator`` that lets
+one 0-dim CPU tensor meet a CUDA one (``torch.where`` and ``masked_fill`` move it
+themselves); these ops' CUDA kernels check that all tensors share the device first
+(``device_check`` left at ``ExactSame`` in ATen's ``native_functions.yaml``, or they call
+such an op: ``stack`` and its kin ``cat``, ``clip`` ``clamp``), so ``torch.stack`` of two
+0-dim results, or ``x.clamp(max=torch.tensor(1.0))`` on CUDA, fails."""
 
 TENSOR_HOST_ATTRIBUTES = frozenset(
     {"shape", "ndim", "dtype", "is_cuda", "requires_grad", "is_leaf", "layout", "itemsize"}

@@ -238,6 +238,46 @@ def test_meeting_kinds(body: str, kind: MeetingKind | None, at: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # Where PyTorch checks that every tensor is on one device before a TensorIterator.
+        (
+            "y = torch.stack([x.sum(), torch.tensor(0.0)])",
+            [("torch.tensor(0.0)", "function", "torch.stack([x.sum(), torch.tensor(0.0)])")],
+        ),
+        (
+            "y = torch.clamp(x, max=torch.log(torch.tensor(1.0 / 0.01))).exp()",
+            [
+                (
+                    "torch.tensor(1.0 / 0.01)",
+                    "function",
+                    "torch.clamp(x, max=torch.log(torch.tensor(1.0 / 0.01)))",
+                )
+            ],
+        ),
+        (
+            "high = torch.tensor(3.0) * 2\ny = x.clamp(0, high)",
+            [("torch.tensor(3.0)", "method", "x.clamp(0, high)")],
+        ),
+        (
+            "y = x.clamp_max(torch.rand([]))",
+            [("torch.rand([])", "method", "x.clamp_max(torch.rand([]))")],
+        ),
+        # A TensorIterator lets one 0-dim CPU tensor meet a CUDA one; `where` moves it.
+        ("y = x * torch.tensor(2.0) - torch.log(torch.tensor(4.0)) < torch.rand([])", []),
+        ("y = torch.where(x > 0, x, torch.tensor(0.0)) + torch.maximum(x, torch.tensor(1.0))", []),
+        ("y = x.masked_fill(x > 0, torch.tensor(0.0)).clamp(0, 1)", []),
+        ("y = x.clamp(max=torch.tensor(3.0).to(x.device))", []),  # moved first
+        ("y = torch.stack([torch.tensor(0.0), torch.tensor(1.0)])", []),  # all on the CPU
+    ],
+)
+def test_zero_dim_cpu_tensors_meet_only_operations_that_refuse_them(
+    body: str, expected: list[tuple[str, str, str]]
+) -> None:
+    assert in_forward(body + "\n").meetings() == expected
+
+
+@pytest.mark.parametrize(
     "body",
     [
         "y = x[torch.arange(4)]",  # a CPU index into a device tensor
@@ -511,6 +551,34 @@ class M(nn.Module):
     def collate(self, batch):
         return torch.tensor(batch) + self.grid + self.index
 """
+
+
+CONFIGURED = """
+class Clip(nn.Module):
+    def __init__(self, low, high):
+        super().__init__()
+        self.low = torch.tensor(low)
+        self.high = torch.tensor(high)
+
+    def forward(self, x):
+        return (x - self.low).clamp_max(self.high)
+"""
+
+
+def test_a_tensor_of_configuration_meets_the_device_only_where_one_number_would_too() -> None:
+    analysed = Analysed(CONFIGURED)
+    _, owner = analysed.function("__init__")
+    assert owner is not None
+
+    def shown(target: str) -> list[tuple[str, str, str]]:
+        built = _init_value(analysed, target)
+        found = analysed.flows.construction_meetings(built, owner, lambda name: True)
+        return [(analysed.code(m.made), m.kind.value, analysed.code(m.at)) for m in found]
+
+    assert shown("self.low") == []  # one number would meet `x` in arithmetic
+    assert shown("self.high") == [
+        ("torch.tensor(high)", "method", "(x - self.low).clamp_max(self.high)")
+    ]
 
 
 def _init_value(analysed: Analysed, target: str) -> cst.BaseExpression:

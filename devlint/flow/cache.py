@@ -22,7 +22,7 @@ from devlint.flow.inference import (
     analyse_function,
     class_model,
 )
-from devlint.flow.meetings import Meeting
+from devlint.flow.meetings import Meeting, refused_as_scalar
 from devlint.flow.values import CHOSEN_CPU, UNKNOWN, Value
 from devlint.nodes import iter_children
 from devlint.symbols import CPU_LENGTHS_FUNCTIONS
@@ -182,16 +182,24 @@ class FileFlows:
     ) -> tuple[Meeting, ...]:
         """Where the tensors that ``built``, an expression of ``owner.__init__``, holds as
         built (``ClassModel.built``) meet the device: in the methods ``runs_with_batch``
-        names and the methods of the class they call, first first."""
+        names and the methods of the class they call, first first. A tensor that may be
+        0-dim (``ClassModel.scalars``) only where even a 0-dim one fails (``x.clamp(max=t)``)."""
         model = self.owner(owner)
-        sites = tuple(s for s in model.built.get(built, UNKNOWN).made if s not in model.scalars)
+        value = model.built.get(built, UNKNOWN)
+        sites, scalars = value.made, model.scalars.union(value.scalars)
+        sites += value.scalars
         if not sites:
             return ()
         found: list[Meeting] = []
         methods = self.owner(owner).methods
         for method in self._reached(owner, [name for name in methods if runs_with_batch(name)]):
             flow = self.function(method, owner)
-            found += [meeting for meeting in flow.meetings if meeting.made in sites]
+            found += [
+                meeting
+                for meeting in flow.meetings
+                if meeting.made in sites
+                and (meeting.made not in scalars or refused_as_scalar(meeting))
+            ]
         return tuple(found)
 
     def _reached(self, owner: cst.ClassDef, roots: Iterable[str]) -> list[cst.FunctionDef]:

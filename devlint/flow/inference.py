@@ -25,6 +25,7 @@ from devlint.flow.meetings import (
     meetings_in_collective,
     meetings_written,
     places_by_backend,
+    refuses_scalars,
     surely_on_device,
 )
 from devlint.flow.values import (
@@ -1124,7 +1125,8 @@ class _Inference:
         if meets and (receiver.made or receiver.on_device):
             operands: list[Operand] = [(func.value, receiver)]
             operands += [(arg.value, found) for arg, found in arguments]
-            self._meet(node, MeetingKind.METHOD, operands)
+            scalars = refuses_scalars(MeetingKind.METHOD, name)
+            self._meet(node, MeetingKind.METHOD, operands, scalars=scalars)
             return combine(receiver, *(found for _, found in arguments))
         if name.startswith("new_"):
             placed = keyword_argument(node, "device")
@@ -1154,7 +1156,8 @@ class _Inference:
             return arguments[0][1] if arguments else UNKNOWN
         if qualified in MEETING_FUNCTIONS:
             operands = list(self._spread(arguments))
-            self._meet(node, MeetingKind.FUNCTION, operands)
+            scalars = refuses_scalars(MeetingKind.FUNCTION, name)
+            self._meet(node, MeetingKind.FUNCTION, operands, scalars=scalars)
             return combine(*(found for _, found in operands))
         if qualified in COLLECTIVE_FUNCTIONS and not self._places_by_backend():
             self._record(meetings_in_collective(node, list(self._spread(arguments))))
@@ -1165,7 +1168,9 @@ class _Inference:
             return _reduced(first)
         if not first.only_host:
             return first  # torch.sin(x), F.pad(x, ...): on the first tensor's device
-        return HOST if all(found.only_host for _, found in arguments) else UNKNOWN
+        if all(found.only_host for _, found in arguments):
+            return combine(*(found for _, found in arguments))  # torch.log(torch.tensor(2.0))
+        return UNKNOWN
 
     def _spread(self, arguments: Sequence[tuple[cst.Arg, Value]]) -> Iterable[Operand]:
         """Each tensor a call receives, the elements of a list literal one by one."""
@@ -1228,10 +1233,13 @@ class _Inference:
         kind: MeetingKind,
         operands: Sequence[Operand],
         blamed: int | None = None,
+        *,
+        scalars: bool = False,
     ) -> None:
         """Record where CPU tensors among ``operands`` meet the device: only the operand at
-        position ``blamed`` when given (a CPU index into a device tensor is legal)."""
-        found = meetings_among(at, kind, operands)
+        position ``blamed`` when given (a CPU index into a device tensor is legal); 0-dim
+        ones too where the operation refuses ``scalars``."""
+        found = meetings_among(at, kind, operands, scalars=scalars)
         if blamed is not None:
             found = (meeting for meeting in found if meeting.cpu is operands[blamed][0])
         self._record(found)

@@ -15,7 +15,7 @@ import libcst as cst
 
 from devlint.flow.values import Value
 from devlint.nodes import dotted_name, first_positional, iter_children, keyword_argument
-from devlint.symbols import DATA_FACTORIES, LEGACY_TENSOR_TYPES
+from devlint.symbols import DATA_FACTORIES, LEGACY_TENSOR_TYPES, SCALAR_REFUSING_OPERATIONS
 
 
 class MeetingKind(Enum):
@@ -111,15 +111,35 @@ def _spells(node: cst.CSTNode, words: Sequence[str]) -> bool:
     return False
 
 
+def refuses_scalars(kind: MeetingKind, operation: str) -> bool:
+    """Whether a meeting of ``kind`` in ``operation`` (a torch function's or tensor method's
+    last name) fails with a 0-dim CPU tensor too: a collective, and the functions and methods
+    of ``SCALAR_REFUSING_OPERATIONS`` (``torch.stack``, ``x.clamp(max=t)``). Operators,
+    comparisons and in-place updates run in a ``TensorIterator``, which lets a 0-dim CPU
+    tensor meet a CUDA one; a write through an index (``index_put_``) does too; what a
+    module or a closure does with it is not known here."""
+    if kind is MeetingKind.COLLECTIVE:
+        return True
+    methods = (MeetingKind.FUNCTION, MeetingKind.METHOD)
+    return kind in methods and operation in SCALAR_REFUSING_OPERATIONS
+
+
+def refused_as_scalar(meeting: Meeting) -> bool:
+    """Whether ``meeting`` fails even if its CPU tensor is 0-dim (``refuses_scalars``)."""
+    func = meeting.at.func if isinstance(meeting.at, cst.Call) else None
+    name = func.attr if isinstance(func, cst.Attribute) else func
+    return isinstance(name, cst.Name) and refuses_scalars(meeting.kind, name.value)
+
+
 def meetings_among(
-    at: cst.CSTNode, kind: MeetingKind, operands: Sequence[Operand]
+    at: cst.CSTNode, kind: MeetingKind, operands: Sequence[Operand], *, scalars: bool = False
 ) -> Iterator[Meeting]:
     """Every CPU-made tensor among ``operands`` that meets one surely on the computation's
-    device (or on a device the code names: ``x.cuda()`` is there too)."""
+    device (or on a device the code names: ``x.cuda()`` is there too); the 0-dim ones too
+    if the operation refuses ``scalars`` (``refuses_scalars``)."""
     for cpu_node, cpu in operands:
-        if not cpu.made:
-            continue
-        for site in cpu.made:
+        sites = (*cpu.made, *cpu.scalars) if scalars else cpu.made
+        for site in sites:
             partner = next(
                 (
                     node

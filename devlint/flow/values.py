@@ -120,8 +120,9 @@ def combine(*values: Value, meets: bool = True) -> Value:
     on the CPU by that choice: a factory it combined is no more to blame than that."""
     tensors = [v for v in values if v.origins - {Origin.HOST}]
     params = frozenset().union(*(v.params for v in values))
-    if not tensors:
-        return Value(frozenset({Origin.HOST}), params=params)
+    if not tensors:  # host data; with a 0-dim CPU tensor, one (`torch.tensor(1.0) / t`)
+        scalars = _union(*(v.scalars for v in values))
+        return Value(frozenset({Origin.HOST}), params=params, scalars=scalars)
     placed = [v for v in tensors if v.on_device and not v.made]
     chosen = [v for v in tensors if v.origins == CHOSEN_CPU.origins and not v.made]
     if meets and not placed and chosen:

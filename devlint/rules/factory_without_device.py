@@ -34,6 +34,7 @@ from devlint.symbols import (
     DATA_FACTORIES,
     LEGACY_TENSOR_TYPES,
     MOVE_METHODS,
+    SCALAR_REFUSING_OPERATIONS,
     SETUP_METHODS,
     TENSOR_ARGUMENT_METHODS,
     TENSOR_FACTORIES,
@@ -54,7 +55,8 @@ class FactoryWithoutDevice(Rule):
     all without `device=`) that
     meet a tensor on the computation's device: in arithmetic or a comparison, in
     `torch.cat`/`stack`/`where`/`matmul`/`einsum` and other functions of several
-    tensors, in a tensor method such as `masked_fill` or `index_add_`, in an in-place
+    tensors, as a tensor bound of `clamp`, in a tensor method such as `masked_fill` or
+    `index_add_`, in an in-place
     update, in a call of a module or model, indexed by a device tensor, or written into
     one: through a tensor index (`x[mask] = torch.zeros(d)`, an `index_put_`) or as its
     `.data` (which some backends refuse across devices, and which moves it on CUDA). It
@@ -118,9 +120,11 @@ class FactoryWithoutDevice(Rule):
     `pack_padded_sequence` as they are (its lengths must be on the CPU); counts per item
     (their elements bound slices, `y[b, : counts[b]]`) handed to a module; a branch only
     an ONNX export takes (`if torch.onnx.is_in_onnx_export():`); 0-dim scalars such as
-    `torch.tensor(3.0)`,
-    `torch.tensor(math.sqrt(d))` or `torch.rand([])`, which PyTorch lets meet any device
-    (but not a collective: NCCL needs them on the GPU), and the elements a loop takes
+    `torch.tensor(3.0)`, `torch.tensor(math.sqrt(d))` or `torch.rand([])`, which PyTorch
+    lets meet a device tensor in arithmetic, comparisons, `torch.where` and `masked_fill`
+    (but not in `torch.stack`/`cat`, as a tensor bound of `clamp`, in `index_select`,
+    `searchsorted` or a collective, which check every tensor's device first), and the
+    elements a loop takes
     from a one-dimensional one (`for i in torch.arange(n)`); an empty tensor
     (`torch.Tensor([])`) anywhere but in `torch.cat`, the only place where its shape
     fits next to others (elsewhere it is a sentinel, used on another path); `torch.zeros_like(x)`,
@@ -167,6 +171,14 @@ class FactoryWithoutDevice(Rule):
     reports_in_device_context = True  # files with no model code may hold a device context
 
     VALID = (
+        # 0-dim CPU tensors where a TensorIterator (or `where` itself) lets them meet CUDA.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Gate(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        floor = torch.tensor(0.0)\n"
+        "        y = torch.where(x > floor, x, floor) * torch.log(torch.tensor(2.0))\n"
+        "        y = y.masked_fill(y > 1, torch.tensor(1.0)) + torch.maximum(y, floor)\n"
+        "        return torch.stack([y.sum(), y.mean()]).clamp(0, 1) < torch.rand([])\n",
         # Collectives: on a CPU (gloo) group, placed by the backend, objects, device tensors.
         "import torch\nimport torch.distributed as dist\n\n"
         "def sync(cpu_group):\n"
@@ -698,6 +710,44 @@ class FactoryWithoutDevice(Rule):
             unsafe=True,
         ),
         Invalid(
+            # A 0-dim CPU tensor stacked with a device one: `stack` refuses it on CUDA.
+            "import torch\nimport pytorch_lightning as pl\n\n"
+            "class Scorer(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            "        empty = torch.tensor(0.0)\n"
+            "        return torch.stack([x.mean(), empty])\n",
+            line=6,
+            column=17,
+            fixed="import torch\nimport pytorch_lightning as pl\n\n"
+            "class Scorer(pl.LightningModule):\n"
+            "    def forward(self, x):\n"
+            "        empty = torch.tensor(0.0, device=self.device)\n"
+            "        return torch.stack([x.mean(), empty])\n",
+        ),
+        Invalid(
+            # A 0-dim CPU bound of `clamp` next to a parameter: no CPU-scalar exemption.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Attention(nn.Module):\n"
+            "    def __init__(self, heads):\n"
+            "        super().__init__()\n"
+            "        self.logit_scale = nn.Parameter(torch.zeros(heads, 1, 1))\n\n"
+            "    def forward(self, q, k):\n"
+            "        top = torch.log(torch.tensor(100.0))\n"
+            "        return q @ k * torch.clamp(self.logit_scale, max=top).exp()\n",
+            line=10,
+            column=25,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Attention(nn.Module):\n"
+            "    def __init__(self, heads):\n"
+            "        super().__init__()\n"
+            "        self.logit_scale = nn.Parameter(torch.zeros(heads, 1, 1))\n\n"
+            "    def forward(self, q, k):\n"
+            "        top = torch.log(torch.tensor(100.0))\n"
+            "        return q @ k * torch.clamp(self.logit_scale, "
+            "max=top.to(self.logit_scale.device)).exp()\n",
+            unsafe=True,
+        ),
+        Invalid(
             # A method bound for later runs where its holder runs: in the block's forward.
             "from functools import partial\n\nimport torch\nimport torch.nn as nn\n\n"
             "class Net(nn.Module):\n"
@@ -1215,11 +1265,14 @@ class FactoryWithoutDevice(Rule):
         as the flow requires to blame it, lacks ``**``, ``device=`` and ``out=`` (``tensor``
         and ``as_tensor`` take data that may be Python's), is not in a setup method, nor
         the receiver of a chain that surely moves it. In a file that may call a collective
-        (``COLLECTIVE_FUNCTIONS``), which blames a CPU tensor in any scope: anywhere."""
+        (``COLLECTIVE_FUNCTIONS``), which blames a CPU tensor in any scope: anywhere. A 0-dim
+        one (``torch.tensor(1.0)``) only in a file that may call a collective or an
+        operation that refuses it (``SCALAR_REFUSING_OPERATIONS``: ``torch.stack``)."""
         names = Bindings(found)
         calls = [call for call in found.of_type(ast.Call) if isinstance(call, ast.Call)]
         collective = any(names.may_be(call.func, COLLECTIVE_FUNCTIONS) for call in calls)
-        fresh = [call for call in calls if _may_create_without_device(call, names, collective)]
+        scalars = collective or any(_may_refuse_scalars(call) for call in calls)
+        fresh = [call for call in calls if _may_create_without_device(call, names, scalars)]
         if not fresh:
             return frozenset()
         if collective:
@@ -1612,10 +1665,18 @@ def _is_atom(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or bool(node.lpar)
 
 
+def _may_refuse_scalars(call: ast.Call) -> bool:
+    """``call`` may be an operation that a 0-dim CPU tensor cannot meet the device in."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return name in SCALAR_REFUSING_OPERATIONS
+
+
 def _may_create_without_device(call: ast.Call, names: Bindings, scalars: bool) -> bool:
     """Whether ``call`` may resolve to a factory the flow blames (``visit`` reports it
     where it meets the device), judging by its arguments; a 0-dim one too if ``scalars``
-    (the file calls a collective, which a 0-dim CPU tensor cannot meet)."""
+    (the file calls a collective or a ``SCALAR_REFUSING_OPERATIONS``' operation, which a
+    0-dim CPU tensor cannot meet)."""
     if isinstance(call.func, ast.Attribute) and call.func.attr not in _FACTORIES:
         return False  # `a.f(...)` resolves to `<what a is>.f`
     return any(

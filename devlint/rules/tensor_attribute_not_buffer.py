@@ -9,7 +9,7 @@ import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
-from devlint.flow.meetings import Meeting, MeetingKind
+from devlint.flow.meetings import Meeting, MeetingKind, refused_as_scalar
 from devlint.index import ProjectIndex, is_forward_method
 from devlint.nodes import (
     annotation_names,
@@ -160,7 +160,9 @@ class TensorAttributeNotBuffer(Rule):
     moved first (`self.pe.to(x.device)`); 0-dim tensors (`torch.tensor(0.5)`,
     `torch.sqrt(torch.tensor(dim))` of a parameter that may be one number, unless
     `__init__` gives it dimensions: `.view(-1, 1, 1)`), which mix with tensors on any
-    device; attributes the class registers (`register_buffer("x", ...)`,
+    device in arithmetic and comparisons (not where CUDA checks every tensor's device
+    first: `torch.stack`, a tensor bound of `clamp`, `index_select`); attributes the
+    class registers (`register_buffer("x", ...)`,
     `add_state`) or makes a parameter (`nn.Parameter(self.x)`, or
     `self.x = nn.Parameter(...)` in another branch, where the plain tensor is a
     switched-off stand-in) or a module built from it (`nn.Embedding.from_pretrained(t)`);
@@ -389,6 +391,28 @@ class TensorAttributeNotBuffer(Rule):
             "        self.embedding = nn.Embedding.from_pretrained(self.centers.unsqueeze(-1))\n\n"
             "    def forward(self, x):\n"
             "        return self.embedding(x).squeeze(-1) - self.centers[x]\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A 0-dim bound of `clamp_max`: CUDA checks its device, scalar or not.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Clip(nn.Module):\n"
+            "    def __init__(self, high=1.0):\n"
+            "        super().__init__()\n"
+            "        self.high = torch.tensor(high)\n"
+            "        self.low = torch.tensor(0.0)\n\n"
+            "    def forward(self, x):\n"
+            "        return (x - self.low).clamp_max(self.high)\n",
+            line=7,
+            column=9,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Clip(nn.Module):\n"
+            "    def __init__(self, high=1.0):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("high", torch.tensor(high), persistent=False)\n'
+            "        self.low = torch.tensor(0.0)\n\n"
+            "    def forward(self, x):\n"
+            "        return (x - self.low).clamp_max(self.high)\n",
             unsafe=True,
         ),
         Invalid(
@@ -744,8 +768,9 @@ class TensorAttributeNotBuffer(Rule):
         handed = isinstance(value, cst.Name) and (
             f"{scope.function_name}:{value.value}" in _set(state, "given_to_base")
         )
-        skipped = handed or (fresh is not None and fresh.scalar)
-        meetings = () if skipped else _meetings(value, context)
+        meetings = () if handed else _meetings(value, context)
+        if fresh is not None and fresh.scalar:  # 0-dim: only where PyTorch refuses one
+            meetings = tuple(meeting for meeting in meetings if refused_as_scalar(meeting))
         if not meetings:
             if fresh is None:
                 assigned.add(key)  # a plain attribute: register_buffer would refuse the name

@@ -10,6 +10,9 @@ each tensor that is not on the virtual device was made, to name the rule:
   tensors through every operation anyway);
 - a CPU tensor indexed by a device tensor (``self.logvar[t]``), which fake tensors
   allow and CUDA does not;
+- a 0-dim CPU tensor given to an operation that checks every tensor's device first
+  (``torch.stack``, a tensor bound of ``clamp``: ``SCALAR_REFUSING_OPERATIONS``), which
+  fake tensors let through as they let it through arithmetic, and CUDA does not;
 - a factory given ``device=cpu:1`` that comes back on plain ``cpu`` (``torch.tensor``
   does, inside the mode) is put on ``cpu:1``, or the oracle would report bugs that do
   not exist.
@@ -27,6 +30,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._pytree import tree_flatten, tree_map
 from torch.utils.weak import WeakIdKeyDictionary
 
+from devlint.symbols import SCALAR_REFUSING_OPERATIONS
 from devlint.testing.frames import calling_frames, culprit, raised_frames
 from devlint.testing.mix import DeviceMixError, Origin
 
@@ -122,6 +126,7 @@ class Watch(TorchFunctionMode):
             return args[0] if args[0].device == VIRTUAL else args[0].to(VIRTUAL)
         args, kwargs = self._refuse_accelerators(func, args, kwargs)
         args = self._refuse_host_indexed_by_device(func, args)
+        args, kwargs = self._refuse_host_scalars(func, args, kwargs)
         try:
             result = func(*args, **kwargs)
         except Exception as error:
@@ -132,7 +137,7 @@ class Watch(TorchFunctionMode):
         self._trace_origin(func, args, kwargs, result)
         return result
 
-    # The four refusals ------------------------------------------------------------------
+    # The five refusals ------------------------------------------------------------------
 
     def _refuse_cuda_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         index = args[1] if len(args) > 1 else kwargs.get("device")
@@ -185,6 +190,30 @@ class Watch(TorchFunctionMode):
             f"a {indexed.device} tensor indexed by a {clashing[0].device} tensor.",
         )
         return (indexed.to(VIRTUAL), *args[1:])
+
+    def _refuse_host_scalars(
+        self, func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """``torch.stack([x.sum(), torch.tensor(0.0)])``: CUDA has no CPU-scalar exemption
+        there, though fake tensors (and arithmetic on CUDA) have one."""
+        if _name(func) not in SCALAR_REFUSING_OPERATIONS:
+            return args, kwargs
+        tensors = _tensors((args, kwargs))
+        scalars = [t for t in tensors if t.dim() == 0 and t.device == HOST]
+        if not scalars or all(t.device != VIRTUAL for t in tensors):
+            return args, kwargs
+        self._report(
+            (str(VIRTUAL), str(HOST)),
+            Origin("DEV003", "a 0-dim tensor made on the CPU", None),
+            f"a 0-dim {HOST} tensor in `{_name(func)}()`, which wants one device.",
+        )
+
+        def placed(value: Any) -> Any:
+            is_scalar = isinstance(value, torch.Tensor) and any(value is t for t in scalars)
+            return value.to(VIRTUAL) if is_scalar else value
+
+        placed_args, placed_kwargs = tree_map(placed, (args, kwargs))
+        return tuple(placed_args), dict(placed_kwargs)
 
     def _mixed(
         self,

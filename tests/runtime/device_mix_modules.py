@@ -124,6 +124,15 @@ class TokenizingMoved(Tokenizing):
         return self.embed(inputs["input_ids"])
 
 
+class CpuScalarBound(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc(x).clamp(max=torch.tensor(1.0))  # <- scalar-bound
+
+
 class LookAlikes(nn.Module):
     """Everything here is right on any device."""
 
@@ -135,6 +144,7 @@ class LookAlikes(nn.Module):
 
     def forward(self, x: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
         h = self.fc(x) * torch.tensor(2.0) / self.temperature  # 0-dim CPU scalars
+        h = torch.where(h > 0, h, torch.tensor(0.0)).clamp(max=3.0)  # `where` moves it
         h = h[torch.tensor([0, 1])]  # CPU indices into a device tensor
         h = h + self.table[t[:2]][:, None]  # a buffer indexed by a device index
         h = h + torch.zeros_like(h) + h.new_ones(4) + torch.ones(4, device=h.device)

@@ -45,6 +45,7 @@ def mix(module: Any, *args: Any, **kwargs: Any) -> DeviceMixError:
         (mods.SubmoduleCuda, (X,), "DEV002", "module-cuda", "cuda:0"),
         (mods.AsksCuda, (X,), "DEV001", "current-device", "cuda"),
         (mods.CpuFactory, (X,), "DEV003", "meets", "cpu"),
+        (mods.CpuScalarBound, (X,), "DEV003", "scalar-bound", "cpu"),
         (mods.CpuAttribute, (X, T), "DEV007", "indexed", "cpu"),
         (mods.PlainList, (X,), "DEV008", "list-meets", "cpu"),
     ],

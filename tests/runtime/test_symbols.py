@@ -12,6 +12,7 @@ import builtins
 import importlib
 import inspect
 from collections.abc import Callable, Collection, Iterable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -176,6 +177,10 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "EXPORT_ONLY_CHECKS": check_qualified,
     "CPU_LENGTHS_FUNCTIONS": check_qualified,
     "COLLECTIVE_FUNCTIONS": check_qualified,
+    "SCALAR_REFUSING_OPERATIONS": lambda v: (
+        sorted(n for n in v if not (hasattr(torch, n) or hasattr(TENSOR, n)))
+        + sorted(n for n in v if not _checks_devices_first(n))
+    ),
     "TENSOR_HOST_ATTRIBUTES": lambda v: sorted(
         n for n in v if not (hasattr(TENSOR, n) or hasattr(MODULE(), n))
     ),
@@ -216,6 +221,66 @@ NOT_LIBRARY_NAMES = {
     "COLLECTION_UPDATERS": "methods of Python's containers",
 }
 """Lists that name no API of the pinned libraries, and why."""
+
+
+COMPOSITES_REACHING = {
+    **dict.fromkeys(("stack", "hstack", "vstack", "dstack", "concat", "concatenate"), "cat"),
+    **dict.fromkeys(("clip", "clip_"), "clamp"),
+}
+"""Operations with no CUDA kernel of their own, and the one their tensors reach there."""
+
+
+def _native_functions() -> dict[str, dict[str, Any]]:
+    """ATen's operator declarations (``native_functions.yaml``, shipped in torchgen), by name."""
+    yaml = pytest.importorskip("yaml")
+    torchgen = importlib.import_module("torchgen")
+    path = Path(torchgen.__file__).parent / "packaged/ATen/native/native_functions.yaml"
+    entries = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return {entry["func"].split("(")[0]: entry for entry in entries}
+
+
+def _has_cuda_kernel(entry: dict[str, Any], declared: dict[str, dict[str, Any]]) -> bool:
+    keys = {key.strip() for keys in (entry.get("dispatch") or {}) for key in keys.split(",")}
+    delegate = entry.get("structured_delegate")
+    if delegate is not None and _has_cuda_kernel(declared[delegate], declared):
+        return True
+    return "CUDA" in keys
+
+
+def _operand_tensors(arguments: str) -> bool:
+    """The overload takes several tensors (``clamp.Tensor``, ``cat``), not numbers for all
+    but ``self`` (``clamp``)."""
+    return "Tensor[]" in arguments or arguments.count("Tensor") > 1
+
+
+def _checks_devices_first(name: str) -> bool:
+    """Every overload of ``name`` that takes tensors for its operands, when they are tensors,
+    has a CUDA kernel whose generated wrapper checks that all are on one device (its
+    ``device_check`` is not ``NoCheck``), or ``name`` is a composite that reaches one."""
+    declared = _native_functions()
+    reached = COMPOSITES_REACHING.get(name, name)
+    tensors = [
+        entry
+        for full, entry in declared.items()
+        if full.partition(".")[0] == reached
+        and "out" not in full.partition(".")[2]
+        and "Dimname" not in entry["func"]
+        and _operand_tensors(entry["func"].partition("->")[0])
+    ]
+    return bool(tensors) and all(
+        e.get("device_check", "ExactSame") == "ExactSame" and _has_cuda_kernel(e, declared)
+        for e in tensors
+    )
+
+
+def test_the_device_check_reading_tells_exempting_operations_apart() -> None:
+    assert [_checks_devices_first(n) for n in ("stack", "clamp_max", "add", "lt", "where")] == [
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
 
 
 def _is_device_type(name: str) -> bool:

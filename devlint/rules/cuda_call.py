@@ -16,11 +16,13 @@ from devlint.nodes import (
     first_positional,
     keyword_argument,
 )
+from devlint.rules._chosen_device import chose_the_device, own_choice, placements_cache
 from devlint.rules._devices import (
     cuda_target_is_literal,
     leaves_the_host,
     moves_its_input,
     under_a_test_of_the_device,
+    used_as_a_mapping,
 )
 from devlint.rules.base import (
     FileContext,
@@ -471,11 +473,19 @@ class CudaCall(Rule):
                 fixes["device_param"] = move_to("device")
             param = context.scope.tensor_param
             # Not x.to(x.device), which moves nothing; x.cpu().cumsum(0).to(x.device) comes back.
-            if param is not None and (
-                chain_root(func.value) != param or leaves_the_host(func.value)
+            if (
+                param is not None
+                and (chain_root(func.value) != param or leaves_the_host(func.value))
+                and not used_as_a_mapping(param, context.ancestors)
             ):
                 fixes["tensor_device"] = move_to(f"{param}.device")
         data = {"module": context.module_name}
+        if device is None:  # the current GPU: perhaps the code's own choice of it
+            choice = own_choice(
+                node, context.ancestors, context.qualified_name, placements_cache(self, context)
+            )
+            if choice is not None:
+                data["chosen"] = choice
         moved = None if leaves_the_host(func.value) else chain_root(func.value)
         if moves_its_input(moved, context.scope.tensor_param, context.ancestors):
             data["moves_input"] = moved or ""
@@ -520,6 +530,8 @@ class CudaCall(Rule):
             return None  # `def to_gpu(x: Tensor): return x.cuda()`: moving is what it is for
         if index.cuda_only(candidate.scope):
             return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
+        if chose_the_device(candidate, scope, index):
+            return None
         where = f"`.cuda()` {where_the_device_is_known(scope)}"
         if scope.in_init and scope.model_code:
             if scope.lightning:

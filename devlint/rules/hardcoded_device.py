@@ -16,6 +16,12 @@ from devlint.nodes import (
     iter_children,
     keyword_argument,
 )
+from devlint.rules._chosen_device import (
+    chose_the_device,
+    own_choice,
+    placements_cache,
+    without_index,
+)
 from devlint.rules._devices import (
     BINDING_TYPES,
     Bindings,
@@ -24,6 +30,7 @@ from devlint.rules._devices import (
     may_be_device_literal,
     moves_its_input,
     under_a_test_of_the_device,
+    used_as_a_mapping,
 )
 from devlint.rules.base import (
     FileContext,
@@ -566,8 +573,15 @@ class HardcodedDevice(Rule):
     ) -> None:
         if context.scope.device_param and under_a_test_of_the_device(context.ancestors):
             return  # `if device == "gpu": return torch.device("cuda")` translates it
+        chosen = None
+        if legacy or (without_index(literal) and not _has_any_index(call, node)):
+            placements = placements_cache(self, context)
+            chosen = own_choice(call, context.ancestors, context.qualified_name, placements)
         if legacy:  # no fix: sizes or data, and a dtype, all in one argument list
-            context.report(self.code, node, end=call, data={"literal": literal, "legacy": "1"})
+            data = {"literal": literal, "legacy": "1", "module": context.module_name}
+            if chosen is not None:
+                data["chosen"] = chosen
+            context.report(self.code, node, end=call, data=data)
             return
         fixes = {"self_device": (replace(node, "self.device"),)}
         if context.scope.device_param:
@@ -575,9 +589,11 @@ class HardcodedDevice(Rule):
         param = context.scope.tensor_param
         moved = _moved_variable(call, context)
         # x.to("cuda") -> x.to(x.device) would silently stop moving x: no such fix.
-        if param is not None and moved != param:
+        if param is not None and moved != param and not used_as_a_mapping(param, context.ancestors):
             fixes["tensor_device"] = (replace(node, f"{param}.device"),)
-        data = {"literal": literal}
+        data = {"literal": literal, "module": context.module_name}
+        if chosen is not None:
+            data["chosen"] = chosen
         if moves_its_input(moved, param, context.ancestors):
             data["moves_input"] = moved or ""
         if _stored_as_the_device(context):
@@ -596,6 +612,8 @@ class HardcodedDevice(Rule):
         literal = candidate.data["literal"]
         if ("legacy" in candidate.data or "cuda" in literal) and index.cuda_only(candidate.scope):
             return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
+        if chose_the_device(candidate, scope, index):
+            return None
         if "relied_on" in candidate.data:
             return _relied_on(candidate, literal, index)
         if "default" in candidate.data:
@@ -763,6 +781,14 @@ def _fills_in_a_default(context: FileContext) -> bool:
         and isinstance(test.comparisons[0].comparator, cst.Name)
         and test.comparisons[0].comparator.value == "None"
     )
+
+
+def _has_any_index(call: cst.Call, literal: cst.CSTNode) -> bool:
+    """``torch.device("cuda", 0)``: the literal names a device type, and an index follows."""
+    if literal is not call:
+        return False
+    positional = [arg for arg in call.args if arg.keyword is None]
+    return len(positional) > 1 or keyword_argument(call, "index") is not None
 
 
 def _has_index(call: cst.Call) -> bool:

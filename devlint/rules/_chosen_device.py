@@ -318,7 +318,7 @@ def own_choice(
     ``only_collectives_read``),
     ``"class"`` (the class put its model there: ``class_placements``; not the placement of
     a model a caller gave it), or None. ``placements`` caches each class's, by id."""
-    if under_a_device_flag(ancestors):
+    if under_a_device_flag([*ancestors, call]):
         return "flag"
     if under_a_nccl_test(ancestors) or only_collectives_read(call, ancestors, qualified_name):
         return "collective"

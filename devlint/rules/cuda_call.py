@@ -95,7 +95,9 @@ class CudaCall(Rule):
     `register_buffer`. Anything else (a tensor, a helper's result, an unannotated
     parameter, a module in a local variable) keeps its finding without a fix: deleting
     the call would leave it on the CPU. A tensor must become a buffer (see DEV007). In a
-    plain `nn.Module`, the fix borrows a tensor argument's `.device` (unsafe).
+    plain `nn.Module`, the fix borrows a tensor argument's `.device` (unsafe); not from a
+    parameter the function reads as a mapping (`feats["spatial"]`, `feats.items()`), which
+    has no `.device`.
 
     Not flagged: `.cuda(index)`, `.cuda(t.device)` or `.cuda(*args)`, a device chosen at
     run time (the caller's explicit choice, as `.to(device)` is), a branch on the device a
@@ -105,6 +107,21 @@ class CudaCall(Rule):
     importing Megatron-LM, whose set-up makes each rank's GPU current), and anything inside the
     class's own `cuda`, `to`, `cpu`, `_apply` or `to_empty` (or a method they call on
     `self`): moving the module is what that code is for.
+
+    Nor is a `.cuda()` without an index where the code chose the current GPU itself (whoever
+    set up the process chose which GPU that is): in the branch a device flag takes for the
+    GPU, a name or attribute such as `use_cuda`, `self.gpu`, `args.cuda` (perhaps under
+    `not`; `if args.cpu:` chooses the GPU in its `else`), but not in a LightningModule,
+    whose trainer chooses; a communication buffer, when every tensor the function hands to
+    collectives (`all_reduce`, `broadcast`, `all_gather`...) is made on the current device
+    (NCCL needs it there), or in the branch for an NCCL backend (`if backend == "nccl":`);
+    in a class that is no model and keeps no device, once one of its methods unconditionally
+    put a model on the current GPU (`self.model = load(path).cuda()`): its other `.cuda()`
+    follow that choice, and so does that call, unless the model came from a caller (then
+    flagged: the caller chose its device). Nor test code, which chooses its device as a
+    script does. `.cuda(0)` stays a finding in all these: it pins every process to GPU 0.
+    A tensor the collective gets from an input (`y.sum()`) is on the input's device: a
+    buffer for the same collective call is still flagged.
     """
 
     code = "DEV002"
@@ -159,6 +176,37 @@ class CudaCall(Rule):
         "import torch\nfrom megatron.core import mpu\n\n"
         "def lengths(mask: torch.Tensor) -> torch.Tensor:\n"
         "    return mask.sum(-1).cuda()\n",
+        # The user's device flag chose the GPU (the index is whatever the set-up made current).
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Synthesizer(nn.Module):\n"
+        "    def load(self, path, use_cuda=False):\n"
+        "        self.model = torch.load(path)\n"
+        "        if use_cuda:\n"
+        "            self.model.cuda()\n\n"
+        "    def prepare(self, tokens):\n"
+        "        return tokens.cuda() if self.use_cuda else tokens\n",
+        "import torch\n\nclass Agent:\n"
+        "    def __init__(self, args, model):\n"
+        "        self.args = args\n        self.model = model\n\n"
+        "    def to_device(self, tensor):\n"
+        "        if self.args.cpu:\n"
+        "            return tensor\n"
+        "        else:\n"
+        "            return tensor.cuda()\n",
+        # A communication buffer: NCCL needs the current device, which the set-up chose.
+        "import torch\nimport torch.distributed as dist\n\nclass Trainer:\n"
+        "    def __init__(self, model, device):\n"
+        "        self.device = device\n        self.model = model.to(device)\n\n"
+        "    def average(self, values):\n"
+        "        tensor = torch.tensor(values).cuda()\n"
+        "        dist.all_reduce(tensor)\n"
+        "        return (tensor / dist.get_world_size()).tolist()\n",
+        # A reader that put the model it built on the current GPU; its input follows it.
+        "import torch\n\nclass FeatureReader:\n"
+        "    def __init__(self, path):\n"
+        "        self.model = torch.load(path).eval().cuda()\n\n"
+        "    def read(self, audio):\n"
+        "        return self.model(torch.from_numpy(audio).cuda())\n",
     )
     INVALID = (
         Invalid(
@@ -421,6 +469,68 @@ class CudaCall(Rule):
             "        self.module = module.cuda()\n",
             line=5,
             column=30,
+        ),
+        Invalid(
+            # `feats` reads as a dict of tensors: it has no `.device` to borrow, so no fix.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Net(nn.Module):\n"
+            "    def upsample(self, lqs, feats):\n"
+            '        base = feats["spatial"][0]\n'
+            "        return base + torch.zeros(3).cuda()\n",
+            line=7,
+            column=38,
+        ),
+        Invalid(
+            # Under the flag, but an index pins every process to that GPU.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Synthesizer(nn.Module):\n"
+            "    def load(self, path, use_cuda=False):\n"
+            "        self.model = torch.load(path)\n"
+            "        if use_cuda:\n"
+            "            self.model.cuda(0)\n",
+            line=8,
+            column=24,
+        ),
+        Invalid(
+            # The collective also gets the input's sum, on the input's device, not the current.
+            "import torch\nimport torch.distributed as dist\n\n"
+            "def variance(y: torch.Tensor) -> torch.Tensor:\n"
+            "    count = torch.tensor(y.size(0)).cuda()\n"
+            "    total = y.sum(dim=0)\n"
+            "    dist.all_reduce(count)\n"
+            "    dist.all_reduce(total)\n"
+            "    return total / count\n",
+            line=5,
+            column=37,
+            fixed="import torch\nimport torch.distributed as dist\n\n"
+            "def variance(y: torch.Tensor) -> torch.Tensor:\n"
+            "    count = torch.tensor(y.size(0)).to(y.device)\n"
+            "    total = y.sum(dim=0)\n"
+            "    dist.all_reduce(count)\n"
+            "    dist.all_reduce(total)\n"
+            "    return total / count\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A model the caller gave, on the caller's device, sent to the current GPU.
+            "import torch\n\nclass LanguageModel:\n"
+            "    def __init__(self, model):\n"
+            "        self.model = model\n"
+            "        model.cuda()\n",
+            line=6,
+            column=15,
+        ),
+        Invalid(
+            # The class placed its model only where CUDA exists: the input may meet a CPU model.
+            "import torch\n\nclass LanguageModel:\n"
+            "    def __init__(self, model):\n"
+            "        self.model = model\n"
+            "        if torch.cuda.is_available():\n"
+            "            model.cuda()\n\n"
+            "    def score(self, prefix):\n"
+            "        return self.model(prefix.cuda())\n",
+            line=10,
+            column=34,
         ),
     )
 

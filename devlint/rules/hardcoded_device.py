@@ -105,15 +105,28 @@ class HardcodedDevice(Rule):
     the module's parameters are on. Not in `__init__`, `setup` or `configure_model`, where
     Lightning has not moved the module yet. A plain `nn.Module` has no `.device`; there the
     fix borrows `.device` from a tensor argument of the function, which is unsafe (the
-    tensor may live elsewhere on purpose). A function told its device gets `device` instead
-    of the literal, also unsafe (a caller may pass `None`, or another device on purpose). A
-    legacy constructor gets no fix: its arguments mix sizes or data, and its name a dtype;
-    nor does a default (what to default to is the function's contract with its callers;
-    the caller relying on it is where to pass the device). Code under
+    tensor may live elsewhere on purpose), and never from a parameter the function reads as
+    a mapping (`feats["spatial"]`), which has no `.device`. A function told its device gets
+    `device` instead of the literal, also unsafe (a caller may pass `None`, or another device
+    on purpose). A legacy constructor gets no fix: its arguments mix sizes or data, and its
+    name a dtype; nor does a default (what to default to is the function's contract with
+    its callers; the caller relying on it is where to pass the device). Code under
     `if torch.cuda.is_available():` is an explicit choice and is not flagged, and neither
     is `"cpu"`, nor the class's own `cuda`, `to`, `cpu`, `_apply` or `to_empty` (and the
     methods they call on `self`), where choosing the device is the code's job:
     `self.device` there is the device being left.
+
+    Nor is a literal without an index (`"cuda"`, `torch.device("cuda")`, `"hpu"`,
+    `torch.cuda.FloatTensor(...)`: the current device, which whoever set up the process
+    chose) where the code chose it: in the branch a device flag takes for the GPU (a name or
+    attribute such as `use_cuda`, `self.gpu`, perhaps under `not`; `if args.cpu:` chooses
+    it in its `else`), not in a LightningModule, whose trainer chooses; for communication
+    buffers, when every tensor the function hands to collectives (`all_reduce`,
+    `broadcast`, `all_gather`...) is made on the current device (NCCL needs it there), or in
+    the branch for an NCCL backend (`if backend == "nccl":`); in a class that is no model
+    and keeps no device, once one of its methods unconditionally put a model on the current
+    device (`self.model = load(path).to("cuda")`); and in test code, which chooses its
+    device as a script does. `"cuda:0"` stays a finding in all these.
     """
 
     code = "DEV001"
@@ -257,6 +270,31 @@ class HardcodedDevice(Rule):
         "import torch\n\n"
         'def to_gpu(x: torch.Tensor):\n    return x.to("cuda", non_blocking=True)\n',
         'import torch\n\nif __name__ == "__main__":\n    print(torch.cuda.FloatTensor(3))\n',
+        # The user's device flag chose the GPU (the index is whatever the set-up made current).
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Vocoder(nn.Module):\n"
+        "    def load(self, path, use_gpu):\n"
+        '        model = torch.load(path, map_location="cpu")\n'
+        "        if use_gpu:\n"
+        '            model = model.to("cuda")\n'
+        "        return model\n",
+        # Communication buffers: NCCL needs the current device, which the set-up chose.
+        "import pickle\nimport torch\nimport torch.distributed as dist\n\nclass Trainer:\n"
+        "    def __init__(self, model, device):\n"
+        "        self.device = device\n        self.model = model.to(device)\n\n"
+        "    def share(self, obj):\n"
+        '        size = torch.empty(1, device="cuda", dtype=torch.long)\n'
+        "        dist.broadcast(size, src=0)\n"
+        '        buffer = torch.empty(int(size.item()), device="cuda", dtype=torch.uint8)\n'
+        "        dist.broadcast(buffer, src=0)\n"
+        "        return pickle.loads(buffer.cpu().numpy().tobytes())\n",
+        "import torch\nimport torch.distributed as dist\n\n"
+        "def broadcast_object(obj, model: torch.nn.Module, group):\n"
+        '    if dist.get_backend(group) == "nccl":\n'
+        '        device = torch.device("cuda")\n'
+        "    else:\n"
+        '        device = torch.device("cpu")\n'
+        "    return send(obj, group, device)\n",
     )
     INVALID = (
         Invalid(
@@ -486,6 +524,37 @@ class HardcodedDevice(Rule):
             "    model.load_state_dict(state)\n",
             line=6,
             column=45,
+        ),
+        Invalid(
+            # A buffer for a collective, but on GPU 0 in every process.
+            "import torch\nimport torch.distributed as dist\n\nclass Trainer:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.device = device\n        self.model = model.to(device)\n\n"
+            "    def average(self, values):\n"
+            '        tensor = torch.tensor(values, device="cuda:0")\n'
+            "        dist.all_reduce(tensor)\n"
+            "        return tensor.tolist()\n",
+            line=10,
+            column=46,
+            fixed="import torch\nimport torch.distributed as dist\n\nclass Trainer:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.device = device\n        self.model = model.to(device)\n\n"
+            "    def average(self, values):\n"
+            "        tensor = torch.tensor(values, device=self.device)\n"
+            "        dist.all_reduce(tensor)\n"
+            "        return tensor.tolist()\n",
+        ),
+        Invalid(
+            # Under the flag, but an index pins every process to that GPU.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Vocoder(nn.Module):\n"
+            "    def load(self, path, use_gpu):\n"
+            '        model = torch.load(path, map_location="cpu")\n'
+            "        if use_gpu:\n"
+            '            model = model.to("cuda:1")\n'
+            "        return model\n",
+            line=8,
+            column=30,
         ),
     )
 

@@ -317,9 +317,13 @@ def own_choice(
     ``"flag"`` (``under_a_device_flag``), ``"collective"`` (``under_a_nccl_test``,
     ``only_collectives_read``),
     ``"class"`` (the class put its model there: ``class_placements``; not the placement of
-    a model a caller gave it), or None. ``placements`` caches each class's, by id."""
+    a model a caller gave it), ``"meta"`` (``module.to_empty(device="cuda")`` materialises
+    meta tensors, which have no device to follow), or None. ``placements`` caches each
+    class's, by id."""
     if under_a_device_flag([*ancestors, call]):
         return "flag"
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to_empty":
+        return "meta"  # materialising meta tensors: there is no device yet to follow
     if under_a_nccl_test(ancestors) or only_collectives_read(call, ancestors, qualified_name):
         return "collective"
     classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
@@ -351,4 +355,4 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
         return not scope.lightning
     if choice == "class":
         return not scope.model_code and not scope.device_aware
-    return choice == "collective"
+    return choice in ("collective", "meta")

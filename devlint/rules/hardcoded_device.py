@@ -71,10 +71,10 @@ class HardcodedDevice(Rule):
     device: those calls place their tensors on the GPU whatever their own device is (not
     a default read only as `torch.autocast`'s device type, which names every CUDA GPU).
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
-    a sampler or trainer stores as its `self.device` (or `self.current_device`): choosing
-    it is that class's job, nor a branch on which devices exist
-    (`torch.cuda.is_available()`, `is_npu_available()`), nor code of a CUDA-only library
-    (a module importing Megatron-LM).
+    a sampler or trainer stores as its `self.device` (or `self.current_device`), or that
+    its `device` property returns: choosing it is that class's job, nor a branch on which
+    devices exist (`torch.cuda.is_available()`, `is_npu_available()`), nor code of a
+    CUDA-only library (a module importing Megatron-LM).
 
     ## Why is this bad?
     Under distributed training every process owns a different GPU. A literal
@@ -125,8 +125,9 @@ class HardcodedDevice(Rule):
     `broadcast`, `all_gather`...) is made on the current device (NCCL needs it there), or in
     the branch for an NCCL backend (`if backend == "nccl":`); in a class that is no model
     and keeps no device, once one of its methods unconditionally put a model on the current
-    device (`self.model = load(path).to("cuda")`); and in test code, which chooses its
-    device as a script does. `"cuda:0"` stays a finding in all these.
+    device (`self.model = load(path).to("cuda")`); where `module.to_empty(device="cuda")`
+    materialises meta tensors, which have no device yet to follow; and in test code, which
+    chooses its device as a script does. `"cuda:0"` stays a finding in all these.
     """
 
     code = "DEV001"
@@ -295,6 +296,19 @@ class HardcodedDevice(Rule):
         "    else:\n"
         '        device = torch.device("cpu")\n'
         "    return send(obj, group, device)\n",
+        # An ONNX session's wrapper reports its device; meta tensors materialised.
+        "import torch\nfrom torch import nn\n\nclass Session:\n"
+        "    def __init__(self, model: nn.Module, session):\n"
+        "        self.model = model\n        self.session = session\n\n"
+        "    @property\n"
+        "    def device(self):\n"
+        '        if "CUDAExecutionProvider" in self.session.get_providers():\n'
+        '            return torch.device("cuda")\n'
+        '        return torch.device("cpu")\n',
+        "from torch import nn\n\n"
+        "def materialise(module: nn.Module):\n"
+        '    module.to_empty(device="cuda", recurse=False)\n'
+        "    module.reset_parameters()\n",
     )
     INVALID = (
         Invalid(
@@ -545,6 +559,22 @@ class HardcodedDevice(Rule):
             "        return tensor.tolist()\n",
         ),
         Invalid(
+            # A module's `device` is where its parameters are, not a literal.
+            "import torch\nfrom torch import nn\n\nclass Net(nn.Module):\n"
+            "    @property\n"
+            "    def device(self):\n"
+            '        return torch.device("cuda")\n',
+            line=7,
+            column=16,
+        ),
+        Invalid(
+            "from torch import nn\n\n"
+            "def materialise(module: nn.Module):\n"
+            '    module.to_empty(device="cuda:1", recurse=False)\n',
+            line=4,
+            column=28,
+        ),
+        Invalid(
             # Under the flag, but an index pins every process to that GPU.
             "import torch\nimport torch.nn as nn\n\n"
             "class Vocoder(nn.Module):\n"
@@ -667,6 +697,8 @@ class HardcodedDevice(Rule):
             data["moves_input"] = moved or ""
         if _stored_as_the_device(context):
             data["stored"] = "self.device"
+        elif _returned_as_the_device(context):
+            data["stored"] = "device property"
         context.report(self.code, node, data=data, fixes=fixes)
 
     def resolve(
@@ -675,7 +707,7 @@ class HardcodedDevice(Rule):
         if not self.in_scope(scope):
             return None
         if not scope.model_code and "stored" in candidate.data:
-            return None  # a sampler or trainer choosing the device it keeps: its job
+            return None  # a sampler or trainer choosing the device it keeps or reports: its job
         if not scope.device_context and "moves_input" in candidate.data:
             return None  # `def to_gpu(x: Tensor): return x.to("cuda")`: what it is for
         literal = candidate.data["literal"]
@@ -824,6 +856,18 @@ def _stored_as_the_device(context: FileContext) -> bool:
         if isinstance(node, (cst.BaseStatement, cst.BaseSmallStatement)):
             return False
     return False
+
+
+def _returned_as_the_device(context: FileContext) -> bool:
+    """The literal is (part of) what the class's ``device`` property returns: the device
+    the object reports (an ONNX session's provider), which is that property's to choose."""
+    function = next((n for n in context.ancestors if isinstance(n, cst.FunctionDef)), None)
+    return (
+        function is not None
+        and function.name.value == "device"
+        and any(dotted_name(d.decorator) == "property" for d in function.decorators)
+        and any(isinstance(node, cst.Return) for node in context.ancestors)
+    )
 
 
 def _names_the_device(target: cst.BaseExpression) -> bool:

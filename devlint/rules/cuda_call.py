@@ -112,7 +112,9 @@ class CudaCall(Rule):
     set up the process chose which GPU that is): in the branch a device flag takes for the
     GPU, a name or attribute such as `use_cuda`, `self.gpu`, `args.cuda` (perhaps under
     `not`; `if args.cpu:` chooses the GPU in its `else`), but not in a LightningModule,
-    whose trainer chooses; a communication buffer, when every tensor the function hands to
+    whose trainer chooses, nor on the forward path of model code (`forward` and what it
+    calls), where the batch tells the device and the flag only says "a GPU"; a
+    communication buffer, when every tensor the function hands to
     collectives (`all_reduce`, `broadcast`, `all_gather`...) is made on the current device
     (NCCL needs it there), or in the branch for an NCCL backend (`if backend == "nccl":`);
     in a class that is no model and keeps no device, once one of its methods unconditionally
@@ -479,6 +481,18 @@ class CudaCall(Rule):
             "        return base + torch.zeros(3).cuda()\n",
             line=7,
             column=38,
+        ),
+        Invalid(
+            # On the forward path the inputs tell the device; a flag says only "some GPU".
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Distance(nn.Module):\n"
+            "    def forward(self, in0, in1):\n"
+            "        value = torch.Tensor([score(in0.cpu(), in1.cpu())])\n"
+            "        if self.use_gpu:\n"
+            "            value = value.cuda()\n"
+            "        return value\n",
+            line=8,
+            column=27,
         ),
         Invalid(
             # Under the flag, but an index pins every process to that GPU.

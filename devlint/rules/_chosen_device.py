@@ -348,13 +348,14 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     in test code, which chooses its device as a script does. A flag does not choose in a
     LightningModule (the trainer does), nor does a class's placement in model code or in a
     class that keeps a device (``self.device``), whose literal then ignores it. Nor does a
-    flag on the forward path of model code: the batch tells the device there, and the flag
-    only says GPU, not which one."""
+    flag in such a class, nor on the forward path of model code: the device kept, or the
+    batch's, is the one to use, and the flag only says "a GPU", not which one."""
     if index.runs_alone(candidate.data.get("module", ""), at_top_level=False):
         return True
     choice = candidate.data.get("chosen")
     if choice == "flag":
-        return not scope.lightning and not (scope.model_code and scope.forward_path)
+        forward = scope.model_code and scope.forward_path
+        return not scope.lightning and not scope.device_aware and not forward
     if choice == "class":
         return not scope.model_code and not scope.device_aware
     return choice in ("collective", "meta")

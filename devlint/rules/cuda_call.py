@@ -112,18 +112,19 @@ class CudaCall(Rule):
     set up the process chose which GPU that is): in the branch a device flag takes for the
     GPU, a name or attribute such as `use_cuda`, `self.gpu`, `args.cuda` (perhaps under
     `not`; `if args.cpu:` chooses the GPU in its `else`), but not in a LightningModule,
-    whose trainer chooses, nor on the forward path of model code (`forward` and what it
-    calls), where the batch tells the device and the flag only says "a GPU"; a
-    communication buffer, when every tensor the function hands to
-    collectives (`all_reduce`, `broadcast`, `all_gather`...) is made on the current device
-    (NCCL needs it there), or in the branch for an NCCL backend (`if backend == "nccl":`);
-    in a class that is no model and keeps no device, once one of its methods unconditionally
-    put a model on the current GPU (`self.model = load(path).cuda()`): its other `.cuda()`
-    follow that choice, and so does that call, unless the model came from a caller (then
-    flagged: the caller chose its device). Nor test code, which chooses its device as a
-    script does. `.cuda(0)` stays a finding in all these: it pins every process to GPU 0.
-    A tensor the collective gets from an input (`y.sum()`) is on the input's device: a
-    buffer for the same collective call is still flagged.
+    whose trainer chooses, nor in a class that keeps its device (`self.device`), nor on the
+    forward path of model code (`forward` and what it calls), where the batch tells the
+    device: the flag only says "a GPU", not which; a communication buffer, when every tensor
+    the function hands to collectives (`all_reduce`, `broadcast`, `all_gather`...) is made
+    on the current device (NCCL needs it there), or in the branch for an NCCL backend (`if
+    backend == "nccl":`); in a class that is no model and keeps no device, once one of its
+    methods unconditionally put a model on the current GPU (`self.model =
+    load(path).cuda()`): its other `.cuda()` follow that choice, and so does that call,
+    unless the model came from a caller (then flagged: the caller chose its device). Nor
+    test code, which chooses its device as a script does. `.cuda(0)` stays a finding in all
+    these: it pins every process to GPU 0. A tensor the collective gets from an input
+    (`y.sum()`) is on the input's device: a buffer for the same collective call is still
+    flagged.
     """
 
     code = "DEV002"
@@ -493,6 +494,25 @@ class CudaCall(Rule):
             "        return value\n",
             line=8,
             column=27,
+        ),
+        Invalid(
+            # A flag in a class that keeps its device: the device kept is the one to use.
+            "import torch\n\nclass Sampler:\n"
+            "    def __init__(self, size, use_cuda, device):\n"
+            "        self.size = size\n        self.use_cuda = use_cuda\n"
+            "        self.device = device\n\n"
+            "    def sample(self):\n"
+            "        result = torch.randperm(self.size, device=self.device)\n"
+            "        return result.cuda() if self.use_cuda else result\n",
+            line=11,
+            column=23,
+            fixed="import torch\n\nclass Sampler:\n"
+            "    def __init__(self, size, use_cuda, device):\n"
+            "        self.size = size\n        self.use_cuda = use_cuda\n"
+            "        self.device = device\n\n"
+            "    def sample(self):\n"
+            "        result = torch.randperm(self.size, device=self.device)\n"
+            "        return result.to(self.device) if self.use_cuda else result\n",
         ),
         Invalid(
             # Under the flag, but an index pins every process to that GPU.

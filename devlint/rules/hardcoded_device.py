@@ -120,15 +120,16 @@ class HardcodedDevice(Rule):
     `torch.cuda.FloatTensor(...)`: the current device, which whoever set up the process
     chose) where the code chose it: in the branch a device flag takes for the GPU (a name or
     attribute such as `use_cuda`, `self.gpu`, perhaps under `not`; `if args.cpu:` chooses it
-    in its `else`), not in a LightningModule, whose trainer chooses, nor on the forward path
-    of model code, where the batch tells the device; for communication buffers, when every
-    tensor the function hands to collectives (`all_reduce`, `broadcast`, `all_gather`...) is
-    made on the current device (NCCL needs it there), or in the branch for an NCCL backend
-    (`if backend == "nccl":`); in a class that is no model and keeps no device, once one of
-    its methods unconditionally put a model on the current device (`self.model =
-    load(path).to("cuda")`); where `module.to_empty(device="cuda")` materialises meta
-    tensors, which have no device yet to follow; and in test code, which chooses its device
-    as a script does. `"cuda:0"` stays a finding in all these.
+    in its `else`), not in a LightningModule, whose trainer chooses, nor in a class that
+    keeps its device (`self.device`), nor on the forward path of model code, where the batch
+    tells the device; for communication buffers, when every tensor the function hands to
+    collectives (`all_reduce`, `broadcast`, `all_gather`...) is made on the current device
+    (NCCL needs it there), or in the branch for an NCCL backend (`if backend == "nccl":`);
+    in a class that is no model and keeps no device, once one of its methods unconditionally
+    put a model on the current device (`self.model = load(path).to("cuda")`); where
+    `module.to_empty(device="cuda")` materialises meta tensors, which have no device yet to
+    follow; and in test code, which chooses its device as a script does. `"cuda:0"` stays a
+    finding in all these.
     """
 
     code = "DEV001"

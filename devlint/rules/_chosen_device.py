@@ -259,13 +259,16 @@ def moves_to_the_current_device(call: cst.Call) -> bool:
     return without_index(first.value.value) and device_literal(first.value) is not None
 
 
-def class_placements(classdef: cst.ClassDef) -> dict[int, bool]:
+def class_placements(classdef: cst.ClassDef) -> dict[int, bool] | None:
     """Where the class puts a model on the current device, unconditionally: a statement at
     the top of one of its methods that is a move (``model.cuda()``,
     ``model.eval().to("cuda")``) or assigns one to ``self`` (``self.model =
     load(path).cuda()``). Maps each such move call (by id) to whether the class built what
     it moves (True), or got it as a parameter of the method (False: a caller's model, on
-    the caller's device)."""
+    the caller's device). None when the class keeps a device (``self.device = ...``,
+    ``self._device = ...``): its literals ignore that device, whatever they are for."""
+    if _keeps_a_device(classdef):
+        return None
     found: dict[int, bool] = {}
     for method in classdef.body.body:
         if not isinstance(method, cst.FunctionDef):
@@ -294,6 +297,17 @@ def class_placements(classdef: cst.ClassDef) -> dict[int, bool]:
     return found
 
 
+def _keeps_a_device(classdef: cst.ClassDef) -> bool:
+    """A method of the class assigns ``self.device`` (or ``self._device``...)."""
+    for node in _walk(classdef.body):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                name = attribute_of_self(target.target)
+                if name is not None and name.endswith("device"):
+                    return True
+    return False
+
+
 def _move_in_chain(value: cst.BaseExpression) -> cst.Call | None:
     """The move to the current device in ``load(p).eval().cuda().half()``, if any."""
     node = value
@@ -311,11 +325,11 @@ def own_choice(
     call: cst.Call,
     ancestors: Sequence[cst.CSTNode],
     qualified_name: Callable[[cst.BaseExpression], str | None],
-    placements: dict[int, dict[int, bool]],
+    placements: dict[int, dict[int, bool] | None],
 ) -> str | None:
     """Why a move or placement ``call`` on the current device is the code's own choice:
-    ``"flag"`` (``under_a_device_flag``), ``"collective"`` (``under_a_nccl_test``,
-    ``only_collectives_read``),
+    ``"flag"`` (``under_a_device_flag``), ``"nccl"`` (``under_a_nccl_test``), ``"collective"``
+    (``only_collectives_read``; not where an input tensor or module tells the device),
     ``"class"`` (the class put its model there: ``class_placements``; not the placement of
     a model a caller gave it), ``"meta"`` (``module.to_empty(device="cuda")`` materialises
     meta tensors, which have no device to follow), or None. ``placements`` caches each
@@ -324,23 +338,27 @@ def own_choice(
         return "flag"
     if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to_empty":
         return "meta"  # materialising meta tensors: there is no device yet to follow
-    if under_a_nccl_test(ancestors) or only_collectives_read(call, ancestors, qualified_name):
-        return "collective"
     classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
+    if classdef is not None and id(classdef) not in placements:
+        placements[id(classdef)] = class_placements(classdef)
+    if classdef is not None and placements[id(classdef)] is None:
+        return None  # the class keeps its device: that is the one to use
+    if under_a_nccl_test(ancestors):
+        return "nccl"
+    if only_collectives_read(call, ancestors, qualified_name):
+        return "collective"
     if classdef is None:
         return None
-    if id(classdef) not in placements:
-        placements[id(classdef)] = class_placements(classdef)
     placed = placements[id(classdef)]
     if placed and placed.get(id(call), True):
         return "class"
     return None
 
 
-def placements_cache(rule: Rule, context: FileContext) -> dict[int, dict[int, bool]]:
+def placements_cache(rule: Rule, context: FileContext) -> dict[int, dict[int, bool] | None]:
     """The file's ``class_placements`` so far, for ``own_choice``."""
     cache = context.state(rule).setdefault("placements", {})
-    return cast(dict[int, dict[int, bool]], cache)
+    return cast(dict[int, dict[int, bool] | None], cache)
 
 
 def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex) -> bool:
@@ -358,4 +376,6 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
         return not scope.lightning and not scope.device_aware and not forward
     if choice == "class":
         return not scope.model_code and not scope.device_aware
-    return choice in ("collective", "meta")
+    if choice == "collective":
+        return not scope.knows_inputs  # an input tensor or module tells the device
+    return choice in ("nccl", "meta")

@@ -114,17 +114,18 @@ class CudaCall(Rule):
     `not`; `if args.cpu:` chooses the GPU in its `else`), but not in a LightningModule,
     whose trainer chooses, nor in a class that keeps its device (`self.device`), nor on the
     forward path of model code (`forward` and what it calls), where the batch tells the
-    device: the flag only says "a GPU", not which; a communication buffer, when every tensor
-    the function hands to collectives (`all_reduce`, `broadcast`, `all_gather`...) is made
-    on the current device (NCCL needs it there), or in the branch for an NCCL backend (`if
-    backend == "nccl":`); in a class that is no model and keeps no device, once one of its
-    methods unconditionally put a model on the current GPU (`self.model =
-    load(path).cuda()`): its other `.cuda()` follow that choice, and so does that call,
-    unless the model came from a caller (then flagged: the caller chose its device). Nor
-    test code, which chooses its device as a script does. `.cuda(0)` stays a finding in all
-    these: it pins every process to GPU 0. A tensor the collective gets from an input
-    (`y.sum()`) is on the input's device: a buffer for the same collective call is still
-    flagged.
+    device: the flag only says "a GPU", not which; a communication buffer (not in a class
+    that keeps its device, nor where a parameter annotated as a tensor or module tells the
+    device), when every tensor the function hands to collectives (`all_reduce`, `broadcast`,
+    `all_gather`...) is made on the current device (NCCL needs it there), or in the branch
+    for an NCCL backend (`if backend == "nccl":`); in a class that is no model and keeps no
+    device, once one of its methods unconditionally put a model on the current GPU
+    (`self.model = load(path).cuda()`): its other `.cuda()` follow that choice, and so does
+    that call, unless the model came from a caller (then flagged: the caller chose its
+    device). Nor test code, which chooses its device as a script does. `.cuda(0)` stays a
+    finding in all these: it pins every process to GPU 0. A tensor the collective gets from
+    an input (`y.sum()`) is on the input's device: a buffer for the same collective call is
+    still flagged.
     """
 
     code = "DEV002"
@@ -198,8 +199,8 @@ class CudaCall(Rule):
         "            return tensor.cuda()\n",
         # A communication buffer: NCCL needs the current device, which the set-up chose.
         "import torch\nimport torch.distributed as dist\n\nclass Trainer:\n"
-        "    def __init__(self, model, device):\n"
-        "        self.device = device\n        self.model = model.to(device)\n\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n\n"
         "    def average(self, values):\n"
         "        tensor = torch.tensor(values).cuda()\n"
         "        dist.all_reduce(tensor)\n"

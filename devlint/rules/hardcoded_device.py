@@ -122,14 +122,15 @@ class HardcodedDevice(Rule):
     attribute such as `use_cuda`, `self.gpu`, perhaps under `not`; `if args.cpu:` chooses it
     in its `else`), not in a LightningModule, whose trainer chooses, nor in a class that
     keeps its device (`self.device`), nor on the forward path of model code, where the batch
-    tells the device; for communication buffers, when every tensor the function hands to
-    collectives (`all_reduce`, `broadcast`, `all_gather`...) is made on the current device
-    (NCCL needs it there), or in the branch for an NCCL backend (`if backend == "nccl":`);
-    in a class that is no model and keeps no device, once one of its methods unconditionally
-    put a model on the current device (`self.model = load(path).to("cuda")`); where
-    `module.to_empty(device="cuda")` materialises meta tensors, which have no device yet to
-    follow; and in test code, which chooses its device as a script does. `"cuda:0"` stays a
-    finding in all these.
+    tells the device; for communication buffers (not in a class that keeps its device, nor
+    where a parameter annotated as a tensor or module tells the device), when every tensor
+    the function hands to collectives (`all_reduce`, `broadcast`, `all_gather`...) is made
+    on the current device (NCCL needs it there), or in the branch for an NCCL backend (`if
+    backend == "nccl":`); in a class that is no model and keeps no device, once one of its
+    methods unconditionally put a model on the current device (`self.model =
+    load(path).to("cuda")`); where `module.to_empty(device="cuda")` materialises meta
+    tensors, which have no device yet to follow; and in test code, which chooses its device
+    as a script does. `"cuda:0"` stays a finding in all these.
     """
 
     code = "DEV001"
@@ -283,8 +284,8 @@ class HardcodedDevice(Rule):
         "        return model\n",
         # Communication buffers: NCCL needs the current device, which the set-up chose.
         "import pickle\nimport torch\nimport torch.distributed as dist\n\nclass Trainer:\n"
-        "    def __init__(self, model, device):\n"
-        "        self.device = device\n        self.model = model.to(device)\n\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n\n"
         "    def share(self, obj):\n"
         '        size = torch.empty(1, device="cuda", dtype=torch.long)\n'
         "        dist.broadcast(size, src=0)\n"

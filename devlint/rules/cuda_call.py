@@ -16,11 +16,13 @@ from devlint.nodes import (
     first_positional,
     keyword_argument,
 )
+from devlint.rules._chosen_device import chose_the_device, own_choice, placements_cache
 from devlint.rules._devices import (
     cuda_target_is_literal,
     leaves_the_host,
     moves_its_input,
     under_a_test_of_the_device,
+    used_as_a_mapping,
 )
 from devlint.rules.base import (
     FileContext,
@@ -93,7 +95,9 @@ class CudaCall(Rule):
     `register_buffer`. Anything else (a tensor, a helper's result, an unannotated
     parameter, a module in a local variable) keeps its finding without a fix: deleting
     the call would leave it on the CPU. A tensor must become a buffer (see DEV007). In a
-    plain `nn.Module`, the fix borrows a tensor argument's `.device` (unsafe).
+    plain `nn.Module`, the fix borrows a tensor argument's `.device` (unsafe); not from a
+    parameter the function reads as a mapping (`feats["spatial"]`, `feats.items()`), which
+    has no `.device`.
 
     Not flagged: `.cuda(index)`, `.cuda(t.device)` or `.cuda(*args)`, a device chosen at
     run time (the caller's explicit choice, as `.to(device)` is), a branch on the device a
@@ -103,6 +107,25 @@ class CudaCall(Rule):
     importing Megatron-LM, whose set-up makes each rank's GPU current), and anything inside the
     class's own `cuda`, `to`, `cpu`, `_apply` or `to_empty` (or a method they call on
     `self`): moving the module is what that code is for.
+
+    Nor is a `.cuda()` without an index where the code chose the current GPU itself (whoever
+    set up the process chose which GPU that is): in the branch a device flag takes for the
+    GPU, a name or attribute such as `use_cuda`, `self.gpu`, `args.cuda` (perhaps under
+    `not`; `if args.cpu:` chooses the GPU in its `else`), but not in a LightningModule,
+    whose trainer chooses, nor in a class that keeps its device (`self.device`), nor on the
+    forward path of model code (`forward` and what it calls), where the batch tells the
+    device: the flag only says "a GPU", not which; a communication buffer (not in a class
+    that keeps its device, nor where a parameter annotated as a tensor or module tells the
+    device), when every tensor the function hands to collectives (`all_reduce`, `broadcast`,
+    `all_gather`...) is made on the current device (NCCL needs it there), or in the branch
+    for an NCCL backend (`if backend == "nccl":`); in a class that is no model and keeps no
+    device, once one of its methods unconditionally put a model on the current GPU
+    (`self.model = load(path).cuda()`): its other `.cuda()` follow that choice, and so does
+    that call, unless the model came from a caller (then flagged: the caller chose its
+    device). Nor test code, which chooses its device as a script does. `.cuda(0)` stays a
+    finding in all these: it pins every process to GPU 0. A tensor the collective gets from
+    an input (`y.sum()`) is on the input's device: a buffer for the same collective call is
+    still flagged.
     """
 
     code = "DEV002"
@@ -157,6 +180,37 @@ class CudaCall(Rule):
         "import torch\nfrom megatron.core import mpu\n\n"
         "def lengths(mask: torch.Tensor) -> torch.Tensor:\n"
         "    return mask.sum(-1).cuda()\n",
+        # The user's device flag chose the GPU (the index is whatever the set-up made current).
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Synthesizer(nn.Module):\n"
+        "    def load(self, path, use_cuda=False):\n"
+        "        self.model = torch.load(path)\n"
+        "        if use_cuda:\n"
+        "            self.model.cuda()\n\n"
+        "    def prepare(self, tokens):\n"
+        "        return tokens.cuda() if self.use_cuda else tokens\n",
+        "import torch\n\nclass Agent:\n"
+        "    def __init__(self, args, model):\n"
+        "        self.args = args\n        self.model = model\n\n"
+        "    def to_device(self, tensor):\n"
+        "        if self.args.cpu:\n"
+        "            return tensor\n"
+        "        else:\n"
+        "            return tensor.cuda()\n",
+        # A communication buffer: NCCL needs the current device, which the set-up chose.
+        "import torch\nimport torch.distributed as dist\n\nclass Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n\n"
+        "    def average(self, values):\n"
+        "        tensor = torch.tensor(values).cuda()\n"
+        "        dist.all_reduce(tensor)\n"
+        "        return (tensor / dist.get_world_size()).tolist()\n",
+        # A reader that put the model it built on the current GPU; its input follows it.
+        "import torch\n\nclass FeatureReader:\n"
+        "    def __init__(self, path):\n"
+        "        self.model = torch.load(path).eval().cuda()\n\n"
+        "    def read(self, audio):\n"
+        "        return self.model(torch.from_numpy(audio).cuda())\n",
     )
     INVALID = (
         Invalid(
@@ -420,6 +474,99 @@ class CudaCall(Rule):
             line=5,
             column=30,
         ),
+        Invalid(
+            # `feats` reads as a dict of tensors: it has no `.device` to borrow, so no fix.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Net(nn.Module):\n"
+            "    def upsample(self, lqs, feats):\n"
+            '        base = feats["spatial"][0]\n'
+            "        return base + torch.zeros(3).cuda()\n",
+            line=7,
+            column=38,
+        ),
+        Invalid(
+            # On the forward path the inputs tell the device; a flag says only "some GPU".
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Distance(nn.Module):\n"
+            "    def forward(self, in0, in1):\n"
+            "        value = torch.Tensor([score(in0.cpu(), in1.cpu())])\n"
+            "        if self.use_gpu:\n"
+            "            value = value.cuda()\n"
+            "        return value\n",
+            line=8,
+            column=27,
+        ),
+        Invalid(
+            # A flag in a class that keeps its device: the device kept is the one to use.
+            "import torch\n\nclass Sampler:\n"
+            "    def __init__(self, size, use_cuda, device):\n"
+            "        self.size = size\n        self.use_cuda = use_cuda\n"
+            "        self.device = device\n\n"
+            "    def sample(self):\n"
+            "        result = torch.randperm(self.size, device=self.device)\n"
+            "        return result.cuda() if self.use_cuda else result\n",
+            line=11,
+            column=23,
+            fixed="import torch\n\nclass Sampler:\n"
+            "    def __init__(self, size, use_cuda, device):\n"
+            "        self.size = size\n        self.use_cuda = use_cuda\n"
+            "        self.device = device\n\n"
+            "    def sample(self):\n"
+            "        result = torch.randperm(self.size, device=self.device)\n"
+            "        return result.to(self.device) if self.use_cuda else result\n",
+        ),
+        Invalid(
+            # Under the flag, but an index pins every process to that GPU.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Synthesizer(nn.Module):\n"
+            "    def load(self, path, use_cuda=False):\n"
+            "        self.model = torch.load(path)\n"
+            "        if use_cuda:\n"
+            "            self.model.cuda(0)\n",
+            line=8,
+            column=24,
+        ),
+        Invalid(
+            # The collective also gets the input's sum, on the input's device, not the current.
+            "import torch\nimport torch.distributed as dist\n\n"
+            "def variance(y: torch.Tensor) -> torch.Tensor:\n"
+            "    count = torch.tensor(y.size(0)).cuda()\n"
+            "    total = y.sum(dim=0)\n"
+            "    dist.all_reduce(count)\n"
+            "    dist.all_reduce(total)\n"
+            "    return total / count\n",
+            line=5,
+            column=37,
+            fixed="import torch\nimport torch.distributed as dist\n\n"
+            "def variance(y: torch.Tensor) -> torch.Tensor:\n"
+            "    count = torch.tensor(y.size(0)).to(y.device)\n"
+            "    total = y.sum(dim=0)\n"
+            "    dist.all_reduce(count)\n"
+            "    dist.all_reduce(total)\n"
+            "    return total / count\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A model the caller gave, on the caller's device, sent to the current GPU.
+            "import torch\n\nclass LanguageModel:\n"
+            "    def __init__(self, model):\n"
+            "        self.model = model\n"
+            "        model.cuda()\n",
+            line=6,
+            column=15,
+        ),
+        Invalid(
+            # The class placed its model only where CUDA exists: the input may meet a CPU model.
+            "import torch\n\nclass LanguageModel:\n"
+            "    def __init__(self, model):\n"
+            "        self.model = model\n"
+            "        if torch.cuda.is_available():\n"
+            "            model.cuda()\n\n"
+            "    def score(self, prefix):\n"
+            "        return self.model(prefix.cuda())\n",
+            line=10,
+            column=34,
+        ),
     )
 
     screen_types = (ast.Call,)
@@ -471,11 +618,19 @@ class CudaCall(Rule):
                 fixes["device_param"] = move_to("device")
             param = context.scope.tensor_param
             # Not x.to(x.device), which moves nothing; x.cpu().cumsum(0).to(x.device) comes back.
-            if param is not None and (
-                chain_root(func.value) != param or leaves_the_host(func.value)
+            if (
+                param is not None
+                and (chain_root(func.value) != param or leaves_the_host(func.value))
+                and not used_as_a_mapping(param, context.ancestors)
             ):
                 fixes["tensor_device"] = move_to(f"{param}.device")
         data = {"module": context.module_name}
+        if device is None:  # the current GPU: perhaps the code's own choice of it
+            choice = own_choice(
+                node, context.ancestors, context.qualified_name, placements_cache(self, context)
+            )
+            if choice is not None:
+                data["chosen"] = choice
         moved = None if leaves_the_host(func.value) else chain_root(func.value)
         if moves_its_input(moved, context.scope.tensor_param, context.ancestors):
             data["moves_input"] = moved or ""
@@ -520,6 +675,8 @@ class CudaCall(Rule):
             return None  # `def to_gpu(x: Tensor): return x.cuda()`: moving is what it is for
         if index.cuda_only(candidate.scope):
             return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
+        if chose_the_device(candidate, scope, index):
+            return None
         where = f"`.cuda()` {where_the_device_is_known(scope)}"
         if scope.in_init and scope.model_code:
             if scope.lightning:

@@ -16,6 +16,12 @@ from devlint.nodes import (
     iter_children,
     keyword_argument,
 )
+from devlint.rules._chosen_device import (
+    chose_the_device,
+    own_choice,
+    placements_cache,
+    without_index,
+)
 from devlint.rules._devices import (
     BINDING_TYPES,
     Bindings,
@@ -24,6 +30,7 @@ from devlint.rules._devices import (
     may_be_device_literal,
     moves_its_input,
     under_a_test_of_the_device,
+    used_as_a_mapping,
 )
 from devlint.rules.base import (
     FileContext,
@@ -64,12 +71,12 @@ class HardcodedDevice(Rule):
     device: those calls place their tensors on the GPU whatever their own device is (not
     a default read only as `torch.autocast`'s device type, which names every CUDA GPU).
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
-    a sampler or trainer stores as its `self.device` (or `self.current_device`): choosing
-    it is that class's job, nor a branch on which devices exist
-    (`torch.cuda.is_available()`, `is_npu_available()`) or on where tensors are
-    (`x.is_cuda`, `x.device == torch.device("cuda")`, also through a name the function sets
-    from such a test, in a helper it defines: `any_cuda = any(_is_cuda(v) for v in values)`),
-    nor code of a CUDA-only library (a module importing Megatron-LM).
+    a sampler or trainer stores as its `self.device` (or `self.current_device`), or that
+    its `device` property returns: choosing it is that class's job, nor a branch on which
+    devices exist (`torch.cuda.is_available()`, `is_npu_available()`) or on where tensors
+    are (`x.is_cuda`, `x.device == torch.device("cuda")`, also through a name the function
+    sets from such a test, in a helper it defines: `any_cuda = any(_is_cuda(v) for v in
+    values)`), nor code of a CUDA-only library (a module importing Megatron-LM).
 
     ## Why is this bad?
     Under distributed training every process owns a different GPU. A literal
@@ -100,15 +107,32 @@ class HardcodedDevice(Rule):
     the module's parameters are on. Not in `__init__`, `setup` or `configure_model`, where
     Lightning has not moved the module yet. A plain `nn.Module` has no `.device`; there the
     fix borrows `.device` from a tensor argument of the function, which is unsafe (the
-    tensor may live elsewhere on purpose). A function told its device gets `device` instead
-    of the literal, also unsafe (a caller may pass `None`, or another device on purpose). A
-    legacy constructor gets no fix: its arguments mix sizes or data, and its name a dtype;
-    nor does a default (what to default to is the function's contract with its callers;
-    the caller relying on it is where to pass the device). Code under
+    tensor may live elsewhere on purpose), and never from a parameter the function reads as
+    a mapping (`feats["spatial"]`), which has no `.device`. A function told its device gets
+    `device` instead of the literal, also unsafe (a caller may pass `None`, or another device
+    on purpose). A legacy constructor gets no fix: its arguments mix sizes or data, and its
+    name a dtype; nor does a default (what to default to is the function's contract with
+    its callers; the caller relying on it is where to pass the device). Code under
     `if torch.cuda.is_available():` is an explicit choice and is not flagged, and neither
     is `"cpu"`, nor the class's own `cuda`, `to`, `cpu`, `_apply` or `to_empty` (and the
     methods they call on `self`), where choosing the device is the code's job:
     `self.device` there is the device being left.
+
+    Nor is a literal without an index (`"cuda"`, `torch.device("cuda")`, `"hpu"`,
+    `torch.cuda.FloatTensor(...)`: the current device, which whoever set up the process
+    chose) where the code chose it: in the branch a device flag takes for the GPU (a name or
+    attribute such as `use_cuda`, `self.gpu`, perhaps under `not`; `if args.cpu:` chooses it
+    in its `else`), not in a LightningModule, whose trainer chooses, nor in a class that
+    keeps its device (`self.device`), nor on the forward path of model code, where the batch
+    tells the device; for communication buffers (not in a class that keeps its device, nor
+    where a parameter annotated as a tensor or module tells the device), when every tensor
+    the function hands to collectives (`all_reduce`, `broadcast`, `all_gather`...) is made
+    on the current device (NCCL needs it there), or in the branch for an NCCL backend (`if
+    backend == "nccl":`); in a class that is no model and keeps no device, once one of its
+    methods unconditionally put a model on the current device (`self.model =
+    load(path).to("cuda")`); where `module.to_empty(device="cuda")` materialises meta
+    tensors, which have no device yet to follow; and in test code, which chooses its device
+    as a script does. `"cuda:0"` stays a finding in all these.
     """
 
     code = "DEV001"
@@ -264,6 +288,44 @@ class HardcodedDevice(Rule):
         "import torch\n\n"
         'def to_gpu(x: torch.Tensor):\n    return x.to("cuda", non_blocking=True)\n',
         'import torch\n\nif __name__ == "__main__":\n    print(torch.cuda.FloatTensor(3))\n',
+        # The user's device flag chose the GPU (the index is whatever the set-up made current).
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Vocoder(nn.Module):\n"
+        "    def load(self, path, use_gpu):\n"
+        '        model = torch.load(path, map_location="cpu")\n'
+        "        if use_gpu:\n"
+        '            model = model.to("cuda")\n'
+        "        return model\n",
+        # Communication buffers: NCCL needs the current device, which the set-up chose.
+        "import pickle\nimport torch\nimport torch.distributed as dist\n\nclass Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n\n"
+        "    def share(self, obj):\n"
+        '        size = torch.empty(1, device="cuda", dtype=torch.long)\n'
+        "        dist.broadcast(size, src=0)\n"
+        '        buffer = torch.empty(int(size.item()), device="cuda", dtype=torch.uint8)\n'
+        "        dist.broadcast(buffer, src=0)\n"
+        "        return pickle.loads(buffer.cpu().numpy().tobytes())\n",
+        "import torch\nimport torch.distributed as dist\n\n"
+        "def broadcast_object(obj, model: torch.nn.Module, group):\n"
+        '    if dist.get_backend(group) == "nccl":\n'
+        '        device = torch.device("cuda")\n'
+        "    else:\n"
+        '        device = torch.device("cpu")\n'
+        "    return send(obj, group, device)\n",
+        # An ONNX session's wrapper reports its device; meta tensors materialised.
+        "import torch\nfrom torch import nn\n\nclass Session:\n"
+        "    def __init__(self, model: nn.Module, session):\n"
+        "        self.model = model\n        self.session = session\n\n"
+        "    @property\n"
+        "    def device(self):\n"
+        '        if "CUDAExecutionProvider" in self.session.get_providers():\n'
+        '            return torch.device("cuda")\n'
+        '        return torch.device("cpu")\n',
+        "from torch import nn\n\n"
+        "def materialise(module: nn.Module):\n"
+        '    module.to_empty(device="cuda", recurse=False)\n'
+        "    module.reset_parameters()\n",
     )
     INVALID = (
         Invalid(
@@ -506,6 +568,53 @@ class HardcodedDevice(Rule):
             line=6,
             column=45,
         ),
+        Invalid(
+            # A buffer for a collective, but on GPU 0 in every process.
+            "import torch\nimport torch.distributed as dist\n\nclass Trainer:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.device = device\n        self.model = model.to(device)\n\n"
+            "    def average(self, values):\n"
+            '        tensor = torch.tensor(values, device="cuda:0")\n'
+            "        dist.all_reduce(tensor)\n"
+            "        return tensor.tolist()\n",
+            line=10,
+            column=46,
+            fixed="import torch\nimport torch.distributed as dist\n\nclass Trainer:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.device = device\n        self.model = model.to(device)\n\n"
+            "    def average(self, values):\n"
+            "        tensor = torch.tensor(values, device=self.device)\n"
+            "        dist.all_reduce(tensor)\n"
+            "        return tensor.tolist()\n",
+        ),
+        Invalid(
+            # A module's `device` is where its parameters are, not a literal.
+            "import torch\nfrom torch import nn\n\nclass Net(nn.Module):\n"
+            "    @property\n"
+            "    def device(self):\n"
+            '        return torch.device("cuda")\n',
+            line=7,
+            column=16,
+        ),
+        Invalid(
+            "from torch import nn\n\n"
+            "def materialise(module: nn.Module):\n"
+            '    module.to_empty(device="cuda:1", recurse=False)\n',
+            line=4,
+            column=28,
+        ),
+        Invalid(
+            # Under the flag, but an index pins every process to that GPU.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Vocoder(nn.Module):\n"
+            "    def load(self, path, use_gpu):\n"
+            '        model = torch.load(path, map_location="cpu")\n'
+            "        if use_gpu:\n"
+            '            model = model.to("cuda:1")\n'
+            "        return model\n",
+            line=8,
+            column=30,
+        ),
     )
 
     def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
@@ -592,8 +701,15 @@ class HardcodedDevice(Rule):
     ) -> None:
         if context.scope.device_param and under_a_test_of_the_device(context.ancestors):
             return  # `if device == "gpu": return torch.device("cuda")` translates it
+        chosen = None
+        if legacy or (without_index(literal) and not _has_any_index(call, node)):
+            placements = placements_cache(self, context)
+            chosen = own_choice(call, context.ancestors, context.qualified_name, placements)
         if legacy:  # no fix: sizes or data, and a dtype, all in one argument list
-            context.report(self.code, node, end=call, data={"literal": literal, "legacy": "1"})
+            data = {"literal": literal, "legacy": "1", "module": context.module_name}
+            if chosen is not None:
+                data["chosen"] = chosen
+            context.report(self.code, node, end=call, data=data)
             return
         fixes = {"self_device": (replace(node, "self.device"),)}
         if context.scope.device_param:
@@ -601,13 +717,17 @@ class HardcodedDevice(Rule):
         param = context.scope.tensor_param
         moved = _moved_variable(call, context)
         # x.to("cuda") -> x.to(x.device) would silently stop moving x: no such fix.
-        if param is not None and moved != param:
+        if param is not None and moved != param and not used_as_a_mapping(param, context.ancestors):
             fixes["tensor_device"] = (replace(node, f"{param}.device"),)
-        data = {"literal": literal}
+        data = {"literal": literal, "module": context.module_name}
+        if chosen is not None:
+            data["chosen"] = chosen
         if moves_its_input(moved, param, context.ancestors):
             data["moves_input"] = moved or ""
         if _stored_as_the_device(context):
             data["stored"] = "self.device"
+        elif _returned_as_the_device(context):
+            data["stored"] = "device property"
         context.report(self.code, node, data=data, fixes=fixes)
 
     def resolve(
@@ -616,12 +736,14 @@ class HardcodedDevice(Rule):
         if not self.in_scope(scope):
             return None
         if not scope.model_code and "stored" in candidate.data:
-            return None  # a sampler or trainer choosing the device it keeps: its job
+            return None  # a sampler or trainer choosing the device it keeps or reports: its job
         if not scope.device_context and "moves_input" in candidate.data:
             return None  # `def to_gpu(x: Tensor): return x.to("cuda")`: what it is for
         literal = candidate.data["literal"]
         if ("legacy" in candidate.data or "cuda" in literal) and index.cuda_only(candidate.scope):
             return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
+        if chose_the_device(candidate, scope, index):
+            return None
         if "relied_on" in candidate.data:
             return _relied_on(candidate, literal, index)
         if "default" in candidate.data:
@@ -765,6 +887,18 @@ def _stored_as_the_device(context: FileContext) -> bool:
     return False
 
 
+def _returned_as_the_device(context: FileContext) -> bool:
+    """The literal is (part of) what the class's ``device`` property returns: the device
+    the object reports (an ONNX session's provider), which is that property's to choose."""
+    function = next((n for n in context.ancestors if isinstance(n, cst.FunctionDef)), None)
+    return (
+        function is not None
+        and function.name.value == "device"
+        and any(dotted_name(d.decorator) == "property" for d in function.decorators)
+        and any(isinstance(node, cst.Return) for node in context.ancestors)
+    )
+
+
 def _names_the_device(target: cst.BaseExpression) -> bool:
     name = dotted_name(target) or ""
     return name.startswith("self.") and name.count(".") == 1 and name.endswith("device")
@@ -789,6 +923,14 @@ def _fills_in_a_default(context: FileContext) -> bool:
         and isinstance(test.comparisons[0].comparator, cst.Name)
         and test.comparisons[0].comparator.value == "None"
     )
+
+
+def _has_any_index(call: cst.Call, literal: cst.CSTNode) -> bool:
+    """``torch.device("cuda", 0)``: the literal names a device type, and an index follows."""
+    if literal is not call:
+        return False
+    positional = [arg for arg in call.args if arg.keyword is None]
+    return len(positional) > 1 or keyword_argument(call, "index") is not None
 
 
 def _has_index(call: cst.Call) -> bool:

@@ -1,0 +1,381 @@
+"""Where a literal device is the code's own choice of device, not one it ignores (DEV001,
+DEV002): under the user's device flag, for a buffer only collectives read (or under an NCCL
+backend), or in a class that put the model it uses on that device.
+
+All three hold only for a literal without an index (``"cuda"``, ``.cuda()``,
+``torch.device("cuda")``): the current device, which whoever set up the process chose
+(per rank, under distributed training). ``"cuda:0"`` pins every rank to GPU 0 whatever
+the flag says.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, cast
+
+import libcst as cst
+
+from devlint.candidates import Candidate, ScopeInfo
+from devlint.index import ProjectIndex
+from devlint.nodes import (
+    attribute_of_self,
+    chain_root,
+    dotted_name,
+    first_positional,
+    iter_children,
+    keyword_argument,
+)
+from devlint.rules._devices import device_literal
+from devlint.symbols import COLLECTIVE_FUNCTIONS
+
+if TYPE_CHECKING:
+    from devlint.rules.base import FileContext, Rule
+
+_DEVICE_FLAG = re.compile(
+    r"^(?P<prefix>use|using|on|with|enable|runon|want|force|no)?"
+    r"(?P<device>cuda|gpu|gpus|cpu)(enabled|on|mode)?$"
+)
+"""A flag that says whether to run on the GPU (``use_cuda``, ``self.gpu``, ``args.cpu``,
+``no_cuda``), spelled in any case, underscores dropped."""
+
+
+def _flag_says_gpu(test: cst.BaseExpression) -> bool | None:
+    """Whether ``test`` being true means "on the GPU" (True), "on the CPU" (False), or
+    is no device flag (None). A flag is a name or an attribute (not a call), perhaps under
+    ``not``; under ``and``, any flag operand (a true ``and`` makes every operand true)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _flag_says_gpu(test.expression)
+        return None if inner is None else not inner
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        left, right = _flag_says_gpu(test.left), _flag_says_gpu(test.right)
+        return left if left is not None else right
+    if isinstance(test, (cst.Name, cst.Attribute)):
+        name = test.value if isinstance(test, cst.Name) else test.attr.value
+        match = _DEVICE_FLAG.match(name.lower().replace("_", ""))
+        if match is None:
+            return None
+        return (match["device"] != "cpu") != (match["prefix"] == "no")
+    return None
+
+
+def under_a_device_flag(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """In the branch an ``if`` (or ``x if ... else y``) on a device flag takes for the GPU:
+    ``if use_cuda: model.cuda()``, ``"cuda" if self.gpu else "cpu"``, the ``else`` of
+    ``if args.cpu:``. The flag is the user's choice of device."""
+    for position, node in enumerate(ancestors):
+        if not isinstance(node, (cst.If, cst.IfExp)):
+            continue
+        inside = ancestors[position + 1] if position + 1 < len(ancestors) else None
+        says_gpu = _flag_says_gpu(node.test)
+        if says_gpu is None or inside is None or inside is node.test:
+            continue
+        in_body = inside is node.body
+        if (in_body and says_gpu) or (not in_body and not says_gpu and inside is node.orelse):
+            return True
+    return False
+
+
+def _collective_names() -> frozenset[str]:
+    """Collective names that mean a collective even in a project's own wrapper
+    (``distributed_utils.all_reduce``); not ``gather``, ``reduce``, ``send``..., which
+    name other things too (``torch.gather``, ``functools.reduce``)."""
+    last = {name.rpartition(".")[2] for name in COLLECTIVE_FUNCTIONS}
+    return frozenset(name for name in last if name.startswith(("all_", "broadcast", "reduce_")))
+
+
+_WRAPPED_COLLECTIVES = _collective_names()
+_TWO_TENSORS = ("all_gather", "reduce_scatter", "all_to_all", "gather", "scatter")
+"""Collectives whose first two arguments are both tensors (output, input)."""
+
+
+def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(iter_children(current))
+
+
+def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
+    return any(
+        isinstance(found, (cst.Name, cst.Attribute)) and dotted_name(found) in names
+        for found in _walk(node)
+    )
+
+
+def _targets(target: cst.BaseExpression) -> Iterator[str]:
+    if isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _targets(element.value)
+        return
+    name = dotted_name(target)
+    if name is not None:
+        yield name
+
+
+def only_collectives_read(
+    literal: cst.CSTNode,
+    ancestors: Sequence[cst.CSTNode],
+    qualified_name: Callable[[cst.BaseExpression], str | None],
+) -> bool:
+    """The function hands what the literal makes to collectives (all_reduce, broadcast,
+    all_gather...), and every tensor those collectives get is made on the current device
+    (by this literal or another without an index): communication buffers, which NCCL needs
+    on the current device (its set-up chose it per rank). A collective that also gets
+    another tensor (an input's sum) leaves the finding: that tensor has its own device."""
+    function = next((n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef)), None)
+    if function is None:
+        return False
+    collectives = [
+        call
+        for call in _walk(function.body)
+        if isinstance(call, cst.Call) and _is_collective(call, qualified_name)
+    ]
+    if not collectives:
+        return False
+    assigns = [n for n in _walk(function.body) if isinstance(n, (cst.Assign, cst.AnnAssign))]
+    holder = next(
+        (n for n in reversed(ancestors) if isinstance(n, (cst.Assign, cst.AnnAssign))), None
+    )
+    own = _derived(set(_assigned(holder)) if holder is not None else set(), assigns)
+    made = _derived(
+        {
+            name
+            for assign in assigns
+            if assign.value is not None
+            and _places_on_the_current_device(assign.value, qualified_name)
+            for name in _assigned(assign)
+        },
+        assigns,
+    )
+    inside = {id(node) for node in ancestors} | {id(literal)}
+    reached = False
+    for call in collectives:
+        name = (dotted_name(call.func) or "").rpartition(".")[2]
+        positional = [arg for arg in call.args if arg.keyword is None]
+        for arg in positional[: 2 if name.startswith(_TWO_TENSORS) else 1]:
+            if _mentions(arg.value, own) or any(id(n) in inside for n in _walk(arg.value)):
+                reached = True
+            elif not _mentions(arg.value, made) and not _places_on_the_current_device(
+                arg.value, qualified_name
+            ):
+                return False
+    return reached
+
+
+def _assigned(assign: cst.Assign | cst.AnnAssign) -> Iterator[str]:
+    if isinstance(assign, cst.AnnAssign):
+        yield from _targets(assign.target)
+        return
+    for target in assign.targets:
+        yield from _targets(target.target)
+
+
+def _derived(names: set[str], assigns: Sequence[cst.Assign | cst.AnnAssign]) -> set[str]:
+    """``names`` and every name assigned a value computed from them, in the function."""
+    found = set(names)
+    grown = bool(found)
+    while grown:
+        grown = False
+        for assign in assigns:
+            if assign.value is not None and _mentions(assign.value, found):
+                new = set(_assigned(assign)) - found
+                if new:
+                    found |= new
+                    grown = True
+    return found
+
+
+def _places_on_the_current_device(
+    value: cst.BaseExpression, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """``value`` makes or moves something onto a device named without an index:
+    ``t.cuda()``, ``t.to("cuda")``, ``device="cuda"``, ``torch.device("cuda")``,
+    ``torch.cuda.ByteTensor(n)``."""
+    for node in _walk(value):
+        if not isinstance(node, cst.Call):
+            continue
+        if moves_to_the_current_device(node):
+            return True
+        name = qualified_name(node.func) or ""
+        if name.startswith("torch.cuda.") and name.endswith("Tensor"):
+            return True
+        keyword = keyword_argument(node, "device")
+        first = first_positional(node)
+        literal = keyword.value if keyword is not None else None
+        if name == "torch.device" and first is not None and len(node.args) == 1:
+            literal = first.value
+        if (
+            isinstance(literal, cst.SimpleString)
+            and device_literal(literal) is not None
+            and without_index(literal.value)
+        ):
+            return True
+    return False
+
+
+def under_a_nccl_test(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """In the branch an ``if`` takes when the process group's backend is NCCL
+    (``if dist.get_backend(group) == "nccl":``), which communicates on the current GPU."""
+    for position, node in enumerate(ancestors[:-1]):
+        if isinstance(node, (cst.If, cst.IfExp)) and ancestors[position + 1] is node.body:
+            test = node.test
+            if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+                compared = test.comparisons[0]
+                sides = (test.left, compared.comparator)
+                if isinstance(compared.operator, cst.Equal) and any(
+                    isinstance(side, cst.SimpleString) and side.evaluated_value == "nccl"
+                    for side in sides
+                ):
+                    return True
+    return False
+
+
+def _is_collective(
+    call: cst.Call, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    if qualified_name(call.func) in COLLECTIVE_FUNCTIONS:
+        return True
+    return (dotted_name(call.func) or "").rpartition(".")[2] in _WRAPPED_COLLECTIVES
+
+
+def without_index(literal: str) -> bool:
+    """``"cuda"``, ``'hpu'`` (source text): the current device of its type; not ``"cuda:1"``
+    nor ``0`` (GPU 0)."""
+    return literal[:1] in "'\"" and ":" not in literal
+
+
+def moves_to_the_current_device(call: cst.Call) -> bool:
+    """``x.cuda()`` or ``x.to("cuda")``: a move to the current device, no index."""
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return False
+    if func.attr.value == "cuda":
+        return not call.args
+    first = first_positional(call)
+    if func.attr.value != "to" or first is None or not isinstance(first.value, cst.SimpleString):
+        return False
+    return without_index(first.value.value) and device_literal(first.value) is not None
+
+
+def class_placements(classdef: cst.ClassDef) -> dict[int, bool] | None:
+    """Where the class puts a model on the current device, unconditionally: a statement at
+    the top of one of its methods that is a move (``model.cuda()``,
+    ``model.eval().to("cuda")``) or assigns one to ``self`` (``self.model =
+    load(path).cuda()``). Maps each such move call (by id) to whether the class built what
+    it moves (True), or got it as a parameter of the method (False: a caller's model, on
+    the caller's device). None when the class keeps a device (``self.device = ...``,
+    ``self._device = ...``): its literals ignore that device, whatever they are for."""
+    if _keeps_a_device(classdef):
+        return None
+    found: dict[int, bool] = {}
+    for method in classdef.body.body:
+        if not isinstance(method, cst.FunctionDef):
+            continue
+        params = method.params
+        received = {
+            param.name.value
+            for param in (*params.posonly_params, *params.params, *params.kwonly_params)
+        }
+        for statement in method.body.body:
+            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+                continue
+            small = statement.body[0]
+            if isinstance(small, cst.Expr) or (
+                isinstance(small, cst.Assign)
+                and len(small.targets) == 1
+                and attribute_of_self(small.targets[0].target) is not None
+            ):
+                value = small.value
+            else:
+                continue
+            move = _move_in_chain(value)
+            if move is not None:
+                assert isinstance(move.func, cst.Attribute)
+                found[id(move)] = chain_root(move.func.value) not in received
+    return found
+
+
+def _keeps_a_device(classdef: cst.ClassDef) -> bool:
+    """A method of the class assigns ``self.device`` (or ``self._device``...)."""
+    for node in _walk(classdef.body):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                name = attribute_of_self(target.target)
+                if name is not None and name.endswith("device"):
+                    return True
+    return False
+
+
+def _move_in_chain(value: cst.BaseExpression) -> cst.Call | None:
+    """The move to the current device in ``load(p).eval().cuda().half()``, if any."""
+    node = value
+    while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
+        if isinstance(node, cst.Call):
+            if moves_to_the_current_device(node):
+                return node
+            node = node.func
+        else:
+            node = node.value
+    return None
+
+
+def own_choice(
+    call: cst.Call,
+    ancestors: Sequence[cst.CSTNode],
+    qualified_name: Callable[[cst.BaseExpression], str | None],
+    placements: dict[int, dict[int, bool] | None],
+) -> str | None:
+    """Why a move or placement ``call`` on the current device is the code's own choice:
+    ``"flag"`` (``under_a_device_flag``), ``"nccl"`` (``under_a_nccl_test``), ``"collective"``
+    (``only_collectives_read``; not where an input tensor or module tells the device),
+    ``"class"`` (the class put its model there: ``class_placements``; not the placement of
+    a model a caller gave it), ``"meta"`` (``module.to_empty(device="cuda")`` materialises
+    meta tensors, which have no device to follow), or None. ``placements`` caches each
+    class's, by id."""
+    if under_a_device_flag([*ancestors, call]):
+        return "flag"
+    if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to_empty":
+        return "meta"  # materialising meta tensors: there is no device yet to follow
+    classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
+    if classdef is not None and id(classdef) not in placements:
+        placements[id(classdef)] = class_placements(classdef)
+    if classdef is not None and placements[id(classdef)] is None:
+        return None  # the class keeps its device: that is the one to use
+    if under_a_nccl_test(ancestors):
+        return "nccl"
+    if only_collectives_read(call, ancestors, qualified_name):
+        return "collective"
+    if classdef is None:
+        return None
+    placed = placements[id(classdef)]
+    if placed and placed.get(id(call), True):
+        return "class"
+    return None
+
+
+def placements_cache(rule: Rule, context: FileContext) -> dict[int, dict[int, bool] | None]:
+    """The file's ``class_placements`` so far, for ``own_choice``."""
+    cache = context.state(rule).setdefault("placements", {})
+    return cast(dict[int, dict[int, bool] | None], cache)
+
+
+def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex) -> bool:
+    """The candidate's literal is where the code chose its device (``own_choice``), or it is
+    in test code, which chooses its device as a script does. A flag does not choose in a
+    LightningModule (the trainer does), nor does a class's placement in model code or in a
+    class that keeps a device (``self.device``), whose literal then ignores it. Nor does a
+    flag in such a class, nor on the forward path of model code: the device kept, or the
+    batch's, is the one to use, and the flag only says "a GPU", not which one."""
+    if index.runs_alone(candidate.data.get("module", ""), at_top_level=False):
+        return True
+    choice = candidate.data.get("chosen")
+    if choice == "flag":
+        forward = scope.model_code and scope.forward_path
+        return not scope.lightning and not scope.device_aware and not forward
+    if choice == "class":
+        return not scope.model_code and not scope.device_aware
+    if choice == "collective":
+        return not scope.knows_inputs  # an input tensor or module tells the device
+    return choice in ("nccl", "meta")

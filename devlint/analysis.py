@@ -46,6 +46,10 @@ class FileJob:
     star_bound: tuple[tuple[str, str], ...] = ()
     """The names its ``from <module> import *`` statements bind, to qualified names, as the
     project's other files say (``devlint.stars``): the walk starts knowing them."""
+    asked: tuple[str, ...] = ()
+    """With ``prefilter``: the rules the project index says may report in this file, which
+    the prefilter found were all that needed it (``engine``'s later passes). The file is
+    parsed for them, and only they (and those collecting facts) walk it."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,8 @@ def analyze_text(job: FileJob, text: str) -> FileAnalysis:
     from devlint.traversal import Traversal
 
     found: Skeleton | None = None
-    if job.prefilter and not parse_at_once(text, job.module, job.codes, job.settings):
+    asked = job.prefilter and bool(job.asked)
+    if job.prefilter and not asked and not parse_at_once(text, job.module, job.codes, job.settings):
         found = _skeleton(job, text)
         needs = verdict(found, job.module, job.codes, job.settings) if found else None
         if found is not None and needs is not None and not needs.parse:
@@ -102,7 +107,7 @@ def analyze_text(job: FileJob, text: str) -> FileAnalysis:
             return FileAnalysis(error=rejected)
     try:
         module = cst.parse_module(text)
-        rules = running_rules(job.codes)
+        rules = running_rules(job.asked if asked else job.codes)
         traversal = Traversal(
             module,
             job.module,

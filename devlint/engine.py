@@ -399,7 +399,8 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
     """Parse the files the prefilter skipped, where only the whole project says they matter.
 
     Rules that keep candidates only in model code (or data pipelines) leave a file
-    with their triggers ``pending`` until the index says whether it defines such code. And
+    with their triggers ``pending`` until the index says whether it defines such code; it
+    is then walked only by the rules that may report there (``FileJob.asked``). And
     ``return f(...)`` tells the index that a function returns whatever ``f`` returns,
     a fact only the libcst traversal records, in any file: it matters when ``f``
     returns processor output, so the skipped files naming such a function are judged
@@ -420,10 +421,14 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
                 settings = replace(result.job.settings, returning_output=names)
                 # What code is model code does not change as the rounds add facts. Parsed
                 # knowing the names found so far, a file needs no later pass unless more are.
-                if first_round and _may_report(project, result):
-                    work.append(
-                        (result, replace(result.job, prefilter=False, settings=settings), cache)
-                    )
+                asked = _asked(project, result) if first_round else ()
+                if asked:
+                    new_names = names != result.job.settings.returning_output
+                    if new_names and _calls_any(result, names):
+                        job = replace(result.job, prefilter=False, settings=settings)
+                    else:  # no other rule's verdict changes: only the asked ones walk it
+                        job = replace(result.job, settings=settings, asked=asked)
+                    work.append((result, job, cache))
                 elif names != result.job.settings.returning_output:
                     if _calls_any(result, names):
                         work.append((result, replace(result.job, settings=settings), cache))
@@ -468,16 +473,16 @@ def _calls_of(names: frozenset[str]) -> re.Pattern[str]:
     return re.compile(rf"\b(?:{alternatives}){_GAP}(?:\(|as\b)")
 
 
-def _may_report(project: Project, result: FileResult) -> bool:
-    """Whether a rule waiting on the index (``FileAnalysis.pending``) may report here."""
+def _asked(project: Project, result: FileResult) -> tuple[str, ...]:
+    """The rules waiting on the index (``FileAnalysis.pending``) that may report here."""
     facts, index = result.analysis.facts, project.index
     if facts is None or index is None:
-        return False
+        return ()
     rules = {rule.code: rule for rule in project.rules}
-    return any(
-        rules[code].may_report_in(facts, index, sightings)
+    return tuple(
+        code
         for code, sightings in result.analysis.pending
-        if code in rules
+        if code in rules and rules[code].may_report_in(facts, index, sightings)
     )
 
 

@@ -251,6 +251,47 @@ def test_a_skipped_file_between_processor_output_and_the_model_is_parsed(
     assert "4 files: 3 parsed, 1 skipped by the prefilter" in result.stderr
 
 
+def test_a_file_the_index_asks_for_is_walked_only_by_the_rules_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``model.py`` waits on the index for DEV003 alone: parsed for it, no other rule walks
+    it. ``tokenized.py`` also calls a function found to return processor output, which
+    DEV004's screen now reads: every rule walks it. The findings are those of a full run."""
+    model = "import torch\nfrom base import Base\n{imports}\n\nclass Net(Base):\n"
+    files = {
+        "base.py": "import torch.nn as nn\n\n\nclass Base(nn.Module):\n    pass\n",
+        "encoding.py": "def encode(processor, texts):\n"
+        '    return processor(texts, return_tensors="pt")\n',
+        "model.py": model.format(imports="")
+        + "    def forward(self, x):\n        return x + torch.zeros(3)\n",
+        "tokenized.py": model.format(imports="from encoding import encode")
+        + "    def forward(self, texts, x):\n"
+        "        inputs = encode(self.processor, texts)\n"
+        "        return self.model(**inputs), x + torch.zeros(3)\n",
+    }
+    project = lint_project(tmp_path / "p", files)
+    jobs = {result.path.name: result.job for result in project.files}
+    assert (jobs["model.py"].prefilter, jobs["model.py"].asked) == (True, ("DEV003",))
+    assert (jobs["tokenized.py"].prefilter, jobs["tokenized.py"].asked) == (False, ())
+    found = sorted(
+        (result.path.name, finding.start.row, finding.start.column, finding.code)
+        for result in project.files
+        for finding in result.findings
+    )
+    expected = [
+        ("model.py", 7, 20, "DEV003"),
+        ("tokenized.py", 8, 27, "DEV004"),
+        ("tokenized.py", 8, 42, "DEV003"),
+    ]
+    assert found == expected
+    monkeypatch.chdir(tmp_path / "p")
+    unfiltered = [
+        (Path(str(f["filename"])).name, f["location"]["row"], f["location"]["column"], f["code"])
+        for f in findings("--no-prefilter", ".")
+    ]
+    assert sorted(unfiltered) == expected
+
+
 def test_a_file_without_triggers_is_clean_even_if_libcst_cannot_parse_it(tmp_path: Path) -> None:
     """Nothing can be found there, so libcst's own limits (a form feed) do not matter."""
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n')

@@ -139,6 +139,9 @@ class Bindings:
     def __init__(self, found: Skeleton) -> None:
         self._module = found.facts.module
         self._targets: dict[str, set[str]] = {}
+        self._resolved: dict[str, frozenset[str]] = {}
+        """``resolutions`` by dotted name: screens ask about every call of a file, and a
+        file calls the same few names again and again."""
         for name, target in (*found.facts.aliases.items(), *found.assigned_aliases):
             self._bind(name, target)
         for node in found.of_type(*BINDING_TYPES):
@@ -156,18 +159,21 @@ class Bindings:
     def _bind(self, name: str, target: str) -> None:
         self._targets.setdefault(name, set()).add(target)
 
-    def resolutions(self, node: ast.AST) -> set[str]:
+    def resolutions(self, node: ast.AST) -> frozenset[str]:
         """What ``node``, a dotted name, may resolve to (``qualified_name``), or nothing."""
         name = dotted(node)
         if name is None:
-            return set()
-        head, dot, rest = name.partition(".")
-        targets = {*self._targets.get(head, ()), f"{self._module}.{head}"}
-        return {f"{target}{dot}{rest}" for target in targets}
+            return frozenset()
+        found = self._resolved.get(name)
+        if found is None:
+            head, dot, rest = name.partition(".")
+            targets = {*self._targets.get(head, ()), f"{self._module}.{head}"}
+            found = self._resolved[name] = frozenset(f"{t}{dot}{rest}" for t in targets)
+        return found
 
     def may_be(self, node: ast.AST, names: Collection[str]) -> bool:
         """Whether ``node`` may resolve to one of ``names``."""
-        return any(name in names for name in self.resolutions(node))
+        return not self.resolutions(node).isdisjoint(names)
 
 
 def may_be_device_literal(node: ast.AST) -> bool:

@@ -426,7 +426,7 @@ class Traversal:
         self._marks: dict[int, set[str]] = {}
         self._notes: set[tuple[str | None, str, str]] = set()
         self._raw: list[_RawCandidate] = []
-        self._flows = FileFlows(lambda: self._module, self.qualified_name)
+        self._flows = FileFlows(lambda: self._module, self.qualified_name, self._text)
 
     # FileContext -------------------------------------------------------------
 

@@ -35,8 +35,12 @@ class FileFlows:
     """Per-file cache of function flows and class models, keyed by their nodes; it also
     answers a flow's questions about the file's functions it calls (``Callees``)."""
 
-    def __init__(self, module: Callable[[], cst.Module], resolve: Resolver) -> None:
+    def __init__(
+        self, module: Callable[[], cst.Module], resolve: Resolver, text: str | None = None
+    ) -> None:
         self._module = module
+        self._text = text
+        """The file's source, if known: searches for calls it never spells are skipped."""
         self._resolve = resolve
         self._functions: dict[cst.FunctionDef, FunctionFlow] = {}
         self._classes: dict[cst.ClassDef, ClassModel] = {}
@@ -47,9 +51,9 @@ class FileFlows:
         self._active: list[cst.FunctionDef] = []
         """Functions being analysed, innermost last: a call back into one is recursion."""
         self._building = 0
-        self._lengths: frozenset[str] | None = None
         """Class models being built: the flows of the helpers their ``__init__`` calls see
         ``self`` without attributes yet, and are not kept."""
+        self._lengths: frozenset[str] | None = None
 
     def function(self, node: cst.FunctionDef, owner: cst.ClassDef | None) -> FunctionFlow:
         """The flow of ``node``, a method of ``owner`` if given (its parameters as its
@@ -91,7 +95,7 @@ class FileFlows:
         }
         name = node.name.value
         method = owner is not None
-        lengths = {name: CHOSEN_CPU for name in partners & self._cpu_lengths()}
+        lengths = {name: CHOSEN_CPU for name in partners & self._cpu_lengths()} if partners else {}
         if not partners or not (method or name.startswith("_")):
             return lengths
         scope: cst.CSTNode = owner if owner is not None else self._module()
@@ -115,6 +119,8 @@ class FileFlows:
         which takes them on the CPU only: a parameter of that name holds CPU lengths in the
         file's other functions too (asked once, and only of a flow whose meetings a
         parameter takes part in)."""
+        if self._lengths is None and not self._spells(CPU_LENGTHS_FUNCTIONS):
+            self._lengths = frozenset()
         if self._lengths is None:
             found: set[str] = set()
             stack: list[cst.CSTNode] = [self._module()]
@@ -125,6 +131,12 @@ class FileFlows:
                 stack.extend(iter_children(node))
             self._lengths = frozenset(found)
         return self._lengths
+
+    def _spells(self, functions: Iterable[str]) -> bool:
+        """Whether the source may call one of ``functions``: any import form spells the
+        last part of its name (unknown source: it may)."""
+        text = self._text
+        return text is None or any(name.rpartition(".")[2] in text for name in functions)
 
     def _callers_in(
         self, owner: cst.ClassDef | None

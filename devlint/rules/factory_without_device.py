@@ -106,9 +106,12 @@ class FactoryWithoutDevice(Rule):
     fix passes the function's `device` parameter, or the `.device` of a tensor
     parameter (the one it meets, when that is a parameter), or else moves it with
     `.to(<partner>.device)` where the two meet: all unsafe, as the anchor may be on
-    another device on purpose. Not flagged, because no device is mixed: a tensor that
-    is moved before it meets anything (`torch.arange(n)[:k].to(x.device)`,
-    `torch.cat([a, b]).to(x.device)`, `if m is not None: m = m.to(x.device)`),
+    another device on purpose. No fix borrows the device of a module the tensor is
+    handed to (a module has no `.device`) or moves a nested function that captured the
+    tensor (`pick(name, x)`): such findings come without a fix. Not flagged, because no
+    device is mixed: a tensor that is moved before it meets anything
+    (`torch.arange(n)[:k].to(x.device)`, `torch.cat([a, b]).to(x.device)`,
+    `if m is not None: m = m.to(x.device)`),
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
     one that only meets Python numbers, host values or other CPU tensors
     (`torch.rand(1) < 0.5`), or meets nothing at all; a CPU index into a device
@@ -559,6 +562,21 @@ class FactoryWithoutDevice(Rule):
         "        return torch.tensor([len(ids)]), ids\n",
     )
     INVALID = (
+        Invalid(
+            # Met inside a nested function that captured it: no fix moves the function.
+            "import torch\nfrom torch import nn\n\n\n"
+            "class Multi(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            '        self.heads = nn.ModuleDict({"a": nn.Linear(2, 2)})\n\n'
+            "    def forward(self, x, tasks):\n"
+            "        indices = {task: torch.LongTensor([0]) for task in tasks}\n\n"
+            "        def pick(task, batch):\n"
+            "            return torch.index_select(batch, 0, indices[task])\n\n"
+            "        return {name: self.heads[name](pick(name, x)) for name in self.heads}\n",
+            line=11,
+            column=26,
+        ),
         Invalid(
             "import torch\n"
             "from torch import nn\n"
@@ -1593,6 +1611,12 @@ def _fixes(
     file); and the anchor each uses."""
     fixes: dict[str, tuple[PendingEdit, ...]] = {}
     anchors: dict[str, str] = {}
+    # A module called with the tensor is its partner, and a module has no `.device`.
+    module_call = (
+        meeting is not None
+        and meeting.kind is MeetingKind.MODULE_CALL
+        and meeting.partner is _callee(meeting)
+    )
     if factory not in _WITHOUT_DEVICE and node.args:
         last = node.args[-1].value
         fixes["self_device"] = (insert_after(last, ", device=self.device"),)
@@ -1601,7 +1625,7 @@ def _fixes(
         if device is not None:
             fixes["device_param"] = (insert_after(last, f", device={device}"),)
             anchors["device_param"] = device
-        partner = _tensor_root(meeting.partner) if meeting is not None else None
+        partner = _tensor_root(meeting.partner) if meeting is not None and not module_call else None
         tensor = partner if partner in parameters else context.scope.tensor_param
         if tensor is not None and tensor not in ("device", device):
             fixes["tensor_device"] = (insert_after(last, f", device={tensor}.device"),)
@@ -1609,9 +1633,14 @@ def _fixes(
     if meeting is None:
         return fixes, anchors
     partner_name = dotted_name(meeting.partner)
-    module_call = meeting.kind is MeetingKind.MODULE_CALL and meeting.partner is _callee(meeting)
     collective = meeting.kind is MeetingKind.COLLECTIVE  # its partner is a function
-    if partner_name is not None and not (module_call or collective) and _is_atom(meeting.cpu):
+    # A function that captured the tensor is no tensor to move (`helper.to(...)(x)`).
+    called = meeting.cpu is _callee(meeting)
+    if (
+        partner_name is not None
+        and not (module_call or collective or called)
+        and _is_atom(meeting.cpu)
+    ):
         fixes["move_at_meeting"] = (insert_after(meeting.cpu, f".to({partner_name}.device)"),)
         anchors["move_at_meeting"] = partner_name
     return fixes, anchors

@@ -598,13 +598,18 @@ def _parse_files_flow_needs(projects: list[Project], runner: Runner) -> None:
             )
         if not work:
             continue
-        structures = [_structure(result) for result, _, _ in work]
-        analyses = runner.analyze([(job, cache) for _, job, cache in work])
-        for (result, job, _), analysis in zip(work, analyses, strict=True):
-            result.job, result.analysis = job, analysis
-            result.analysed_digest = runner.digests.get(job.path)
-        same = structures == [_structure(result) for result, _, _ in work]
-        _index(project, same_structure=same)
+        _index(project, same_structure=_analyse_again(work, runner))
+
+
+def _analyse_again(work: list[tuple[FileResult, FileJob, Cache | None]], runner: Runner) -> bool:
+    """Analyse the files again with their new jobs; whether their modules, classes,
+    functions and imports stayed as they were (what the index may keep)."""
+    structures = [_structure(result) for result, _, _ in work]
+    analyses = runner.analyze([(job, cache) for _, job, cache in work])
+    for (result, job, _), analysis in zip(work, analyses, strict=True):
+        result.job, result.analysis = job, analysis
+        result.analysed_digest = runner.digests.get(job.path)
+    return structures == [_structure(result) for result, _, _ in work]
 
 
 MAX_SUMMARY_DEPTH = 3
@@ -650,12 +655,7 @@ def _summarise_returned_calls(projects: list[Project], runner: Runner) -> None:
                 touched.append(project)
         if not work:
             return
-        structures = [_structure(result) for result, _, _ in work]
-        analyses = runner.analyze([(job, cache) for _, job, cache in work])
-        for (result, job, _), analysis in zip(work, analyses, strict=True):
-            result.job, result.analysis = job, analysis
-            result.analysed_digest = runner.digests.get(job.path)
-        same = structures == [_structure(result) for result, _, _ in work]
+        same = _analyse_again(work, runner)
         for project in touched:
             _index(project, same_structure=same)
 

@@ -588,15 +588,6 @@ class HardcodedDevice(Rule):
             "        return tensor.tolist()\n",
         ),
         Invalid(
-            # A module's `device` is where its parameters are, not a literal.
-            "import torch\nfrom torch import nn\n\nclass Net(nn.Module):\n"
-            "    @property\n"
-            "    def device(self):\n"
-            '        return torch.device("cuda")\n',
-            line=7,
-            column=16,
-        ),
-        Invalid(
             "from torch import nn\n\n"
             "def materialise(module: nn.Module):\n"
             '    module.to_empty(device="cuda:1", recurse=False)\n',

@@ -163,6 +163,15 @@ def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                     yield item
 
 
+def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``node`` and every node under it that can hold code, in no particular order."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(iter_children(current))
+
+
 def push_children(
     node: cst.CSTNode, names: tuple[str, ...], stack: list[cst.CSTNode | None]
 ) -> None:

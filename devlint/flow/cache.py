@@ -24,7 +24,7 @@ from devlint.flow.inference import (
 )
 from devlint.flow.meetings import Meeting, refused_as_scalar
 from devlint.flow.values import CHOSEN_CPU, UNKNOWN, Value
-from devlint.nodes import iter_children
+from devlint.nodes import descendants
 from devlint.symbols import CPU_LENGTHS_FUNCTIONS
 
 _MAX_CALL_DEPTH = 3
@@ -122,14 +122,12 @@ class FileFlows:
         if self._lengths is None and not self._spells(CPU_LENGTHS_FUNCTIONS):
             self._lengths = frozenset()
         if self._lengths is None:
-            found: set[str] = set()
-            stack: list[cst.CSTNode] = [self._module()]
-            while stack:
-                node = stack.pop()
-                if isinstance(node, cst.Call):
-                    found.update(_lengths_passed(node, self._resolve))
-                stack.extend(iter_children(node))
-            self._lengths = frozenset(found)
+            self._lengths = frozenset(
+                name
+                for node in descendants(self._module())
+                if isinstance(node, cst.Call)
+                for name in _lengths_passed(node, self._resolve)
+            )
         return self._lengths
 
     def _spells(self, functions: Iterable[str]) -> bool:

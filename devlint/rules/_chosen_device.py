@@ -21,9 +21,9 @@ from devlint.index import ProjectIndex
 from devlint.nodes import (
     attribute_of_self,
     chain_root,
+    descendants,
     dotted_name,
     first_positional,
-    iter_children,
     keyword_argument,
 )
 from devlint.rules._devices import device_literal
@@ -89,18 +89,10 @@ _TWO_TENSORS = ("all_gather", "reduce_scatter", "all_to_all", "gather", "scatter
 """Collectives whose first two arguments are both tensors (output, input)."""
 
 
-def _walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(iter_children(current))
-
-
 def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
     return any(
         isinstance(found, (cst.Name, cst.Attribute)) and dotted_name(found) in names
-        for found in _walk(node)
+        for found in descendants(node)
     )
 
 
@@ -129,12 +121,12 @@ def only_collectives_read(
         return False
     collectives = [
         call
-        for call in _walk(function.body)
+        for call in descendants(function.body)
         if isinstance(call, cst.Call) and _is_collective(call, qualified_name)
     ]
     if not collectives:
         return False
-    assigns = [n for n in _walk(function.body) if isinstance(n, (cst.Assign, cst.AnnAssign))]
+    assigns = [n for n in descendants(function.body) if isinstance(n, (cst.Assign, cst.AnnAssign))]
     holder = next(
         (n for n in reversed(ancestors) if isinstance(n, (cst.Assign, cst.AnnAssign))), None
     )
@@ -155,7 +147,7 @@ def only_collectives_read(
         name = (dotted_name(call.func) or "").rpartition(".")[2]
         positional = [arg for arg in call.args if arg.keyword is None]
         for arg in positional[: 2 if name.startswith(_TWO_TENSORS) else 1]:
-            if _mentions(arg.value, own) or any(id(n) in inside for n in _walk(arg.value)):
+            if _mentions(arg.value, own) or any(id(n) in inside for n in descendants(arg.value)):
                 reached = True
             elif not _mentions(arg.value, made) and not _places_on_the_current_device(
                 arg.value, qualified_name
@@ -193,7 +185,7 @@ def _places_on_the_current_device(
     """``value`` makes or moves something onto a device named without an index:
     ``t.cuda()``, ``t.to("cuda")``, ``device="cuda"``, ``torch.device("cuda")``,
     ``torch.cuda.ByteTensor(n)``."""
-    for node in _walk(value):
+    for node in descendants(value):
         if not isinstance(node, cst.Call):
             continue
         if moves_to_the_current_device(node):
@@ -299,7 +291,7 @@ def class_placements(classdef: cst.ClassDef) -> dict[int, bool] | None:
 
 def _keeps_a_device(classdef: cst.ClassDef) -> bool:
     """A method of the class assigns ``self.device`` (or ``self._device``...)."""
-    for node in _walk(classdef.body):
+    for node in descendants(classdef.body):
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 name = attribute_of_self(target.target)

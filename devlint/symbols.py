@@ -311,6 +311,10 @@ DATASET_ITEM_METHODS = frozenset({"__getitem__", "__getitems__", "__iter__", "__
 COLLATE_KEYWORDS = frozenset({"collate_fn", "data_collator"})
 """Keyword arguments that hand a function to a data loader (``DataLoader``, HF ``Trainer``)."""
 
+COLLATE_NAME_PART = "collat"
+"""What the name of a collate function (``pad_collate``, ``collate_fn``) or of a class
+whose instances are one (``DataCollatorWithPadding``) spells, in lower case."""
+
 BATCH_TRANSFER_HOOKS = frozenset({"transfer_batch_to_device", "on_after_batch_transfer"})
 """LightningDataModule hooks that run in the main process with the target device known."""
 

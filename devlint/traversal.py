@@ -471,6 +471,12 @@ class Traversal:
         found = self._innermost_function()
         return self._flows.meetings_of(made, *found) if found is not None else ()
 
+    def meetings_with_cpu_inputs(self, made: cst.CSTNode) -> tuple[Meeting, ...]:
+        found = self._innermost_function()
+        if found is None:
+            return ()
+        return self._flows.meetings_with_cpu_inputs(made, *found)
+
     def construction_meetings(
         self, built: cst.BaseExpression, runs_with_batch: Callable[[str], bool]
     ) -> tuple[Meeting, ...]:

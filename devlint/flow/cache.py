@@ -19,6 +19,7 @@ from devlint.flow.inference import (
     FunctionFlow,
     Resolver,
     Surroundings,
+    _parameters,
     analyse_function,
     class_model,
 )
@@ -54,6 +55,7 @@ class FileFlows:
         """Class models being built: the flows of the helpers their ``__init__`` calls see
         ``self`` without attributes yet, and are not kept."""
         self._lengths: frozenset[str] | None = None
+        self._on_cpu_inputs: dict[cst.FunctionDef, FunctionFlow] = {}
 
     def function(self, node: cst.FunctionDef, owner: cst.ClassDef | None) -> FunctionFlow:
         """The flow of ``node``, a method of ``owner`` if given (its parameters as its
@@ -170,6 +172,22 @@ class FileFlows:
             if names_anywhere(sibling.body, name):
                 found += self.function(sibling, owner).meetings_of(made)
         return found
+
+    def meetings_with_cpu_inputs(
+        self, made: cst.CSTNode, function: cst.FunctionDef, owner: cst.ClassDef | None
+    ) -> tuple[Meeting, ...]:
+        """Where the tensor made at ``made`` in ``function`` meets the device when every
+        parameter but a device arrives on the CPU (a collate function's samples): what it
+        still meets then is on a device ``function`` chose itself (``batch.to(device)``)."""
+        found = self._on_cpu_inputs.get(function)
+        if found is None:
+            bound = {
+                param.name.value: CHOSEN_CPU
+                for param in _parameters(function)
+                if not param.name.value.endswith("device")
+            }
+            found = self._on_cpu_inputs[function] = self._analyse(function, owner, bound)
+        return found.meetings_of(made)
 
     def owner(self, node: cst.ClassDef) -> ClassModel:
         found = self._classes.get(node)

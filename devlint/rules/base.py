@@ -119,6 +119,11 @@ class FileContext(Protocol):
         in that function, or, once returned, in the file's functions that call it."""
         ...
 
+    def meetings_with_cpu_inputs(self, made: cst.CSTNode) -> tuple[Meeting, ...]:
+        """Where the tensor made at ``made`` meets the device in the visited function when
+        every input but a device arrives on the CPU (``FileFlows.meetings_with_cpu_inputs``)."""
+        ...
+
     def construction_meetings(
         self, built: cst.BaseExpression, runs_with_batch: Callable[[str], bool]
     ) -> tuple[Meeting, ...]:

@@ -12,6 +12,7 @@ from devlint.facts import FileFacts
 from devlint.findings import Applicability, Fix
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting, MeetingKind, empty_data
+from devlint.flow.values import UNKNOWN
 from devlint.index import ProjectIndex, is_test_module
 from devlint.nodes import annotation_names, dotted_name, is_self, iter_children
 from devlint.rules._devices import BINDING_TYPES, Bindings
@@ -29,6 +30,7 @@ from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import (
     ARRAY_TENSOR_FACTORIES,
     COLLATE_KEYWORDS,
+    COLLATE_NAME_PART,
     COLLECTIVE_FUNCTIONS,
     CPU_RESULT_METHODS,
     DATA_FACTORIES,
@@ -145,20 +147,23 @@ class FactoryWithoutDevice(Rule):
     `torch.onnx.operators.shape_as_tensor(x)`), `torch.tensor` of a list
     (of tensors too: it copies their values to the CPU), a helper object made outside
     `__init__`, another library's `torch.ops`, a parameter holding a dataset
-    (`train_dataset`); a CPU index or mask into a device tensor (`x[mask]`); Python's `+`
-    of tuples; the 0-dim elements of `torch.rand(2)` or `torch.tensor([a, b])`; the targets
-    of `nn.CTCLoss`; a placeholder that every branch of an `if`/`elif` over the options of
-    a mode replaces; an `if x is None:` branch that the caller's tensor skips; a device
-    taken from the result itself (`device=image.device`); a function passed as a parameter
-    (`Callable`); and code in tests, which places its tensors where it means to run. A tensor
-    passed to or returned from a project function is followed there, in another file
-    too: it is reported where it is made if it meets the device inside the function it
-    is passed to (with an argument the caller has on the device), or where a caller uses
-    the result (functions of a module, not methods, for now; returned whole, not as one
-    element of a tuple, and not reduced to 0-dim there), also when that function's result
-    follows the tensor only through another file's function it calls (a few calls deep).
-    In the file, a name unpacking a helper's result (`a, b = f(x)`) holds only the element
-    `f` writes out in its place.
+    (`train_dataset`), the samples a collate function is given (one handed to a loader as
+    `collate_fn=` anywhere in the project, or named like one: `pad_collate`), unless it
+    moves them to a device first or a model's forward path calls it; a CPU index or mask
+    into a device tensor (`x[mask]`); Python's `+` of tuples; the 0-dim elements of
+    `torch.rand(2)` or `torch.tensor([a, b])`; the targets of `nn.CTCLoss`; a placeholder
+    that every branch of an `if`/`elif` over the options of a mode replaces; an
+    `if x is None:` branch that the caller's tensor skips; a device taken from the result
+    itself (`device=image.device`); a function passed as a parameter (`Callable`); and
+    code in tests, which places its tensors where it means to run. A tensor passed to or
+    returned from a project function is followed there, in another file too: it is reported
+    where it is made if it meets the device inside the function it is passed to (with an
+    argument the caller has on the device), or where a caller uses the result (functions of
+    a module, not methods, for now; returned whole, not as one element of a tuple, and not
+    reduced to 0-dim there), also when that function's result follows the tensor only
+    through another file's function it calls (a few calls deep). In the file, a name
+    unpacking a helper's result (`a, b = f(x)`) holds only the element `f` writes out in its
+    place.
     """
 
     code = "DEV003"
@@ -360,6 +365,19 @@ class FactoryWithoutDevice(Rule):
         "def to_device(batch: torch.Tensor, like: torch.Tensor):\n"
         "    return batch.to(like.device)\n\n"
         "loader = DataLoader([], collate_fn=pad_collate)\n",
+        # A collate function gets the Dataset's samples on the CPU, even when a class that
+        # keeps its device calls it too (and moves the batch afterwards).
+        "import torch\n\n"
+        "def _atoms_collate(batch):\n"
+        "    first = batch[0]\n"
+        '    counts = torch.cumsum(torch.cat([item["n"] for item in batch]), dim=0)\n'
+        "    offsets = torch.cat([torch.zeros((1,), dtype=counts.dtype), counts])\n"
+        '    return {"offsets": offsets, "first": first}\n\n'
+        "class Converter:\n"
+        "    def __init__(self, device):\n        self.device = device\n\n"
+        "    def __call__(self, items):\n"
+        "        batch = _atoms_collate(items)\n"
+        "        return {k: v.to(self.device) for k, v in batch.items()}\n",
         # Its module's other functions read devices, but this helper of a file reader
         # takes arrays the reader made: no sign that they are on a device.
         "import torch\n\n"
@@ -890,6 +908,41 @@ class FactoryWithoutDevice(Rule):
             unsafe=True,
         ),
         Invalid(
+            # A collate function that moves its samples to a device it is told: what meets
+            # them there is on that device, not on the CPU where the samples came from.
+            "import torch\n\n"
+            "def collate_to(batch, device):\n"
+            "    stacked = torch.stack(batch[0]).to(device)\n"
+            "    return torch.cat([stacked, torch.zeros(1, stacked.shape[1])])\n",
+            line=5,
+            column=32,
+            fixed="import torch\n\n"
+            "def collate_to(batch, device):\n"
+            "    stacked = torch.stack(batch[0]).to(device)\n"
+            "    return torch.cat([stacked, torch.zeros(1, stacked.shape[1], device=device)])\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Named like a collate function, but a model's forward gives it its tensors.
+            "import torch\nfrom torch import nn\n\n"
+            "def pad_collate(items):\n"
+            "    first = items[0]\n"
+            "    return torch.cat([first, torch.zeros(1, first.shape[1])])\n\n"
+            "class Pool(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return pad_collate([x, x])\n",
+            line=6,
+            column=30,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "def pad_collate(items):\n"
+            "    first = items[0]\n"
+            "    return torch.cat([first, torch.zeros(1, first.shape[1]).to(first.device)])\n\n"
+            "class Pool(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return pad_collate([x, x])\n",
+            unsafe=True,
+        ),
+        Invalid(
             # A library function that places tensors by its input's device: `torch.cat`
             # of a device tensor with a CPU one made from a Python list.
             "import torch\n\n"
@@ -1337,6 +1390,8 @@ class FactoryWithoutDevice(Rule):
         collective = meeting.kind is MeetingKind.COLLECTIVE
         following = _visited_follows_inputs(self, context, flow, meetings)
         evidence = {"follows_inputs": "yes"} if following else {}
+        if _only_inputs_on_device(node, flow, meetings, context):
+            evidence["cpu_inputs_clear"] = "yes"
         context.report(
             self.code,
             node,
@@ -1393,6 +1448,9 @@ class FactoryWithoutDevice(Rule):
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
         data = candidate.data
+        collate = not scope.forward_path and _collate_function(candidate.scope, index)
+        if "cpu_inputs_clear" in data and collate:
+            return None  # a loader's samples are on the CPU: so is what they meet here
         library = "follows_inputs" in data and _library_function(candidate.scope, index)
         if not (_reports_in(scope) or library or data.get("collective")):
             return None
@@ -1440,9 +1498,35 @@ def _library_function(scope: Scope, index: ProjectIndex) -> bool:
         return False
     if index.scope_info(scope).model_code:
         return False
-    if "collat" in scope.function_name.rpartition(".")[2].lower():
+    return not _collate_function(scope, index)
+
+
+def _collate_function(scope: Scope, index: ProjectIndex) -> bool:
+    """A function a data loader runs on the samples its Dataset gives, on the CPU: handed
+    over as ``collate_fn=`` anywhere in the project, or named like one (``pad_collate``,
+    ``__call__`` of a ``*Collator``)."""
+    function = scope.function_name
+    if function is None:
         return False
-    return scope.function_name not in index.handed_over_functions(COLLATE_KEYWORDS)
+    owner, _, name = function.rpartition(".")
+    if name == "__call__" and scope.class_name is not None:
+        name = owner.rpartition(".")[2]
+    if COLLATE_NAME_PART in name.lower():
+        return True
+    return function in index.handed_over_functions(COLLATE_KEYWORDS)
+
+
+def _only_inputs_on_device(
+    node: cst.Call, flow: FunctionFlow, meetings: Sequence[Meeting], context: FileContext
+) -> bool:
+    """Every meeting is in the visited function, with a partner that derives from its
+    parameters, and none is left when its inputs arrive on the CPU: the tensor meets a
+    device only if the function is given tensors on one."""
+    if not all(meeting in flow.meetings for meeting in meetings):
+        return False  # met where a caller in the file uses the result
+    if not all(flow.values.get(meeting.partner, UNKNOWN).params for meeting in meetings):
+        return False
+    return not context.meetings_with_cpu_inputs(node)
 
 
 def _follows_inputs(scope: Scope, following: frozenset[str]) -> bool:

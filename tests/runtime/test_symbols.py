@@ -216,6 +216,7 @@ NOT_LIBRARY_NAMES = {
     "TENSOR_PARAMETER_NAMES": "parameter names that users choose",
     "CONFIG_PARAMETERS": "parameter names that users choose",
     "DATASET_PARAMETER_NAMES": "parameter names (and endings) that users choose",
+    "COLLATE_NAME_PART": "a part of the names users give collate functions",
     "CARRYING_LIBRARIES": "einops and torchvision.ops, not dependencies here",
     "LIBRARY_MODULE_BASES": "mmengine's and mmcv's classes, not dependencies here",
     "COLLECTION_UPDATERS": "methods of Python's containers",

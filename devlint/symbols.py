@@ -137,6 +137,12 @@ makes a 0-dim scalar."""
 NUMBER_LIBRARY_SEQUENCES = frozenset({"random.sample", "random.choices"})
 """The functions of ``NUMBER_LIBRARIES`` that return lists."""
 
+COUNTING_ITERABLES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"})
+"""``range`` with a progress bar: a loop over one counts in Python integers."""
+
+PROGRESS_WRAPPERS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm"})
+"""Progress bars that yield the elements of the iterable they wrap: ``tqdm(range(n))``."""
+
 SETUP_METHODS = frozenset(
     {"__init__", "setup", "configure_model", "configure_sharded_model", "prepare_data"}
 )

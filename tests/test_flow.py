@@ -269,6 +269,18 @@ def test_meeting_kinds(body: str, kind: MeetingKind | None, at: str) -> None:
         ("y = x.masked_fill(x > 0, torch.tensor(0.0)).clamp(0, 1)", []),
         ("y = x.clamp(max=torch.tensor(3.0).to(x.device))", []),  # moved first
         ("y = torch.stack([torch.tensor(0.0), torch.tensor(1.0)])", []),  # all on the CPU
+        # One element of a 1-D CPU tensor, picked by a counter, is 0-dim: it is still refused
+        # where 0-dim tensors are, but not by a stack of elements of one schedule, which may
+        # be the input instead (`s = mask` on the other path): one device either way.
+        (
+            "s = torch.arange(4.0)\nfor i in range(3):\n    y = torch.stack([x, s[i + 1]])",
+            [("torch.arange(4.0)", "function", "torch.stack([x, s[i + 1]])")],
+        ),
+        (
+            "s = torch.arange(4.0) if lengths else mask\nfor i in range(3):\n"
+            "    y = torch.stack([s[i], s[i - 1]]) * x",
+            [],
+        ),
     ],
 )
 def test_zero_dim_cpu_tensors_meet_only_operations_that_refuse_them(

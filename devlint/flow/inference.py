@@ -40,6 +40,7 @@ from devlint.flow.values import (
     as_device,
     captured,
     combine,
+    element_of_cpu_vectors,
     fixed_at_construction,
     from_parameter,
     join,
@@ -65,6 +66,7 @@ from devlint.symbols import (
     COLLECTION_UPDATERS,
     COLLECTIVE_FUNCTIONS,
     CONFIG_PARAMETERS,
+    COUNTING_ITERABLES,
     CPU_LIBRARIES,
     CPU_RESULT_FUNCTIONS,
     CPU_TARGET_LOSSES,
@@ -85,6 +87,7 @@ from devlint.symbols import (
     NUMBER_LIBRARIES,
     NUMBER_LIBRARY_SEQUENCES,
     PROCESSOR_LOADERS,
+    PROGRESS_WRAPPERS,
     SETUP_METHODS,
     SILENT_BUILTINS,
     TENSOR_ARGUMENT_METHODS,
@@ -710,19 +713,29 @@ class _Inference:
 
     def _bind_element(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
         """Bind a loop or comprehension target to an element of ``iterable``."""
+        iterable = self._unwrapped(iterable)
         parts = self._element_parts(iterable)
         unpacked = target if isinstance(target, (cst.Tuple, cst.List)) else None
         if parts is not None and unpacked is not None and len(parts) == len(unpacked.elements):
             for element, part in zip(unpacked.elements, parts, strict=True):
-                if _one_dimensional_on_cpu(part):
-                    part = HOST  # `zip(xs, torch.tensor(weights))`: 0-dim elements
+                if _only_cpu_vectors(part):
+                    part = element_of_cpu_vectors(part)  # `zip(xs, torch.tensor(weights))`
                 self._bind(element.value, part, element.value)
             return
         found = join(*parts) if parts else self.eval(iterable)
         self._unpackable.pop(iterable, None)  # `for a, b in f()` unpacks each element
-        if parts is None and _one_dimensional_on_cpu(found):
-            found = HOST  # each element of a 1-D CPU tensor is 0-dim: it meets any device
+        if parts is None and _only_cpu_vectors(found):
+            found = element_of_cpu_vectors(found)  # each is 0-dim: it meets any device
         self._bind(target, found, iterable)
+
+    def _unwrapped(self, iterable: cst.BaseExpression) -> cst.BaseExpression:
+        """The iterable a progress bar wraps (``tqdm(range(n))``): its elements are the loop's."""
+        while isinstance(iterable, cst.Call) and self._resolve(iterable.func) in PROGRESS_WRAPPERS:
+            wrapped = first_positional(iterable)
+            if wrapped is None:
+                break
+            iterable = wrapped.value
+        return iterable
 
     def _element_parts(self, iterable: cst.BaseExpression) -> list[Value] | None:
         """``zip(a, b)`` and ``enumerate(a)`` yield tuples; ``range`` yields numbers; a
@@ -734,6 +747,8 @@ class _Inference:
         if method in ("items", "keys") and not iterable.args:
             mapping = self.eval(iterable)
             return [HOST, mapping] if method == "items" else [HOST]
+        if self._resolve(iterable.func) in COUNTING_ITERABLES:
+            return [HOST]
         if not isinstance(iterable.func, cst.Name):
             return None
         name = iterable.func.value
@@ -843,8 +858,8 @@ class _Inference:
     def _subscript(self, node: cst.Subscript) -> Value:
         written, self._written = node is self._written, None
         base = self.eval(node.value)
-        if _element_of_one_dimension(base, node):
-            return HOST  # `torch.linspace(0, 1, n)[-1]`: 0-dim, it may meet any device
+        if self._element_of_one_dimension(base, node):
+            return element_of_cpu_vectors(base)  # `torch.linspace(0, 1, n)[i]`: 0-dim
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 index = self.eval(element.slice.value)
@@ -860,6 +875,17 @@ class _Inference:
                         if isinstance(bound, cst.Subscript):  # `x[: counts[b]]`
                             self.counts.update(self.values.get(bound.value, UNKNOWN).made)
         return base
+
+    def _element_of_one_dimension(self, base: Value, node: cst.Subscript) -> bool:
+        """``t[-1]``, ``t[i + 1]`` of a CPU tensor that only one-dimensional factories made:
+        an index that is a Python number (a loop counter) picks one element."""
+        if len(node.slice) != 1 or not _cpu_vectors(base):
+            return False
+        index = node.slice[0].slice
+        if not isinstance(index, cst.Index) or _adds_or_keeps_dimensions(index.value):
+            return False
+        found = self.eval(index.value)
+        return found.only_host and not found.sequence
 
     def _comparison(self, node: cst.Comparison) -> Value:
         left_node: cst.BaseExpression = node.left
@@ -1399,19 +1425,11 @@ _ONE_DIMENSIONAL_FACTORIES = ("arange", "linspace", "logspace", "randperm")
 """Factories whose tensors have one dimension: an integer index leaves a 0-dim tensor."""
 
 
-def _element_of_one_dimension(base: Value, node: cst.Subscript) -> bool:
-    """``t[-1]`` of a CPU tensor that only one-dimensional factories made."""
-    if len(node.slice) != 1:
-        return False
-    index = node.slice[0].slice
-    if not isinstance(index, cst.Index):
-        return False
-    value = index.value
-    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
-        value = value.expression
-    if not isinstance(value, cst.Integer):
-        return False
-    return _one_dimensional_on_cpu(base)
+def _adds_or_keeps_dimensions(index: cst.BaseExpression) -> bool:
+    """``t[None]``, ``t[...]``, ``t[True]``: host values that pick no single element."""
+    if isinstance(index, cst.Ellipsis):
+        return True
+    return isinstance(index, cst.Name) and index.value in ("None", "True", "False")
 
 
 def _moved_unless_there(node: cst.If) -> str | None:
@@ -1450,14 +1468,20 @@ _SIZED_FACTORIES = ("zeros", "ones", "empty", "rand", "randn")
 makes a one-dimensional tensor."""
 
 
-def _one_dimensional_on_cpu(tensor: Value) -> bool:
-    """A CPU tensor that only one-dimensional factories (``arange``, ``linspace``, a size
-    of one integer) made."""
+def _cpu_vectors(tensor: Value) -> bool:
+    """A value that may be a CPU tensor, and whose CPU tensors only one-dimensional factories
+    (``arange``, ``linspace``, a size of one integer) made."""
     return (
-        tensor.origins - {Origin.HOST} == {Origin.CPU}
+        Origin.CPU in tensor.origins
         and bool(tensor.made)
         and all(isinstance(site, cst.Call) and _one_dimensional(site) for site in tensor.made)
     )
+
+
+def _only_cpu_vectors(tensor: Value) -> bool:
+    """Surely CPU tensors that only one-dimensional factories made: what a loop over one
+    yields is an element, not one of the tensors of a tuple a function may have returned."""
+    return tensor.origins - {Origin.HOST} == {Origin.CPU} and _cpu_vectors(tensor)
 
 
 def _one_dimensional(factory: cst.Call) -> bool:

@@ -66,8 +66,9 @@ Operand = tuple["cst.BaseExpression", Value]
 def surely_on_device(partner: Value) -> bool:
     """On a device and on no path a CPU tensor: two values that each may be either came
     from the same branches (``if ids is None: a = arange(n) else: a = ids``), and proving
-    they differ would need the paths, which a join forgets."""
-    return partner.on_device and not partner.made
+    they differ would need the paths, which a join forgets (``t[i]`` of ``t = torch.arange(n)``
+    or ``t = steps`` may be a 0-dim CPU tensor: no partner to a 0-dim one)."""
+    return partner.on_device and not partner.made and not partner.scalars
 
 
 _BACKEND_WORDS = ("get_backend", "Backend", "nccl", "NCCL", "gloo")

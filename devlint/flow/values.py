@@ -92,6 +92,15 @@ def scalar_on_cpu(site: cst.CSTNode) -> Value:
     return Value(frozenset({Origin.HOST}), scalars=(site,))
 
 
+def element_of_cpu_vectors(tensor: Value) -> Value:
+    """One element of ``tensor``, whose CPU tensors are all one-dimensional: each is a 0-dim
+    tensor made where its vector was (host data, except to a collective); what else it may
+    hold (an input, on the device) keeps its origin."""
+    origins = (tensor.origins - {Origin.CPU}) | {Origin.HOST}
+    scalars = _union(tensor.scalars, tensor.made)
+    return Value(origins, (), False, tensor.params, tensor.tied, tensor.calls, scalars)
+
+
 def from_parameter(name: str) -> Value:
     return Value(frozenset({Origin.FOLLOWS}), params=frozenset({name}))
 

@@ -578,8 +578,45 @@ class FactoryWithoutDevice(Rule):
         "    def _anchor(self, x):\n"
         "        ids = [a for a in torch.unique(x)]\n"
         "        return torch.tensor([len(ids)]), ids\n",
+        # A schedule read one element at a time by a loop counter: each is a 0-dim tensor,
+        # which meets the device in arithmetic (also where a caller may give the schedule).
+        "import torch\nfrom tqdm.auto import trange, tqdm\n\n"
+        "class Denoiser:\n"
+        "    def __init__(self, model):\n        self.model = model\n\n"
+        "    def run(self, noise, n, levels=None):\n"
+        "        ones = noise.new_ones(noise.shape[0])\n"
+        "        if levels is None:\n"
+        "            levels = torch.linspace(0.0, 1.0, n + 1).sqrt()\n"
+        "        for k in trange(n):\n"
+        "            hi, lo = levels[k], levels[k + 1]\n"
+        "            noise = noise + (lo - hi) * self.model(noise, hi * ones)\n"
+        "        for k in tqdm(range(1, n)):\n"
+        "            noise = noise * levels[-k]\n"
+        "        return noise\n",
     )
     INVALID = (
+        Invalid(
+            # Indexed by a counter, but after a new axis: a vector of one element, on the CPU.
+            "import torch\nfrom tqdm import trange\n\n"
+            "class Denoiser:\n"
+            "    def __init__(self, model):\n        self.model = model\n\n"
+            "    def run(self, x, n):\n"
+            "        levels = torch.linspace(0.0, 1.0, n + 1)\n"
+            "        for k in trange(n):\n"
+            "            x = self.model(x * levels[None, k])\n"
+            "        return x\n",
+            line=9,
+            column=18,
+            fixed="import torch\nfrom tqdm import trange\n\n"
+            "class Denoiser:\n"
+            "    def __init__(self, model):\n        self.model = model\n\n"
+            "    def run(self, x, n):\n"
+            "        levels = torch.linspace(0.0, 1.0, n + 1, device=x.device)\n"
+            "        for k in trange(n):\n"
+            "            x = self.model(x * levels[None, k])\n"
+            "        return x\n",
+            unsafe=True,
+        ),
         Invalid(
             # Met inside a nested function that captured it: no fix moves the function.
             "import torch\nfrom torch import nn\n\n\n"

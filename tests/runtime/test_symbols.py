@@ -195,6 +195,9 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     # Python's standard library
     "NUMBER_LIBRARIES": check_qualified,
     "NUMBER_LIBRARY_SEQUENCES": check_qualified,
+    # tqdm (a dependency of transformers)
+    "COUNTING_ITERABLES": check_qualified,
+    "PROGRESS_WRAPPERS": check_qualified,
     # Python's builtins
     "ITERATING_BUILTINS": lambda v: missing_attributes(builtins, v),
     "UNPACKING_BUILTINS": lambda v: missing_attributes(builtins, v),

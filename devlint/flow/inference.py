@@ -1109,9 +1109,12 @@ class _Inference:
     def _module_call(
         self, node: cst.Call, callee: cst.BaseExpression, arguments: Sequence[tuple[cst.Arg, Value]]
     ) -> Value:
-        """A module or model called with tensors: they must be on its device."""
+        """A module or model called with tensors: they must be on its device, which is the
+        one a module moved to a tensor's device took (``T.Resample(a, b).to(wave.device)``)."""
         operands: list[Operand] = [(arg.value, found) for arg, found in arguments]
-        self._meet(node, MeetingKind.MODULE_CALL, [*operands, (callee, FOLLOWS)])
+        held = self.values.get(callee)
+        placed = held if held is not None and held.on_device else FOLLOWS
+        self._meet(node, MeetingKind.MODULE_CALL, [*operands, (callee, placed)])
         return FOLLOWS
 
     def _method(
@@ -1214,6 +1217,7 @@ class _Inference:
         if device is not None:
             placed = moved(self.values.get(device.value, UNKNOWN))
             return fixed_at_construction(placed, (node,)) if self._construction else placed
+        self._sizes_are_numbers(node, name)
         first = first_positional(node)
         if name in DATA_FACTORIES:
             return self._from_data(node, first)
@@ -1226,6 +1230,17 @@ class _Inference:
         if name not in LEGACY_TENSOR_TYPES and first is not None and _is_empty_shape(first.value):
             return scalar_on_cpu(node)  # torch.rand([]): 0-dim (`torch.Tensor([])` is empty data)
         return made_on_cpu(node)
+
+    def _sizes_are_numbers(self, node: cst.Call, name: str) -> None:
+        """The names and attributes a factory takes as its sizes or range
+        (``torch.arange(0, rope.dim, 2)``) are Python numbers, wherever they are read next
+        (``/ rope.dim``): an attribute of a module is not its tensor."""
+        if name not in _ONE_DIMENSIONAL_FACTORIES and name not in _SIZED_FACTORIES:
+            return
+        for arg in node.args:
+            sized = dotted_name(arg.value) if arg.keyword is None and not arg.star else None
+            if sized is not None and sized != "self":
+                self.env[sized] = HOST
 
     def _from_data(self, node: cst.Call, payload: cst.Arg | None) -> Value:
         """``torch.tensor(data)``: a tensor keeps its device; Python data goes to the CPU,

@@ -593,8 +593,41 @@ class FactoryWithoutDevice(Rule):
         "        for k in tqdm(range(1, n)):\n"
         "            noise = noise * levels[-k]\n"
         "        return noise\n",
+        # A resampler moved to the decoded wave's own device: whatever path made the wave
+        # (one raises), the two are on one device.
+        "import numpy as np\n"
+        "import torch\n"
+        "from torchaudio import transforms as T\n"
+        "\n"
+        "def prepare(model, wave, rate, device):\n"
+        "    if isinstance(wave, tuple):\n"
+        "        source_rate, wave = wave\n"
+        "        if wave.dtype == np.int16:\n"
+        "            wave = torch.from_numpy(wave).float() / 32768\n"
+        "        elif wave.dtype == np.float32:\n"
+        "            wave = torch.from_numpy(wave)\n"
+        "        else:\n"
+        "            raise TypeError(wave.dtype)\n"
+        "        resample = T.Resample(source_rate, rate).to(wave.device)\n"
+        "        wave = resample(wave)\n"
+        "    return model(wave.to(device))\n",
     )
     INVALID = (
+        Invalid(
+            # A resampler moved to the model's device meets the wave still on the CPU.
+            "import torch\n"
+            "from torchaudio import transforms as T\n"
+            "\n"
+            "def prepare(model, wave, rate, device):\n"
+            "    if isinstance(wave, tuple):\n"
+            "        source_rate, wave = wave\n"
+            "        wave = torch.from_numpy(wave).float()\n"
+            "        resample = T.Resample(source_rate, rate).to(device)\n"
+            "        wave = resample(wave)\n"
+            "    return model(wave.to(device))\n",
+            line=7,
+            column=16,
+        ),
         Invalid(
             # Indexed by a counter, but after a new axis: a vector of one element, on the CPU.
             "import torch\nfrom tqdm import trange\n\n"

@@ -611,8 +611,58 @@ class FactoryWithoutDevice(Rule):
         "        resample = T.Resample(source_rate, rate).to(wave.device)\n"
         "        wave = resample(wave)\n"
         "    return model(wave.to(device))\n",
+        # A submodule's attribute given to a factory as a size is a number: dividing by it
+        # meets no device.
+        "import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "class Rotary(nn.Module):\n"
+        "    def __init__(self, blocks):\n"
+        "        super().__init__()\n"
+        "        self.blocks = nn.ModuleList(blocks)\n"
+        "\n"
+        "    def forward(self, x):\n"
+        "        for block in self.blocks:\n"
+        "            inverse = 1.0 / (10000 ** (torch.arange(0, block.width, 2) / block.width))\n"
+        "            block.inverse.copy_(inverse)\n"
+        "            x = block(x)\n"
+        "        return x\n",
     )
     INVALID = (
+        Invalid(
+            # The same submodule's tensor attribute is on the device.
+            "import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "class Rotary(nn.Module):\n"
+            "    def __init__(self, blocks):\n"
+            "        super().__init__()\n"
+            "        self.blocks = nn.ModuleList(blocks)\n"
+            "\n"
+            "    def forward(self, x):\n"
+            "        for block in self.blocks:\n"
+            "            x = x + block.weight[: block.width] * torch.arange(\n"
+            "                block.width)\n"
+            "        return x\n",
+            line=11,
+            column=51,
+            fixed=(
+                "import torch\n"
+                "from torch import nn\n"
+                "\n"
+                "class Rotary(nn.Module):\n"
+                "    def __init__(self, blocks):\n"
+                "        super().__init__()\n"
+                "        self.blocks = nn.ModuleList(blocks)\n"
+                "\n"
+                "    def forward(self, x):\n"
+                "        for block in self.blocks:\n"
+                "            x = x + block.weight[: block.width] * torch.arange(\n"
+                "                block.width, device=x.device)\n"
+                "        return x\n"
+            ),
+            unsafe=True,
+        ),
         Invalid(
             # A resampler moved to the model's device meets the wave still on the CPU.
             "import torch\n"

@@ -319,6 +319,8 @@ def test_zero_dim_cpu_tensors_meet_only_operations_that_refuse_them(
         "for k, v in x.items():\n    x[k] = torch.arange(4)\nfor k in x.keys():\n"
         "    x[k] = torch.ones(4)",
         "for name in x:\n    x[name] = torch.ones(4)",  # a name a loop binds may be a key
+        # A placeholder of size 0 cannot meet a tensor of data in arithmetic on any device.
+        "b = torch.empty(0) if lengths else x\ny = x * b + torch.arange(0)",
         # One element of a one-dimensional factory's tensor is 0-dim.
         "t = torch.linspace(0, 1, 10)\ny = x * t[-1] + torch.arange(4)[0]",
         # Moved on the path where it is not None; None on the other.

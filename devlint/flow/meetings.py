@@ -14,8 +14,13 @@ from enum import Enum
 import libcst as cst
 
 from devlint.flow.values import Value
-from devlint.nodes import dotted_name, first_positional, iter_children, keyword_argument
-from devlint.symbols import DATA_FACTORIES, LEGACY_TENSOR_TYPES, SCALAR_REFUSING_OPERATIONS
+from devlint.nodes import dotted_name, iter_children, keyword_argument
+from devlint.symbols import (
+    DATA_FACTORIES,
+    LEGACY_TENSOR_TYPES,
+    SCALAR_REFUSING_OPERATIONS,
+    TENSOR_FACTORIES,
+)
 
 
 class MeetingKind(Enum):
@@ -184,14 +189,22 @@ def may_happen(meeting: Meeting) -> bool:
 
 
 def empty_data(site: cst.CSTNode) -> bool:
-    """``torch.Tensor([])``, ``torch.tensor(())``: a one-dimensional tensor of no data."""
+    """``torch.Tensor([])``, ``torch.tensor(())``: a one-dimensional tensor of no data; also
+    one of size 0 (``torch.empty(0)``, ``torch.arange(0)``), a placeholder for "not made yet"."""
     if not isinstance(site, cst.Call):
         return False
     factory = (dotted_name(site.func) or "").rpartition(".")[2]
-    if factory not in LEGACY_TENSOR_TYPES and factory not in DATA_FACTORIES:
+    sized = factory in TENSOR_FACTORIES and factory not in DATA_FACTORIES
+    if factory not in LEGACY_TENSOR_TYPES and factory not in DATA_FACTORIES and not sized:
         return False
-    first = first_positional(site)
-    data = first.value if first is not None else None
+    positional = [arg.value for arg in site.args if arg.keyword is None]
+    if len(positional) != 1:
+        return False
+    data = positional[0]
+    if isinstance(data, cst.Integer):
+        return factory not in DATA_FACTORIES and data.evaluated_value == 0
+    if sized:
+        return False  # `torch.rand([])`: a size of no dimensions, 0-dim
     return isinstance(data, (cst.List, cst.Tuple)) and not data.elements
 
 

@@ -336,8 +336,69 @@ class TensorAttributeNotBuffer(Rule):
         "        self.embedding = nn.Embedding.from_pretrained(centers.unsqueeze(-1))\n\n"
         "    def forward(self, x):\n"
         "        return self.embedding(x).squeeze(-1)\n",
+        # A placeholder of size 0 until forward makes the real one: an empty tensor meets
+        # no other in arithmetic on any device, so that path is one that never runs.
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "\n"
+        "class Vocab(nn.Module):\n"
+        "    def __init__(self, n, m):\n"
+        "        super().__init__()\n"
+        "        self.weight = nn.Parameter(torch.randn(m, n))\n"
+        "        self.last_ids = torch.zeros(0)\n"
+        "        self.picked = torch.zeros(0)\n"
+        "\n"
+        "    def forward(self, x, ids):\n"
+        "        if self.last_ids.numel() == 0:\n"
+        "            self.last_ids = ids\n"
+        "        picked = self.picked\n"
+        "        if not torch.equal(ids, self.last_ids):\n"
+        "            picked = self.picked = self.weight[ids]\n"
+        "        return x @ picked.t()\n",
     )
     INVALID = (
+        Invalid(
+            # The same cache, kept with data: forward may use it before it is made again.
+            "import torch\n"
+            "import torch.nn as nn\n"
+            "\n"
+            "class Vocab(nn.Module):\n"
+            "    def __init__(self, n, m):\n"
+            "        super().__init__()\n"
+            "        self.weight = nn.Parameter(torch.randn(m, n))\n"
+            "        self.last_ids = torch.zeros(0)\n"
+            "        self.picked = torch.zeros(1, 1)\n"
+            "\n"
+            "    def forward(self, x, ids):\n"
+            "        if self.last_ids.numel() == 0:\n"
+            "            self.last_ids = ids\n"
+            "        picked = self.picked\n"
+            "        if not torch.equal(ids, self.last_ids):\n"
+            "            picked = self.picked = self.weight[ids]\n"
+            "        return x @ picked.t()\n",
+            line=9,
+            column=9,
+            fixed=(
+                "import torch\n"
+                "import torch.nn as nn\n"
+                "\n"
+                "class Vocab(nn.Module):\n"
+                "    def __init__(self, n, m):\n"
+                "        super().__init__()\n"
+                "        self.weight = nn.Parameter(torch.randn(m, n))\n"
+                "        self.last_ids = torch.zeros(0)\n"
+                '        self.register_buffer("picked", torch.zeros(1, 1), persistent=False)\n'
+                "\n"
+                "    def forward(self, x, ids):\n"
+                "        if self.last_ids.numel() == 0:\n"
+                "            self.last_ids = ids\n"
+                "        picked = self.picked\n"
+                "        if not torch.equal(ids, self.last_ids):\n"
+                "            picked = self.picked = self.weight[ids]\n"
+                "        return x @ picked.t()\n"
+            ),
+            unsafe=True,
+        ),
         Invalid(
             "import torch\nfrom torch import nn\n\n"
             "def normalize(data, mean):\n"

@@ -137,6 +137,10 @@ makes a 0-dim scalar."""
 NUMBER_LIBRARY_SEQUENCES = frozenset({"random.sample", "random.choices"})
 """The functions of ``NUMBER_LIBRARIES`` that return lists."""
 
+INPUT_PLACING_MODELS = frozenset({"pyannote.audio.Pipeline"})
+"""Classes whose instances move what they are called with to their own device (a pyannote
+pipeline reads a CPU waveform and runs on its device): a call of one is no meeting."""
+
 COUNTING_ITERABLES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange"})
 """``range`` with a progress bar: a loop over one counts in Python integers."""
 

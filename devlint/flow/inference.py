@@ -77,6 +77,7 @@ from devlint.symbols import (
     FULL_REDUCTIONS,
     HOST_ANNOTATIONS,
     HYPERPARAMETER_ROOTS,
+    INPUT_PLACING_MODELS,
     ITERATING_BUILTINS,
     LEGACY_TENSOR_TYPES,
     MEETING_FUNCTIONS,
@@ -344,7 +345,8 @@ def _construction_parameter(param: cst.Param, resolve: Resolver) -> Value:
 
 
 def _attribute_classes(init: cst.FunctionDef, resolve: Resolver) -> dict[str, str]:
-    """``self.<name> = <Class>(...)`` statements of ``init``'s own body: name -> class."""
+    """``self.<name> = <Class>(...)`` statements of ``init``'s own body: name -> class; also
+    through ``<Class>.from_pretrained(...)`` and moves of the result (``.to(device)``)."""
     found: dict[str, str] = {}
     for statement in init.body.body:
         if not isinstance(statement, cst.SimpleStatementLine):
@@ -352,7 +354,12 @@ def _attribute_classes(init: cst.FunctionDef, resolve: Resolver) -> dict[str, st
         for small in statement.body:
             if not (isinstance(small, cst.Assign) and isinstance(small.value, cst.Call)):
                 continue
-            qualified = resolve(small.value.func)
+            made = small.value
+            while isinstance(made.func, cst.Attribute) and isinstance(made.func.value, cst.Call):
+                made = made.func.value  # `Pipeline.from_pretrained(name).to(device)`
+            qualified = resolve(made.func)
+            if qualified is not None and qualified.endswith(".from_pretrained"):
+                qualified = qualified.rpartition(".")[0]
             for target in small.targets:
                 name = dotted_name(target.target)
                 if qualified is not None and name is not None and name.startswith("self."):
@@ -1064,6 +1071,8 @@ class _Inference:
         attribute = self.env.get(f"self.{name}", self._owner.attribute(name))
         if not attribute.on_device:
             return self._closure_call(node, node.func, attribute, arguments)
+        if self._owner.classes.get(name) in INPUT_PLACING_MODELS:
+            return FOLLOWS  # it moves what it is given to its own device
         if self._owner.classes.get(name) in CPU_TARGET_LOSSES:
             return self._module_call(node, node.func, arguments[:1])  # targets may be CPU
         return self._module_call(node, node.func, arguments)

@@ -627,8 +627,34 @@ class FactoryWithoutDevice(Rule):
         "            block.inverse.copy_(inverse)\n"
         "            x = block(x)\n"
         "        return x\n",
+        # A pyannote pipeline moves the waveform it is given to its own device.
+        "import torch\n"
+        "from pyannote.audio import Pipeline\n"
+        "\n"
+        "class Speakers:\n"
+        "    def __init__(self, name, device):\n"
+        "        self.model = Pipeline.from_pretrained(name).to(device)\n"
+        "\n"
+        "    def __call__(self, samples, rate):\n"
+        "        waveform = torch.from_numpy(samples[None, :])\n"
+        '        return self.model({"waveform": waveform, "sample_rate": rate})\n',
     )
     INVALID = (
+        Invalid(
+            # A transformers model does not: the waveform meets its weights on the CPU.
+            "import torch\n"
+            "from transformers import AutoModel\n"
+            "\n"
+            "class Speakers:\n"
+            "    def __init__(self, name, device):\n"
+            "        self.model = AutoModel.from_pretrained(name).to(device)\n"
+            "\n"
+            "    def __call__(self, samples):\n"
+            "        waveform = torch.from_numpy(samples[None, :])\n"
+            "        return self.model(waveform)\n",
+            line=9,
+            column=20,
+        ),
         Invalid(
             # The same submodule's tensor attribute is on the device.
             "import torch\n"

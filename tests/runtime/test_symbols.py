@@ -223,6 +223,7 @@ NOT_LIBRARY_NAMES = {
     "CARRYING_LIBRARIES": "einops and torchvision.ops, not dependencies here",
     "LIBRARY_MODULE_BASES": "mmengine's and mmcv's classes, not dependencies here",
     "COLLECTION_UPDATERS": "methods of Python's containers",
+    "INPUT_PLACING_MODELS": "pyannote.audio, not a dependency here",
 }
 """Lists that name no API of the pinned libraries, and why."""
 

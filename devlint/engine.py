@@ -172,29 +172,37 @@ def _relative_to(path: Path, root: Path) -> str:
         return display_path(path)
 
 
-def module_name(path: Path, root: Path) -> tuple[str, bool]:
+def module_name(
+    path: Path, root: Path, packages: dict[Path, tuple[str, ...]] | None = None
+) -> tuple[str, bool]:
     """The dotted name Python would import ``path`` as, and whether it is a package.
 
     Inside packages (folders with ``__init__.py``) the name goes up to the top
     package. Other files are named by their path from the project root
     (``scripts/model.py`` -> ``scripts.model``): unique within the project, and
     the index matches imports like ``from model import Net`` to it (see
-    ``ProjectIndex.resolve``).
+    ``ProjectIndex.resolve``). ``packages``: what is known of folders already asked
+    (shared by the files of a run, so that each folder is looked at once).
     """
     path = Path(os.path.abspath(path))
     is_package = path.name == "__init__.py"
-    if not (path.parent / "__init__.py").is_file():
+    package = _package(path.parent, {} if packages is None else packages)
+    if not package:
         try:
             relative = path.relative_to(Path(os.path.abspath(root))).with_suffix("")
         except ValueError:
             return path.stem, is_package
         return ".".join(relative.parts), is_package
-    parts = [] if is_package else [path.stem]
-    folder = path.parent
-    while (folder / "__init__.py").is_file() and folder.parent != folder:
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    return ".".join(parts), is_package
+    return ".".join(package if is_package else (*package, path.stem)), is_package
+
+
+def _package(folder: Path, known: dict[Path, tuple[str, ...]]) -> tuple[str, ...]:
+    """The dotted name's parts of the package ``folder`` is, from the top one (empty: not
+    a package)."""
+    if folder not in known:
+        inside = folder.parent != folder and (folder / "__init__.py").is_file()
+        known[folder] = (*_package(folder.parent, known), folder.name) if inside else ()
+    return known[folder]
 
 
 def resolve(project: Project, result: FileResult) -> None:
@@ -267,6 +275,7 @@ def plan_projects(
     ``named``: the files in the run's view (see ``Discovery``); None: all of them.
     """
     projects: dict[Path, Project] = {}
+    packages: dict[Path, tuple[str, ...]] = {}
     for path in files:
         root = find_project_root(path)
         project = projects.get(root)
@@ -274,7 +283,7 @@ def plan_projects(
             config = config_for(path.parent if path.is_file() else path)
             project = projects[root] = Project(root, config, overrides)
         display = display_path(path)
-        name, is_package = module_name(path, root)
+        name, is_package = module_name(path, root, packages)
         where = (str(path), display, _relative_to(path, root), name, is_package)
         job = FileJob(*where, codes=(), settings=RuleSettings(), prefilter=prefilter)
         in_view = named is None or path in named

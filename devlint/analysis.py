@@ -14,15 +14,18 @@ import tokenize
 import unicodedata
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from devlint.candidates import Candidate
-from devlint.facts import FileFacts
 from devlint.findings import Finding, Location
 from devlint.notebook import decode_file
 from devlint.rules import running_rules
-from devlint.rules.base import Pending, RuleSettings
-from devlint.skeleton import Skeleton, skeleton
 from devlint.source import LINE_BREAK, SourceError
+
+if TYPE_CHECKING:  # a warm run loads this module, and must load none of these
+    from devlint.candidates import Candidate
+    from devlint.facts import FileFacts
+    from devlint.rules.base import Pending, RuleSettings
+    from devlint.skeleton import Skeleton
 
 SYNTAX_ERROR = "DEV000"
 SYNTAX_ERROR_NAME = "syntax-error"
@@ -176,6 +179,7 @@ def _skeleton(job: FileJob, text: str) -> Skeleton | None:
     except (SyntaxError, RecursionError, MemoryError, ValueError):
         return None
     from devlint.prefilter import screen_types
+    from devlint.skeleton import skeleton
 
     references = any(rule.records_references for rule in running_rules(job.codes))
     return skeleton(

@@ -47,7 +47,6 @@ from devlint.progress import progress_for
 from devlint.report import OutputFormat
 from devlint.report.github import render_github
 from devlint.report.json import render_json
-from devlint.report.sarif import render_sarif
 from devlint.report.statistics import (
     count_by_rule,
     render_statistics_json,
@@ -338,6 +337,8 @@ def _report(
     elif options.output_format == "json":
         click.echo(render_json(findings), nl=False)
     elif options.output_format == "sarif":
+        from devlint.report.sarif import render_sarif  # here: it imports every rule
+
         click.echo(render_sarif(findings, source_root=Path.cwd()), nl=False)
     elif options.output_format == "github":
         click.echo(render_github(findings), nl=False)

@@ -100,9 +100,9 @@ class Config:
     def _absolute_root(self) -> str:
         return os.path.abspath(self.root)
 
-    @functools.cached_property
+    @property
     def _exclude_spec(self) -> GitIgnoreSpec:
-        return GitIgnoreSpec.from_lines(self.exclude + self.extend_exclude)
+        return _compiled(self.exclude + self.extend_exclude)
 
     @functools.cached_property
     def _per_file_matchers(self) -> tuple[tuple[Callable[[str], bool], tuple[str, ...]], ...]:
@@ -125,6 +125,13 @@ class Config:
         pure = PurePath(os.path.normpath(path))
         parts = pure.parts[1:] if pure.anchor else pure.parts
         return "/".join(part for part in parts if part != "..")
+
+
+@functools.cache
+def _compiled(patterns: tuple[str, ...]) -> GitIgnoreSpec:
+    """Patterns compiled once per run: every folder without a configuration of its own
+    has a Config of its own, and they all share the default patterns."""
+    return GitIgnoreSpec.from_lines(patterns)
 
 
 def _pattern_matcher(pattern: str) -> Callable[[str], bool]:

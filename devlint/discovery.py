@@ -121,10 +121,10 @@ def discover(
             spelled[root] = _spelling(root)
             for file in walker.files_under(spelled[root]):
                 if _marked_folder(Path(os.path.abspath(file.parent))) == root:
-                    files.setdefault(os.path.realpath(file), file)
+                    files.setdefault(walker.real(file), file)
         if root is not None:
             path = spelled[root] / Path(os.path.abspath(path)).relative_to(root)
-        view.add(files.setdefault(os.path.realpath(path), path))
+        view.add(files.setdefault(walker.real(path), path))
     return Discovery(sorted(files.values()), frozenset(view), excluded, gitignored)
 
 
@@ -170,7 +170,7 @@ def _named_files(
             excluded += 1
             continue
         for file in walker.files_under(path) if is_dir else [path]:
-            found.setdefault(os.path.realpath(file), file)
+            found.setdefault(walker.real(file), file)
     return sorted(found.values()), excluded
 
 
@@ -198,8 +198,21 @@ class _Walker:
         self._config_for = config_for
         self._respect_gitignore = respect_gitignore
         self._gitignores: dict[str, GitIgnoreSpec | None] = {}
+        self._real_folders: dict[str, str] = {}
         self.gitignored = 0
         """Files and folders skipped because ``.gitignore`` ignores them."""
+
+    def real(self, path: Path) -> str:
+        """``os.path.realpath(path)``, each folder resolved once per run (a deep tree
+        costs a ``stat`` per folder of the path, per file): only a file's own name is
+        looked at, in case it is a symlink."""
+        folder, name = os.path.split(path)
+        if name in ("", os.curdir, os.pardir):
+            return os.path.realpath(path)
+        if folder not in self._real_folders:
+            self._real_folders[folder] = os.path.realpath(folder or os.curdir)
+        real = os.path.join(self._real_folders[folder], name)
+        return os.path.realpath(real) if os.path.islink(real) else real
 
     def files_under(self, top: Path) -> Iterator[Path]:
         """Source files below ``top``; symlinked folders are not entered, so no loops."""

@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from devlint.analysis import FileAnalysis, FileJob, analyze_text
 from devlint.cache import Cache, CheckedFile, ProjectFindings
@@ -25,13 +26,15 @@ from devlint.discovery import find_project_root
 from devlint.facts import ReturnedOutput
 from devlint.findings import Finding
 from devlint.fixer import apply_fixes, choose_fixes, verify
-from devlint.index import ProjectIndex
 from devlint.notebook import NotebookSource, decode_file, is_notebook
 from devlint.rules import SelectionError, all_rules, select_codes
 from devlint.rules.base import Rule, RuleSettings
 from devlint.runner import Runner, content_digest
 from devlint.source import SourceError, SourceText, split_lines
 from devlint.stars import star_bound
+
+if TYPE_CHECKING:  # a run the findings cache answers loads none of these
+    from devlint.index import ProjectIndex
 
 MAX_FIX_PASSES = 4
 """Fixing converges in one or two passes; the bound stops a rule that keeps rewriting."""
@@ -56,6 +59,7 @@ class FileResult:
     path: Path
     display: str
     job: FileJob
+    """Where the file is in its project; what to run there once ``choose_rules`` chose."""
     analysis: FileAnalysis = field(default_factory=FileAnalysis)
     findings: list[Finding] = field(default_factory=list)
     _source: SourceText | None = None
@@ -109,7 +113,7 @@ class Project:
 
     root: Path
     config: Config
-    rules: tuple[Rule, ...]
+    overrides: Overrides = Overrides()
     files: list[FileResult] = field(default_factory=list)
     index: ProjectIndex | None = None
     cache_dir: Path | None = None
@@ -118,6 +122,13 @@ class Project:
     def viewed(self) -> list[FileResult]:
         """The files the run reports and fixes."""
         return [result for result in self.files if result.in_view]
+
+    @cached_property
+    def rules(self) -> tuple[Rule, ...]:
+        """The rules on in the project, chosen (and their modules imported) only once a
+        file is to be analysed: a run the findings cache answers needs none."""
+        codes = enabled_codes(self.config, self.overrides)
+        return tuple(rule for rule in all_rules() if rule.code in codes)
 
     @cached_property
     def settings(self) -> RuleSettings:
@@ -161,29 +172,37 @@ def _relative_to(path: Path, root: Path) -> str:
         return display_path(path)
 
 
-def module_name(path: Path, root: Path) -> tuple[str, bool]:
+def module_name(
+    path: Path, root: Path, packages: dict[Path, tuple[str, ...]] | None = None
+) -> tuple[str, bool]:
     """The dotted name Python would import ``path`` as, and whether it is a package.
 
     Inside packages (folders with ``__init__.py``) the name goes up to the top
     package. Other files are named by their path from the project root
     (``scripts/model.py`` -> ``scripts.model``): unique within the project, and
     the index matches imports like ``from model import Net`` to it (see
-    ``ProjectIndex.resolve``).
+    ``ProjectIndex.resolve``). ``packages``: what is known of folders already asked
+    (shared by the files of a run, so that each folder is looked at once).
     """
     path = Path(os.path.abspath(path))
     is_package = path.name == "__init__.py"
-    if not (path.parent / "__init__.py").is_file():
+    package = _package(path.parent, {} if packages is None else packages)
+    if not package:
         try:
             relative = path.relative_to(Path(os.path.abspath(root))).with_suffix("")
         except ValueError:
             return path.stem, is_package
         return ".".join(relative.parts), is_package
-    parts = [] if is_package else [path.stem]
-    folder = path.parent
-    while (folder / "__init__.py").is_file() and folder.parent != folder:
-        parts.insert(0, folder.name)
-        folder = folder.parent
-    return ".".join(parts), is_package
+    return ".".join(package if is_package else (*package, path.stem)), is_package
+
+
+def _package(folder: Path, known: dict[Path, tuple[str, ...]]) -> tuple[str, ...]:
+    """The dotted name's parts of the package ``folder`` is, from the top one (empty: not
+    a package)."""
+    if folder not in known:
+        inside = folder.parent != folder and (folder / "__init__.py").is_file()
+        known[folder] = (*_package(folder.parent, known), folder.name) if inside else ()
+    return known[folder]
 
 
 def resolve(project: Project, result: FileResult) -> None:
@@ -250,42 +269,34 @@ def plan_projects(
     prefilter: bool = True,
     named: Collection[Path] | None = None,
 ) -> list[Project]:
-    """Group files by project root; each project gets its configuration and rules once.
+    """Group files by project root; each project gets its configuration once, and each
+    file a job saying where it is (``choose_rules`` adds what to run).
 
     ``named``: the files in the run's view (see ``Discovery``); None: all of them.
     """
     projects: dict[Path, Project] = {}
+    packages: dict[Path, tuple[str, ...]] = {}
     for path in files:
         root = find_project_root(path)
         project = projects.get(root)
         if project is None:
             config = config_for(path.parent if path.is_file() else path)
-            codes = enabled_codes(config, overrides)
-            rules = tuple(rule for rule in all_rules() if rule.code in codes)
-            project = projects[root] = Project(root, config, rules)
+            project = projects[root] = Project(root, config, overrides)
+        display = display_path(path)
+        name, is_package = module_name(path, root, packages)
+        where = (str(path), display, _relative_to(path, root), name, is_package)
+        job = FileJob(*where, codes=(), settings=RuleSettings(), prefilter=prefilter)
         in_view = named is None or path in named
-        project.files.append(
-            FileResult(path, display_path(path), _placeholder_job(), in_view=in_view)
-        )
-    for project in projects.values():
-        chosen = tuple(rule.code for rule in project.rules)
-        for result in project.files:
-            name, is_package = module_name(result.path, project.root)
-            result.job = FileJob(
-                str(result.path),
-                result.display,
-                _relative_to(result.path, project.root),
-                name,
-                is_package,
-                chosen,
-                project.settings,
-                prefilter,
-            )
+        project.files.append(FileResult(path, display, job, in_view=in_view))
     return list(projects.values())
 
 
-def _placeholder_job() -> FileJob:
-    return FileJob("", "", "", "", False, (), RuleSettings())
+def choose_rules(project: Project) -> None:
+    """Give the project's jobs their rules and settings: only once its files are to be
+    analysed, as choosing imports every rule and reads every file for the settings."""
+    chosen = tuple(rule.code for rule in project.rules)
+    for result in project.files:
+        result.job = replace(result.job, codes=chosen, settings=project.settings)
 
 
 def check_projects(
@@ -310,10 +321,12 @@ def check_projects(
 
 
 def _findings_key(project: Project) -> str | None:
-    """The key of the project's findings in its cache (None: no cache)."""
+    """The key of the project's findings in its cache (None: no cache). It holds what
+    chooses the rules (the configuration, the command line's selection; devlint's code
+    is in every key), not the rules: a run the cache answers imports no rule."""
     if project.cache_dir is None:
         return None
-    shared = (str(project.root), project.config, tuple(r.code for r in project.rules))
+    shared = (str(project.root), project.config, project.overrides)
     return Cache.project_key(shared, ((r.job, _bytes_now(r)) for r in project.files))
 
 
@@ -332,6 +345,8 @@ def _restore_findings(project: Project, key: str | None, runner: Runner) -> bool
 
 
 def _analyse_and_resolve(projects: list[Project], runner: Runner) -> None:
+    for project in projects:  # first: a bad selection stops the run before any work
+        choose_rules(project)
     work = [
         (result.job, Cache(project.cache_dir) if project.cache_dir else None)
         for project in projects
@@ -382,6 +397,8 @@ def _index(project: Project, *, same_structure: bool = False) -> None:
     """(Re)build the project's index; ``same_structure``: the files' modules, classes,
     functions and imports are as the current index has them, so what it derived from
     them holds."""
+    from devlint.index import ProjectIndex
+
     project.index = ProjectIndex(
         (r.analysis.facts for r in project.files if r.analysis.facts is not None),
         project.config.device_aware_bases,

@@ -14,8 +14,6 @@ from contextlib import contextmanager
 from types import TracebackType
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
-from rich.progress import Progress as RichProgress
 
 MIN_FILES = 200
 """A bar is shown for runs of more than this many files; shorter runs end before it helps."""
@@ -51,6 +49,10 @@ class ProgressBar:
     """
 
     def __init__(self, console: Console, total: int) -> None:
+        # Here: most runs (piped, CI, a warm cache) show no bar and need not import it.
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as RichProgress
+
         self._bar = RichProgress(
             TextColumn("Checking"),
             BarColumn(),

@@ -11,17 +11,24 @@ import gc
 import hashlib
 import signal
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from devlint.analysis import FileAnalysis, FileJob, analyze_bytes, syntax_error_finding
 from devlint.cache import Cache
 
+if TYPE_CHECKING:  # multiprocessing is imported only by a run that starts workers
+    from concurrent.futures import Future, ProcessPoolExecutor
+
 _POOL_THRESHOLD = 4
-"""Below this many files to analyse, starting workers costs more than it saves."""
+"""Below this many files to analyse, handing them to running workers costs more than it
+saves."""
+
+_POOL_START_BYTES = 1_000_000
+"""Below this many bytes to analyse, starting workers costs more than it saves: each
+imports libcst and the rules (a third of a second) before it parses anything, and libcst
+parses about a megabyte a second (a warm run after an edit analyses a file or two)."""
 
 
 @dataclass
@@ -153,7 +160,7 @@ class Runner:
         return [result for result in results if result is not None]
 
     def _run(self, work: list[_Task]) -> list[FileAnalysis]:
-        if self.workers == 1 or len(work) < _POOL_THRESHOLD:
+        if not self._worth_workers(work):
             analyses = []
             with _fewer_collections():
                 for task in work:
@@ -161,6 +168,12 @@ class Runner:
                     self._advance(task.job)
             return analyses
         return self._in_pool(work)
+
+    def _worth_workers(self, work: list[_Task]) -> bool:
+        """Whether to analyse in worker processes rather than here."""
+        if self.workers == 1 or len(work) < _POOL_THRESHOLD:
+            return False
+        return self._pool is not None or sum(len(task.data) for task in work) >= _POOL_START_BYTES
 
     def _in_pool(self, work: list[_Task]) -> list[FileAnalysis]:
         """Analyse in the run's worker processes, started once: later passes reuse them
@@ -181,6 +194,8 @@ class Runner:
         self, executor: ProcessPoolExecutor, work: list[_Task]
     ) -> list[FileAnalysis | None]:
         """The analyses, None for files left by a worker that died."""
+        from concurrent.futures.process import BrokenProcessPool
+
         results: list[FileAnalysis | None] = [None] * len(work)
         try:
             # Biggest files first: a big file started last keeps one worker busy alone.
@@ -229,4 +244,6 @@ class Runner:
 
 
 def _start_pool(workers: int) -> ProcessPoolExecutor:
+    from concurrent.futures import ProcessPoolExecutor
+
     return ProcessPoolExecutor(max_workers=workers, initializer=_prepare_worker)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from devlint import runner
 from devlint.config import config_for_directory
 from devlint.engine import FileResult, Overrides, Project, check_projects, plan_projects
 from devlint.runner import Runner
@@ -49,3 +50,10 @@ def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run the test from an empty folder so displayed paths are short and stable."""
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+
+@pytest.fixture
+def workers_for_any_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start worker processes however few bytes a test's files hold (a run starts them
+    only for work big enough to pay for them), so that the test sees them at work."""
+    monkeypatch.setattr(runner, "_POOL_START_BYTES", 0)

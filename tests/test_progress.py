@@ -81,6 +81,7 @@ def jobs(folder: Path, count: int) -> list[tuple[FileJob, None]]:
     return made
 
 
+@pytest.mark.usefixtures("workers_for_any_work")
 @pytest.mark.parametrize("workers", [1, 2])
 def test_the_runner_advances_the_bar_once_per_file(tmp_path: Path, workers: int) -> None:
     console, buffer = terminal()

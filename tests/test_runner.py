@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import FIXTURES
 
-from devlint import analysis, engine, runner
+from devlint import analysis, runner
 from devlint.analysis import FileAnalysis, FileJob
 from devlint.cache import Cache
 from devlint.cli import main
@@ -35,6 +35,7 @@ def fixtures_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return copy
 
 
+@pytest.mark.usefixtures("workers_for_any_work")
 def test_same_findings_with_one_or_two_workers_and_with_a_cold_or_warm_cache(
     fixtures_copy: Path, tmp_path: Path
 ) -> None:
@@ -48,6 +49,7 @@ def test_same_findings_with_one_or_two_workers_and_with_a_cold_or_warm_cache(
     assert findings("--cache-dir", str(cache), ".") == serial
 
 
+@pytest.mark.usefixtures("workers_for_any_work")
 def test_warm_run_reads_every_file_from_the_cache(tmp_path: Path) -> None:
     project = tmp_path / "p"
     project.mkdir()
@@ -93,6 +95,7 @@ def crash_on_marker(job: FileJob, data: bytes) -> FileAnalysis:
     return analysis.analyze_bytes(job, data)
 
 
+@pytest.mark.usefixtures("workers_for_any_work")
 def test_a_worker_crash_costs_only_its_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -128,19 +131,35 @@ def report_worker(job: FileJob, data: bytes) -> FileAnalysis:
     return FileAnalysis(error=analysis.syntax_error_finding(job.display, str(os.getpid())))
 
 
-def test_later_passes_reuse_the_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(runner, "analyze_bytes", report_worker)
-    paths = [tmp_path / f"m{number}.py" for number in range(8)]
+def _small_files(folder: Path, count: int) -> list[tuple[FileJob, None]]:
+    paths = [folder / f"m{number}.py" for number in range(count)]
     for path in paths:
         path.write_text("x = 1\n")
-    jobs = [
+    return [
         (FileJob(str(p), p.name, p.name, p.stem, False, (), RuleSettings()), None) for p in paths
     ]
+
+
+def test_later_passes_reuse_the_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "analyze_bytes", report_worker)
+    jobs = _small_files(tmp_path, 8)
     with runner.Runner(2) as run:
-        first = {r.error.message for r in run.analyze(jobs) if r.error}
+        with monkeypatch.context() as big:  # as if the first pass were worth the workers
+            big.setattr(runner, "_POOL_START_BYTES", 0)
+            first = {r.error.message for r in run.analyze(jobs) if r.error}
         second = {r.error.message for r in run.analyze(jobs) if r.error}
     assert str(os.getpid()) not in first and len(first) <= 2
     assert second <= first  # new workers would have new process ids
+
+
+def test_a_few_small_files_are_analysed_without_starting_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "analyze_bytes", report_worker)
+    jobs = _small_files(tmp_path, 8)
+    with runner.Runner(2) as run:
+        made_by = {r.error.message for r in run.analyze(jobs) if r.error}
+    assert made_by == {str(os.getpid())}
 
 
 def test_cache_keys_are_the_same_in_every_process(tmp_path: Path) -> None:
@@ -165,70 +184,3 @@ def test_cache_keys_are_the_same_in_every_process(tmp_path: Path) -> None:
         for seed in ("1", "2", "3")
     }
     assert len(keys) == 1
-
-
-def test_a_warm_run_does_not_import_libcst(tmp_path: Path) -> None:
-    project = tmp_path / "p"
-    project.mkdir()
-    (project / "pyproject.toml").write_text('[project]\nname = "p"\n')
-    (project / "m.py").write_text(
-        "import torch.nn as nn\n\nclass M(nn.Module):\n    def forward(self, x):\n"
-        "        return x.cuda()\n"
-    )
-    script = (
-        "import sys\n"
-        "from devlint.cli import main\n"
-        f"arguments = ['check', '--jobs', '1', '--cache-dir', {str(tmp_path / 'c')!r}, "
-        f"{str(project)!r}]\n"
-        "try:\n"
-        "    main(arguments)\n"
-        "except SystemExit as exit:\n"
-        "    print(exit.code, sorted(m for m in sys.modules if m.startswith('libcst')))\n"
-    )
-
-    def run() -> str:
-        command = [sys.executable, "-c", script]
-        return subprocess.run(command, capture_output=True, text=True, check=True).stdout
-
-    cold = run()
-    assert cold.splitlines()[-1].startswith("1 ") and "libcst._parser" in cold
-    assert run().splitlines()[-1] == "1 ['libcst']"  # only the stand-in
-
-
-def _two_file_project(root: Path) -> Path:
-    """``model.py``'s ``.cuda()`` is a finding only while ``base.py`` makes it model code."""
-    root.mkdir()
-    (root / "pyproject.toml").write_text('[project]\nname = "p"\n')
-    (root / "base.py").write_text("import torch.nn as nn\n\nclass Base(nn.Module):\n    pass\n")
-    (root / "model.py").write_text(
-        "from base import Base\n\nclass M(Base):\n    def forward(self, x):\n"
-        "        return x.cuda()\n"
-    )
-    return root
-
-
-def test_an_unchanged_project_gets_its_findings_without_an_index(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    project = _two_file_project(tmp_path / "p")
-    cache = str(tmp_path / "cache")
-    cold = findings("--cache-dir", cache, str(project))
-    assert [(f["code"], f["location"]["row"]) for f in cold] == [("DEV002", 5)]
-
-    def no_index(*args: object) -> None:
-        raise AssertionError("the index was built")
-
-    with monkeypatch.context() as patched:
-        patched.setattr(engine, "ProjectIndex", no_index)
-        assert findings("--cache-dir", cache, str(project)) == cold
-
-
-def test_a_change_in_one_file_changes_the_cached_findings_of_another(tmp_path: Path) -> None:
-    project = _two_file_project(tmp_path / "p")
-    cache = str(tmp_path / "cache")
-    assert len(findings("--cache-dir", cache, str(project))) == 1
-    (project / "base.py").write_text("class Base:\n    pass\n")
-    assert findings("--cache-dir", cache, str(project)) == []
-    configured = tmp_path / "devlint.toml"
-    configured.write_text('[tool.devlint]\ndevice-aware-bases = ["base.Base"]\n')
-    assert len(findings("--cache-dir", cache, "--config", str(configured), str(project))) == 1

@@ -11,17 +11,19 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
-import libcst as cst
-
-from devlint.candidates import Candidate, Requirement, Resolution, Scope, ScopeInfo
-from devlint.facts import Fact, FileFacts
 from devlint.findings import Applicability, Fix
-from devlint.flow.inference import FunctionFlow
-from devlint.flow.meetings import Meeting
-from devlint.index import ProjectIndex
-from devlint.skeleton import Skeleton
+
+if TYPE_CHECKING:  # a warm run loads this module, and must load none of these
+    import libcst as cst
+
+    from devlint.candidates import Candidate, Requirement, Resolution, Scope, ScopeInfo
+    from devlint.facts import Fact, FileFacts
+    from devlint.flow.inference import FunctionFlow
+    from devlint.flow.meetings import Meeting
+    from devlint.index import ProjectIndex
+    from devlint.skeleton import Skeleton
 
 Side = Literal["start", "end", "line_start", "next_line_start"]
 """Where an edit boundary sits relative to its node; the line sides remove whole lines."""

@@ -16,13 +16,13 @@ from devlint.nodes import (
     first_positional,
     keyword_argument,
 )
+from devlint.rules._anchors import device_anchor, known_tensor, outermost_function
 from devlint.rules._chosen_device import chose_the_device, own_choice, placements_cache
 from devlint.rules._devices import (
     cuda_target_is_literal,
     leaves_the_host,
     moves_its_input,
     under_a_test_of_the_device,
-    used_as_a_mapping,
 )
 from devlint.rules.base import (
     FileContext,
@@ -614,14 +614,16 @@ class CudaCall(Rule):
                 return (PendingEdit(func.attr, "start", node, "end", text),)
 
             fixes["self_device"] = move_to("self.device")
-            if context.scope.device_param:
+            function = outermost_function(context.ancestors)
+            if context.scope.device_param and device_anchor(function):
                 fixes["device_param"] = move_to("device")
             param = context.scope.tensor_param
             # Not x.to(x.device), which moves nothing; x.cpu().cumsum(0).to(x.device) comes back.
             if (
                 param is not None
                 and (chain_root(func.value) != param or leaves_the_host(func.value))
-                and not used_as_a_mapping(param, context.ancestors)
+                and function is not None
+                and known_tensor(param, function)
             ):
                 fixes["tensor_device"] = move_to(f"{param}.device")
         data = {"module": context.module_name}

@@ -15,6 +15,12 @@ from devlint.flow.meetings import Meeting, MeetingKind, empty_data
 from devlint.flow.values import UNKNOWN
 from devlint.index import ProjectIndex, is_test_module
 from devlint.nodes import annotation_names, dotted_name, is_self, iter_children
+from devlint.rules._anchors import (
+    borrowable_device,
+    device_is_an_index,
+    known_tensor,
+    updated_in_place,
+)
 from devlint.rules._devices import BINDING_TYPES, Bindings
 from devlint.rules.base import (
     FileContext,
@@ -1706,12 +1712,16 @@ def _fixes(
         fixes["self_device"] = (insert_after(last, ", device=self.device"),)
         parameters = _parameter_names(function)
         device = _device_parameter(function)
-        if device is not None:
+        if device is not None and not device_is_an_index(device, function):
             fixes["device_param"] = (insert_after(last, f", device={device}"),)
             anchors["device_param"] = device
         partner = _tensor_root(meeting.partner) if meeting is not None and not module_call else None
         tensor = partner if partner in parameters else context.scope.tensor_param
-        if tensor is not None and tensor not in ("device", device):
+        if (
+            tensor is not None
+            and tensor not in ("device", device)
+            and known_tensor(tensor, function)
+        ):
             fixes["tensor_device"] = (insert_after(last, f", device={tensor}.device"),)
             anchors["tensor_device"] = tensor
     if meeting is None:
@@ -1724,6 +1734,8 @@ def _fixes(
         partner_name is not None
         and not (module_call or collective or called)
         and _is_atom(meeting.cpu)
+        and borrowable_device(meeting.partner, function)
+        and not updated_in_place(meeting.cpu, meeting.at)
     ):
         fixes["move_at_meeting"] = (insert_after(meeting.cpu, f".to({partner_name}.device)"),)
         anchors["move_at_meeting"] = partner_name

@@ -16,6 +16,7 @@ from devlint.nodes import (
     iter_children,
     keyword_argument,
 )
+from devlint.rules._anchors import device_anchor, known_tensor, outermost_function
 from devlint.rules._chosen_device import (
     chose_the_device,
     own_choice,
@@ -30,7 +31,6 @@ from devlint.rules._devices import (
     may_be_device_literal,
     moves_its_input,
     under_a_test_of_the_device,
-    used_as_a_mapping,
 )
 from devlint.rules.base import (
     FileContext,
@@ -703,12 +703,18 @@ class HardcodedDevice(Rule):
             context.report(self.code, node, end=call, data=data)
             return
         fixes = {"self_device": (replace(node, "self.device"),)}
-        if context.scope.device_param:
+        function = outermost_function(context.ancestors)
+        if context.scope.device_param and device_anchor(function):
             fixes["device_param"] = (replace(node, "device"),)
         param = context.scope.tensor_param
         moved = _moved_variable(call, context)
         # x.to("cuda") -> x.to(x.device) would silently stop moving x: no such fix.
-        if param is not None and moved != param and not used_as_a_mapping(param, context.ancestors):
+        if (
+            param is not None
+            and moved != param
+            and function is not None
+            and known_tensor(param, function)
+        ):
             fixes["tensor_device"] = (replace(node, f"{param}.device"),)
         data = {"literal": literal, "module": context.module_name}
         if chosen is not None:

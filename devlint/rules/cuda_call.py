@@ -603,6 +603,8 @@ class CudaCall(Rule):
             if arg.keyword is not None and arg.keyword.value in _KEPT_KEYWORDS
         ]
         fixes: dict[str, tuple[PendingEdit, ...]] = {}
+        function = outermost_function(context.ancestors)
+        told = context.scope.device_param and device_anchor(function)
         if len(node.args) == len(kept) + (device is not None):  # .to() takes all the rest
             arguments = [
                 context.code_for(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for arg in kept
@@ -614,8 +616,7 @@ class CudaCall(Rule):
                 return (PendingEdit(func.attr, "start", node, "end", text),)
 
             fixes["self_device"] = move_to("self.device")
-            function = outermost_function(context.ancestors)
-            if context.scope.device_param and device_anchor(function):
+            if told:
                 fixes["device_param"] = move_to("device")
             param = context.scope.tensor_param
             # Not x.to(x.device), which moves nothing; x.cpu().cumsum(0).to(x.device) comes back.
@@ -627,6 +628,8 @@ class CudaCall(Rule):
             ):
                 fixes["tensor_device"] = move_to(f"{param}.device")
         data = {"module": context.module_name}
+        if context.scope.device_param and not told:
+            data["device_index"] = "yes"  # `if device >= 0`: a CUDA index, -1 the CPU
         if device is None:  # the current GPU: perhaps the code's own choice of it
             choice = own_choice(
                 node, context.ancestors, context.qualified_name, placements_cache(self, context)
@@ -692,7 +695,7 @@ class CudaCall(Rule):
         if scope.device_aware:
             fix = choose_fix(candidate, "self_device", Applicability.SAFE, "Use `.to(self.device)`")
             return Resolution(f"{where}; use `.to(self.device)`", fix)
-        if candidate.scope.device_param:
+        if candidate.scope.device_param and "device_index" not in candidate.data:
             # Unsafe: a caller may pass None, or another device on purpose.
             fix = choose_fix(candidate, "device_param", Applicability.UNSAFE, "Use `.to(device)`")
             return Resolution(f"{where}; use the function's `device` parameter", fix)

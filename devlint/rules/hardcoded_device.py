@@ -704,7 +704,8 @@ class HardcodedDevice(Rule):
             return
         fixes = {"self_device": (replace(node, "self.device"),)}
         function = outermost_function(context.ancestors)
-        if context.scope.device_param and device_anchor(function):
+        told = context.scope.device_param and device_anchor(function)
+        if told:
             fixes["device_param"] = (replace(node, "device"),)
         param = context.scope.tensor_param
         moved = _moved_variable(call, context)
@@ -717,6 +718,8 @@ class HardcodedDevice(Rule):
         ):
             fixes["tensor_device"] = (replace(node, f"{param}.device"),)
         data = {"literal": literal, "module": context.module_name}
+        if context.scope.device_param and not told:
+            data["device_index"] = "yes"  # `if device >= 0`: a CUDA index, -1 the CPU
         if chosen is not None:
             data["chosen"] = chosen
         if moves_its_input(moved, param, context.ancestors):
@@ -767,7 +770,7 @@ class HardcodedDevice(Rule):
         if scope.device_aware:
             fix = choose_fix(candidate, "self_device", Applicability.SAFE, "Use `self.device`")
             return Resolution(f"{message}; use `self.device`", fix)
-        if candidate.scope.device_param:
+        if candidate.scope.device_param and "device_index" not in candidate.data:
             # Unsafe: a caller may pass None, or another device on purpose.
             message += "; use the function's `device` parameter"
             fix = choose_fix(candidate, "device_param", Applicability.UNSAFE, "Use `device`")

@@ -567,6 +567,33 @@ class CudaCall(Rule):
             line=10,
             column=34,
         ),
+        Invalid(
+            # device is a CUDA index (-1: the CPU): .to(device) would fail on -1, no fix.
+            "import torch\n\n\n"
+            "def summarise(values, device):\n"
+            '    total = torch.zeros(3, device=device if device >= 0 else "cpu")\n'
+            "    return total + torch.ones(3).cuda()\n",
+            line=6,
+            column=34,
+        ),
+        Invalid(
+            # A method __init__ calls runs before the parameters self.device reads: no fix.
+            "import torch\n"
+            "from torch import nn\n\n\n"
+            "class Model(nn.Module):\n"
+            "    def __init__(self, points):\n"
+            "        super().__init__()\n"
+            "        self.points = points\n"
+            "        self.build()\n"
+            "        self.anchor = nn.Parameter(torch.empty(0))\n\n"
+            "    @property\n"
+            "    def device(self):\n"
+            "        return self.anchor.device\n\n"
+            "    def build(self):\n"
+            "        self.colors = nn.Parameter(torch.zeros(len(self.points), 3).cuda())\n\n",
+            line=17,
+            column=69,
+        ),
     )
 
     screen_types = (ast.Call,)

@@ -1333,6 +1333,84 @@ class FactoryWithoutDevice(Rule):
             "        return alpha[x > 0]\n",
             unsafe=True,
         ),
+        Invalid(
+            # An attribute of an object of unknown type (maybe an int) lends no .device: no fix.
+            "import torch\n"
+            "from torch import nn\n\n\n"
+            "class Decoder(nn.Module):\n"
+            "    def forward(self, state):\n"
+            "        return state.hidden + torch.zeros(state.hidden.shape[-1])\n",
+            line=7,
+            column=31,
+        ),
+        Invalid(
+            # An accumulator updated in place: moving it there would not parse: no fix.
+            "import torch\n"
+            "from torch import nn\n\n\n"
+            "class Pool(nn.Module):\n"
+            "    def forward(self, batch):\n"
+            '        scores = batch["scores"]\n'
+            "        total = torch.zeros(len(scores))\n"
+            "        total += scores\n"
+            "        return total\n",
+            line=8,
+            column=17,
+        ),
+        Invalid(
+            # total.to(d).add_(x) would update a copy: no fix.
+            "import torch\n"
+            "from torch import nn\n\n\n"
+            "class Pool(nn.Module):\n"
+            "    def forward(self, batch):\n"
+            '        scores = batch["scores"]\n'
+            "        total = torch.zeros(len(scores))\n"
+            "        total.add_(scores)\n"
+            "        return total\n",
+            line=8,
+            column=17,
+        ),
+        Invalid(
+            # The CPU tensor is what is added in place: moving it is safe.
+            "import torch\n"
+            "from torch import nn\n\n\n"
+            "class Pool(nn.Module):\n"
+            "    def forward(self, batch):\n"
+            '        scores = batch["scores"]\n'
+            "        bias = torch.ones(len(scores))\n"
+            "        scores += bias\n"
+            "        return scores\n",
+            line=8,
+            column=16,
+            fixed="import torch\n"
+            "from torch import nn\n\n\n"
+            "class Pool(nn.Module):\n"
+            "    def forward(self, batch):\n"
+            '        scores = batch["scores"]\n'
+            "        bias = torch.ones(len(scores))\n"
+            "        scores += bias.to(scores.device)\n"
+            "        return scores\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # device is a CUDA index (-1: the CPU): the fix borrows the input's device.
+            "import torch\n"
+            "from torch import Tensor\n\n\n"
+            "def shift(x: Tensor, device: int = -1):\n"
+            "    out = x + 1\n"
+            "    if device >= 0:\n"
+            "        out = out.cuda()\n"
+            "    return out + torch.ones(3)\n",
+            line=9,
+            column=18,
+            fixed="import torch\n"
+            "from torch import Tensor\n\n\n"
+            "def shift(x: Tensor, device: int = -1):\n"
+            "    out = x + 1\n"
+            "    if device >= 0:\n"
+            "        out = out.cuda()\n"
+            "    return out + torch.ones(3, device=x.device)\n",
+            unsafe=True,
+        ),
     )
 
     screen_types = (ast.Call, ast.Attribute, *BINDING_TYPES)

@@ -606,6 +606,16 @@ class HardcodedDevice(Rule):
             line=8,
             column=30,
         ),
+        Invalid(
+            # An input the function unpacks may be a tuple: it lends no .device, no fix.
+            "import torch\n"
+            "from torch import Tensor\n\n\n"
+            "def stack_heads(features: Tensor, offsets):\n"
+            "    first, second = features\n"
+            '    return first + second + offsets.to("cuda")\n',
+            line=7,
+            column=40,
+        ),
     )
 
     def screen(self, found: Skeleton, settings: RuleSettings) -> bool:

@@ -14,7 +14,7 @@ from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting, MeetingKind, empty_data
 from devlint.flow.values import UNKNOWN
 from devlint.index import ProjectIndex, is_test_module
-from devlint.nodes import annotation_names, dotted_name, is_self, iter_children
+from devlint.nodes import annotation_names, descendants, dotted_name, is_self, iter_children
 from devlint.rules._anchors import (
     borrowable_device,
     device_is_an_index,
@@ -1411,6 +1411,23 @@ class FactoryWithoutDevice(Rule):
             "    return out + torch.ones(3, device=x.device)\n",
             unsafe=True,
         ),
+        Invalid(
+            # device= would mix it with played, a CPU tensor no finding moves: no fix.
+            "import torch\n\n\n"
+            "class Evaluator:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.device = device\n"
+            "        self.model = model.to(device)\n\n"
+            "    def run(self, batches, n):\n"
+            "        wins = torch.zeros(n)\n"
+            "        played = torch.zeros(n)\n"
+            "        for batch in batches:\n"
+            "            wins += self.model(batch.to(self.device))\n"
+            "            played += 1\n"
+            "        return wins / played\n",
+            line=10,
+            column=16,
+        ),
     )
 
     screen_types = (ast.Call, ast.Attribute, *BINDING_TYPES)
@@ -1470,7 +1487,7 @@ class FactoryWithoutDevice(Rule):
             self._visit_handed_off(node, name, factory, flow, context)
             return  # or moved first, only an index, host data, or it meets nothing
         meeting = meetings[0]
-        fixes, anchors = _fixes(node, factory, meeting, flow.function, context)
+        fixes, anchors = _fixes(node, factory, meeting, flow, context)
         collective = meeting.kind is MeetingKind.COLLECTIVE
         following = _visited_follows_inputs(self, context, flow, meetings)
         evidence = {"follows_inputs": "yes"} if following else {}
@@ -1518,7 +1535,7 @@ class FactoryWithoutDevice(Rule):
             data["returned_by"] = flow.function.name.value
         if not needs:
             return
-        fixes, anchors = _fixes(node, factory, None, flow.function, context)
+        fixes, anchors = _fixes(node, factory, None, flow, context)
         context.report(
             self.code,
             node,
@@ -1771,12 +1788,13 @@ def _fixes(
     node: cst.Call,
     factory: str,
     meeting: Meeting | None,
-    function: cst.FunctionDef,
+    flow: FunctionFlow,
     context: FileContext,
 ) -> tuple[dict[str, tuple[PendingEdit, ...]], dict[str, str]]:
     """Every fix the resolution may choose: ``device=`` at the creation with an anchor in
-    scope there, or a move of the CPU operand where it meets (``meeting``, if in this
-    file); and the anchor each uses."""
+    scope there (unless it would mix the tensor with another CPU one), or a move of the
+    CPU operand where it meets (``meeting``, if in this file); and the anchor each uses."""
+    function = flow.function
     fixes: dict[str, tuple[PendingEdit, ...]] = {}
     anchors: dict[str, str] = {}
     # A module called with the tensor is its partner, and a module has no `.device`.
@@ -1785,7 +1803,7 @@ def _fixes(
         and meeting.kind is MeetingKind.MODULE_CALL
         and meeting.partner is _callee(meeting)
     )
-    if factory not in _WITHOUT_DEVICE and node.args:
+    if factory not in _WITHOUT_DEVICE and node.args and not _mixes_once_placed(node, flow):
         last = node.args[-1].value
         fixes["self_device"] = (insert_after(last, ", device=self.device"),)
         parameters = _parameter_names(function)
@@ -1818,6 +1836,33 @@ def _fixes(
         fixes["move_at_meeting"] = (insert_after(meeting.cpu, f".to({partner_name}.device)"),)
         anchors["move_at_meeting"] = partner_name
     return fixes, anchors
+
+
+def _mixes_once_placed(made: cst.Call, flow: FunctionFlow) -> bool:
+    """Placing the tensor made at ``made`` on the device would mix it with a CPU tensor it
+    meets in an operator that no finding moves (``avg = played / wins``, where only
+    ``wins`` meets the device): the fix would cascade into new findings."""
+    values = flow.values
+    for node in descendants(flow.function.body):
+        if isinstance(node, cst.BinaryOperation):
+            operands: tuple[cst.BaseExpression, ...] = (node.left, node.right)
+        elif isinstance(node, cst.AugAssign):
+            operands = (node.target, node.value)
+        elif isinstance(node, cst.Comparison):
+            operands = (node.left, *(target.comparator for target in node.comparisons))
+        else:
+            continue
+        found = [values.get(operand) for operand in operands]
+        if not any(value is not None and made in value.made for value in found):
+            continue
+        if any(
+            value is not None
+            and made not in value.made
+            and any(not flow.meetings_of(site) for site in value.made)
+            for value in found
+        ):
+            return True
+    return False
 
 
 def _tensor_root(node: cst.BaseExpression) -> str | None:

@@ -1428,6 +1428,28 @@ class FactoryWithoutDevice(Rule):
             line=10,
             column=16,
         ),
+        Invalid(
+            # It meets the caller's images as passed, maybe on the CPU: their device, not self.device.
+            "import torch\n\n\n"
+            "class Pipeline:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.device = device\n"
+            "        self.model = model.to(device)\n\n"
+            "    def __call__(self, images):\n"
+            "        weights = torch.linspace(0, 1, images.shape[-1])\n"
+            "        return self.model(images.to(self.device)), images * weights\n",
+            line=10,
+            column=19,
+            fixed="import torch\n\n\n"
+            "class Pipeline:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.device = device\n"
+            "        self.model = model.to(device)\n\n"
+            "    def __call__(self, images):\n"
+            "        weights = torch.linspace(0, 1, images.shape[-1], device=images.device)\n"
+            "        return self.model(images.to(self.device)), images * weights\n",
+            unsafe=True,
+        ),
     )
 
     screen_types = (ast.Call, ast.Attribute, *BINDING_TYPES)
@@ -1493,6 +1515,8 @@ class FactoryWithoutDevice(Rule):
         evidence = {"follows_inputs": "yes"} if following else {}
         if _only_inputs_on_device(node, flow, meetings, context):
             evidence["cpu_inputs_clear"] = "yes"
+        if _meets_raw_input(meeting, flow.function):
+            evidence["raw_input"] = "yes"
         context.report(
             self.code,
             node,
@@ -1567,7 +1591,9 @@ class FactoryWithoutDevice(Rule):
             message = f"{made} where callers of `{data['returned_by']}` in other files use it"
         else:
             message = f"{made} at line {data['line']} (`{data['meets']}`)"
-        if scope.device_aware and not scope.in_init:
+        # A pipeline's caller may hand it CPU data: self.device is not where that is.
+        raw = "raw_input" in data and not scope.model_code
+        if scope.device_aware and not scope.in_init and not raw:
             fix = choose_fix(
                 candidate, "self_device", Applicability.SAFE, "Add `device=self.device`"
             )
@@ -1836,6 +1862,18 @@ def _fixes(
         fixes["move_at_meeting"] = (insert_after(meeting.cpu, f".to({partner_name}.device)"),)
         anchors["move_at_meeting"] = partner_name
     return fixes, anchors
+
+
+def _meets_raw_input(meeting: Meeting, function: cst.FunctionDef) -> bool:
+    """The tensor meets a parameter as the caller passed it (``images * w``, never
+    ``images = images.to(self.device)``): on the caller's device, whatever ``self.device``."""
+    root = _tensor_root(meeting.partner)
+    if root is None or root not in _parameter_names(function):
+        return False
+    return not any(
+        isinstance(node, cst.AssignTarget) and _tensor_root(node.target) == root
+        for node in descendants(function.body)
+    )
 
 
 def _mixes_once_placed(made: cst.Call, flow: FunctionFlow) -> bool:

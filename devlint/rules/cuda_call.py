@@ -96,8 +96,10 @@ class CudaCall(Rule):
     parameter, a module in a local variable) keeps its finding without a fix: deleting
     the call would leave it on the CPU. A tensor must become a buffer (see DEV007). In a
     plain `nn.Module`, the fix borrows a tensor argument's `.device` (unsafe); not from a
-    parameter the function reads as a mapping (`feats["spatial"]`, `feats.items()`), which
-    has no `.device`.
+    parameter that may be no tensor (`_anchors.py`: read as a mapping, `feats["spatial"]`,
+    unpacked, iterated, compared with None, ...). No `.to(device)` where `device` is a CUDA
+    index with `-1` for the CPU, and no `.to(self.device)` in a module's methods that
+    `__init__` calls (`self.device` reads parameters that may not exist yet there).
 
     Not flagged: `.cuda(index)`, `.cuda(t.device)` or `.cuda(*args)`, a device chosen at
     run time (the caller's explicit choice, as `.to(device)` is), a branch on the device a

@@ -116,7 +116,13 @@ class FactoryWithoutDevice(Rule):
     `.to(<partner>.device)` where the two meet: all unsafe, as the anchor may be on
     another device on purpose. No fix borrows the device of a module the tensor is
     handed to (a module has no `.device`) or moves a nested function that captured the
-    tensor (`pick(name, x)`): such findings come without a fix. Not flagged, because no
+    tensor (`pick(name, x)`): such findings come without a fix. Nor is an anchor one the
+    fix cannot trust (`_anchors.py`): a parameter read as a dict, tuple or None, an
+    attribute of an object of unknown type, a `device` index with `-1` for the CPU; no
+    accumulator updated in place is moved (`total += x`), and no `device=` is added that
+    would mix the tensor with a CPU one no finding moves. Where a pipeline meets its
+    caller's data as passed, the fix borrows that data's device (unsafe), not
+    `self.device`; no `self.device` in a module's methods that `__init__` calls. Not flagged, because no
     device is mixed: a tensor that is moved before it meets anything
     (`torch.arange(n)[:k].to(x.device)`, `torch.cat([a, b]).to(x.device)`,
     `if m is not None: m = m.to(x.device)`),

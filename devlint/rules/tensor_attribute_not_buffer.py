@@ -153,6 +153,9 @@ class TensorAttributeNotBuffer(Rule):
     assignment comes before `super().__init__()` (where `register_buffer` fails),
     when the name already holds something else, or for a function that captured
     the tensor (the message says to register the tensor and read it from `self`).
+    Nor for a container (`self.cache = (False, {"k": t})`: a buffer holds one tensor)
+    or an attribute another method re-assigns by unpacking (`self.w, self.b = ...`):
+    a buffer refuses anything but a tensor or None.
 
     Not flagged: attributes that meet nothing on the device: only stored, used as
     Python values (`self.x.tolist()`, `enumerate(self.x)`), used as an index into a

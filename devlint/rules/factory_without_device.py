@@ -122,8 +122,8 @@ class FactoryWithoutDevice(Rule):
     accumulator updated in place is moved (`total += x`), and no `device=` is added that
     would mix the tensor with a CPU one no finding moves. Where a pipeline meets its
     caller's data as passed, the fix borrows that data's device (unsafe), not
-    `self.device`; no `self.device` in a module's methods that `__init__` calls. Not flagged, because no
-    device is mixed: a tensor that is moved before it meets anything
+    `self.device`; no `self.device` in a module's methods that `__init__` calls.
+    Not flagged, because no device is mixed: a tensor that is moved before it meets anything
     (`torch.arange(n)[:k].to(x.device)`, `torch.cat([a, b]).to(x.device)`,
     `if m is not None: m = m.to(x.device)`),
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
@@ -1435,7 +1435,7 @@ class FactoryWithoutDevice(Rule):
             column=16,
         ),
         Invalid(
-            # It meets the caller's images as passed, maybe on the CPU: their device, not self.device.
+            # It meets the caller's images as passed (maybe CPU): their device, not self.device.
             "import torch\n\n\n"
             "class Pipeline:\n"
             "    def __init__(self, model, device):\n"

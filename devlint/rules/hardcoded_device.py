@@ -111,7 +111,8 @@ class HardcodedDevice(Rule):
     (`_anchors.py`: one with a default, or read as a mapping, unpacked, iterated, compared
     with None or tested for truth). A function told its device gets `device` instead of the
     literal, also unsafe (a caller may pass `None`, or another device on purpose), unless
-    `device` is a CUDA index with `-1` for the CPU (`if device >= 0`). A legacy constructor gets no fix: its arguments mix sizes or data, and its
+    `device` is a CUDA index with `-1` for the CPU (`if device >= 0`). A legacy constructor
+    gets no fix: its arguments mix sizes or data, and its
     name a dtype; nor does a default (what to default to is the function's contract with
     its callers; the caller relying on it is where to pass the device). Code under
     `if torch.cuda.is_available():` is an explicit choice and is not flagged, and neither

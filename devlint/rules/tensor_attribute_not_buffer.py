@@ -816,7 +816,7 @@ class TensorAttributeNotBuffer(Rule):
         meeting = meetings[0]
         closure = meeting.kind is MeetingKind.CLOSURE
         fixes = {}
-        container = isinstance(value, _CONTAINERS)
+        container = _is_container(value)
         cache = _reassigned_later(attribute, context)
         fixable = (
             not (closure or container or cache)
@@ -926,8 +926,10 @@ def _set(state: dict[str, object], key: str) -> set[str]:
     return found
 
 
-_CONTAINERS = (cst.Tuple, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
-"""Values ``register_buffer`` refuses (a tensor or None only): a cache of tensors."""
+def _is_container(value: cst.BaseExpression) -> bool:
+    """A value ``register_buffer`` refuses (it takes a tensor or None): a cache of tensors."""
+    containers = (cst.Tuple, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
+    return isinstance(value, containers)
 
 
 def _reassigned_later(attribute: str, context: FileContext) -> bool:

@@ -203,6 +203,8 @@ class ProjectIndex:
         self._distributed_setting = distributed
         self._kinds: dict[str, ClassKind] = {}
         self._own_moves: dict[str, frozenset[str]] = {}
+        self._init_reached: dict[str, frozenset[str]] = {}
+        """``_runs_in_init``'s methods, by class."""
         self._origins: dict[str, Origin | None] = {}
         self._hand_over_cache: dict[frozenset[str], list[tuple[str, str]]] = {}
         self._returning: frozenset[str] | None = None
@@ -214,6 +216,7 @@ class ProjectIndex:
         if same_structure is not None:
             self._kinds = same_structure._kinds
             self._own_moves = same_structure._own_moves
+            self._init_reached = same_structure._init_reached
             self._canonical = same_structure._canonical
             self._resolved = same_structure._resolved
             self._method_tables = same_structure._method_tables
@@ -568,7 +571,10 @@ class ProjectIndex:
                     model_code=kind.model,
                     device_context=True,
                     # Inside `def device(self)` itself, self.device would call itself.
-                    device_aware=kind.device_aware and scope.has_self and scope.method != "device",
+                    device_aware=kind.device_aware
+                    and scope.has_self
+                    and scope.method != "device"
+                    and not (kind.model and self._runs_in_init(scope)),
                     lightning=kind.lightning,
                     in_init=scope.method in SETUP_METHODS,
                     forward_path=kind.model and scope.function_name in self._forward_methods,
@@ -582,6 +588,22 @@ class ProjectIndex:
                 knows_inputs=scope.function_name in self._input_functions,
             )
         return ScopeInfo()
+
+    def _runs_in_init(self, scope: Scope) -> bool:
+        """A method ``__init__`` calls on ``self`` (``populate_modules``), also through a
+        project base's ``__init__``: a module's ``self.device`` reads its parameters, which
+        may not exist yet there."""
+        assert scope.class_name is not None
+        if scope.method in SETUP_METHODS:
+            return False
+        name = self.canonical(scope.class_name)
+        found = self._init_reached.get(name)
+        if found is None:
+            inits = [f"{facts.name}.__init__" for facts in self._lineage(name)]
+            found = self._init_reached[name] = self._reached_on_self(
+                self._method_table(name), [init for init in inits if init in self._functions]
+            )
+        return scope.function_name in found
 
     def defines_model_code(self, facts: FileFacts) -> bool:
         """Whether a class or function the file defines is model code (see ``scope_info``)."""
@@ -723,7 +745,12 @@ class ProjectIndex:
     def self_reachable(self, class_name: str, methods: Iterable[str]) -> frozenset[str]:
         """Definitions of ``methods`` of ``class_name`` and of the methods they call on ``self``."""
         table = self._method_table(self.canonical(class_name))
-        todo = [table[method] for method in methods if method in table]
+        return self._reached_on_self(
+            table, [table[method] for method in methods if method in table]
+        )
+
+    def _reached_on_self(self, table: Mapping[str, str], todo: list[str]) -> frozenset[str]:
+        """``todo``'s definitions and those they reach by calls on ``self`` (``table``)."""
         reached = set(todo)
         while todo:
             function = self._functions.get(todo.pop())

@@ -191,34 +191,3 @@ def may_be_key(node: ast.Subscript, key: str) -> bool:
     if isinstance(index, ast.Tuple) and len(index.elts) == 1:
         index = index.elts[0]
     return isinstance(index, ast.Constant) and index.value == key
-
-
-_MAPPING_METHODS = frozenset({"items", "keys", "values"})
-
-
-def used_as_a_mapping(name: str, ancestors: Sequence[cst.CSTNode]) -> bool:
-    """The enclosing (outermost) function reads parameter ``name`` as a mapping
-    (``feats["spatial"]``, ``feats.items()``): a dict of tensors has no ``.device`` for a
-    fix to borrow, whatever its name says."""
-    function = next((node for node in ancestors if isinstance(node, cst.FunctionDef)), None)
-    if function is None:
-        return False
-    stack: list[cst.CSTNode] = [function.body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.Subscript) and _is_name(node.value, name):
-            index = node.slice[0].slice if len(node.slice) == 1 else None
-            if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
-                return True
-        if (
-            isinstance(node, cst.Attribute)
-            and _is_name(node.value, name)
-            and node.attr.value in _MAPPING_METHODS
-        ):
-            return True
-        stack.extend(node.children)
-    return False
-
-
-def _is_name(node: cst.BaseExpression, name: str) -> bool:
-    return isinstance(node, cst.Name) and node.value == name

@@ -16,13 +16,13 @@ from devlint.nodes import (
     first_positional,
     keyword_argument,
 )
+from devlint.rules._anchors import device_anchor, known_tensor, outermost_function
 from devlint.rules._chosen_device import chose_the_device, own_choice, placements_cache
 from devlint.rules._devices import (
     cuda_target_is_literal,
     leaves_the_host,
     moves_its_input,
     under_a_test_of_the_device,
-    used_as_a_mapping,
 )
 from devlint.rules.base import (
     FileContext,
@@ -96,8 +96,10 @@ class CudaCall(Rule):
     parameter, a module in a local variable) keeps its finding without a fix: deleting
     the call would leave it on the CPU. A tensor must become a buffer (see DEV007). In a
     plain `nn.Module`, the fix borrows a tensor argument's `.device` (unsafe); not from a
-    parameter the function reads as a mapping (`feats["spatial"]`, `feats.items()`), which
-    has no `.device`.
+    parameter that may be no tensor (`_anchors.py`: read as a mapping, `feats["spatial"]`,
+    unpacked, iterated, compared with None, ...). No `.to(device)` where `device` is a CUDA
+    index with `-1` for the CPU, and no `.to(self.device)` in a module's methods that
+    `__init__` calls (`self.device` reads parameters that may not exist yet there).
 
     Not flagged: `.cuda(index)`, `.cuda(t.device)` or `.cuda(*args)`, a device chosen at
     run time (the caller's explicit choice, as `.to(device)` is), a branch on the device a
@@ -567,6 +569,33 @@ class CudaCall(Rule):
             line=10,
             column=34,
         ),
+        Invalid(
+            # device is a CUDA index (-1: the CPU): .to(device) would fail on -1, no fix.
+            "import torch\n\n\n"
+            "def summarise(values, device):\n"
+            '    total = torch.zeros(3, device=device if device >= 0 else "cpu")\n'
+            "    return total + torch.ones(3).cuda()\n",
+            line=6,
+            column=34,
+        ),
+        Invalid(
+            # A method __init__ calls runs before the parameters self.device reads: no fix.
+            "import torch\n"
+            "from torch import nn\n\n\n"
+            "class Model(nn.Module):\n"
+            "    def __init__(self, points):\n"
+            "        super().__init__()\n"
+            "        self.points = points\n"
+            "        self.build()\n"
+            "        self.anchor = nn.Parameter(torch.empty(0))\n\n"
+            "    @property\n"
+            "    def device(self):\n"
+            "        return self.anchor.device\n\n"
+            "    def build(self):\n"
+            "        self.colors = nn.Parameter(torch.zeros(len(self.points), 3).cuda())\n\n",
+            line=17,
+            column=69,
+        ),
     )
 
     screen_types = (ast.Call,)
@@ -603,6 +632,8 @@ class CudaCall(Rule):
             if arg.keyword is not None and arg.keyword.value in _KEPT_KEYWORDS
         ]
         fixes: dict[str, tuple[PendingEdit, ...]] = {}
+        function = outermost_function(context.ancestors)
+        told = context.scope.device_param and device_anchor(function)
         if len(node.args) == len(kept) + (device is not None):  # .to() takes all the rest
             arguments = [
                 context.code_for(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)) for arg in kept
@@ -614,17 +645,20 @@ class CudaCall(Rule):
                 return (PendingEdit(func.attr, "start", node, "end", text),)
 
             fixes["self_device"] = move_to("self.device")
-            if context.scope.device_param:
+            if told:
                 fixes["device_param"] = move_to("device")
             param = context.scope.tensor_param
             # Not x.to(x.device), which moves nothing; x.cpu().cumsum(0).to(x.device) comes back.
             if (
                 param is not None
                 and (chain_root(func.value) != param or leaves_the_host(func.value))
-                and not used_as_a_mapping(param, context.ancestors)
+                and function is not None
+                and known_tensor(param, function)
             ):
                 fixes["tensor_device"] = move_to(f"{param}.device")
         data = {"module": context.module_name}
+        if context.scope.device_param and not told:
+            data["device_index"] = "yes"  # `if device >= 0`: a CUDA index, -1 the CPU
         if device is None:  # the current GPU: perhaps the code's own choice of it
             choice = own_choice(
                 node, context.ancestors, context.qualified_name, placements_cache(self, context)
@@ -690,7 +724,7 @@ class CudaCall(Rule):
         if scope.device_aware:
             fix = choose_fix(candidate, "self_device", Applicability.SAFE, "Use `.to(self.device)`")
             return Resolution(f"{where}; use `.to(self.device)`", fix)
-        if candidate.scope.device_param:
+        if candidate.scope.device_param and "device_index" not in candidate.data:
             # Unsafe: a caller may pass None, or another device on purpose.
             fix = choose_fix(candidate, "device_param", Applicability.UNSAFE, "Use `.to(device)`")
             return Resolution(f"{where}; use the function's `device` parameter", fix)

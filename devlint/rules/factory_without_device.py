@@ -14,7 +14,13 @@ from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting, MeetingKind, empty_data
 from devlint.flow.values import UNKNOWN
 from devlint.index import ProjectIndex, is_test_module
-from devlint.nodes import annotation_names, dotted_name, is_self, iter_children
+from devlint.nodes import annotation_names, descendants, dotted_name, is_self, iter_children
+from devlint.rules._anchors import (
+    borrowable_device,
+    device_is_an_index,
+    known_tensor,
+    updated_in_place,
+)
 from devlint.rules._devices import BINDING_TYPES, Bindings
 from devlint.rules.base import (
     FileContext,
@@ -110,8 +116,14 @@ class FactoryWithoutDevice(Rule):
     `.to(<partner>.device)` where the two meet: all unsafe, as the anchor may be on
     another device on purpose. No fix borrows the device of a module the tensor is
     handed to (a module has no `.device`) or moves a nested function that captured the
-    tensor (`pick(name, x)`): such findings come without a fix. Not flagged, because no
-    device is mixed: a tensor that is moved before it meets anything
+    tensor (`pick(name, x)`): such findings come without a fix. Nor is an anchor one the
+    fix cannot trust (`_anchors.py`): a parameter read as a dict, tuple or None, an
+    attribute of an object of unknown type, a `device` index with `-1` for the CPU; no
+    accumulator updated in place is moved (`total += x`), and no `device=` is added that
+    would mix the tensor with a CPU one no finding moves. Where a pipeline meets its
+    caller's data as passed, the fix borrows that data's device (unsafe), not
+    `self.device`; no `self.device` in a module's methods that `__init__` calls.
+    Not flagged, because no device is mixed: a tensor that is moved before it meets anything
     (`torch.arange(n)[:k].to(x.device)`, `torch.cat([a, b]).to(x.device)`,
     `if m is not None: m = m.to(x.device)`),
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
@@ -1473,6 +1485,123 @@ class FactoryWithoutDevice(Rule):
             "        return alpha[x > 0]\n",
             unsafe=True,
         ),
+        Invalid(
+            # An attribute of an object of unknown type (maybe an int) lends no .device: no fix.
+            "import torch\n"
+            "from torch import nn\n\n\n"
+            "class Decoder(nn.Module):\n"
+            "    def forward(self, state):\n"
+            "        return state.hidden + torch.zeros(state.hidden.shape[-1])\n",
+            line=7,
+            column=31,
+        ),
+        Invalid(
+            # An accumulator updated in place: moving it there would not parse: no fix.
+            "import torch\n"
+            "from torch import nn\n\n\n"
+            "class Pool(nn.Module):\n"
+            "    def forward(self, batch):\n"
+            '        scores = batch["scores"]\n'
+            "        total = torch.zeros(len(scores))\n"
+            "        total += scores\n"
+            "        return total\n",
+            line=8,
+            column=17,
+        ),
+        Invalid(
+            # total.to(d).add_(x) would update a copy: no fix.
+            "import torch\n"
+            "from torch import nn\n\n\n"
+            "class Pool(nn.Module):\n"
+            "    def forward(self, batch):\n"
+            '        scores = batch["scores"]\n'
+            "        total = torch.zeros(len(scores))\n"
+            "        total.add_(scores)\n"
+            "        return total\n",
+            line=8,
+            column=17,
+        ),
+        Invalid(
+            # The CPU tensor is what is added in place: moving it is safe.
+            "import torch\n"
+            "from torch import nn\n\n\n"
+            "class Pool(nn.Module):\n"
+            "    def forward(self, batch):\n"
+            '        scores = batch["scores"]\n'
+            "        bias = torch.ones(len(scores))\n"
+            "        scores += bias\n"
+            "        return scores\n",
+            line=8,
+            column=16,
+            fixed="import torch\n"
+            "from torch import nn\n\n\n"
+            "class Pool(nn.Module):\n"
+            "    def forward(self, batch):\n"
+            '        scores = batch["scores"]\n'
+            "        bias = torch.ones(len(scores))\n"
+            "        scores += bias.to(scores.device)\n"
+            "        return scores\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # device is a CUDA index (-1: the CPU): the fix borrows the input's device.
+            "import torch\n"
+            "from torch import Tensor\n\n\n"
+            "def shift(x: Tensor, device: int = -1):\n"
+            "    out = x + 1\n"
+            "    if device >= 0:\n"
+            "        out = out.cuda()\n"
+            "    return out + torch.ones(3)\n",
+            line=9,
+            column=18,
+            fixed="import torch\n"
+            "from torch import Tensor\n\n\n"
+            "def shift(x: Tensor, device: int = -1):\n"
+            "    out = x + 1\n"
+            "    if device >= 0:\n"
+            "        out = out.cuda()\n"
+            "    return out + torch.ones(3, device=x.device)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # device= would mix it with played, a CPU tensor no finding moves: no fix.
+            "import torch\n\n\n"
+            "class Evaluator:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.device = device\n"
+            "        self.model = model.to(device)\n\n"
+            "    def run(self, batches, n):\n"
+            "        wins = torch.zeros(n)\n"
+            "        played = torch.zeros(n)\n"
+            "        for batch in batches:\n"
+            "            wins += self.model(batch.to(self.device))\n"
+            "            played += 1\n"
+            "        return wins / played\n",
+            line=10,
+            column=16,
+        ),
+        Invalid(
+            # It meets the caller's images as passed (maybe CPU): their device, not self.device.
+            "import torch\n\n\n"
+            "class Pipeline:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.device = device\n"
+            "        self.model = model.to(device)\n\n"
+            "    def __call__(self, images):\n"
+            "        weights = torch.linspace(0, 1, images.shape[-1])\n"
+            "        return self.model(images.to(self.device)), images * weights\n",
+            line=10,
+            column=19,
+            fixed="import torch\n\n\n"
+            "class Pipeline:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.device = device\n"
+            "        self.model = model.to(device)\n\n"
+            "    def __call__(self, images):\n"
+            "        weights = torch.linspace(0, 1, images.shape[-1], device=images.device)\n"
+            "        return self.model(images.to(self.device)), images * weights\n",
+            unsafe=True,
+        ),
     )
 
     screen_types = (ast.Call, ast.Attribute, *BINDING_TYPES)
@@ -1532,12 +1661,14 @@ class FactoryWithoutDevice(Rule):
             self._visit_handed_off(node, name, factory, flow, context)
             return  # or moved first, only an index, host data, or it meets nothing
         meeting = meetings[0]
-        fixes, anchors = _fixes(node, factory, meeting, flow.function, context)
+        fixes, anchors = _fixes(node, factory, meeting, flow, context)
         collective = meeting.kind is MeetingKind.COLLECTIVE
         following = _visited_follows_inputs(self, context, flow, meetings)
         evidence = {"follows_inputs": "yes"} if following else {}
         if _only_inputs_on_device(node, flow, meetings, context):
             evidence["cpu_inputs_clear"] = "yes"
+        if _meets_raw_input(meeting, flow.function):
+            evidence["raw_input"] = "yes"
         context.report(
             self.code,
             node,
@@ -1580,7 +1711,7 @@ class FactoryWithoutDevice(Rule):
             data["returned_by"] = flow.function.name.value
         if not needs:
             return
-        fixes, anchors = _fixes(node, factory, None, flow.function, context)
+        fixes, anchors = _fixes(node, factory, None, flow, context)
         context.report(
             self.code,
             node,
@@ -1612,7 +1743,9 @@ class FactoryWithoutDevice(Rule):
             message = f"{made} where callers of `{data['returned_by']}` in other files use it"
         else:
             message = f"{made} at line {data['line']} (`{data['meets']}`)"
-        if scope.device_aware and not scope.in_init:
+        # A pipeline's caller may hand it CPU data: self.device is not where that is.
+        raw = "raw_input" in data and not scope.model_code
+        if scope.device_aware and not scope.in_init and not raw:
             fix = choose_fix(
                 candidate, "self_device", Applicability.SAFE, "Add `device=self.device`"
             )
@@ -1833,12 +1966,13 @@ def _fixes(
     node: cst.Call,
     factory: str,
     meeting: Meeting | None,
-    function: cst.FunctionDef,
+    flow: FunctionFlow,
     context: FileContext,
 ) -> tuple[dict[str, tuple[PendingEdit, ...]], dict[str, str]]:
     """Every fix the resolution may choose: ``device=`` at the creation with an anchor in
-    scope there, or a move of the CPU operand where it meets (``meeting``, if in this
-    file); and the anchor each uses."""
+    scope there (unless it would mix the tensor with another CPU one), or a move of the
+    CPU operand where it meets (``meeting``, if in this file); and the anchor each uses."""
+    function = flow.function
     fixes: dict[str, tuple[PendingEdit, ...]] = {}
     anchors: dict[str, str] = {}
     # A module called with the tensor is its partner, and a module has no `.device`.
@@ -1847,17 +1981,21 @@ def _fixes(
         and meeting.kind is MeetingKind.MODULE_CALL
         and meeting.partner is _callee(meeting)
     )
-    if factory not in _WITHOUT_DEVICE and node.args:
+    if factory not in _WITHOUT_DEVICE and node.args and not _mixes_once_placed(node, flow):
         last = node.args[-1].value
         fixes["self_device"] = (insert_after(last, ", device=self.device"),)
         parameters = _parameter_names(function)
         device = _device_parameter(function)
-        if device is not None:
+        if device is not None and not device_is_an_index(device, function):
             fixes["device_param"] = (insert_after(last, f", device={device}"),)
             anchors["device_param"] = device
         partner = _tensor_root(meeting.partner) if meeting is not None and not module_call else None
         tensor = partner if partner in parameters else context.scope.tensor_param
-        if tensor is not None and tensor not in ("device", device):
+        if (
+            tensor is not None
+            and tensor not in ("device", device)
+            and known_tensor(tensor, function)
+        ):
             fixes["tensor_device"] = (insert_after(last, f", device={tensor}.device"),)
             anchors["tensor_device"] = tensor
     if meeting is None:
@@ -1870,10 +2008,51 @@ def _fixes(
         partner_name is not None
         and not (module_call or collective or called)
         and _is_atom(meeting.cpu)
+        and borrowable_device(meeting.partner, function)
+        and not updated_in_place(meeting.cpu, meeting.at)
     ):
         fixes["move_at_meeting"] = (insert_after(meeting.cpu, f".to({partner_name}.device)"),)
         anchors["move_at_meeting"] = partner_name
     return fixes, anchors
+
+
+def _meets_raw_input(meeting: Meeting, function: cst.FunctionDef) -> bool:
+    """The tensor meets a parameter as the caller passed it (``images * w``, never
+    ``images = images.to(self.device)``): on the caller's device, whatever ``self.device``."""
+    root = _tensor_root(meeting.partner)
+    if root is None or root not in _parameter_names(function):
+        return False
+    return not any(
+        isinstance(node, cst.AssignTarget) and _tensor_root(node.target) == root
+        for node in descendants(function.body)
+    )
+
+
+def _mixes_once_placed(made: cst.Call, flow: FunctionFlow) -> bool:
+    """Placing the tensor made at ``made`` on the device would mix it with a CPU tensor it
+    meets in an operator that no finding moves (``avg = played / wins``, where only
+    ``wins`` meets the device): the fix would cascade into new findings."""
+    values = flow.values
+    for node in descendants(flow.function.body):
+        if isinstance(node, cst.BinaryOperation):
+            operands: tuple[cst.BaseExpression, ...] = (node.left, node.right)
+        elif isinstance(node, cst.AugAssign):
+            operands = (node.target, node.value)
+        elif isinstance(node, cst.Comparison):
+            operands = (node.left, *(target.comparator for target in node.comparisons))
+        else:
+            continue
+        found = [values.get(operand) for operand in operands]
+        if not any(value is not None and made in value.made for value in found):
+            continue
+        if any(
+            value is not None
+            and made not in value.made
+            and any(not flow.meetings_of(site) for site in value.made)
+            for value in found
+        ):
+            return True
+    return False
 
 
 def _tensor_root(node: cst.BaseExpression) -> str | None:

@@ -16,6 +16,7 @@ from devlint.nodes import (
     iter_children,
     keyword_argument,
 )
+from devlint.rules._anchors import device_anchor, known_tensor, outermost_function
 from devlint.rules._chosen_device import (
     chose_the_device,
     own_choice,
@@ -30,7 +31,6 @@ from devlint.rules._devices import (
     may_be_device_literal,
     moves_its_input,
     under_a_test_of_the_device,
-    used_as_a_mapping,
 )
 from devlint.rules.base import (
     FileContext,
@@ -107,10 +107,12 @@ class HardcodedDevice(Rule):
     the module's parameters are on. Not in `__init__`, `setup` or `configure_model`, where
     Lightning has not moved the module yet. A plain `nn.Module` has no `.device`; there the
     fix borrows `.device` from a tensor argument of the function, which is unsafe (the
-    tensor may live elsewhere on purpose), and never from a parameter the function reads as
-    a mapping (`feats["spatial"]`), which has no `.device`. A function told its device gets
-    `device` instead of the literal, also unsafe (a caller may pass `None`, or another device
-    on purpose). A legacy constructor gets no fix: its arguments mix sizes or data, and its
+    tensor may live elsewhere on purpose), and never from a parameter that may be no tensor
+    (`_anchors.py`: one with a default, or read as a mapping, unpacked, iterated, compared
+    with None or tested for truth). A function told its device gets `device` instead of the
+    literal, also unsafe (a caller may pass `None`, or another device on purpose), unless
+    `device` is a CUDA index with `-1` for the CPU (`if device >= 0`). A legacy constructor
+    gets no fix: its arguments mix sizes or data, and its
     name a dtype; nor does a default (what to default to is the function's contract with
     its callers; the caller relying on it is where to pass the device). Code under
     `if torch.cuda.is_available():` is an explicit choice and is not flagged, and neither
@@ -606,6 +608,16 @@ class HardcodedDevice(Rule):
             line=8,
             column=30,
         ),
+        Invalid(
+            # An input the function unpacks may be a tuple: it lends no .device, no fix.
+            "import torch\n"
+            "from torch import Tensor\n\n\n"
+            "def stack_heads(features: Tensor, offsets):\n"
+            "    first, second = features\n"
+            '    return first + second + offsets.to("cuda")\n',
+            line=7,
+            column=40,
+        ),
     )
 
     def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
@@ -703,14 +715,23 @@ class HardcodedDevice(Rule):
             context.report(self.code, node, end=call, data=data)
             return
         fixes = {"self_device": (replace(node, "self.device"),)}
-        if context.scope.device_param:
+        function = outermost_function(context.ancestors)
+        told = context.scope.device_param and device_anchor(function)
+        if told:
             fixes["device_param"] = (replace(node, "device"),)
         param = context.scope.tensor_param
         moved = _moved_variable(call, context)
         # x.to("cuda") -> x.to(x.device) would silently stop moving x: no such fix.
-        if param is not None and moved != param and not used_as_a_mapping(param, context.ancestors):
+        if (
+            param is not None
+            and moved != param
+            and function is not None
+            and known_tensor(param, function)
+        ):
             fixes["tensor_device"] = (replace(node, f"{param}.device"),)
         data = {"literal": literal, "module": context.module_name}
+        if context.scope.device_param and not told:
+            data["device_index"] = "yes"  # `if device >= 0`: a CUDA index, -1 the CPU
         if chosen is not None:
             data["chosen"] = chosen
         if moves_its_input(moved, param, context.ancestors):
@@ -761,7 +782,7 @@ class HardcodedDevice(Rule):
         if scope.device_aware:
             fix = choose_fix(candidate, "self_device", Applicability.SAFE, "Use `self.device`")
             return Resolution(f"{message}; use `self.device`", fix)
-        if candidate.scope.device_param:
+        if candidate.scope.device_param and "device_index" not in candidate.data:
             # Unsafe: a caller may pass None, or another device on purpose.
             message += "; use the function's `device` parameter"
             fix = choose_fix(candidate, "device_param", Applicability.UNSAFE, "Use `device`")

@@ -15,6 +15,7 @@ from devlint.nodes import (
     annotation_names,
     attribute_of_self,
     casts_dtype_only,
+    descendants,
     dotted_name,
     first_positional,
     is_self,
@@ -152,6 +153,9 @@ class TensorAttributeNotBuffer(Rule):
     assignment comes before `super().__init__()` (where `register_buffer` fails),
     when the name already holds something else, or for a function that captured
     the tensor (the message says to register the tensor and read it from `self`).
+    Nor for a container (`self.cache = (False, {"k": t})`: a buffer holds one tensor)
+    or an attribute another method re-assigns by unpacking (`self.w, self.b = ...`):
+    a buffer refuses anything but a tensor or None.
 
     Not flagged: attributes that meet nothing on the device: only stored, used as
     Python values (`self.x.tolist()`, `enumerate(self.x)`), used as an index into a
@@ -735,6 +739,40 @@ class TensorAttributeNotBuffer(Rule):
             "        return preds.unsqueeze(-1) > self.threshold\n",
             unsafe=True,
         ),
+        Invalid(
+            # A tensor kept in a tuple: register_buffer takes a tensor, not a container: no fix.
+            "import torch\n"
+            "from torch import nn\n\n\n"
+            "class Attention(nn.Module):\n"
+            "    def __init__(self, dim):\n"
+            "        super().__init__()\n"
+            "        self.proj = nn.Linear(dim, dim)\n"
+            '        self.cache = (False, {"keys": torch.tensor([])})\n'
+            "\n"
+            "    def forward(self, query):\n"
+            "        key = self.proj(query)\n"
+            "        if self.cache[0]:\n"
+            '            key = torch.cat((self.cache[1]["keys"], key), dim=1)\n'
+            "        return key\n",
+            line=9,
+            column=9,
+        ),
+        Invalid(
+            # Re-assigned by unpacking in another method, where a buffer refuses a list: no fix.
+            "import torch\n"
+            "from torch import nn\n\n\n"
+            "class Calibrated(nn.Module):\n"
+            "    def __init__(self, dim, vocab):\n"
+            "        super().__init__()\n"
+            "        self.proj = nn.Linear(dim, vocab)\n"
+            "        self.offset = torch.zeros(vocab)\n\n"
+            "    def calibrate(self, logits):\n"
+            "        self.offset, _ = logits.mean(0).tolist(), logits.std(0)\n\n"
+            "    def forward(self, x):\n"
+            "        return self.proj(x) - self.offset\n",
+            line=9,
+            column=9,
+        ),
     )
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
@@ -839,8 +877,10 @@ class TensorAttributeNotBuffer(Rule):
         meeting = meetings[0]
         closure = meeting.kind is MeetingKind.CLOSURE
         fixes = {}
+        container = _is_container(value)
+        cache = _reassigned_later(attribute, context)
         fixable = (
-            not closure
+            not (closure or container or cache)
             and scope.function_name in _set(state, "initialised")
             and key not in assigned
             and f"{scope.class_name}.{attribute}" not in _set(state, "class_attributes")
@@ -858,6 +898,8 @@ class TensorAttributeNotBuffer(Rule):
                 "made": _made_by(meeting.made, context),
                 "meets": _shown(meeting.partner, context),
                 "closure": "yes" if closure else "",
+                "container": "yes" if container else "",
+                "cache": "yes" if cache else "",
             },
             fixes=fixes,
             unless_noted=[(_HANDLED, attribute), (_HANDLED, "*")],
@@ -878,10 +920,21 @@ class TensorAttributeNotBuffer(Rule):
                 f"buffer: moving the module leaves it behind, and it {meets}; register the "
                 "tensor as a buffer and read it from `self` in the function"
             )
+        if data.get("container"):
+            return Resolution(
+                f"`self.{attribute}` holds a tensor {data['made']} in a container, not in a "
+                f"buffer: moving the module leaves it behind, and it {meets}; keep the "
+                "tensor in a buffer (`register_buffer` takes a tensor, not a container)"
+            )
         message = (
             f"`self.{attribute}` is a plain tensor attribute ({data['made']}), not a buffer: "
             f"moving the module leaves it behind, and it {meets}"
         )
+        if data.get("cache"):
+            return Resolution(
+                f"{message}; another method re-assigns it, so move it there or where it is "
+                "used (a buffer would refuse anything but a tensor)"
+            )
         register = f'`self.register_buffer("{attribute}", ..., persistent=False)`'
         caveat = ""
         if data["kind"] != "int":
@@ -932,6 +985,39 @@ def _set(state: dict[str, object], key: str) -> set[str]:
     found = state.setdefault(key, set())
     assert isinstance(found, set)
     return found
+
+
+def _is_container(value: cst.BaseExpression) -> bool:
+    """A value ``register_buffer`` refuses (it takes a tensor or None): a cache of tensors."""
+    containers = (cst.Tuple, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
+    return isinstance(value, containers)
+
+
+def _reassigned_later(attribute: str, context: FileContext) -> bool:
+    """Another method of the class assigns ``self.<attribute>`` something not surely a new
+    tensor (``self.w, self.b = self._take(ids)``): a cache the class re-makes, which a
+    buffer would refuse as soon as it is given anything but a tensor or None."""
+    owner = next((n for n in reversed(context.ancestors) if isinstance(n, cst.ClassDef)), None)
+    if owner is None:
+        return False
+    for node in descendants(owner.body):
+        if not isinstance(node, cst.FunctionDef) or node.name.value == "__init__":
+            continue
+        for inner in descendants(node.body):
+            if isinstance(inner, cst.Assign):
+                targets = [found for target in inner.targets for found in _targets(target.target)]
+                if any(attribute_of_self(target) == attribute for target in targets) and (
+                    len(targets) > 1 or _fresh(inner.value, context, {}, "") is None
+                ):
+                    return True
+    return False
+
+
+def _targets(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """``node`` and, for ``a, (b, c) = ...``, every name it unpacks into."""
+    if isinstance(node, (cst.Tuple, cst.List)):
+        return [found for element in node.elements for found in _targets(element.value)]
+    return [node]
 
 
 def _maybe_skipped(context: FileContext) -> bool:

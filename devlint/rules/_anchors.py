@@ -1,0 +1,168 @@
+"""The one decision of which names a fix may borrow a device from (its anchor).
+
+A fix that writes ``x.device`` or ``device=device`` must not break code where ``x`` is a
+dict of tensors, ``None``, an int, or ``device`` a CUDA index with ``-1`` for the CPU.
+Every rule's fix asks here; when unsure, the name is no anchor (the rule offers another
+fix or none).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+
+from devlint.nodes import descendants
+
+_MAPPING_METHODS = frozenset({"items", "keys", "values"})
+
+
+def outermost_function(ancestors: Sequence[cst.CSTNode]) -> cst.FunctionDef | None:
+    """The outermost function around the visited node, whose parameters a fix may use."""
+    return next((node for node in ancestors if isinstance(node, cst.FunctionDef)), None)
+
+
+def known_tensor(parameter: str, function: cst.FunctionDef) -> bool:
+    """``parameter`` surely holds a tensor whenever ``function`` runs, so a fix may read its
+    ``.device``: it has no default (often None) and the function reads it only as a tensor.
+
+    Not when the function unpacks it, iterates it, stars it, reads it as a mapping
+    (``x["key"]``, ``x.items()``), compares it with None, tests its type with
+    ``isinstance`` or its truth (``if x:``): it may be a tuple, dict, None or a number.
+    """
+    found = _parameter(parameter, function)
+    if found is None or found.default is not None:
+        return False
+    return not any(_doubts_a_tensor(node, parameter) for node in descendants(function.body))
+
+
+def borrowable_device(node: cst.BaseExpression, function: cst.FunctionDef) -> bool:
+    """``node``, a tensor the flow saw on the device, may lend its ``.device`` to a fix: a
+    name (a parameter only if ``known_tensor``), or an attribute of ``self`` or of an
+    annotated parameter (``emb: nn.Module``'s ``emb.weight``). Not ``rope.model_dim``:
+    an attribute of an object of unknown type may be an int."""
+    root = node
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if not isinstance(root, cst.Name):
+        return False
+    found = _parameter(root.value, function)
+    if root is node:
+        return found is None or known_tensor(root.value, function)
+    return root.value == "self" or (found is not None and found.annotation is not None)
+
+
+def updated_in_place(operand: cst.BaseExpression, at: cst.CSTNode) -> bool:
+    """``operand`` is what ``at`` updates (``total += x``, ``total.add_(x)``): moving it
+    there would rebind a copy (or not parse), and the accumulator stays where it was."""
+    if isinstance(at, cst.AugAssign):
+        return at.target is operand
+    func = at.func if isinstance(at, cst.Call) else None
+    return (
+        isinstance(func, cst.Attribute) and func.value is operand and func.attr.value.endswith("_")
+    )
+
+
+def device_anchor(function: cst.FunctionDef | None) -> bool:
+    """The function's ``device`` parameter may be written as ``device=device``: there is
+    one, and it is no CUDA index with a ``-1`` CPU sentinel."""
+    return function is not None and not device_is_an_index("device", function)
+
+
+def device_is_an_index(parameter: str, function: cst.FunctionDef) -> bool:
+    """``device`` is an int with a ``-1`` CPU sentinel (``cuda_device: int = -1``,
+    ``if device >= 0``): ``device=device`` would hand ``-1`` to torch."""
+    found = _parameter(parameter, function)
+    if found is None:
+        return False
+    if _is_minus_one(found.default):
+        return True
+    return any(
+        isinstance(node, cst.Comparison)
+        and _is_name(node.left, parameter)
+        and any(_against_the_sentinel(target) for target in node.comparisons)
+        for node in descendants(function.body)
+    )
+
+
+def _against_the_sentinel(target: cst.ComparisonTarget) -> bool:
+    """``>= 0``, ``< 0`` or any comparison with ``-1``: an index, not a device."""
+    value = target.comparator
+    if _is_minus_one(value):
+        return True
+    return (
+        isinstance(target.operator, (cst.GreaterThanEqual, cst.LessThan))
+        and isinstance(value, cst.Integer)
+        and value.value == "0"
+    )
+
+
+def _parameter(name: str, function: cst.FunctionDef) -> cst.Param | None:
+    params = function.params
+    every = (*params.posonly_params, *params.params, *params.kwonly_params)
+    return next((param for param in every if param.name.value == name), None)
+
+
+def _doubts_a_tensor(node: cst.CSTNode, name: str) -> bool:
+    """``node`` reads ``name`` in a way a tensor rarely is (see ``known_tensor``)."""
+    if isinstance(node, cst.Subscript) and _is_name(node.value, name):
+        index = node.slice[0].slice if len(node.slice) == 1 else None
+        return isinstance(index, cst.Index) and isinstance(
+            index.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)
+        )
+    if isinstance(node, cst.Attribute):
+        return _is_name(node.value, name) and node.attr.value in _MAPPING_METHODS
+    if isinstance(node, (cst.StarredElement, cst.Arg)) and _starred(node):
+        return _is_name(node.value, name)
+    if isinstance(node, (cst.For, cst.CompFor)):
+        return _is_name(node.iter, name)
+    if isinstance(node, cst.Assign):
+        return _is_name(node.value, name) and any(
+            isinstance(target.target, (cst.Tuple, cst.List)) for target in node.targets
+        )
+    if isinstance(node, cst.Comparison):
+        return any(
+            _is_name(side, name) and any(_is_none(other) for other in _sides(node))
+            for side in _sides(node)
+        )
+    if isinstance(node, cst.Call):
+        func = node.func
+        return (
+            isinstance(func, cst.Name)
+            and func.value == "isinstance"
+            and bool(node.args)
+            and _is_name(node.args[0].value, name)
+        )
+    if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.Assert)):
+        return _is_name(node.test, name)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+        return _is_name(node.expression, name)
+    if isinstance(node, cst.BooleanOperation):
+        return _is_name(node.left, name) or _is_name(node.right, name)
+    return False
+
+
+def _starred(node: cst.StarredElement | cst.Arg) -> bool:
+    """``*x`` in a call or a literal (``**x`` too)."""
+    return isinstance(node, cst.StarredElement) or node.star != ""
+
+
+def _sides(comparison: cst.Comparison) -> list[cst.BaseExpression]:
+    return [comparison.left, *(target.comparator for target in comparison.comparisons)]
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _is_minus_one(node: cst.BaseExpression | None) -> bool:
+    return (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+        and node.expression.value == "1"
+    )
+
+
+def _is_name(node: cst.BaseExpression, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name

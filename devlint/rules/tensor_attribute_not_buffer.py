@@ -363,6 +363,8 @@ class TensorAttributeNotBuffer(Rule):
     INVALID = (
         Invalid(
             # The same cache, kept with data: forward may use it before it is made again.
+            # No fix: forward re-assigns it with a value not surely a tensor, which a
+            # buffer would refuse.
             "import torch\n"
             "import torch.nn as nn\n"
             "\n"
@@ -382,26 +384,6 @@ class TensorAttributeNotBuffer(Rule):
             "        return x @ picked.t()\n",
             line=9,
             column=9,
-            fixed=(
-                "import torch\n"
-                "import torch.nn as nn\n"
-                "\n"
-                "class Vocab(nn.Module):\n"
-                "    def __init__(self, n, m):\n"
-                "        super().__init__()\n"
-                "        self.weight = nn.Parameter(torch.randn(m, n))\n"
-                "        self.last_ids = torch.zeros(0)\n"
-                '        self.register_buffer("picked", torch.zeros(1, 1), persistent=False)\n'
-                "\n"
-                "    def forward(self, x, ids):\n"
-                "        if self.last_ids.numel() == 0:\n"
-                "            self.last_ids = ids\n"
-                "        picked = self.picked\n"
-                "        if not torch.equal(ids, self.last_ids):\n"
-                "            picked = self.picked = self.weight[ids]\n"
-                "        return x @ picked.t()\n"
-            ),
-            unsafe=True,
         ),
         Invalid(
             "import torch\nfrom torch import nn\n\n"
@@ -1006,8 +988,9 @@ def _reassigned_later(attribute: str, context: FileContext) -> bool:
         for inner in descendants(node.body):
             if isinstance(inner, cst.Assign):
                 targets = [found for target in inner.targets for found in _targets(target.target)]
+                unpacked = any(isinstance(t.target, (cst.Tuple, cst.List)) for t in inner.targets)
                 if any(attribute_of_self(target) == attribute for target in targets) and (
-                    len(targets) > 1 or _fresh(inner.value, context, {}, "") is None
+                    unpacked or _fresh(inner.value, context, {}, "") is None
                 ):
                     return True
     return False

@@ -1422,16 +1422,23 @@ class FactoryWithoutDevice(Rule):
             needs.append(
                 Requirement(Needed.PARAMETER_MEETS, handoff.callee, handoff.slot, handoff.placed)
             )
-            if handoff.call in flow.results_meeting:
-                needs.append(Requirement(Needed.PARAMETER_RETURNED, handoff.callee, handoff.slot))
+            for part in _parts_meeting(flow, handoff.call):
+                needs.append(
+                    Requirement(Needed.PARAMETER_RETURNED, handoff.callee, handoff.slot, part=part)
+                )
             data.setdefault("callee", handoff.callee.rpartition(".")[2])
             lines.setdefault("line", handoff.call)
         function = context.scope.function_name
         own = function is not None and function.endswith(f".{flow.function.name.value}")
-        if own and not needs and any(site is node for site in flow.returned_whole):
+        if own and not needs:
             assert function is not None
-            needs.append(Requirement(Needed.RESULT_MEETS, function))
-            data["returned_by"] = flow.function.name.value
+            if any(site is node for site in flow.returned_whole):
+                needs.append(Requirement(Needed.RESULT_MEETS, function))
+            for position, element in enumerate(flow.returned_parts):
+                if any(site is node for site in element.made):
+                    needs.append(Requirement(Needed.RESULT_MEETS, function, part=position))
+            if needs:
+                data["returned_by"] = flow.function.name.value
         if not needs:
             return
         fixes, anchors = _fixes(node, factory, None, flow.function, context)
@@ -1681,6 +1688,16 @@ def _describe(meeting: Meeting, context: FileContext) -> str:
         if len(text) <= _MAX_SHOWN:
             return text
     return text[: _MAX_SHOWN - 3] + "..."
+
+
+def _parts_meeting(flow: FunctionFlow, call: cst.CSTNode) -> list[int | None]:
+    """What of the result of ``call`` (another file's function) meets the device here: the
+    result itself (None), or elements of the tuple it returns, first first."""
+    found: list[int | None] = [None] if call in flow.results_meeting else []
+    for stand_in, (of, part) in flow.result_parts.items():
+        if of is call and stand_in in flow.results_meeting:
+            found.append(part)
+    return found
 
 
 def _fixes(

@@ -10,6 +10,7 @@ import libcst as cst
 from devlint.candidates import Candidate, Needed, Requirement, Resolution, Scope, ScopeInfo
 from devlint.facts import FileFacts
 from devlint.findings import Applicability, Fix
+from devlint.flow.fallback import fallback_return
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting, MeetingKind, empty_data
 from devlint.flow.values import UNKNOWN
@@ -578,8 +579,48 @@ class FactoryWithoutDevice(Rule):
         "    def _anchor(self, x):\n"
         "        ids = [a for a in torch.unique(x)]\n"
         "        return torch.tensor([len(ids)]), ids\n",
+        # A CPU fallback chosen by a test of what the input is: with no tensor given, no
+        # device is known (the device path is the input's own).
+        "import torch\n\n"
+        "def offsets(n: int, like: torch.Tensor):\n"
+        "    if like is not None:\n"
+        "        return like.new_zeros(n) + like.mean()\n"
+        "    return torch.zeros(n)\n\n"
+        "def as_scores(scores, weight: torch.Tensor):\n"
+        "    if isinstance(scores, torch.Tensor):\n"
+        "        return scores * weight\n"
+        "    return torch.ones(len(scores))\n",
+        # The device path hands the input back, or follows only an input that defaults to
+        # None: a caller that passes none asks for the CPU.
+        "import torch\n\n"
+        "def head(x: torch.Tensor, n: int):\n"
+        "    if x.shape[0] >= n:\n"
+        "        return x[:n].view(n, -1)\n"
+        "    return torch.zeros(n, 1)\n\n"
+        "def ramp(n: int, start: torch.Tensor = None, flip: bool = False):\n"
+        "    if flip:\n"
+        "        return start * 2\n"
+        "    return torch.arange(n)\n",
     )
     INVALID = (
+        Invalid(
+            # A CPU fallback: callers get it where the other path gives the points' device.
+            "import torch\n\n"
+            "def normalized(points: torch.Tensor, eps: float = 1e-8):\n"
+            "    norm = points.norm(dim=-1, keepdim=True)\n"
+            "    if bool((norm < eps).all()):\n"
+            "        return torch.zeros(points.shape[0], 3)\n"
+            "    return points / norm\n",
+            line=6,
+            column=16,
+            fixed="import torch\n\n"
+            "def normalized(points: torch.Tensor, eps: float = 1e-8):\n"
+            "    norm = points.norm(dim=-1, keepdim=True)\n"
+            "    if bool((norm < eps).all()):\n"
+            "        return torch.zeros(points.shape[0], 3, device=points.device)\n"
+            "    return points / norm\n",
+            unsafe=True,
+        ),
         Invalid(
             # Met inside a nested function that captured it: no fix moves the function.
             "import torch\nfrom torch import nn\n\n\n"
@@ -1329,7 +1370,7 @@ class FactoryWithoutDevice(Rule):
         ),
     )
 
-    screen_types = (ast.Call, ast.Attribute, *BINDING_TYPES)
+    screen_types = (ast.Call, ast.Attribute, ast.Return, *BINDING_TYPES)
 
     def sightings(self, found: Skeleton, settings: RuleSettings) -> frozenset[Sighting] | None:
         """A candidate is a call that may resolve to ``torch.<factory>`` (``Bindings``) and,
@@ -1350,7 +1391,7 @@ class FactoryWithoutDevice(Rule):
             return None
         placed = _surely_placed(calls)
         scopes = {found.scope_of(call) for call in fresh if id(call) not in placed}
-        following = _functions_reading_devices(found, calls)
+        following = _functions_reading_devices(found, calls) | _may_fall_back(found, fresh)
         return frozenset(
             Sighting(scope, follows_inputs=_follows_inputs(scope, following))
             for scope in scopes
@@ -1383,6 +1424,10 @@ class FactoryWithoutDevice(Rule):
             return
         meetings = context.meetings_of(node)
         if not meetings:
+            fallback = fallback_return(node, flow)
+            if fallback is not None:
+                self._visit_fallback(node, name, factory, flow, fallback, context)
+                return
             self._visit_handed_off(node, name, factory, flow, context)
             return  # or moved first, only an index, host data, or it meets nothing
         meeting = meetings[0]
@@ -1404,6 +1449,26 @@ class FactoryWithoutDevice(Rule):
             },
             fixes=fixes,
             lines={"line": meeting.at},
+        )
+
+    def _visit_fallback(
+        self,
+        node: cst.Call,
+        name: str,
+        factory: str,
+        flow: FunctionFlow,
+        fallback: cst.Return,
+        context: FileContext,
+    ) -> None:
+        """A CPU tensor returned where another ``return`` gives device data
+        (``fallback_return``): callers get it where they expect the device."""
+        fixes, anchors = _fixes(node, factory, None, flow.function, context)
+        context.report(
+            self.code,
+            node,
+            data={"factory": name, "fallback_of": flow.function.name.value, **anchors},
+            fixes=fixes,
+            lines={"line": fallback},
         )
 
     def _visit_handed_off(
@@ -1458,7 +1523,8 @@ class FactoryWithoutDevice(Rule):
         collate = not scope.forward_path and _collate_function(candidate.scope, index)
         if "cpu_inputs_clear" in data and collate:
             return None  # a loader's samples are on the CPU: so is what they meet here
-        library = "follows_inputs" in data and _library_function(candidate.scope, index)
+        evidence = "follows_inputs" in data or "fallback_of" in data
+        library = evidence and _library_function(candidate.scope, index)
         if not (_reports_in(scope) or library or data.get("collective")):
             return None
         made = f"`{data['factory']}()` makes a CPU tensor that meets the computation's device"
@@ -1469,6 +1535,11 @@ class FactoryWithoutDevice(Rule):
             )
         elif "callee" in data:
             message = f"{made} in `{data['callee']}` (called at line {data['line']})"
+        elif "fallback_of" in data:
+            message = (
+                f"`{data['factory']}()` makes a CPU tensor that `{data['fallback_of']}` returns "
+                f"where its return at line {data['line']} is on the computation's device"
+            )
         elif "returned_by" in data:
             message = f"{made} where callers of `{data['returned_by']}` in other files use it"
         else:
@@ -1561,6 +1632,26 @@ def _functions_reading_devices(found: Skeleton, calls: Iterable[ast.Call]) -> fr
             if scope.class_name is None:
                 found_in.add("")
     return frozenset(found_in)
+
+
+def _may_fall_back(found: Skeleton, fresh: Iterable[ast.Call]) -> frozenset[str]:
+    """Functions that return one of the ``fresh`` calls (whole or in a tuple) and have
+    another ``return`` of something: where ``fallback_return`` may find a CPU fallback."""
+    returned = {id(call) for call in fresh}
+    giving: dict[str | None, list[bool]] = {}
+    for node in found.of_type(ast.Return):
+        assert isinstance(node, ast.Return)
+        value = node.value
+        if value is None or isinstance(value, ast.Constant):
+            continue
+        elements = value.elts if isinstance(value, ast.Tuple) else [value]
+        fresh_here = any(id(element) in returned for element in elements)
+        giving.setdefault(found.scope_of(node).function_name, []).append(fresh_here)
+    return frozenset(
+        name
+        for name, fresh_returns in giving.items()
+        if name is not None and any(fresh_returns) and len(fresh_returns) > 1
+    )
 
 
 def _reads_device(attribute: str, value: ast.expr | cst.BaseExpression, called: bool) -> bool:

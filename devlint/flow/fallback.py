@@ -10,10 +10,11 @@ import libcst as cst
 
 from devlint.flow.inference import FunctionFlow
 from devlint.nodes import dotted_name, iter_children
-from devlint.symbols import VIEW_METHODS
+from devlint.symbols import HOST_ANNOTATIONS, VIEW_METHODS
 
-_KIND_TESTS = frozenset({"isinstance", "torch.is_tensor", "hasattr", "callable"})
-"""Calls that test what an input is: a path they choose may be for one that is no tensor."""
+_KIND_TESTS = frozenset({"torch.is_tensor", "hasattr", "callable"})
+"""Calls that test what an input is: a path they choose may be for one that is no tensor
+(and ``isinstance`` of a tensor or of Python or NumPy data: ``_data_classes``)."""
 
 
 def fallback_return(made: cst.Call, flow: FunctionFlow) -> cst.Return | None:
@@ -75,12 +76,28 @@ def _tests_kind(test: cst.BaseExpression) -> bool:
         node = stack.pop()
         if isinstance(node, cst.Call) and dotted_name(node.func) in _KIND_TESTS:
             return True
+        if isinstance(node, cst.Call) and dotted_name(node.func) == "isinstance":
+            if len(node.args) == 2 and _data_classes(node.args[1].value):
+                return True
         if isinstance(node, cst.Comparison) and any(
             isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
             for target in node.comparisons
         ):
             return True
         stack.extend(iter_children(node))
+    return False
+
+
+def _data_classes(classes: cst.BaseExpression) -> bool:
+    """``torch.Tensor``, ``(int, float)``, ``np.ndarray``: classes of data, where a test
+    for another class (``nn.Module``: a model or a function computing the same result)
+    leaves tensors on both paths."""
+    names = classes.elements if isinstance(classes, cst.Tuple) else [classes]
+    for element in names:
+        name = dotted_name(element.value if isinstance(element, cst.Element) else element)
+        last = (name or "").rpartition(".")[2]
+        if last.endswith(("Tensor", "ndarray", "Number")) or last in HOST_ANNOTATIONS:
+            return True
     return False
 
 

@@ -622,6 +622,22 @@ class FactoryWithoutDevice(Rule):
             unsafe=True,
         ),
         Invalid(
+            # The same for one element of a returned tuple.
+            "import torch\n\n"
+            "def moments(a: torch.Tensor):\n"
+            "    if a.numel() == 0:\n"
+            "        return a.sum(), torch.zeros(3)\n"
+            "    return a.sum(), a.mean(0)\n",
+            line=5,
+            column=25,
+            fixed="import torch\n\n"
+            "def moments(a: torch.Tensor):\n"
+            "    if a.numel() == 0:\n"
+            "        return a.sum(), torch.zeros(3, device=a.device)\n"
+            "    return a.sum(), a.mean(0)\n",
+            unsafe=True,
+        ),
+        Invalid(
             # Met inside a nested function that captured it: no fix moves the function.
             "import torch\nfrom torch import nn\n\n\n"
             "class Multi(nn.Module):\n"

@@ -79,7 +79,13 @@ class FactoryWithoutDevice(Rule):
     modules or devices are on the computation's device there. A tensor handed to a
     `torch.distributed` collective (`all_reduce`, `all_gather`, `broadcast`, `reduce`,
     `send`, ...) meets the device too, in any function: under NCCL the collective runs
-    on the process's GPU.
+    on the process's GPU. A CPU fallback is reported too, in the same places: a function
+    that returns the tensor (whole or as one element of a tuple) where another `return`
+    gives a tensor on the computation's device at the same place (`return
+    torch.empty(n, 3, 3)` when the solver fails), so its callers get the CPU tensor where
+    they expect device data; not when a test of what an input is (`isinstance` of a tensor
+    or of Python data, `is None`) chooses the path, nor when the device path hands an
+    input back or follows only parameters that default to None.
 
     ## Why is this bad?
     The model runs on a GPU and its inputs, parameters and activations are there; a

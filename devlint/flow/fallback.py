@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import libcst as cst
 
 from devlint.flow.inference import FunctionFlow
+from devlint.flow.meetings import empty_data
 from devlint.nodes import dotted_name, iter_children
 from devlint.symbols import HOST_ANNOTATIONS, VIEW_METHODS
 
@@ -20,13 +21,15 @@ _KIND_TESTS = frozenset({"torch.is_tensor", "hasattr", "callable"})
 def fallback_return(made: cst.Call, flow: FunctionFlow) -> cst.Return | None:
     """The ``return`` of ``flow``'s function that gives a tensor following the computation's
     device where another ``return`` gives the CPU tensor made at ``made`` (whole, or as the
-    same element of a tuple), else None.
+    same element of a tuple, every return giving a tuple as long or none), else None.
 
     None as well when either return is under a test of what an input is (``isinstance``,
     ``is None``: the CPU path is for an input that is no tensor), when the device result
     is an input handed back (itself or a view of it), or when it follows only parameters
     that default to None (a caller that passes none gets the CPU on purpose).
     """
+    if empty_data(made):
+        return None  # `Tensor([])`: a sentinel for "none", which callers test by its length
     created = flow.values.get(made)
     if created is None or made not in created.made:
         return None  # placed by `device=`, or no tensor of its own
@@ -38,6 +41,9 @@ def fallback_return(made: cst.Call, flow: FunctionFlow) -> cst.Return | None:
     if found is None or any(ret is found[0] and tested for ret, tested in returns):
         return None
     cpu_return, position = found
+    shape = _shape(cpu_return)
+    if any(_shape(ret) != shape for ret, _ in returns):
+        return None  # a tuple here, one value there: which caller gets which is unknown
     optional = _none_defaults(flow.function)
     for ret, tested in returns:
         if ret is cpu_return or tested:
@@ -76,9 +82,13 @@ def _tests_kind(test: cst.BaseExpression) -> bool:
         node = stack.pop()
         if isinstance(node, cst.Call) and dotted_name(node.func) in _KIND_TESTS:
             return True
-        if isinstance(node, cst.Call) and dotted_name(node.func) == "isinstance":
-            if len(node.args) == 2 and _data_classes(node.args[1].value):
-                return True
+        if (
+            isinstance(node, cst.Call)
+            and dotted_name(node.func) == "isinstance"
+            and len(node.args) == 2
+            and _data_classes(node.args[1].value)
+        ):
+            return True
         if isinstance(node, cst.Comparison) and any(
             isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
             for target in node.comparisons
@@ -109,6 +119,11 @@ def _positions_of(made: cst.Call, ret: cst.Return) -> Iterator[int | None]:
         for position, element in enumerate(ret.value.elements):
             if element.value is made:
                 yield position
+
+
+def _shape(ret: cst.Return) -> int | None:
+    """How many elements the tuple ``ret`` writes out has; None: it gives one value."""
+    return len(ret.value.elements) if isinstance(ret.value, cst.Tuple) else None
 
 
 def _element(ret: cst.Return, position: int | None) -> cst.BaseExpression | None:

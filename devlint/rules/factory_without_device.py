@@ -607,6 +607,20 @@ class FactoryWithoutDevice(Rule):
         "    if flip:\n"
         "        return start * 2\n"
         "    return torch.arange(n)\n",
+        # An empty tensor is a sentinel callers test by its length; a function returning a
+        # tuple on one path and one value on another: which caller gets which is unknown.
+        "import torch\n\n"
+        "def overlaps(a: torch.Tensor, b: torch.Tensor):\n"
+        "    if a.numel() == 0:\n"
+        "        return torch.Tensor([])\n"
+        "    return a @ b.T\n\n"
+        "def align(a: torch.Tensor, b: torch.Tensor, return_all: bool = False):\n"
+        "    if a.numel() == 0:\n"
+        "        return torch.tensor(0.0), torch.ones(a.shape[0])\n"
+        "    scale = (a * b).sum(1)\n"
+        "    if return_all:\n"
+        "        return (a - b).sum(), scale\n"
+        "    return (a - b).sum()\n",
     )
     INVALID = (
         Invalid(

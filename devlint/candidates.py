@@ -55,6 +55,9 @@ class Requirement:
     """The parameter: a position, or a keyword."""
     placed: tuple[int | str, ...] = ()
     """The call's arguments surely on the computation's device."""
+    part: int | None = None
+    """The element of the tuple the function returns that the requirement is about
+    (``a, b = f(x)``, ``f(x)[1]``, ``out = f(x); out[1]``); None: its whole result."""
 
 
 @dataclass(frozen=True)

@@ -146,7 +146,17 @@ class FlowSummary:
     """Calls of other files' functions whose result its result may be: the callee (as its
     file resolves it), an argument's slot, and the parameter that argument follows. Its
     result follows that parameter where the callee's result follows the slot."""
+    parts: tuple[str, ...] = ()
+    """Where each element of the tuple it returns (``return a, b``) comes from: one of
+    ``PART_ORIGINS`` (empty: no ``return`` writes a tuple out)."""
+    parts_via: tuple[tuple[str, ...], ...] = ()
+    """The parameters each element of that tuple follows."""
     line: int = 0
+
+
+PART_ORIGINS = ("cpu", "param", "follows", "unknown")
+"""``FlowSummary.parts``: made on the CPU here, follows a parameter (``parts_via``), follows
+the computation (no parameter gives it), or unknown."""
 
 
 @dataclass(frozen=True)
@@ -154,6 +164,9 @@ class ResultMeets:
     """The result of a call of ``callee`` (a function of another file) meets the device."""
 
     callee: str
+    part: int | None = None
+    """The element of the tuple it returns that meets it (``a, b = f(x)``, ``f(x)[1]``);
+    None: the result itself."""
     line: int = 0
 
 

@@ -170,7 +170,7 @@ class ProjectIndex:
         self._constants: dict[str, DeviceConstant] = {}
         self._references: list[tuple[Reference, str]] = []
         self._summaries: dict[str, FlowSummary] = {}
-        self._results_meeting: set[str] = set()
+        self._results_meeting: set[tuple[str, int | None]] = set()
         self._module_of: dict[str, str] = {}
         """Where each class and function is defined: with ``_classes`` and ``_functions``,
         from the same files (two files of one module name: the later wins in all three)."""
@@ -193,7 +193,7 @@ class ProjectIndex:
                 elif isinstance(fact, FlowSummary):
                     self._summaries[fact.function] = fact
                 elif isinstance(fact, ResultMeets):
-                    self._results_meeting.add(fact.callee)
+                    self._results_meeting.add((fact.callee, fact.part))
                 else:
                     self._constants[fact.name] = replace(fact, path=file_facts.path)
         self._by_last_name: dict[str, list[str]] = {}
@@ -498,9 +498,13 @@ class ProjectIndex:
         return found
 
     @cached_property
-    def _meeting_results(self) -> frozenset[str]:
-        """The functions some call of which has its result meet the device."""
-        return frozenset(self.canonical(callee) for callee in self._results_meeting)
+    def _meeting_results(self) -> dict[str, set[int | None]]:
+        """The functions some call of which has its result meet the device, each with the
+        elements of the tuple it returns that do (None: the result itself)."""
+        found: dict[str, set[int | None]] = {}
+        for callee, part in self._results_meeting:
+            found.setdefault(self.canonical(callee), set()).add(part)
+        return found
 
     def modules_showing(self, requirement: Requirement) -> frozenset[str]:
         """The project modules whose flow facts decide ``requirement``: the callee's, or
@@ -518,13 +522,18 @@ class ProjectIndex:
     def holds(self, requirement: Requirement) -> bool:
         """Whether the project's flow summaries show what a candidate needs from them."""
         function = self.canonical(requirement.function)
+        part = requirement.part
         if requirement.kind is Needed.RESULT_MEETS:
-            return function in self._meeting_results
+            # A row of a CPU result (`f(x)[0]`) is on the CPU too; a tuple meets nothing whole.
+            met = self._meeting_results.get(function, set())
+            return bool(met) if part is None else part in met
         summary = self._summaries.get(function)
         if summary is None:
             return False
         name = _parameter_of(summary, requirement.slot)
         if requirement.kind is Needed.PARAMETER_RETURNED:
+            if name is not None and part is not None and part < len(summary.parts):
+                return summary.parts[part] == "param" and name in summary.parts_via[part]
             return name is not None and self._returns_parameter(function, name, frozenset())
         partners = dict(summary.meets).get(name or "", ())
         placed = {_parameter_of(summary, slot) for slot in requirement.placed}

@@ -106,6 +106,28 @@ CPU_RESULT_METHODS = frozenset({"cpu", "numpy", "tolist", "item"})
 MOVE_METHODS = frozenset({"to", "cuda", "type_as"})
 """Methods that move a fresh tensor somewhere explicitly."""
 
+VIEW_METHODS = frozenset(
+    {
+        "view",
+        "view_as",
+        "reshape",
+        "reshape_as",
+        "squeeze",
+        "unsqueeze",
+        "permute",
+        "transpose",
+        "flatten",
+        "contiguous",
+        "expand",
+        "expand_as",
+        "t",
+        "detach",
+        "narrow",
+    }
+)
+"""Tensor methods that give the same data seen another way: a function returning an input
+through one of these hands its input back."""
+
 FORWARD_PATH_METHODS = frozenset({"forward", "__call__", "generate"})
 """Methods that run on every batch, besides ``*_step`` and the batch-level hooks."""
 

@@ -866,13 +866,13 @@ class Traversal:
             if not any(call.rpartition(".")[2] in results for call in function.calls):
                 continue
             flow = self._flows.function(node, function.owner_node)
-            callees = {
-                self.qualified_name(call.func)
-                for call in flow.results_meeting
-                if isinstance(call, cst.Call)
-            }
-            ours = (c for c in callees if c and c.rpartition(".")[2] in results)
-            found.extend(ResultMeets(callee) for callee in sorted(ours))
+            meeting: set[tuple[str, int | None]] = set()
+            for met in flow.results_meeting:
+                call, part = flow.result_parts.get(met, (met, None))
+                callee = self.qualified_name(call.func) if isinstance(call, cst.Call) else None
+                if callee and callee.rpartition(".")[2] in results:
+                    meeting.add((callee, part))
+            found.extend(ResultMeets(c, p) for c, p in sorted(meeting, key=repr))
         return tuple(found)
 
     def _candidates(self) -> tuple[Candidate, ...]:

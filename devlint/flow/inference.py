@@ -213,6 +213,10 @@ class FunctionFlow:
     each joined over the returns (one that gives anything else gives its whole value to
     each: unpacking a tensor gives its rows, on its device): what a caller unpacking the
     result (``x, y = f()``) binds to each name. Empty when no ``return`` writes one out."""
+    result_parts: Mapping[cst.CSTNode, tuple[cst.CSTNode, int]] = field(default_factory=dict)
+    """Elements of the results of other files' functions taken apart here (``a, b = f(x)``,
+    ``f(x)[1]``, ``out = f(x); out[1]``): the node standing for each (the target, the
+    subscript) in ``Value.calls`` and ``results_meeting``, with the call and the position."""
 
     def meetings_of(self, made: cst.CSTNode) -> tuple[Meeting, ...]:
         """Where the tensor made at ``made`` meets the computation's device, first first."""
@@ -269,19 +273,23 @@ def analyse_function(
         tuple(inference.handoffs),
         frozenset(inference.results_meeting),
         tuple(dict.fromkeys(inference.returned_whole)),
-        _returned_via(returned, inference.calls_out),
+        _returned_via(returned, inference.calls_out, inference.result_parts),
         returned_parts=_positionwise(inference.returned_tuples),
+        result_parts=inference.result_parts,
     )
 
 
 def _returned_via(
     returned: Value,
     calls_out: Mapping[cst.CSTNode, tuple[str, tuple[tuple[int | str, Value], ...]]],
+    result_parts: Mapping[cst.CSTNode, tuple[cst.CSTNode, int]],
 ) -> tuple[tuple[str, int | str, str], ...]:
-    """``FunctionFlow.returned_via``: the calls of other files' functions the result holds."""
+    """``FunctionFlow.returned_via``: the calls of other files' functions the result holds
+    (or one element of: taken as their whole result)."""
+    calls = (result_parts[call][0] if call in result_parts else call for call in returned.calls)
     found = {
         (callee, slot, param)
-        for call in returned.calls
+        for call in calls
         if call in calls_out
         for callee, slots in (calls_out[call],)
         for slot, argument in slots
@@ -473,6 +481,9 @@ class _Inference:
         self.results_meeting: set[cst.CSTNode] = set()
         self.calls_out: dict[cst.CSTNode, _CallOut] = {}
         """Each call of another file's function: its callee and its arguments' values."""
+        self.result_parts: dict[cst.CSTNode, tuple[cst.CSTNode, int]] = {}
+        """``FunctionFlow.result_parts``."""
+        self._stand_ins: dict[tuple[cst.CSTNode, int], cst.CSTNode] = {}
         self._written: cst.Subscript | None = None
         """The target of the assignment being bound, while it is evaluated."""
         self.counts: set[cst.CSTNode] = set()
@@ -671,8 +682,16 @@ class _Inference:
                 self.env[container] = join(held, found)  # d["mask"] = torch.ones(n)
         elif isinstance(target, (cst.Tuple, cst.List)):
             parts = self._parts(source, len(target.elements))
+            call = self._call_result(found)
             for position, element in enumerate(target.elements):
-                part = parts[position] if parts is not None else found
+                if isinstance(element, cst.StarredElement):
+                    call = None  # the positions after ``*rest`` are unknown
+                if parts is not None:
+                    part = parts[position]
+                elif call is not None:
+                    part = self._result_part(element.value, call, position)
+                else:
+                    part = found
                 self._bind(element.value, part, source)
 
     def _write(
@@ -717,6 +736,21 @@ class _Inference:
         if any(isinstance(element, cst.StarredElement) for element in source.elements):
             return None
         return [self.values.get(element.value, UNKNOWN) for element in source.elements]
+
+    def _call_result(self, found: Value) -> cst.CSTNode | None:
+        """The call of another file's function whose result ``found`` is, as it returned it
+        (not derived from it, nor one element of it), else None."""
+        if len(found.calls) != 1 or found.made or found.params or found.tied:
+            return None
+        call = found.calls[0]
+        return call if call in self.calls_out and found.origins == UNKNOWN.origins else None
+
+    def _result_part(self, stand_in: cst.CSTNode, call: cst.CSTNode, position: int) -> Value:
+        """Element ``position`` of the result of ``call`` (another file's function), which
+        ``stand_in`` stands for wherever it goes: its summary may know where it comes from."""
+        first = self._stand_ins.setdefault((call, position), stand_in)  # one per element
+        self.result_parts[first] = (call, position)
+        return Value(UNKNOWN.origins, calls=(first,))
 
     def _bind_element(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> None:
         """Bind a loop or comprehension target to an element of ``iterable``."""
@@ -867,6 +901,10 @@ class _Inference:
         base = self.eval(node.value)
         if self._element_of_one_dimension(base, node):
             return element_of_cpu_vectors(base)  # `torch.linspace(0, 1, n)[i]`: 0-dim
+        call = self._call_result(base)
+        position = _integer_index(node)
+        if call is not None and position is not None and not written:
+            return self._result_part(node, call, position)
         for element in node.slice:
             if isinstance(element.slice, cst.Index):
                 index = self.eval(element.slice.value)
@@ -1454,6 +1492,16 @@ def _adds_or_keeps_dimensions(index: cst.BaseExpression) -> bool:
     if isinstance(index, cst.Ellipsis):
         return True
     return isinstance(index, cst.Name) and index.value in ("None", "True", "False")
+
+
+def _integer_index(node: cst.Subscript) -> int | None:
+    """``k`` of ``x[k]``, a literal position counted from the start, else None."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    index = node.slice[0].slice.value
+    found = index.evaluated_value if isinstance(index, cst.Integer) else None
+    return found if isinstance(found, int) else None
+
 
 
 def _moved_unless_there(node: cst.If) -> str | None:

@@ -6,6 +6,7 @@ import libcst as cst
 
 from devlint.facts import FlowSummary
 from devlint.flow.inference import FunctionFlow
+from devlint.flow.values import Value
 
 
 def positional_names(function: cst.FunctionDef) -> tuple[str, ...]:
@@ -16,9 +17,32 @@ def positional_names(function: cst.FunctionDef) -> tuple[str, ...]:
 
 def summarise(flow: FunctionFlow, name: str) -> FlowSummary:
     """The summary of ``flow``, the flow of the function qualified ``name``: which
-    parameters reach a meeting point (and what they meet), which ones its result follows."""
+    parameters reach a meeting point (and what they meet), which ones its result follows,
+    and where each element of a tuple it returns comes from."""
     meets = tuple(sorted((param, tuple(sorted(met))) for param, met in flow.reaching.items()))
     returned = flow.returned
-    returns = tuple(sorted(returned.params)) if returned.follows else ()
     params = positional_names(flow.function)
-    return FlowSummary(name, params, meets, returns, returns_via=flow.returned_via)
+    return FlowSummary(
+        name,
+        params,
+        meets,
+        _followed(returned),
+        returns_via=flow.returned_via,
+        parts=tuple(_part_origin(part) for part in flow.returned_parts),
+        parts_via=tuple(_followed(part) for part in flow.returned_parts),
+    )
+
+
+def _followed(found: Value) -> tuple[str, ...]:
+    """The parameters whose device ``found`` follows."""
+    return tuple(sorted(found.params)) if found.follows else ()
+
+
+def _part_origin(part: Value) -> str:
+    """``FlowSummary.parts`` of one element: a parameter it may follow first (a caller's
+    argument decides), then the computation's device, then a CPU tensor made here."""
+    if _followed(part):
+        return "param"
+    if part.follows:
+        return "follows"
+    return "cpu" if part.made else "unknown"

@@ -10,6 +10,7 @@ import libcst as cst
 from devlint.candidates import Candidate, Needed, Requirement, Resolution, Scope, ScopeInfo
 from devlint.facts import FileFacts
 from devlint.findings import Applicability, Fix
+from devlint.flow.fallback import fallback_return
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting, MeetingKind, empty_data
 from devlint.flow.values import UNKNOWN
@@ -84,7 +85,13 @@ class FactoryWithoutDevice(Rule):
     modules or devices are on the computation's device there. A tensor handed to a
     `torch.distributed` collective (`all_reduce`, `all_gather`, `broadcast`, `reduce`,
     `send`, ...) meets the device too, in any function: under NCCL the collective runs
-    on the process's GPU.
+    on the process's GPU. A CPU fallback is reported too, in the same places: a function
+    that returns the tensor (whole or as one element of a tuple) where another `return`
+    gives a tensor on the computation's device at the same place (`return
+    torch.empty(n, 3, 3)` when the solver fails), so its callers get the CPU tensor where
+    they expect device data; not when a test of what an input is (`isinstance` of a tensor
+    or of Python data, `is None`) chooses the path, nor when the device path hands an
+    input back or follows only parameters that default to None.
 
     ## Why is this bad?
     The model runs on a GPU and its inputs, parameters and activations are there; a
@@ -650,6 +657,42 @@ class FactoryWithoutDevice(Rule):
         "    def __call__(self, samples, rate):\n"
         "        waveform = torch.from_numpy(samples[None, :])\n"
         '        return self.model({"waveform": waveform, "sample_rate": rate})\n',
+        # A CPU fallback chosen by a test of what the input is: with no tensor given, no
+        # device is known (the device path is the input's own).
+        "import torch\n\n"
+        "def offsets(n: int, like: torch.Tensor):\n"
+        "    if like is not None:\n"
+        "        return like.new_zeros(n) + like.mean()\n"
+        "    return torch.zeros(n)\n\n"
+        "def as_scores(scores, weight: torch.Tensor):\n"
+        "    if isinstance(scores, torch.Tensor):\n"
+        "        return scores * weight\n"
+        "    return torch.ones(len(scores))\n",
+        # The device path hands the input back, or follows only an input that defaults to
+        # None: a caller that passes none asks for the CPU.
+        "import torch\n\n"
+        "def head(x: torch.Tensor, n: int):\n"
+        "    if x.shape[0] >= n:\n"
+        "        return x[:n].view(n, -1)\n"
+        "    return torch.zeros(n, 1)\n\n"
+        "def ramp(n: int, start: torch.Tensor = None, flip: bool = False):\n"
+        "    if flip:\n"
+        "        return start * 2\n"
+        "    return torch.arange(n)\n",
+        # An empty tensor is a sentinel callers test by its length; a function returning a
+        # tuple on one path and one value on another: which caller gets which is unknown.
+        "import torch\n\n"
+        "def overlaps(a: torch.Tensor, b: torch.Tensor):\n"
+        "    if a.numel() == 0:\n"
+        "        return torch.Tensor([])\n"
+        "    return a @ b.T\n\n"
+        "def align(a: torch.Tensor, b: torch.Tensor, return_all: bool = False):\n"
+        "    if a.numel() == 0:\n"
+        "        return torch.tensor(0.0), torch.ones(a.shape[0])\n"
+        "    scale = (a * b).sum(1)\n"
+        "    if return_all:\n"
+        "        return (a - b).sum(), scale\n"
+        "    return (a - b).sum()\n",
     )
     INVALID = (
         Invalid(
@@ -736,6 +779,40 @@ class FactoryWithoutDevice(Rule):
             "        for k in trange(n):\n"
             "            x = self.model(x * levels[None, k])\n"
             "        return x\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A CPU fallback: callers get it where the other path gives the points' device.
+            "import torch\n\n"
+            "def normalized(points: torch.Tensor, eps: float = 1e-8):\n"
+            "    norm = points.norm(dim=-1, keepdim=True)\n"
+            "    if bool((norm < eps).all()):\n"
+            "        return torch.zeros(points.shape[0], 3)\n"
+            "    return points / norm\n",
+            line=6,
+            column=16,
+            fixed="import torch\n\n"
+            "def normalized(points: torch.Tensor, eps: float = 1e-8):\n"
+            "    norm = points.norm(dim=-1, keepdim=True)\n"
+            "    if bool((norm < eps).all()):\n"
+            "        return torch.zeros(points.shape[0], 3, device=points.device)\n"
+            "    return points / norm\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # The same for one element of a returned tuple.
+            "import torch\n\n"
+            "def moments(a: torch.Tensor):\n"
+            "    if a.numel() == 0:\n"
+            "        return a.sum(), torch.zeros(3)\n"
+            "    return a.sum(), a.mean(0)\n",
+            line=5,
+            column=25,
+            fixed="import torch\n\n"
+            "def moments(a: torch.Tensor):\n"
+            "    if a.numel() == 0:\n"
+            "        return a.sum(), torch.zeros(3, device=a.device)\n"
+            "    return a.sum(), a.mean(0)\n",
             unsafe=True,
         ),
         Invalid(
@@ -1604,7 +1681,7 @@ class FactoryWithoutDevice(Rule):
         ),
     )
 
-    screen_types = (ast.Call, ast.Attribute, *BINDING_TYPES)
+    screen_types = (ast.Call, ast.Attribute, ast.Return, *BINDING_TYPES)
 
     def sightings(self, found: Skeleton, settings: RuleSettings) -> frozenset[Sighting] | None:
         """A candidate is a call that may resolve to ``torch.<factory>`` (``Bindings``) and,
@@ -1625,7 +1702,7 @@ class FactoryWithoutDevice(Rule):
             return None
         placed = _surely_placed(calls)
         scopes = {found.scope_of(call) for call in fresh if id(call) not in placed}
-        following = _functions_reading_devices(found, calls)
+        following = _functions_reading_devices(found, calls) | _may_fall_back(found, fresh)
         return frozenset(
             Sighting(scope, follows_inputs=_follows_inputs(scope, following))
             for scope in scopes
@@ -1658,6 +1735,10 @@ class FactoryWithoutDevice(Rule):
             return
         meetings = context.meetings_of(node)
         if not meetings:
+            fallback = fallback_return(node, flow)
+            if fallback is not None:
+                self._visit_fallback(node, name, factory, flow, fallback, context)
+                return
             self._visit_handed_off(node, name, factory, flow, context)
             return  # or moved first, only an index, host data, or it meets nothing
         meeting = meetings[0]
@@ -1683,6 +1764,26 @@ class FactoryWithoutDevice(Rule):
             lines={"line": meeting.at},
         )
 
+    def _visit_fallback(
+        self,
+        node: cst.Call,
+        name: str,
+        factory: str,
+        flow: FunctionFlow,
+        fallback: cst.Return,
+        context: FileContext,
+    ) -> None:
+        """A CPU tensor returned where another ``return`` gives device data
+        (``fallback_return``): callers get it where they expect the device."""
+        fixes, anchors = _fixes(node, factory, None, flow, context)
+        context.report(
+            self.code,
+            node,
+            data={"factory": name, "fallback_of": flow.function.name.value, **anchors},
+            fixes=fixes,
+            lines={"line": fallback},
+        )
+
     def _visit_handed_off(
         self, node: cst.Call, name: str, factory: str, flow: FunctionFlow, context: FileContext
     ) -> None:
@@ -1699,16 +1800,23 @@ class FactoryWithoutDevice(Rule):
             needs.append(
                 Requirement(Needed.PARAMETER_MEETS, handoff.callee, handoff.slot, handoff.placed)
             )
-            if handoff.call in flow.results_meeting:
-                needs.append(Requirement(Needed.PARAMETER_RETURNED, handoff.callee, handoff.slot))
+            for part in _parts_meeting(flow, handoff.call):
+                needs.append(
+                    Requirement(Needed.PARAMETER_RETURNED, handoff.callee, handoff.slot, part=part)
+                )
             data.setdefault("callee", handoff.callee.rpartition(".")[2])
             lines.setdefault("line", handoff.call)
         function = context.scope.function_name
         own = function is not None and function.endswith(f".{flow.function.name.value}")
-        if own and not needs and any(site is node for site in flow.returned_whole):
+        if own and not needs:
             assert function is not None
-            needs.append(Requirement(Needed.RESULT_MEETS, function))
-            data["returned_by"] = flow.function.name.value
+            if any(site is node for site in flow.returned_whole):
+                needs.append(Requirement(Needed.RESULT_MEETS, function))
+            for position, element in enumerate(flow.returned_parts):
+                if any(site is node for site in element.made):
+                    needs.append(Requirement(Needed.RESULT_MEETS, function, part=position))
+            if needs:
+                data["returned_by"] = flow.function.name.value
         if not needs:
             return
         fixes, anchors = _fixes(node, factory, None, flow, context)
@@ -1728,7 +1836,8 @@ class FactoryWithoutDevice(Rule):
         collate = not scope.forward_path and _collate_function(candidate.scope, index)
         if "cpu_inputs_clear" in data and collate:
             return None  # a loader's samples are on the CPU: so is what they meet here
-        library = "follows_inputs" in data and _library_function(candidate.scope, index)
+        evidence = "follows_inputs" in data or "fallback_of" in data
+        library = evidence and _library_function(candidate.scope, index)
         if not (_reports_in(scope) or library or data.get("collective")):
             return None
         made = f"`{data['factory']}()` makes a CPU tensor that meets the computation's device"
@@ -1739,6 +1848,11 @@ class FactoryWithoutDevice(Rule):
             )
         elif "callee" in data:
             message = f"{made} in `{data['callee']}` (called at line {data['line']})"
+        elif "fallback_of" in data:
+            message = (
+                f"`{data['factory']}()` makes a CPU tensor that `{data['fallback_of']}` returns "
+                f"where its return at line {data['line']} is on the computation's device"
+            )
         elif "returned_by" in data:
             message = f"{made} where callers of `{data['returned_by']}` in other files use it"
         else:
@@ -1833,6 +1947,26 @@ def _functions_reading_devices(found: Skeleton, calls: Iterable[ast.Call]) -> fr
             if scope.class_name is None:
                 found_in.add("")
     return frozenset(found_in)
+
+
+def _may_fall_back(found: Skeleton, fresh: Iterable[ast.Call]) -> frozenset[str]:
+    """Functions that return one of the ``fresh`` calls (whole or in a tuple) and have
+    another ``return`` of something: where ``fallback_return`` may find a CPU fallback."""
+    returned = {id(call) for call in fresh}
+    giving: dict[str | None, list[bool]] = {}
+    for node in found.of_type(ast.Return):
+        assert isinstance(node, ast.Return)
+        value = node.value
+        if value is None or isinstance(value, ast.Constant):
+            continue
+        elements = value.elts if isinstance(value, ast.Tuple) else [value]
+        fresh_here = any(id(element) in returned for element in elements)
+        giving.setdefault(found.scope_of(node).function_name, []).append(fresh_here)
+    return frozenset(
+        name
+        for name, fresh_returns in giving.items()
+        if name is not None and any(fresh_returns) and len(fresh_returns) > 1
+    )
 
 
 def _reads_device(attribute: str, value: ast.expr | cst.BaseExpression, called: bool) -> bool:
@@ -1960,6 +2094,16 @@ def _describe(meeting: Meeting, context: FileContext) -> str:
         if len(text) <= _MAX_SHOWN:
             return text
     return text[: _MAX_SHOWN - 3] + "..."
+
+
+def _parts_meeting(flow: FunctionFlow, call: cst.CSTNode) -> list[int | None]:
+    """What of the result of ``call`` (another file's function) meets the device here: the
+    result itself (None), or elements of the tuple it returns, first first."""
+    found: list[int | None] = [None] if call in flow.results_meeting else []
+    for stand_in, (of, part) in flow.result_parts.items():
+        if of is call and stand_in in flow.results_meeting:
+            found.append(part)
+    return found
 
 
 def _fixes(

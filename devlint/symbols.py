@@ -492,20 +492,34 @@ CPU_RESULT_FUNCTIONS = frozenset(
 """torch functions whose result is a CPU tensor whatever their arguments' device: a shape
 made a tensor for tracing (also through ``torch.onnx.operators``), the CPU generator's state."""
 
-CPU_LENGTHS_FUNCTIONS = frozenset({"torch.nn.utils.rnn.pack_padded_sequence"})
-"""torch functions whose second argument, ``lengths``, must be a CPU tensor (or a list): a
-name passed there as it is holds CPU lengths, in the functions of that file that take it
-too (NISQA hands one ``n_wins`` to every block of its model)."""
+CPU_ARGUMENTS: dict[str, dict[str, int]] = {
+    "torch.nn.utils.rnn.pack_padded_sequence": {"lengths": 1},
+    **{
+        ctc: {"targets": 1, "input_lengths": 2, "target_lengths": 3}
+        for ctc in (
+            "torch.nn.functional.ctc_loss",
+            "torch.nn.CTCLoss",
+            "torch.nn.modules.loss.CTCLoss",
+        )
+    },
+}
+"""``{function or module class: {parameter: position}}``: arguments torch takes on the CPU
+on purpose next to device inputs (positions as a caller counts them, a module's as its
+call passes them): ``pack_padded_sequence``'s ``lengths`` must be there, CTC moves its
+targets and lengths itself (its cuDNN path even requires them there). A CPU tensor handed
+only there meets nothing."""
+
+CPU_LENGTHS_FUNCTIONS = frozenset(
+    name for name, parameters in CPU_ARGUMENTS.items() if "lengths" in parameters
+)
+"""torch functions whose ``lengths`` must be a CPU tensor (or a list): a name passed there
+as it is holds CPU lengths, in the functions of that file that take it too (NISQA hands
+one ``n_wins`` to every block of its model)."""
 
 EXPORT_ONLY_CHECKS = frozenset({"torch.onnx.is_in_onnx_export"})
 """Tests true only while a model is exported to ONNX: the branch they guard is the export's
 graph, not the computation that runs on the device (kornia's ``normalize`` skips its moves
 there, and moves its operands on every other path)."""
-
-CPU_TARGET_LOSSES = frozenset({"torch.nn.CTCLoss", "torch.nn.modules.loss.CTCLoss"})
-"""Loss modules that take their targets and lengths on the CPU next to device inputs:
-``nn.CTCLoss`` moves them itself (its cuDNN path even requires them there). Only the
-first argument (the log-probabilities) must be on the module's device."""
 
 DATASET_PARAMETER_NAMES = ("dataset", "_dataset", "_ds")
 """Parameter names (or their endings) that hold a dataset: its samples are what data

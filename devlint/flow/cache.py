@@ -26,7 +26,7 @@ from devlint.flow.inference import (
 from devlint.flow.meetings import Meeting, refused_as_scalar
 from devlint.flow.values import CHOSEN_CPU, UNKNOWN, Value
 from devlint.nodes import descendants
-from devlint.symbols import CPU_LENGTHS_FUNCTIONS
+from devlint.symbols import CPU_ARGUMENTS, CPU_LENGTHS_FUNCTIONS
 
 _MAX_CALL_DEPTH = 3
 """Calls of the file's own functions followed into one another (deeper: unknown)."""
@@ -293,11 +293,13 @@ class FileFlows:
 
 def _lengths_passed(call: cst.Call, resolve: Resolver) -> Iterable[str]:
     """The name given as the CPU ``lengths`` of ``call``, if it calls such a function."""
-    if resolve(call.func) not in CPU_LENGTHS_FUNCTIONS:
+    callee = resolve(call.func)
+    if callee not in CPU_LENGTHS_FUNCTIONS:
         return ()
+    position = CPU_ARGUMENTS[callee]["lengths"]
     positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
     named = [arg for arg in call.args if arg.keyword is not None and arg.keyword.value == "lengths"]
-    chosen = named or positional[1:2]
+    chosen = named or positional[position : position + 1]
     if chosen and isinstance(chosen[0].value, cst.Name):
         return (chosen[0].value.value,)
     return ()

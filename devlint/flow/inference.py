@@ -65,9 +65,9 @@ from devlint.symbols import (
     COLLECTION_UPDATERS,
     COLLECTIVE_FUNCTIONS,
     CONFIG_PARAMETERS,
+    CPU_ARGUMENTS,
     CPU_LIBRARIES,
     CPU_RESULT_FUNCTIONS,
-    CPU_TARGET_LOSSES,
     CROSS_DEVICE_METHODS,
     DATA_FACTORIES,
     DATASET_PARAMETER_NAMES,
@@ -1038,9 +1038,8 @@ class _Inference:
         attribute = self.env.get(f"self.{name}", self._owner.attribute(name))
         if not attribute.on_device:
             return self._closure_call(node, node.func, attribute, arguments)
-        if self._owner.classes.get(name) in CPU_TARGET_LOSSES:
-            return self._module_call(node, node.func, arguments[:1])  # targets may be CPU
-        return self._module_call(node, node.func, arguments)
+        held = self._owner.classes.get(name)
+        return self._module_call(node, node.func, _device_arguments(held, arguments))
 
     def _local_call(
         self,
@@ -1534,3 +1533,21 @@ def _is_string(node: cst.BaseExpression, text: str) -> bool:
 
 def _is_empty_shape(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.List, cst.Tuple)) and not node.elements
+
+
+def _device_arguments(
+    callee: str | None, arguments: Sequence[tuple[cst.Arg, Value]]
+) -> Sequence[tuple[cst.Arg, Value]]:
+    """The arguments of a call of ``callee`` that must be on its device: not those it takes
+    on the CPU on purpose (``CPU_ARGUMENTS``: the targets and lengths of ``nn.CTCLoss``)."""
+    taken = CPU_ARGUMENTS.get(callee or "")
+    if taken is None:
+        return arguments
+    positions = set(taken.values())
+    kept = []
+    for position, (arg, found) in enumerate(arguments):
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword in taken or (keyword is None and not arg.star and position in positions):
+            continue
+        kept.append((arg, found))
+    return kept

@@ -458,6 +458,21 @@ class FactoryWithoutDevice(Rule):
         "        target = torch.arange(1, lens[0] + 1).unsqueeze(0)\n"
         "        loss = self.ctc(x, target, input_lengths=lens[:1], target_lengths=lens[:1])\n"
         "        return out, k, batches, loss\n",
+        # CTC takes its targets and lengths on the CPU, by position or by keyword, as a
+        # function or as a module held by the model.
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n"
+        "class Recognizer(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.proj = nn.Linear(8, 5)\n"
+        "        self.ctc = nn.CTCLoss()\n\n"
+        "    def forward(self, x, targets):\n"
+        "        log_probs = self.proj(x).log_softmax(-1)\n"
+        "        frames = torch.full((x.shape[1],), x.shape[0], dtype=torch.long)\n"
+        "        sizes = torch.tensor([len(t) for t in targets])\n"
+        "        flat = torch.cat([torch.tensor(t) for t in targets])\n"
+        "        loss = F.ctc_loss(log_probs, flat, frames, target_lengths=sizes)\n"
+        "        return loss + self.ctc(log_probs, flat, frames, sizes)\n",
         # A helper's `x is None` branch that its only caller never takes; a placeholder
         # that every option of a mode replaces.
         "import torch\nimport torch.nn as nn\nfrom typing import Optional\n\n"

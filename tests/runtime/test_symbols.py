@@ -60,6 +60,17 @@ def check_positions(loaders: dict[str, int], owner: Callable[[str], object]) -> 
     return wrong
 
 
+def check_cpu_arguments(functions: dict[str, dict[str, int]]) -> list[str]:
+    """``{function or module class: {parameter: position}}``: each parameter is there."""
+    wrong = []
+    for name, taken in functions.items():
+        owner = resolve(name)
+        called = owner.forward if isinstance(owner, type) else owner  # type: ignore[attr-defined]
+        parameters = [p for p in inspect.signature(called).parameters if p != "self"]
+        wrong += [f"{name}: {p}" for p, at in taken.items() if parameters[at : at + 1] != [p]]
+    return wrong
+
+
 def keywords_of(*callables: Any) -> set[str]:
     return {name for c in callables for name in inspect.signature(c).parameters}
 
@@ -173,7 +184,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "PROCESSOR_LOADERS": lambda v: [n for n in v if not hasattr(transformers, f"Auto{n}")],
     "MEETING_FUNCTIONS": check_qualified,
     "CPU_RESULT_FUNCTIONS": check_qualified,
-    "CPU_TARGET_LOSSES": check_qualified,
+    "CPU_ARGUMENTS": lambda v: check_qualified(v) or check_cpu_arguments(v),
     "EXPORT_ONLY_CHECKS": check_qualified,
     "CPU_LENGTHS_FUNCTIONS": check_qualified,
     "COLLECTIVE_FUNCTIONS": check_qualified,

@@ -516,6 +516,11 @@ CPU_LENGTHS_FUNCTIONS = frozenset(
 as it is holds CPU lengths, in the functions of that file that take it too (NISQA hands
 one ``n_wins`` to every block of its model)."""
 
+PROCESS_GROUP_INITS = {"torch.distributed.init_process_group": 0, "torch.distributed.new_group": 2}
+"""``{function: position of backend}``: what makes a process group. A file that makes one
+with a gloo backend (``"gloo"``, ``"cpu:gloo,cuda:nccl"``) hands its collectives CPU
+tensors on purpose: gloo takes them."""
+
 EXPORT_ONLY_CHECKS = frozenset({"torch.onnx.is_in_onnx_export"})
 """Tests true only while a model is exported to ONNX: the branch they guard is the export's
 graph, not the computation that runs on the device (kornia's ``normalize`` skips its moves

@@ -161,6 +161,10 @@ class Callees(Protocol):
         CPU tensors: where they meet inside is where they meet); None while recursing."""
         ...
 
+    def cpu_process_groups(self) -> bool:
+        """Whether the file makes a process group that takes CPU tensors (gloo)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Surroundings:
@@ -1223,7 +1227,10 @@ class _Inference:
         (asked once, and only of a function that calls a collective)."""
         if self._by_backend is None:
             body = self.function.body if self.function is not None else None
-            self._by_backend = body is not None and places_by_backend(body)
+            callees = self._around.callees
+            self._by_backend = (body is not None and places_by_backend(body)) or (
+                callees is not None and callees.cpu_process_groups()
+            )
         return self._by_backend
 
     def _meet(

@@ -187,6 +187,21 @@ class FactoryWithoutDevice(Rule):
         "        y = torch.where(x > floor, x, floor) * torch.log(torch.tensor(2.0))\n"
         "        y = y.masked_fill(y > 1, torch.tensor(1.0)) + torch.maximum(y, floor)\n"
         "        return torch.stack([y.sum(), y.mean()]).clamp(0, 1) < torch.rand([])\n",
+        # Collectives in a file that makes a gloo process group (`"cpu:gloo,cuda:nccl"`
+        # too): gloo takes CPU tensors.
+        "import torch\nimport torch.distributed as dist\n\n"
+        "def setup(rank, world):\n"
+        '    dist.init_process_group(backend="cpu:gloo,cuda:nccl", rank=rank, world_size=world)\n\n'
+        "def count_all(done):\n"
+        "    total = torch.tensor(len(done))\n"
+        "    dist.all_reduce(total)\n"
+        "    return total.item()\n",
+        "import torch\nfrom torch import distributed as dist\n\n"
+        'GROUP = dist.new_group(None, None, "gloo")\n\n'
+        "def gather_sizes(x):\n"
+        "    sizes = [torch.zeros(1) for _ in range(dist.get_world_size())]\n"
+        "    dist.all_gather(sizes, torch.tensor([x.shape[0]]))\n"
+        "    return sizes\n",
         # Collectives: on a CPU (gloo) group, placed by the backend, objects, device tensors.
         "import torch\nimport torch.distributed as dist\n\n"
         "def sync(cpu_group):\n"

@@ -72,9 +72,15 @@ TENSOR_FACTORIES = frozenset(
         "empty_strided",
         "tril_indices",
         "triu_indices",
+        "hann_window",
+        "hamming_window",
+        "blackman_window",
+        "bartlett_window",
+        "kaiser_window",
     }
 )
-"""``torch.<name>(...)`` functions that create a tensor on the default (CPU) device."""
+"""``torch.<name>(...)`` functions that create a tensor on the default (CPU) device (the
+window functions too: an STFT's window)."""
 
 DATA_FACTORIES = frozenset({"tensor", "as_tensor"})
 """Factories whose first argument is data: a tensor argument keeps its device."""
@@ -416,12 +422,12 @@ MEETING_FUNCTIONS = frozenset(
         *("nn.functional.binary_cross_entropy_with_logits", "nn.functional.grid_sample"),
         *("nn.functional.scaled_dot_product_attention", "nn.functional.conv1d"),
         *("nn.functional.conv2d", "nn.functional.conv3d", "nn.functional.layer_norm"),
-        *("clamp", "clip", "clamp_min", "clamp_max"),
+        *("clamp", "clip", "clamp_min", "clamp_max", "stft", "istft"),
     )
 )
 """torch functions whose tensor arguments must all be on one device: where a CPU tensor
-meets a tensor on the computation's device (not ``pack_padded_sequence``, whose
-``lengths`` belong on the CPU)."""
+meets a tensor on the computation's device (``torch.stft``'s signal and window; not
+``pack_padded_sequence``, whose ``lengths`` belong on the CPU)."""
 
 SCALAR_REFUSING_OPERATIONS = frozenset(
     {

@@ -52,7 +52,8 @@ _FACTORIES = TENSOR_FACTORIES | _WITHOUT_DEVICE
 class FactoryWithoutDevice(Rule):
     """## What it does
     Finds tensors made on the CPU (`torch.zeros`, `ones`, `empty`, `full`, `arange`,
-    `linspace`, `eye`, `rand*`, `tensor`/`as_tensor` of Python data, `from_numpy`,
+    `linspace`, `eye`, `rand*`, window functions such as `hann_window`, `tensor`/`as_tensor`
+    of Python data, `from_numpy`,
     legacy constructors such as `torch.FloatTensor(...)`, `torch.Tensor([])` included,
     all without `device=`) that
     meet a tensor on the computation's device: in arithmetic or a comparison, in
@@ -610,6 +611,24 @@ class FactoryWithoutDevice(Rule):
         "        return torch.tensor([len(ids)]), ids\n",
     )
     INVALID = (
+        Invalid(
+            # A window function is a factory; `torch.stft` meets its window.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Spectrogram(nn.Module):\n"
+            "    def forward(self, x, n_fft: int = 512):\n"
+            "        window = torch.hann_window(n_fft)\n"
+            "        return torch.stft(x, n_fft, window=window, return_complex=True).abs()\n",
+            line=6,
+            column=18,
+            fixed=(
+                "import torch\nimport torch.nn as nn\n\n"
+                "class Spectrogram(nn.Module):\n"
+                "    def forward(self, x, n_fft: int = 512):\n"
+                "        window = torch.hann_window(n_fft, device=x.device)\n"
+                "        return torch.stft(x, n_fft, window=window, return_complex=True).abs()\n"
+            ),
+            unsafe=True,
+        ),
         Invalid(
             # Met inside a nested function that captured it: no fix moves the function.
             "import torch\nfrom torch import nn\n\n\n"

@@ -82,6 +82,9 @@ TENSOR_FACTORIES = frozenset(
 """``torch.<name>(...)`` functions that create a tensor on the default (CPU) device (the
 window functions too: an STFT's window)."""
 
+EMPTY_SIZED_FACTORIES = frozenset({"empty", "zeros", "ones"})
+"""Factories whose first argument is a size: ``torch.empty(0)`` makes an empty tensor."""
+
 DATA_FACTORIES = frozenset({"tensor", "as_tensor"})
 """Factories whose first argument is data: a tensor argument keeps its device."""
 

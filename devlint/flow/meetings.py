@@ -14,8 +14,13 @@ from enum import Enum
 import libcst as cst
 
 from devlint.flow.values import Value
-from devlint.nodes import dotted_name, first_positional, iter_children, keyword_argument
-from devlint.symbols import DATA_FACTORIES, LEGACY_TENSOR_TYPES, SCALAR_REFUSING_OPERATIONS
+from devlint.nodes import dotted_name, iter_children, keyword_argument
+from devlint.symbols import (
+    DATA_FACTORIES,
+    EMPTY_SIZED_FACTORIES,
+    LEGACY_TENSOR_TYPES,
+    SCALAR_REFUSING_OPERATIONS,
+)
 
 
 class MeetingKind(Enum):
@@ -183,14 +188,19 @@ def may_happen(meeting: Meeting) -> bool:
 
 
 def empty_data(site: cst.CSTNode) -> bool:
-    """``torch.Tensor([])``, ``torch.tensor(())``: a one-dimensional tensor of no data."""
+    """``torch.Tensor([])``, ``torch.tensor(())``, ``torch.empty(0)``, ``torch.zeros((0,))``:
+    a one-dimensional tensor of no data (a placeholder: TorchScript's stand-in for None)."""
     if not isinstance(site, cst.Call):
         return False
     factory = (dotted_name(site.func) or "").rpartition(".")[2]
+    positional = [arg for arg in site.args if arg.keyword is None]
+    data = positional[0].value if positional else None
+    if factory in EMPTY_SIZED_FACTORIES and len(positional) == 1:
+        if isinstance(data, (cst.List, cst.Tuple)) and len(data.elements) == 1:
+            data = data.elements[0].value
+        return isinstance(data, cst.Integer) and data.evaluated_value == 0
     if factory not in LEGACY_TENSOR_TYPES and factory not in DATA_FACTORIES:
         return False
-    first = first_positional(site)
-    data = first.value if first is not None else None
     return isinstance(data, (cst.List, cst.Tuple)) and not data.elements
 
 

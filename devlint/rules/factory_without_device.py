@@ -132,15 +132,16 @@ class FactoryWithoutDevice(Rule):
     `searchsorted` or a collective, which check every tensor's device first), and the
     elements a loop takes
     from a one-dimensional one (`for i in torch.arange(n)`); an empty tensor
-    (`torch.Tensor([])`) anywhere but in `torch.cat`, the only place where its shape
-    fits next to others (elsewhere it is a sentinel, used on another path); `torch.zeros_like(x)`,
-    `x.new_zeros(...)`, `torch.tensor(x)` or `torch.Tensor(x)` of a tensor; one whose
-    only partner gives its shape (`.expand_as(x)`, `.view_as(x)`, `.reshape_as(x)`);
-    calls with `**kwargs` or `out=`; a meeting with a tensor parameter of a method (or
-    private function) that
+    (`torch.Tensor([])`, `torch.empty(0)`) anywhere but in `torch.cat`, the only place
+    where its shape fits next to others (elsewhere it is a sentinel, used on another
+    path); `torch.zeros_like(x)`, `x.new_zeros(...)`, `torch.tensor(x)` or
+    `torch.Tensor(x)` of a tensor; one whose only partner gives its shape
+    (`.expand_as(x)`, `.view_as(x)`, `.reshape_as(x)`); calls with `**kwargs` or
+    `out=`; a meeting with a tensor parameter of a method (or private function) that
     every call in the file gives host data or CPU tensors, or values it cannot place
     while moving the result to the device at once: the helper works on the CPU by
-    design; a collective on a CPU group (`group=cpu_group`), in a function that asks the
+    design; a collective on a CPU group (`group=cpu_group`, or in a file that makes a gloo
+    process group: `init_process_group(backend="gloo")`), in a function that asks the
     backend (`get_backend(group)`, `Backend.NCCL`, `"gloo"`) and places its tensors by
     it, and the `*_object` collectives, which place their tensors themselves; a library
     function that hands its tensors to NumPy without `.cpu()` (it gets CPU tensors); what
@@ -442,6 +443,16 @@ class FactoryWithoutDevice(Rule):
         "            m.weight.data = torch.randn(4, 4) * std\n\n"
         "    def forward(self, x):\n"
         "        return self.proj(x)\n",
+        # An empty placeholder (`torch.zeros(0)`: TorchScript's stand-in for `None`) that
+        # is used only once something replaced it.
+        "import torch\nimport torch.nn as nn\nfrom typing import Optional\n\n"
+        "class Block(nn.Module):\n"
+        "    def forward(self, x, cache: Optional[torch.Tensor] = None):\n"
+        "        if cache is None:\n"
+        "            cache = torch.zeros(0)\n"
+        "        if cache.numel() > 0:\n"
+        "            x = x + cache\n"
+        "        return x\n",
         # An empty tensor as the sentinel for "no boxes": it is indexed (or scaled) only on
         # a path it never takes; only `torch.cat` joins an empty tensor with others.
         "import torch\nfrom torch import nn\n\n"

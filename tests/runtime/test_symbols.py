@@ -115,6 +115,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     # torch.<name>
     "TENSOR_FACTORIES": lambda v: missing_attributes(torch, v),
     "LEGACY_TENSOR_TYPES": lambda v: missing_attributes(torch, v),
+    "EMPTY_SIZED_FACTORIES": lambda v: missing_attributes(torch, v),
     "INTEGER_TENSOR_TYPES": lambda v: sorted(set(v) - symbols.LEGACY_TENSOR_TYPES),
     "DATA_FACTORIES": lambda v: sorted(set(v) - symbols.TENSOR_FACTORIES),
     "INTEGER_FACTORIES": lambda v: sorted(set(v) - symbols.TENSOR_FACTORIES),

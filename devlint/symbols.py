@@ -72,9 +72,15 @@ TENSOR_FACTORIES = frozenset(
         "empty_strided",
         "tril_indices",
         "triu_indices",
+        "hann_window",
+        "hamming_window",
+        "blackman_window",
+        "bartlett_window",
+        "kaiser_window",
     }
 )
-"""``torch.<name>(...)`` functions that create a tensor on the default (CPU) device."""
+"""``torch.<name>(...)`` functions that create a tensor on the default (CPU) device (the
+window functions too: an STFT's window)."""
 
 DATA_FACTORIES = frozenset({"tensor", "as_tensor"})
 """Factories whose first argument is data: a tensor argument keeps its device."""
@@ -448,12 +454,12 @@ MEETING_FUNCTIONS = frozenset(
         *("nn.functional.binary_cross_entropy_with_logits", "nn.functional.grid_sample"),
         *("nn.functional.scaled_dot_product_attention", "nn.functional.conv1d"),
         *("nn.functional.conv2d", "nn.functional.conv3d", "nn.functional.layer_norm"),
-        *("clamp", "clip", "clamp_min", "clamp_max"),
+        *("clamp", "clip", "clamp_min", "clamp_max", "stft", "istft"),
     )
 )
 """torch functions whose tensor arguments must all be on one device: where a CPU tensor
-meets a tensor on the computation's device (not ``pack_padded_sequence``, whose
-``lengths`` belong on the CPU)."""
+meets a tensor on the computation's device (``torch.stft``'s signal and window; not
+``pack_padded_sequence``, whose ``lengths`` belong on the CPU)."""
 
 SCALAR_REFUSING_OPERATIONS = frozenset(
     {
@@ -524,20 +530,39 @@ CPU_RESULT_FUNCTIONS = frozenset(
 """torch functions whose result is a CPU tensor whatever their arguments' device: a shape
 made a tensor for tracing (also through ``torch.onnx.operators``), the CPU generator's state."""
 
-CPU_LENGTHS_FUNCTIONS = frozenset({"torch.nn.utils.rnn.pack_padded_sequence"})
-"""torch functions whose second argument, ``lengths``, must be a CPU tensor (or a list): a
-name passed there as it is holds CPU lengths, in the functions of that file that take it
-too (NISQA hands one ``n_wins`` to every block of its model)."""
+CPU_ARGUMENTS: dict[str, dict[str, int]] = {
+    "torch.nn.utils.rnn.pack_padded_sequence": {"lengths": 1},
+    **{
+        ctc: {"targets": 1, "input_lengths": 2, "target_lengths": 3}
+        for ctc in (
+            "torch.nn.functional.ctc_loss",
+            "torch.nn.CTCLoss",
+            "torch.nn.modules.loss.CTCLoss",
+        )
+    },
+}
+"""``{function or module class: {parameter: position}}``: arguments torch takes on the CPU
+on purpose next to device inputs (positions as a caller counts them, a module's as its
+call passes them): ``pack_padded_sequence``'s ``lengths`` must be there, CTC moves its
+targets and lengths itself (its cuDNN path even requires them there). A CPU tensor handed
+only there meets nothing."""
+
+CPU_LENGTHS_FUNCTIONS = frozenset(
+    name for name, parameters in CPU_ARGUMENTS.items() if "lengths" in parameters
+)
+"""torch functions whose ``lengths`` must be a CPU tensor (or a list): a name passed there
+as it is holds CPU lengths, in the functions of that file that take it too (NISQA hands
+one ``n_wins`` to every block of its model)."""
+
+PROCESS_GROUP_INITS = {"torch.distributed.init_process_group": 0, "torch.distributed.new_group": 2}
+"""``{function: position of backend}``: what makes a process group. A file that makes one
+with a gloo backend (``"gloo"``, ``"cpu:gloo,cuda:nccl"``) hands its collectives CPU
+tensors on purpose: gloo takes them."""
 
 EXPORT_ONLY_CHECKS = frozenset({"torch.onnx.is_in_onnx_export"})
 """Tests true only while a model is exported to ONNX: the branch they guard is the export's
 graph, not the computation that runs on the device (kornia's ``normalize`` skips its moves
 there, and moves its operands on every other path)."""
-
-CPU_TARGET_LOSSES = frozenset({"torch.nn.CTCLoss", "torch.nn.modules.loss.CTCLoss"})
-"""Loss modules that take their targets and lengths on the CPU next to device inputs:
-``nn.CTCLoss`` moves them itself (its cuDNN path even requires them there). Only the
-first argument (the log-probabilities) must be on the module's device."""
 
 DATASET_PARAMETER_NAMES = ("dataset", "_dataset", "_ds")
 """Parameter names (or their endings) that hold a dataset: its samples are what data

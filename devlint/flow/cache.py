@@ -26,7 +26,7 @@ from devlint.flow.inference import (
 from devlint.flow.meetings import Meeting, refused_as_scalar
 from devlint.flow.values import CHOSEN_CPU, UNKNOWN, Value
 from devlint.nodes import descendants
-from devlint.symbols import CPU_LENGTHS_FUNCTIONS
+from devlint.symbols import CPU_ARGUMENTS, CPU_LENGTHS_FUNCTIONS, PROCESS_GROUP_INITS
 
 _MAX_CALL_DEPTH = 3
 """Calls of the file's own functions followed into one another (deeper: unknown)."""
@@ -55,6 +55,7 @@ class FileFlows:
         """Class models being built: the flows of the helpers their ``__init__`` calls see
         ``self`` without attributes yet, and are not kept."""
         self._lengths: frozenset[str] | None = None
+        self._cpu_groups: bool | None = None
         self._on_cpu_inputs: dict[cst.FunctionDef, FunctionFlow] = {}
 
     def function(self, node: cst.FunctionDef, owner: cst.ClassDef | None) -> FunctionFlow:
@@ -131,6 +132,16 @@ class FileFlows:
                 for name in _lengths_passed(node, self._resolve)
             )
         return self._lengths
+
+    def cpu_process_groups(self) -> bool:
+        """Whether the file makes a gloo process group (``PROCESS_GROUP_INITS``): its
+        collectives then take CPU tensors (asked once, and only by a flow with one)."""
+        if self._cpu_groups is None:
+            self._cpu_groups = self._spells(PROCESS_GROUP_INITS) and any(
+                isinstance(node, cst.Call) and _makes_gloo_group(node, self._resolve)
+                for node in descendants(self._module())
+            )
+        return self._cpu_groups
 
     def _spells(self, functions: Iterable[str]) -> bool:
         """Whether the source may call one of ``functions``: any import form spells the
@@ -293,11 +304,26 @@ class FileFlows:
 
 def _lengths_passed(call: cst.Call, resolve: Resolver) -> Iterable[str]:
     """The name given as the CPU ``lengths`` of ``call``, if it calls such a function."""
-    if resolve(call.func) not in CPU_LENGTHS_FUNCTIONS:
+    callee = resolve(call.func)
+    if callee not in CPU_LENGTHS_FUNCTIONS:
         return ()
+    position = CPU_ARGUMENTS[callee]["lengths"]
     positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
     named = [arg for arg in call.args if arg.keyword is not None and arg.keyword.value == "lengths"]
-    chosen = named or positional[1:2]
+    chosen = named or positional[position : position + 1]
     if chosen and isinstance(chosen[0].value, cst.Name):
         return (chosen[0].value.value,)
     return ()
+
+
+def _makes_gloo_group(call: cst.Call, resolve: Resolver) -> bool:
+    """Whether ``call`` makes a process group whose backend names gloo."""
+    position = PROCESS_GROUP_INITS.get(resolve(call.func) or "")
+    if position is None:
+        return False
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    named = [arg for arg in call.args if arg.keyword is not None and arg.keyword.value == "backend"]
+    chosen = named or positional[position : position + 1]
+    backend = chosen[0].value if chosen else None
+    spelt = backend.evaluated_value if isinstance(backend, cst.SimpleString) else None
+    return isinstance(spelt, str) and "gloo" in spelt

@@ -67,9 +67,9 @@ from devlint.symbols import (
     COLLECTIVE_FUNCTIONS,
     CONFIG_PARAMETERS,
     COUNTING_ITERABLES,
+    CPU_ARGUMENTS,
     CPU_LIBRARIES,
     CPU_RESULT_FUNCTIONS,
-    CPU_TARGET_LOSSES,
     CROSS_DEVICE_METHODS,
     DATA_FACTORIES,
     DATASET_PARAMETER_NAMES,
@@ -163,6 +163,10 @@ class Callees(Protocol):
     ) -> FunctionFlow | None:
         """The flow of ``callee`` with these values for some parameters (a call that passes
         CPU tensors: where they meet inside is where they meet); None while recursing."""
+        ...
+
+    def cpu_process_groups(self) -> bool:
+        """Whether the file makes a process group that takes CPU tensors (gloo)."""
         ...
 
 
@@ -1109,11 +1113,10 @@ class _Inference:
         attribute = self.env.get(f"self.{name}", self._owner.attribute(name))
         if not attribute.on_device:
             return self._closure_call(node, node.func, attribute, arguments)
-        if self._owner.classes.get(name) in INPUT_PLACING_MODELS:
+        held = self._owner.classes.get(name)
+        if held in INPUT_PLACING_MODELS:
             return FOLLOWS  # it moves what it is given to its own device
-        if self._owner.classes.get(name) in CPU_TARGET_LOSSES:
-            return self._module_call(node, node.func, arguments[:1])  # targets may be CPU
-        return self._module_call(node, node.func, arguments)
+        return self._module_call(node, node.func, _device_arguments(held, arguments))
 
     def _local_call(
         self,
@@ -1312,7 +1315,10 @@ class _Inference:
         (asked once, and only of a function that calls a collective)."""
         if self._by_backend is None:
             body = self.function.body if self.function is not None else None
-            self._by_backend = body is not None and places_by_backend(body)
+            callees = self._around.callees
+            self._by_backend = (body is not None and places_by_backend(body)) or (
+                callees is not None and callees.cpu_process_groups()
+            )
         return self._by_backend
 
     def _meet(
@@ -1503,7 +1509,6 @@ def _integer_index(node: cst.Subscript) -> int | None:
     return found if isinstance(found, int) else None
 
 
-
 def _moved_unless_there(node: cst.If) -> str | None:
     """``x`` of ``if x.device != d: x = x.to(d)`` (no ``else``): on ``d`` either way, so
     what the body made of it is what it holds after."""
@@ -1630,3 +1635,21 @@ def _is_string(node: cst.BaseExpression, text: str) -> bool:
 
 def _is_empty_shape(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.List, cst.Tuple)) and not node.elements
+
+
+def _device_arguments(
+    callee: str | None, arguments: Sequence[tuple[cst.Arg, Value]]
+) -> Sequence[tuple[cst.Arg, Value]]:
+    """The arguments of a call of ``callee`` that must be on its device: not those it takes
+    on the CPU on purpose (``CPU_ARGUMENTS``: the targets and lengths of ``nn.CTCLoss``)."""
+    taken = CPU_ARGUMENTS.get(callee or "")
+    if taken is None:
+        return arguments
+    positions = set(taken.values())
+    kept = []
+    for position, (arg, found) in enumerate(arguments):
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if keyword in taken or (keyword is None and not arg.star and position in positions):
+            continue
+        kept.append((arg, found))
+    return kept

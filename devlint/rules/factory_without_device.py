@@ -59,7 +59,8 @@ _FACTORIES = TENSOR_FACTORIES | _WITHOUT_DEVICE
 class FactoryWithoutDevice(Rule):
     """## What it does
     Finds tensors made on the CPU (`torch.zeros`, `ones`, `empty`, `full`, `arange`,
-    `linspace`, `eye`, `rand*`, `tensor`/`as_tensor` of Python data, `from_numpy`,
+    `linspace`, `eye`, `rand*`, window functions such as `hann_window`, `tensor`/`as_tensor`
+    of Python data, `from_numpy`,
     legacy constructors such as `torch.FloatTensor(...)`, `torch.Tensor([])` included,
     all without `device=`) that
     meet a tensor on the computation's device: in arithmetic or a comparison, in
@@ -150,15 +151,16 @@ class FactoryWithoutDevice(Rule):
     `searchsorted` or a collective, which check every tensor's device first), and the
     elements a loop takes
     from a one-dimensional one (`for i in torch.arange(n)`); an empty tensor
-    (`torch.Tensor([])`) anywhere but in `torch.cat`, the only place where its shape
-    fits next to others (elsewhere it is a sentinel, used on another path); `torch.zeros_like(x)`,
-    `x.new_zeros(...)`, `torch.tensor(x)` or `torch.Tensor(x)` of a tensor; one whose
-    only partner gives its shape (`.expand_as(x)`, `.view_as(x)`, `.reshape_as(x)`);
-    calls with `**kwargs` or `out=`; a meeting with a tensor parameter of a method (or
-    private function) that
+    (`torch.Tensor([])`, `torch.empty(0)`) anywhere but in `torch.cat`, the only place
+    where its shape fits next to others (elsewhere it is a sentinel, used on another
+    path); `torch.zeros_like(x)`, `x.new_zeros(...)`, `torch.tensor(x)` or
+    `torch.Tensor(x)` of a tensor; one whose only partner gives its shape
+    (`.expand_as(x)`, `.view_as(x)`, `.reshape_as(x)`); calls with `**kwargs` or
+    `out=`; a meeting with a tensor parameter of a method (or private function) that
     every call in the file gives host data or CPU tensors, or values it cannot place
     while moving the result to the device at once: the helper works on the CPU by
-    design; a collective on a CPU group (`group=cpu_group`), in a function that asks the
+    design; a collective on a CPU group (`group=cpu_group`, or in a file that makes a gloo
+    process group: `init_process_group(backend="gloo")`), in a function that asks the
     backend (`get_backend(group)`, `Backend.NCCL`, `"gloo"`) and places its tensors by
     it, and the `*_object` collectives, which place their tensors themselves; a library
     function that hands its tensors to NumPy without `.cpu()` (it gets CPU tensors); what
@@ -206,6 +208,21 @@ class FactoryWithoutDevice(Rule):
         "        y = torch.where(x > floor, x, floor) * torch.log(torch.tensor(2.0))\n"
         "        y = y.masked_fill(y > 1, torch.tensor(1.0)) + torch.maximum(y, floor)\n"
         "        return torch.stack([y.sum(), y.mean()]).clamp(0, 1) < torch.rand([])\n",
+        # Collectives in a file that makes a gloo process group (`"cpu:gloo,cuda:nccl"`
+        # too): gloo takes CPU tensors.
+        "import torch\nimport torch.distributed as dist\n\n"
+        "def setup(rank, world):\n"
+        '    dist.init_process_group(backend="cpu:gloo,cuda:nccl", rank=rank, world_size=world)\n\n'
+        "def count_all(done):\n"
+        "    total = torch.tensor(len(done))\n"
+        "    dist.all_reduce(total)\n"
+        "    return total.item()\n",
+        "import torch\nfrom torch import distributed as dist\n\n"
+        'GROUP = dist.new_group(None, None, "gloo")\n\n'
+        "def gather_sizes(x):\n"
+        "    sizes = [torch.zeros(1) for _ in range(dist.get_world_size())]\n"
+        "    dist.all_gather(sizes, torch.tensor([x.shape[0]]))\n"
+        "    return sizes\n",
         # Collectives: on a CPU (gloo) group, placed by the backend, objects, device tensors.
         "import torch\nimport torch.distributed as dist\n\n"
         "def sync(cpu_group):\n"
@@ -445,6 +462,16 @@ class FactoryWithoutDevice(Rule):
         "            m.weight.data = torch.randn(4, 4) * std\n\n"
         "    def forward(self, x):\n"
         "        return self.proj(x)\n",
+        # An empty placeholder (`torch.zeros(0)`: TorchScript's stand-in for `None`) that
+        # is used only once something replaced it.
+        "import torch\nimport torch.nn as nn\nfrom typing import Optional\n\n"
+        "class Block(nn.Module):\n"
+        "    def forward(self, x, cache: Optional[torch.Tensor] = None):\n"
+        "        if cache is None:\n"
+        "            cache = torch.zeros(0)\n"
+        "        if cache.numel() > 0:\n"
+        "            x = x + cache\n"
+        "        return x\n",
         # An empty tensor as the sentinel for "no boxes": it is indexed (or scaled) only on
         # a path it never takes; only `torch.cat` joins an empty tensor with others.
         "import torch\nfrom torch import nn\n\n"
@@ -477,6 +504,21 @@ class FactoryWithoutDevice(Rule):
         "        target = torch.arange(1, lens[0] + 1).unsqueeze(0)\n"
         "        loss = self.ctc(x, target, input_lengths=lens[:1], target_lengths=lens[:1])\n"
         "        return out, k, batches, loss\n",
+        # CTC takes its targets and lengths on the CPU, by position or by keyword, as a
+        # function or as a module held by the model.
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n"
+        "class Recognizer(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.proj = nn.Linear(8, 5)\n"
+        "        self.ctc = nn.CTCLoss()\n\n"
+        "    def forward(self, x, targets):\n"
+        "        log_probs = self.proj(x).log_softmax(-1)\n"
+        "        frames = torch.full((x.shape[1],), x.shape[0], dtype=torch.long)\n"
+        "        sizes = torch.tensor([len(t) for t in targets])\n"
+        "        flat = torch.cat([torch.tensor(t) for t in targets])\n"
+        "        loss = F.ctc_loss(log_probs, flat, frames, target_lengths=sizes)\n"
+        "        return loss + self.ctc(log_probs, flat, frames, sizes)\n",
         # A helper's `x is None` branch that its only caller never takes; a placeholder
         # that every option of a mode replaces.
         "import torch\nimport torch.nn as nn\nfrom typing import Optional\n\n"
@@ -813,6 +855,24 @@ class FactoryWithoutDevice(Rule):
             "    if a.numel() == 0:\n"
             "        return a.sum(), torch.zeros(3, device=a.device)\n"
             "    return a.sum(), a.mean(0)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A window function is a factory; `torch.stft` meets its window.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Spectrogram(nn.Module):\n"
+            "    def forward(self, x, n_fft: int = 512):\n"
+            "        window = torch.hann_window(n_fft)\n"
+            "        return torch.stft(x, n_fft, window=window, return_complex=True).abs()\n",
+            line=6,
+            column=18,
+            fixed=(
+                "import torch\nimport torch.nn as nn\n\n"
+                "class Spectrogram(nn.Module):\n"
+                "    def forward(self, x, n_fft: int = 512):\n"
+                "        window = torch.hann_window(n_fft, device=x.device)\n"
+                "        return torch.stft(x, n_fft, window=window, return_complex=True).abs()\n"
+            ),
             unsafe=True,
         ),
         Invalid(

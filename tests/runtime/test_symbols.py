@@ -49,14 +49,27 @@ def check_qualified(names: Iterable[str]) -> list[str]:
     return sorted(missing)
 
 
-def check_positions(loaders: dict[str, int], owner: Callable[[str], object]) -> list[str]:
-    """``{function: position}``: ``map_location`` is that positional parameter."""
+def check_positions(
+    loaders: dict[str, int], owner: Callable[[str], object], parameter: str = "map_location"
+) -> list[str]:
+    """``{function: position}``: ``parameter`` is that positional parameter."""
     wrong = []
     for name, position in loaders.items():
         parameters = list(inspect.signature(owner(name)).parameters)  # type: ignore[arg-type]
         parameters = [p for p in parameters if p not in ("self", "cls")]  # as a caller counts
-        if parameters[position] != "map_location":
+        if parameters[position] != parameter:
             wrong.append(f"{name}: {parameters}")
+    return wrong
+
+
+def check_cpu_arguments(functions: dict[str, dict[str, int]]) -> list[str]:
+    """``{function or module class: {parameter: position}}``: each parameter is there."""
+    wrong = []
+    for name, taken in functions.items():
+        owner = resolve(name)
+        called = owner.forward if isinstance(owner, type) else owner  # type: ignore[attr-defined]
+        parameters = [p for p in inspect.signature(called).parameters if p != "self"]
+        wrong += [f"{name}: {p}" for p, at in taken.items() if parameters[at : at + 1] != [p]]
     return wrong
 
 
@@ -174,10 +187,11 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "PROCESSOR_LOADERS": lambda v: [n for n in v if not hasattr(transformers, f"Auto{n}")],
     "MEETING_FUNCTIONS": check_qualified,
     "CPU_RESULT_FUNCTIONS": check_qualified,
-    "CPU_TARGET_LOSSES": check_qualified,
+    "CPU_ARGUMENTS": lambda v: check_qualified(v) or check_cpu_arguments(v),
     "EXPORT_ONLY_CHECKS": check_qualified,
     "CPU_LENGTHS_FUNCTIONS": check_qualified,
     "COLLECTIVE_FUNCTIONS": check_qualified,
+    "PROCESS_GROUP_INITS": lambda v: check_qualified(v) or check_positions(v, resolve, "backend"),
     "SCALAR_REFUSING_OPERATIONS": lambda v: (
         sorted(n for n in v if not (hasattr(torch, n) or hasattr(TENSOR, n)))
         + sorted(n for n in v if not _checks_devices_first(n))

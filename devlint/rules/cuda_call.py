@@ -211,8 +211,59 @@ class CudaCall(Rule):
         "        self.model = torch.load(path).eval().cuda()\n\n"
         "    def read(self, audio):\n"
         "        return self.model(torch.from_numpy(audio).cuda())\n",
+        # A flag kept and read later, compared with the modes that use the GPU.
+        "import torch\n\nclass Fitter:\n"
+        "    def __init__(self, model, gpu_mode):\n"
+        "        self.model = model\n        self.use_gpu = gpu_mode\n\n"
+        "    def fit(self, batches):\n"
+        '        if self.use_gpu in ("all", "model"):\n'
+        "            self.model.cuda()\n"
+        "        return [self.model(b) for b in batches]\n",
+        # The current device was set just before: the code chose it.
+        "import torch\n\nclass Server:\n"
+        "    def __init__(self, model, options):\n"
+        "        self.model = model\n        self.options = options\n\n"
+        "    def to_gpu(self):\n"
+        "        torch.cuda.set_device(self.options.gpu)\n"
+        "        self.model.cuda()\n",
+        # A communication buffer in a class that keeps a device (which may be the CPU).
+        "import torch\nimport torch.distributed as dist\n\nclass ShardedLoader:\n"
+        "    def __init__(self, loader):\n"
+        "        self.device = loader.device\n\n"
+        "    def share(self, indices, rank):\n"
+        "        buffer = torch.LongTensor(indices).cuda()\n"
+        "        dist.broadcast(buffer, rank)\n"
+        "        return buffer.cpu().tolist()\n",
+        # A device variable tested by a method told no device: it translates that choice.
+        "import torch\nfrom torch import nn\n\nclass Head(nn.Module):\n"
+        "    def forward(self, x, out_device: str):\n"
+        '        if out_device.startswith("cuda"):\n'
+        "            return self.proj(x).cuda()\n"
+        "        return self.proj(x).cpu()\n",
     )
     INVALID = (
+        Invalid(
+            # The current device was set in another method: this one may run anywhere.
+            "import torch\nfrom torch import nn\n\nclass Server:\n"
+            "    def __init__(self, model: nn.Module, gpu):\n"
+            "        self.model = model\n        torch.cuda.set_device(gpu)\n\n"
+            "    def run(self, batch):\n"
+            "        return self.model(batch.cuda())\n",
+            line=10,
+            column=33,
+        ),
+        Invalid(
+            # Compared with something other than a mode: no flag.
+            "import torch\nfrom torch import nn\n\nclass Fitter:\n"
+            "    def __init__(self, model: nn.Module, mode):\n"
+            "        self.model = model\n        self.mode = mode\n\n"
+            "    def fit(self, batch):\n"
+            '        if self.mode in ("all", "model"):\n'
+            "            batch = batch.cuda()\n"
+            "        return self.model(batch)\n",
+            line=11,
+            column=27,
+        ),
         Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
@@ -594,7 +645,7 @@ class CudaCall(Rule):
             return
         if not cuda_target_is_literal(node):
             return  # .cuda(index), .cuda(t.device): chosen at run time, as .to(device) is
-        if context.scope.device_param and under_a_test_of_the_device(context.ancestors):
+        if under_a_test_of_the_device(context.ancestors):
             return  # `if device == "cuda": model.cuda()` does what it is told
         device = first_positional(node) or keyword_argument(node, "device")
         kept = [

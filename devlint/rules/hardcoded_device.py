@@ -11,6 +11,7 @@ from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.nodes import (
     chain_root,
+    descendants,
     dotted_name,
     first_positional,
     iter_children,
@@ -326,6 +327,33 @@ class HardcodedDevice(Rule):
         "def materialise(module: nn.Module):\n"
         '    module.to_empty(device="cuda", recurse=False)\n'
         "    module.reset_parameters()\n",
+        # A module keeps its default device but never places a tensor with it.
+        "import torch\nfrom torch import nn\n\nclass Wrapper(nn.Module):\n"
+        '    def __init__(self, model, device="cuda"):\n'
+        "        super().__init__()\n"
+        "        self.model = model\n        self.device = device\n\n"
+        "    def forward(self, x):\n        return self.model(x)\n",
+        # A default only compared (a device type), in a function the project calls.
+        "import torch\n\n"
+        'def make_grid(n, device="cuda"):\n'
+        '    if device == "cuda":\n'
+        "        torch.backends.cudnn.benchmark = True\n"
+        "    return torch.zeros(n)\n\n"
+        "def run():\n    return make_grid(3)\n",
+        # A helper translating the device it is told (any `*_device`/`device_*` name).
+        "import torch\nfrom torch import nn\n\nclass Head(nn.Module):\n"
+        "    def forward(self, x, device_str: str):\n"
+        '        if device_str == "mps":\n'
+        '            return x.to(torch.device("mps"))\n'
+        "        return x\n",
+        # The class's own move to a device type, and a branch on an availability helper.
+        "import torch\nfrom torch import nn\n\nclass Bridge(nn.Module):\n"
+        "    def mps(self):\n"
+        '        return self.to(torch.device("mps"))\n\n'
+        "    def forward(self, x):\n"
+        "        if _has_mps():\n"
+        '            return x.to(torch.device("mps", 0))\n'
+        "        return x\n",
     )
     INVALID = (
         Invalid(
@@ -670,13 +698,15 @@ class HardcodedDevice(Rule):
             return
         scope = context.scope
         if scope.method == "__init__" and _stores_its_device_parameter(function):
-            context.report(self.code, default, data={"literal": literal, "default": "1"})
-            return
+            classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
+            if classdef is not None and _reads_its_device(classdef):
+                context.report(self.code, default, data={"literal": literal, "default": "1"})
+            return  # kept and never placed with: the class only chooses (and reports) it
         name = scope.function_name or ""
         if name.rpartition(".")[2] != function.name.value:
             return  # a nested function's: no other code calls it by name
-        if _only_a_device_type(function.body, param.name.value):
-            return  # `torch.autocast(device, ...)`: "cuda" is every CUDA GPU's type
+        if _places_nothing_with(function.body, param.name.value):
+            return  # `torch.autocast(device, ...)`, `device == "cuda"`: a type, not a GPU
         position = _position(function, param, skip_first=scope.method is not None)
         data = {"literal": literal, "relied_on": name, "position": str(position)}
         context.report(self.code, default, data=data)
@@ -690,7 +720,7 @@ class HardcodedDevice(Rule):
         *,
         legacy: bool = False,
     ) -> None:
-        if context.scope.device_param and under_a_test_of_the_device(context.ancestors):
+        if under_a_test_of_the_device(context.ancestors):
             return  # `if device == "gpu": return torch.device("cuda")` translates it
         chosen = None
         if legacy or (without_index(literal) and not _has_any_index(call, node)):
@@ -792,9 +822,11 @@ def _relied_on(candidate: Candidate, literal: str, index: ProjectIndex) -> Resol
     )
 
 
-def _only_a_device_type(body: cst.CSTNode, name: str) -> bool:
-    """``name`` is read, and only as ``torch.autocast``'s device type (its first argument
-    or ``device_type=``), which names a backend, not one GPU: it places no tensor."""
+def _places_nothing_with(body: cst.CSTNode, name: str) -> bool:
+    """``name`` is read, and only as a device type, which names a backend, not one GPU:
+    ``torch.autocast``'s (its first argument or ``device_type=``), or compared
+    (``if device == "cuda":``, ``device.type != "cpu"``, ``device.startswith("cuda")``).
+    Nothing is placed with it."""
     reads = as_type = 0
     stack: list[cst.CSTNode] = [body]
     while stack:
@@ -803,8 +835,18 @@ def _only_a_device_type(body: cst.CSTNode, name: str) -> bool:
             reads += 1
         if isinstance(current, cst.Call) and (dotted_name(current.func) or "").endswith("autocast"):
             for arg in (first_positional(current), keyword_argument(current, "device_type")):
-                if arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == name:
+                if arg is not None and dotted_name(arg.value) == name:
                     as_type += 1
+        elif isinstance(current, cst.Comparison):
+            sides = (current.left, *(c.comparator for c in current.comparisons))
+            as_type += sum(dotted_name(side) in (name, f"{name}.type") for side in sides)
+        elif (
+            isinstance(current, cst.Call)
+            and isinstance(current.func, cst.Attribute)
+            and current.func.attr.value == "startswith"
+            and dotted_name(current.func.value) == name
+        ):
+            as_type += 1
         stack.extend(iter_children(current))
     return reads > 0 and reads == as_type
 
@@ -862,6 +904,26 @@ def _stores_its_device_parameter(function: cst.FunctionDef) -> bool:
                     and any(dotted_name(t.target) == "self.device" for t in small.targets)
                 ):
                     return True
+    return False
+
+
+def _reads_its_device(classdef: cst.ClassDef) -> bool:
+    """A method of the class places tensors with ``self.device``: ``x.to(self.device)``,
+    ``x.cuda(self.device)``, ``torch.zeros(n, device=self.device)``."""
+    for node in descendants(classdef.body):
+        if not isinstance(node, cst.Call):
+            continue
+        keyword = keyword_argument(node, "device")
+        if keyword is not None and dotted_name(keyword.value) == "self.device":
+            return True
+        first = first_positional(node)
+        if (
+            first is not None
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("to", "cuda")
+            and dotted_name(first.value) == "self.device"
+        ):
+            return True
     return False
 
 

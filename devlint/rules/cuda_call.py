@@ -105,19 +105,22 @@ class CudaCall(Rule):
     is (`if x.is_cuda:`; but an input taken to the host, `x.cpu()...cuda()`, comes back to
     the current GPU, not to its own: that is flagged), code of a CUDA-only library (a module
     importing Megatron-LM, whose set-up makes each rank's GPU current), and anything inside the
-    class's own `cuda`, `to`, `cpu`, `_apply` or `to_empty` (or a method they call on
-    `self`): moving the module is what that code is for.
+    class's own `cuda`, `to`, `cpu`, `_apply`, `to_empty` or move to a device type such as
+    `mps` (or a method they call on `self`): moving the module is what that code is for.
 
     Nor is a `.cuda()` without an index where the code chose the current GPU itself (whoever
     set up the process chose which GPU that is): in the branch a device flag takes for the
     GPU, a name or attribute such as `use_cuda`, `self.gpu`, `args.cuda` (perhaps under
-    `not`; `if args.cpu:` chooses the GPU in its `else`), but not in a LightningModule,
-    whose trainer chooses, nor in a class that keeps its device (`self.device`), nor on the
-    forward path of model code (`forward` and what it calls), where the batch tells the
-    device: the flag only says "a GPU", not which; a communication buffer (not in a class
-    that keeps its device, nor where a parameter annotated as a tensor or module tells the
+    `not`, or compared with a GPU mode: `if self.use_gpu in ("all", "model"):`; `if
+    args.cpu:` chooses the GPU in its `else`), but not in a LightningModule, whose trainer
+    chooses, nor in a class that keeps its device (`self.device`), nor on the forward path
+    of model code (`forward` and what it calls), where the batch tells the device: the flag
+    only says "a GPU", not which; after `torch.cuda.set_device(...)` earlier in the same
+    function; in a branch on a device the code was told (`if out_device.startswith("cuda"):`);
+    a communication buffer (not where a parameter annotated as a tensor or module tells the
     device), when every tensor the function hands to collectives (`all_reduce`, `broadcast`,
-    `all_gather`...) is made on the current device (NCCL needs it there), or in the branch
+    `all_gather`...) is made on the current device (NCCL needs it there, even in a class
+    that keeps another device), or in the branch
     for an NCCL backend (`if backend == "nccl":`); in a class that is no model and keeps no
     device, once one of its methods unconditionally put a model on the current GPU
     (`self.model = load(path).cuda()`): its other `.cuda()` follow that choice, and so does

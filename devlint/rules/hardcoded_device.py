@@ -66,11 +66,14 @@ class HardcodedDevice(Rule):
     tests), unless the literal moves that very input (`def to_gpu(x: Tensor): return
     x.to("cuda")` is what it is for). A legacy constructor such as
     `torch.cuda.FloatTensor(...)` is a literal device too (the current GPU), and so is the
-    default of a model's `__init__(..., device="cuda")` that it stores as `self.device`
-    (callers that rely on it are pinned to the GPU), and a `device="cuda"` default of any
+    default of a model's `__init__(..., device="cuda")` that it stores as `self.device` and
+    places tensors with (callers that rely on it are pinned to the GPU), and a
+    `device="cuda"` default of any
     function that the project's own code (not a script's, not a test's) calls without a
     device: those calls place their tensors on the GPU whatever their own device is (not
-    a default read only as `torch.autocast`'s device type, which names every CUDA GPU).
+    a default read only as a device type, which names every CUDA GPU: `torch.autocast`'s,
+    or compared, `if device == "cuda":`). Nor a branch on a device the code was told
+    (`if device_str == "mps":`, `if out_device.startswith("cuda"):`).
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
     a sampler or trainer stores as its `self.device` (or `self.current_device`), or that
     its `device` property returns: choosing it is that class's job, nor a branch on which
@@ -115,20 +118,22 @@ class HardcodedDevice(Rule):
     name a dtype; nor does a default (what to default to is the function's contract with
     its callers; the caller relying on it is where to pass the device). Code under
     `if torch.cuda.is_available():` is an explicit choice and is not flagged, and neither
-    is `"cpu"`, nor the class's own `cuda`, `to`, `cpu`, `_apply` or `to_empty` (and the
-    methods they call on `self`), where choosing the device is the code's job:
-    `self.device` there is the device being left.
+    is `"cpu"`, nor the class's own `cuda`, `to`, `cpu`, `_apply`, `to_empty` or move to a
+    device type such as `mps` (and the methods they call on `self`), where choosing the
+    device is the code's job: `self.device` there is the device being left.
 
     Nor is a literal without an index (`"cuda"`, `torch.device("cuda")`, `"hpu"`,
     `torch.cuda.FloatTensor(...)`: the current device, which whoever set up the process
     chose) where the code chose it: in the branch a device flag takes for the GPU (a name or
-    attribute such as `use_cuda`, `self.gpu`, perhaps under `not`; `if args.cpu:` chooses it
-    in its `else`), not in a LightningModule, whose trainer chooses, nor in a class that
-    keeps its device (`self.device`), nor on the forward path of model code, where the batch
-    tells the device; for communication buffers (not in a class that keeps its device, nor
-    where a parameter annotated as a tensor or module tells the device), when every tensor
-    the function hands to collectives (`all_reduce`, `broadcast`, `all_gather`...) is made
-    on the current device (NCCL needs it there), or in the branch for an NCCL backend (`if
+    attribute such as `use_cuda`, `self.gpu`, perhaps under `not` or compared with a GPU
+    mode, `if self.use_gpu in ("all", "model"):`; `if args.cpu:` chooses it in its `else`),
+    not in a LightningModule, whose trainer chooses, nor in a class that keeps its device
+    (`self.device`), nor on the forward path of model code, where the batch tells the
+    device; after `torch.cuda.set_device(...)` earlier in the same function; for
+    communication buffers (not where a parameter annotated as a tensor or module tells the
+    device), when every tensor the function hands to collectives (`all_reduce`,
+    `broadcast`, `all_gather`...) is made on the current device (NCCL needs it there, even
+    in a class that keeps another device), or in the branch for an NCCL backend (`if
     backend == "nccl":`); in a class that is no model and keeps no device, once one of its
     methods unconditionally put a model on the current device (`self.model =
     load(path).to("cuda")`); where `module.to_empty(device="cuda")` materialises meta

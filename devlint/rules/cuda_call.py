@@ -246,28 +246,6 @@ class CudaCall(Rule):
     )
     INVALID = (
         Invalid(
-            # The current device was set in another method: this one may run anywhere.
-            "import torch\nfrom torch import nn\n\nclass Server:\n"
-            "    def __init__(self, model: nn.Module, gpu):\n"
-            "        self.model = model\n        torch.cuda.set_device(gpu)\n\n"
-            "    def run(self, batch):\n"
-            "        return self.model(batch.cuda())\n",
-            line=10,
-            column=33,
-        ),
-        Invalid(
-            # Compared with something other than a mode: no flag.
-            "import torch\nfrom torch import nn\n\nclass Fitter:\n"
-            "    def __init__(self, model: nn.Module, mode):\n"
-            "        self.model = model\n        self.mode = mode\n\n"
-            "    def fit(self, batch):\n"
-            '        if self.mode in ("all", "model"):\n'
-            "            batch = batch.cuda()\n"
-            "        return self.model(batch)\n",
-            line=11,
-            column=27,
-        ),
-        Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
             "    def forward(self, x):\n"
@@ -620,6 +598,28 @@ class CudaCall(Rule):
             "        return self.model(prefix.cuda())\n",
             line=10,
             column=34,
+        ),
+        Invalid(
+            # The current device was set in another method: this one may run anywhere.
+            "import torch\nfrom torch import nn\n\nclass Server:\n"
+            "    def __init__(self, model: nn.Module, gpu):\n"
+            "        self.model = model\n        torch.cuda.set_device(gpu)\n\n"
+            "    def run(self, batch):\n"
+            "        return self.model(batch.cuda())\n",
+            line=10,
+            column=33,
+        ),
+        Invalid(
+            # Compared with something other than a mode: no flag.
+            "import torch\nfrom torch import nn\n\nclass Fitter:\n"
+            "    def __init__(self, model: nn.Module, mode):\n"
+            "        self.model = model\n        self.mode = mode\n\n"
+            "    def fit(self, batch):\n"
+            '        if self.mode in ("all", "model"):\n'
+            "            batch = batch.cuda()\n"
+            "        return self.model(batch)\n",
+            line=11,
+            column=27,
         ),
     )
 

@@ -344,25 +344,22 @@ def own_choice(
     ``"class"`` (the class put its model there: ``class_placements``; not the placement of
     a model a caller gave it), ``"meta"`` (``module.to_empty(device="cuda")`` materialises
     meta tensors, which have no device to follow), ``"set_device"``
-    (``after_setting_the_device``), or None. Communication buffers are chosen even in a
-    class that keeps a device (NCCL needs the current one, the kept one may be the CPU).
-    ``placements`` caches each class's, by id."""
+    (``after_setting_the_device``), or None. ``placements`` caches each class's, by id."""
     if under_a_device_flag([*ancestors, call]):
         return "flag"
     if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to_empty":
         return "meta"  # materialising meta tensors: there is no device yet to follow
     if after_setting_the_device(call, ancestors, qualified_name):
         return "set_device"
-    # NCCL communicates on the current device, whatever device the class keeps.
-    if under_a_nccl_test(ancestors):
-        return "nccl"
-    if only_collectives_read(call, ancestors, qualified_name):
-        return "collective"
     classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
     if classdef is not None and id(classdef) not in placements:
         placements[id(classdef)] = class_placements(classdef)
     if classdef is not None and placements[id(classdef)] is None:
         return None  # the class keeps its device: that is the one to use
+    if under_a_nccl_test(ancestors):
+        return "nccl"
+    if only_collectives_read(call, ancestors, qualified_name):
+        return "collective"
     if classdef is None:
         return None
     placed = placements[id(classdef)]

@@ -119,8 +119,8 @@ class CudaCall(Rule):
     function; in a branch on a device the code was told (`if out_device.startswith("cuda"):`);
     a communication buffer (not where a parameter annotated as a tensor or module tells the
     device), when every tensor the function hands to collectives (`all_reduce`, `broadcast`,
-    `all_gather`...) is made on the current device (NCCL needs it there, even in a class
-    that keeps another device), or in the branch
+    `all_gather`...) is made on the current device (NCCL needs it there, not in a class
+    that keeps its device), or in the branch
     for an NCCL backend (`if backend == "nccl":`); in a class that is no model and keeps no
     device, once one of its methods unconditionally put a model on the current GPU
     (`self.model = load(path).cuda()`): its other `.cuda()` follow that choice, and so does
@@ -229,14 +229,6 @@ class CudaCall(Rule):
         "    def to_gpu(self):\n"
         "        torch.cuda.set_device(self.options.gpu)\n"
         "        self.model.cuda()\n",
-        # A communication buffer in a class that keeps a device (which may be the CPU).
-        "import torch\nimport torch.distributed as dist\n\nclass ShardedLoader:\n"
-        "    def __init__(self, loader):\n"
-        "        self.device = loader.device\n\n"
-        "    def share(self, indices, rank):\n"
-        "        buffer = torch.LongTensor(indices).cuda()\n"
-        "        dist.broadcast(buffer, rank)\n"
-        "        return buffer.cpu().tolist()\n",
         # A device variable tested by a method told no device: it translates that choice.
         "import torch\nfrom torch import nn\n\nclass Head(nn.Module):\n"
         "    def forward(self, x, out_device: str):\n"

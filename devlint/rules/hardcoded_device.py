@@ -132,8 +132,8 @@ class HardcodedDevice(Rule):
     device; after `torch.cuda.set_device(...)` earlier in the same function; for
     communication buffers (not where a parameter annotated as a tensor or module tells the
     device), when every tensor the function hands to collectives (`all_reduce`,
-    `broadcast`, `all_gather`...) is made on the current device (NCCL needs it there, even
-    in a class that keeps another device), or in the branch for an NCCL backend (`if
+    `broadcast`, `all_gather`...) is made on the current device (NCCL needs it there; not
+    in a class that keeps its device), or in the branch for an NCCL backend (`if
     backend == "nccl":`); in a class that is no model and keeps no device, once one of its
     methods unconditionally put a model on the current device (`self.model =
     load(path).to("cuda")`); where `module.to_empty(device="cuda")` materialises meta

@@ -31,6 +31,7 @@ from devlint.symbols import (
     DATASET_BASES,
     DATASET_MODULE_PREFIXES,
     DDP_CLASSES,
+    DEVICE_TYPES,
     FORWARD_PATH_HOOKS,
     FORWARD_PATH_METHODS,
     LIBRARY_MODULE_BASES,
@@ -51,6 +52,9 @@ _HF_MODEL_CLASS = re.compile(
 """transformers classes that are PreTrainedModel subclasses (``BertModel``, ``...ForCausalLM``)."""
 
 _MAX_ALIAS_HOPS = 8
+
+_MOVES = MODULE_MOVING_METHODS | DEVICE_TYPES
+"""The module's moves, and a class's own move to a device type (``def mps(self)``)."""
 
 
 @dataclass(frozen=True)
@@ -489,10 +493,10 @@ class ProjectIndex:
         name = self.canonical(class_name)
         found = self._own_moves.get(name)
         if found is None:
-            moves = self.self_reachable(name, MODULE_MOVING_METHODS)
+            moves = self.self_reachable(name, _MOVES)
             table = self._method_table(name)
             others = [method for method, found in table.items() if found not in moves]
-            overrides = {table[m] for m in MODULE_MOVING_METHODS if m in table}
+            overrides = {table[m] for m in _MOVES if m in table}
             shared = self.self_reachable(name, others) - overrides
             found = self._own_moves[name] = moves - shared
         return found

@@ -307,9 +307,10 @@ INTEGER_TENSOR_TYPES = frozenset(
 )
 """Legacy constructors of integer tensors (see ``LEGACY_TENSOR_TYPES``)."""
 
-MODULE_MOVING_METHODS = frozenset({"_apply", "to", "cuda", "cpu", "to_empty"})
+MODULE_MOVING_METHODS = frozenset({"_apply", "to", "cuda", "cpu", "to_empty", "xpu", "ipu", "mtia"})
 """A model class that defines one of these moves (some of) its tensors itself: there,
-choosing the device is the code's job, as in a script."""
+choosing the device is the code's job, as in a script. (A method named after another
+device type, such as a class's own ``def mps(self)``, is a move too: ``index.own_moves``.)"""
 
 NON_TENSOR_RESULTS = frozenset(
     {"tolist", "item", "numpy", "size", "dim", "numel", "data_ptr", "element_size"}

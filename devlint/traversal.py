@@ -63,13 +63,13 @@ from devlint.symbols import (
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
 
 
+_KINDS = "|".join(sorted(DEVICE_TYPES | {"gpu", "tpu", "mlu", "musa"}))
 _AVAILABILITY_HELPER = re.compile(
-    rf"^is_(\w+_)?({'|'.join(sorted(DEVICE_TYPES | {'gpu', 'tpu', 'mlu', 'musa'}))})_available$",
-    re.IGNORECASE,
+    rf"^_?(is_(\w+_)?({_KINDS})_available|has_(\w+_)?({_KINDS}))$", re.IGNORECASE
 )
 """Helpers and flags that say whether a device type exists (``is_npu_available()``,
-``IS_CUDA_AVAILABLE``, ``is_torch_xla_available()``): a branch on them chooses a device
-deliberately."""
+``IS_CUDA_AVAILABLE``, ``is_torch_xla_available()``, ``_has_mps()``): a branch on them
+chooses a device deliberately."""
 
 
 def _mentions_availability_check(test: cst.CSTNode, *, tensor_predicates: bool = True) -> bool:

@@ -27,7 +27,7 @@ from devlint.nodes import (
     keyword_argument,
 )
 from devlint.rules._devices import device_literal
-from devlint.symbols import COLLECTIVE_FUNCTIONS
+from devlint.symbols import COLLECTIVE_FUNCTIONS, SET_DEVICE_FUNCTIONS
 
 if TYPE_CHECKING:
     from devlint.rules.base import FileContext, Rule
@@ -50,6 +50,13 @@ def _flag_says_gpu(test: cst.BaseExpression) -> bool | None:
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
         left, right = _flag_says_gpu(test.left), _flag_says_gpu(test.right)
         return left if left is not None else right
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        compared = test.comparisons[0]
+        if isinstance(compared.operator, (cst.In, cst.Equal)) and not _says_off(
+            compared.comparator
+        ):
+            return _flag_says_gpu(test.left)  # `if self.use_cuda in ("all", "batch"):`
+        return None
     if isinstance(test, (cst.Name, cst.Attribute)):
         name = test.value if isinstance(test, cst.Name) else test.attr.value
         match = _DEVICE_FLAG.match(name.lower().replace("_", ""))
@@ -57,6 +64,18 @@ def _flag_says_gpu(test: cst.BaseExpression) -> bool | None:
             return None
         return (match["device"] != "cpu") != (match["prefix"] == "no")
     return None
+
+
+def _says_off(value: cst.BaseExpression) -> bool:
+    """``False``, ``None``, ``0``, ``"cpu"``...: a value a GPU flag compared with it is off at
+    (or that says nothing of the GPU)."""
+    if isinstance(value, cst.Name):
+        return value.value in ("False", "None")
+    if isinstance(value, cst.Integer):
+        return value.value == "0"
+    if isinstance(value, cst.SimpleString):
+        return value.evaluated_value in ("", "cpu", "none", "no", "false")
+    return False
 
 
 def under_a_device_flag(ancestors: Sequence[cst.CSTNode]) -> bool:
@@ -324,12 +343,14 @@ def own_choice(
     (``only_collectives_read``; not where an input tensor or module tells the device),
     ``"class"`` (the class put its model there: ``class_placements``; not the placement of
     a model a caller gave it), ``"meta"`` (``module.to_empty(device="cuda")`` materialises
-    meta tensors, which have no device to follow), or None. ``placements`` caches each
-    class's, by id."""
+    meta tensors, which have no device to follow), ``"set_device"``
+    (``after_setting_the_device``), or None. ``placements`` caches each class's, by id."""
     if under_a_device_flag([*ancestors, call]):
         return "flag"
     if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to_empty":
         return "meta"  # materialising meta tensors: there is no device yet to follow
+    if after_setting_the_device(call, ancestors, qualified_name):
+        return "set_device"
     classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
     if classdef is not None and id(classdef) not in placements:
         placements[id(classdef)] = class_placements(classdef)
@@ -345,6 +366,27 @@ def own_choice(
     if placed and placed.get(id(call), True):
         return "class"
     return None
+
+
+def after_setting_the_device(
+    call: cst.Call,
+    ancestors: Sequence[cst.CSTNode],
+    qualified_name: Callable[[cst.BaseExpression], str | None],
+) -> bool:
+    """A statement of the function before the one holding ``call`` (in its block or an
+    enclosing one) sets the current device (``torch.cuda.set_device(gpu)``): the code just
+    chose the device it then uses."""
+    for position in range(len(ancestors) - 1, 0, -1):
+        block, statement = ancestors[position - 1], ancestors[position]
+        if isinstance(statement, cst.FunctionDef):
+            return False
+        if not isinstance(block, cst.IndentedBlock) or statement not in block.body:
+            continue
+        for earlier in block.body[: block.body.index(statement)]:
+            for node in descendants(earlier):
+                if isinstance(node, cst.Call) and qualified_name(node.func) in SET_DEVICE_FUNCTIONS:
+                    return True
+    return False
 
 
 def placements_cache(rule: Rule, context: FileContext) -> dict[int, dict[int, bool] | None]:
@@ -370,4 +412,4 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
         return not scope.model_code and not scope.device_aware
     if choice == "collective":
         return not scope.knows_inputs  # an input tensor or module tells the device
-    return choice in ("nccl", "meta")
+    return choice in ("nccl", "meta", "set_device")

@@ -63,16 +63,25 @@ def self_attribute(node: cst.BaseExpression) -> str | None:
 
 
 def under_a_test_of_the_device(ancestors: Sequence[cst.CSTNode]) -> bool:
-    """Inside an ``if`` (or ``x if ... else y``) whose test reads the name ``device``: a
-    function told its device translating it (``if device == "gpu": ...``), its choice."""
+    """Inside an ``if`` (or ``x if ... else y``) whose test reads a device (``device``,
+    ``device_*``, ``*_device``, also as an attribute: ``self.device.type``): a function told
+    its device translating it (``if device == "gpu": ...``,
+    ``if out_device.startswith("cuda"):``), its choice."""
     return any(
         isinstance(node, (cst.If, cst.IfExp)) and _reads_device(node.test) for node in ancestors
     )
 
 
 def _reads_device(node: cst.CSTNode) -> bool:
+    name = None
     if isinstance(node, cst.Name):
-        return node.value == "device"
+        name = node.value
+    elif isinstance(node, cst.Attribute):
+        name = node.attr.value
+    if name is not None and (
+        name == "device" or name.startswith("device_") or name.endswith("_device")
+    ):
+        return True
     return any(_reads_device(child) for child in node.children)
 
 

@@ -107,19 +107,22 @@ class CudaCall(Rule):
     is (`if x.is_cuda:`; but an input taken to the host, `x.cpu()...cuda()`, comes back to
     the current GPU, not to its own: that is flagged), code of a CUDA-only library (a module
     importing Megatron-LM, whose set-up makes each rank's GPU current), and anything inside the
-    class's own `cuda`, `to`, `cpu`, `_apply` or `to_empty` (or a method they call on
-    `self`): moving the module is what that code is for.
+    class's own `cuda`, `to`, `cpu`, `_apply`, `to_empty` or move to a device type such as
+    `mps` (or a method they call on `self`): moving the module is what that code is for.
 
     Nor is a `.cuda()` without an index where the code chose the current GPU itself (whoever
     set up the process chose which GPU that is): in the branch a device flag takes for the
     GPU, a name or attribute such as `use_cuda`, `self.gpu`, `args.cuda` (perhaps under
-    `not`; `if args.cpu:` chooses the GPU in its `else`), but not in a LightningModule,
-    whose trainer chooses, nor in a class that keeps its device (`self.device`), nor on the
-    forward path of model code (`forward` and what it calls), where the batch tells the
-    device: the flag only says "a GPU", not which; a communication buffer (not in a class
-    that keeps its device, nor where a parameter annotated as a tensor or module tells the
+    `not`, or compared with a GPU mode: `if self.use_gpu in ("all", "model"):`; `if
+    args.cpu:` chooses the GPU in its `else`), but not in a LightningModule, whose trainer
+    chooses, nor in a class that keeps its device (`self.device`), nor on the forward path
+    of model code (`forward` and what it calls), where the batch tells the device: the flag
+    only says "a GPU", not which; after `torch.cuda.set_device(...)` earlier in the same
+    function; in a branch on a device the code was told (`if out_device.startswith("cuda"):`);
+    a communication buffer (not where a parameter annotated as a tensor or module tells the
     device), when every tensor the function hands to collectives (`all_reduce`, `broadcast`,
-    `all_gather`...) is made on the current device (NCCL needs it there), or in the branch
+    `all_gather`...) is made on the current device (NCCL needs it there, not in a class
+    that keeps its device), or in the branch
     for an NCCL backend (`if backend == "nccl":`); in a class that is no model and keeps no
     device, once one of its methods unconditionally put a model on the current GPU
     (`self.model = load(path).cuda()`): its other `.cuda()` follow that choice, and so does
@@ -213,6 +216,27 @@ class CudaCall(Rule):
         "        self.model = torch.load(path).eval().cuda()\n\n"
         "    def read(self, audio):\n"
         "        return self.model(torch.from_numpy(audio).cuda())\n",
+        # A flag kept and read later, compared with the modes that use the GPU.
+        "import torch\n\nclass Fitter:\n"
+        "    def __init__(self, model, gpu_mode):\n"
+        "        self.model = model\n        self.use_gpu = gpu_mode\n\n"
+        "    def fit(self, batches):\n"
+        '        if self.use_gpu in ("all", "model"):\n'
+        "            self.model.cuda()\n"
+        "        return [self.model(b) for b in batches]\n",
+        # The current device was set just before: the code chose it.
+        "import torch\n\nclass Server:\n"
+        "    def __init__(self, model, options):\n"
+        "        self.model = model\n        self.options = options\n\n"
+        "    def to_gpu(self):\n"
+        "        torch.cuda.set_device(self.options.gpu)\n"
+        "        self.model.cuda()\n",
+        # A device variable tested by a method told no device: it translates that choice.
+        "import torch\nfrom torch import nn\n\nclass Head(nn.Module):\n"
+        "    def forward(self, x, out_device: str):\n"
+        '        if out_device.startswith("cuda"):\n'
+        "            return self.proj(x).cuda()\n"
+        "        return self.proj(x).cpu()\n",
     )
     INVALID = (
         Invalid(
@@ -596,6 +620,28 @@ class CudaCall(Rule):
             line=17,
             column=69,
         ),
+        Invalid(
+            # The current device was set in another method: this one may run anywhere.
+            "import torch\nfrom torch import nn\n\nclass Server:\n"
+            "    def __init__(self, model: nn.Module, gpu):\n"
+            "        self.model = model\n        torch.cuda.set_device(gpu)\n\n"
+            "    def run(self, batch):\n"
+            "        return self.model(batch.cuda())\n",
+            line=10,
+            column=33,
+        ),
+        Invalid(
+            # Compared with something other than a mode: no flag.
+            "import torch\nfrom torch import nn\n\nclass Fitter:\n"
+            "    def __init__(self, model: nn.Module, mode):\n"
+            "        self.model = model\n        self.mode = mode\n\n"
+            "    def fit(self, batch):\n"
+            '        if self.mode in ("all", "model"):\n'
+            "            batch = batch.cuda()\n"
+            "        return self.model(batch)\n",
+            line=11,
+            column=27,
+        ),
     )
 
     screen_types = (ast.Call,)
@@ -623,7 +669,7 @@ class CudaCall(Rule):
             return
         if not cuda_target_is_literal(node):
             return  # .cuda(index), .cuda(t.device): chosen at run time, as .to(device) is
-        if context.scope.device_param and under_a_test_of_the_device(context.ancestors):
+        if under_a_test_of_the_device(context.ancestors):
             return  # `if device == "cuda": model.cuda()` does what it is told
         device = first_positional(node) or keyword_argument(node, "device")
         kept = [

@@ -11,6 +11,7 @@ from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.nodes import (
     chain_root,
+    descendants,
     dotted_name,
     first_positional,
     iter_children,
@@ -65,11 +66,14 @@ class HardcodedDevice(Rule):
     tests), unless the literal moves that very input (`def to_gpu(x: Tensor): return
     x.to("cuda")` is what it is for). A legacy constructor such as
     `torch.cuda.FloatTensor(...)` is a literal device too (the current GPU), and so is the
-    default of a model's `__init__(..., device="cuda")` that it stores as `self.device`
-    (callers that rely on it are pinned to the GPU), and a `device="cuda"` default of any
+    default of a model's `__init__(..., device="cuda")` that it stores as `self.device` and
+    places tensors with (callers that rely on it are pinned to the GPU), and a
+    `device="cuda"` default of any
     function that the project's own code (not a script's, not a test's) calls without a
     device: those calls place their tensors on the GPU whatever their own device is (not
-    a default read only as `torch.autocast`'s device type, which names every CUDA GPU).
+    a default read only as a device type, which names every CUDA GPU: `torch.autocast`'s,
+    or compared, `if device == "cuda":`). Nor a branch on a device the code was told
+    (`if device_str == "mps":`, `if out_device.startswith("cuda"):`).
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
     a sampler or trainer stores as its `self.device` (or `self.current_device`), or that
     its `device` property returns: choosing it is that class's job, nor a branch on which
@@ -116,20 +120,22 @@ class HardcodedDevice(Rule):
     name a dtype; nor does a default (what to default to is the function's contract with
     its callers; the caller relying on it is where to pass the device). Code under
     `if torch.cuda.is_available():` is an explicit choice and is not flagged, and neither
-    is `"cpu"`, nor the class's own `cuda`, `to`, `cpu`, `_apply` or `to_empty` (and the
-    methods they call on `self`), where choosing the device is the code's job:
-    `self.device` there is the device being left.
+    is `"cpu"`, nor the class's own `cuda`, `to`, `cpu`, `_apply`, `to_empty` or move to a
+    device type such as `mps` (and the methods they call on `self`), where choosing the
+    device is the code's job: `self.device` there is the device being left.
 
     Nor is a literal without an index (`"cuda"`, `torch.device("cuda")`, `"hpu"`,
     `torch.cuda.FloatTensor(...)`: the current device, which whoever set up the process
     chose) where the code chose it: in the branch a device flag takes for the GPU (a name or
-    attribute such as `use_cuda`, `self.gpu`, perhaps under `not`; `if args.cpu:` chooses it
-    in its `else`), not in a LightningModule, whose trainer chooses, nor in a class that
-    keeps its device (`self.device`), nor on the forward path of model code, where the batch
-    tells the device; for communication buffers (not in a class that keeps its device, nor
-    where a parameter annotated as a tensor or module tells the device), when every tensor
-    the function hands to collectives (`all_reduce`, `broadcast`, `all_gather`...) is made
-    on the current device (NCCL needs it there), or in the branch for an NCCL backend (`if
+    attribute such as `use_cuda`, `self.gpu`, perhaps under `not` or compared with a GPU
+    mode, `if self.use_gpu in ("all", "model"):`; `if args.cpu:` chooses it in its `else`),
+    not in a LightningModule, whose trainer chooses, nor in a class that keeps its device
+    (`self.device`), nor on the forward path of model code, where the batch tells the
+    device; after `torch.cuda.set_device(...)` earlier in the same function; for
+    communication buffers (not where a parameter annotated as a tensor or module tells the
+    device), when every tensor the function hands to collectives (`all_reduce`,
+    `broadcast`, `all_gather`...) is made on the current device (NCCL needs it there; not
+    in a class that keeps its device), or in the branch for an NCCL backend (`if
     backend == "nccl":`); in a class that is no model and keeps no device, once one of its
     methods unconditionally put a model on the current device (`self.model =
     load(path).to("cuda")`); where `module.to_empty(device="cuda")` materialises meta
@@ -328,6 +334,33 @@ class HardcodedDevice(Rule):
         "def materialise(module: nn.Module):\n"
         '    module.to_empty(device="cuda", recurse=False)\n'
         "    module.reset_parameters()\n",
+        # A module keeps its default device but never places a tensor with it.
+        "import torch\nfrom torch import nn\n\nclass Wrapper(nn.Module):\n"
+        '    def __init__(self, model, device="cuda"):\n'
+        "        super().__init__()\n"
+        "        self.model = model\n        self.device = device\n\n"
+        "    def forward(self, x):\n        return self.model(x)\n",
+        # A default only compared (a device type), in a function the project calls.
+        "import torch\n\n"
+        'def make_grid(n, device="cuda"):\n'
+        '    if device == "cuda":\n'
+        "        torch.backends.cudnn.benchmark = True\n"
+        "    return torch.zeros(n)\n\n"
+        "def run():\n    return make_grid(3)\n",
+        # A helper translating the device it is told (any `*_device`/`device_*` name).
+        "import torch\nfrom torch import nn\n\nclass Head(nn.Module):\n"
+        "    def forward(self, x, device_str: str):\n"
+        '        if device_str == "mps":\n'
+        '            return x.to(torch.device("mps"))\n'
+        "        return x\n",
+        # The class's own move to a device type, and a branch on an availability helper.
+        "import torch\nfrom torch import nn\n\nclass Bridge(nn.Module):\n"
+        "    def mps(self):\n"
+        '        return self.to(torch.device("mps"))\n\n'
+        "    def forward(self, x):\n"
+        "        if _has_mps():\n"
+        '            return x.to(torch.device("mps", 0))\n'
+        "        return x\n",
     )
     INVALID = (
         Invalid(
@@ -682,13 +715,15 @@ class HardcodedDevice(Rule):
             return
         scope = context.scope
         if scope.method == "__init__" and _stores_its_device_parameter(function):
-            context.report(self.code, default, data={"literal": literal, "default": "1"})
-            return
+            classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
+            if classdef is not None and _reads_its_device(classdef):
+                context.report(self.code, default, data={"literal": literal, "default": "1"})
+            return  # kept and never placed with: the class only chooses (and reports) it
         name = scope.function_name or ""
         if name.rpartition(".")[2] != function.name.value:
             return  # a nested function's: no other code calls it by name
-        if _only_a_device_type(function.body, param.name.value):
-            return  # `torch.autocast(device, ...)`: "cuda" is every CUDA GPU's type
+        if _places_nothing_with(function.body, param.name.value):
+            return  # `torch.autocast(device, ...)`, `device == "cuda"`: a type, not a GPU
         position = _position(function, param, skip_first=scope.method is not None)
         data = {"literal": literal, "relied_on": name, "position": str(position)}
         context.report(self.code, default, data=data)
@@ -702,7 +737,7 @@ class HardcodedDevice(Rule):
         *,
         legacy: bool = False,
     ) -> None:
-        if context.scope.device_param and under_a_test_of_the_device(context.ancestors):
+        if under_a_test_of_the_device(context.ancestors):
             return  # `if device == "gpu": return torch.device("cuda")` translates it
         chosen = None
         if legacy or (without_index(literal) and not _has_any_index(call, node)):
@@ -813,9 +848,11 @@ def _relied_on(candidate: Candidate, literal: str, index: ProjectIndex) -> Resol
     )
 
 
-def _only_a_device_type(body: cst.CSTNode, name: str) -> bool:
-    """``name`` is read, and only as ``torch.autocast``'s device type (its first argument
-    or ``device_type=``), which names a backend, not one GPU: it places no tensor."""
+def _places_nothing_with(body: cst.CSTNode, name: str) -> bool:
+    """``name`` is read, and only as a device type, which names a backend, not one GPU:
+    ``torch.autocast``'s (its first argument or ``device_type=``), or compared
+    (``if device == "cuda":``, ``device.type != "cpu"``, ``device.startswith("cuda")``).
+    Nothing is placed with it."""
     reads = as_type = 0
     stack: list[cst.CSTNode] = [body]
     while stack:
@@ -824,8 +861,18 @@ def _only_a_device_type(body: cst.CSTNode, name: str) -> bool:
             reads += 1
         if isinstance(current, cst.Call) and (dotted_name(current.func) or "").endswith("autocast"):
             for arg in (first_positional(current), keyword_argument(current, "device_type")):
-                if arg is not None and isinstance(arg.value, cst.Name) and arg.value.value == name:
+                if arg is not None and dotted_name(arg.value) == name:
                     as_type += 1
+        elif isinstance(current, cst.Comparison):
+            sides = (current.left, *(c.comparator for c in current.comparisons))
+            as_type += sum(dotted_name(side) in (name, f"{name}.type") for side in sides)
+        elif (
+            isinstance(current, cst.Call)
+            and isinstance(current.func, cst.Attribute)
+            and current.func.attr.value == "startswith"
+            and dotted_name(current.func.value) == name
+        ):
+            as_type += 1
         stack.extend(iter_children(current))
     return reads > 0 and reads == as_type
 
@@ -883,6 +930,26 @@ def _stores_its_device_parameter(function: cst.FunctionDef) -> bool:
                     and any(dotted_name(t.target) == "self.device" for t in small.targets)
                 ):
                     return True
+    return False
+
+
+def _reads_its_device(classdef: cst.ClassDef) -> bool:
+    """A method of the class places tensors with ``self.device``: ``x.to(self.device)``,
+    ``x.cuda(self.device)``, ``torch.zeros(n, device=self.device)``."""
+    for node in descendants(classdef.body):
+        if not isinstance(node, cst.Call):
+            continue
+        keyword = keyword_argument(node, "device")
+        if keyword is not None and dotted_name(keyword.value) == "self.device":
+            return True
+        first = first_positional(node)
+        if (
+            first is not None
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("to", "cuda")
+            and dotted_name(first.value) == "self.device"
+        ):
+            return True
     return False
 
 

@@ -755,6 +755,35 @@ class TensorAttributeNotBuffer(Rule):
             line=9,
             column=9,
         ),
+        Invalid(
+            # Re-made in another method by a chained assignment of a fresh tensor: a buffer
+            # takes it, so the fix stays.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Counter(nn.Module):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        self.weight = nn.Parameter(torch.randn(n))\n"
+            "        self.seen = torch.zeros(n)\n\n"
+            "    def reset(self):\n"
+            "        seen = self.seen = torch.zeros(len(self.weight))\n"
+            "        return seen\n\n"
+            "    def forward(self, x):\n"
+            "        return x * self.weight + self.seen\n",
+            line=8,
+            column=9,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Counter(nn.Module):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        self.weight = nn.Parameter(torch.randn(n))\n"
+            '        self.register_buffer("seen", torch.zeros(n), persistent=False)\n\n'
+            "    def reset(self):\n"
+            "        seen = self.seen = torch.zeros(len(self.weight))\n"
+            "        return seen\n\n"
+            "    def forward(self, x):\n"
+            "        return x * self.weight + self.seen\n",
+            unsafe=True,
+        ),
     )
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:

@@ -289,6 +289,31 @@ def test_zero_dim_cpu_tensors_meet_only_operations_that_refuse_them(
     assert in_forward(body + "\n").meetings() == expected
 
 
+def test_an_item_of_a_list_of_vectors_is_a_whole_vector() -> None:
+    """``values[i]`` of a list of 1-D CPU tensors (local, or kept on ``self`` by
+    ``__init__``) is one of the vectors, not a 0-dim element: it meets the device."""
+    analysed = Analysed(
+        """
+        class M(nn.Module):
+            def __init__(self, levels):
+                super().__init__()
+                kept = [torch.linspace(-1, 1, n) for n in levels]
+                self.values = kept
+
+            def forward(self, x):
+                local = [torch.arange(4.0), torch.arange(4.0)]
+                for i in range(2):
+                    x = x - self.values[i] + local[i]
+                return x
+        """
+    )
+    assert analysed.meetings() == [
+        ("torch.linspace(-1, 1, n)", "operator", "x - self.values[i]"),
+        ("torch.arange(4.0)", "operator", "x - self.values[i] + local[i]"),
+        ("torch.arange(4.0)", "operator", "x - self.values[i] + local[i]"),
+    ]
+
+
 @pytest.mark.parametrize(
     "body",
     [

@@ -129,6 +129,9 @@ class ClassModel:
     classes: Mapping[str, str] = field(default_factory=dict)
     """The qualified class each attribute ``__init__`` sets by a call of one is made of
     (``self.loss = nn.CTCLoss()``: ``torch.nn.CTCLoss``)."""
+    lists: frozenset[str] = frozenset()
+    """Attributes ``__init__`` sets to a list or tuple written out (or a comprehension), or
+    to a local one: ``self.values[i]`` is one of its tensors, not an element of one."""
 
     def attribute(self, name: str) -> Value:
         """``self.<name>`` outside ``__init__``: what ``__init__`` leaves there. Anything
@@ -337,7 +340,8 @@ def class_model(
     }
     scalars = frozenset(inference.maybe_scalar - inference.shaped)
     classes = _attribute_classes(init, resolve)
-    return ClassModel(node, methods, attributes, inference.values, scalars, classes)
+    lists = frozenset(name[5:] for name in inference.lists if name.startswith("self."))
+    return ClassModel(node, methods, attributes, inference.values, scalars, classes, lists)
 
 
 def _construction_parameter(param: cst.Param, resolve: Resolver) -> Value:
@@ -516,8 +520,9 @@ class _Inference:
             found = self.eval(node.value)
             for target in node.targets:
                 self._bind(target.target, found, node.value)
-                if isinstance(target.target, cst.Name) and _is_sequence_literal(node.value):
-                    self.lists.add(target.target.value)
+                held = _list_holder(target.target)
+                if held is not None and self._is_a_list(node.value):
+                    self.lists.add(held)
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             self._bind(node.target, self.eval(node.value), node.value)
         elif isinstance(node, cst.AugAssign):
@@ -663,12 +668,19 @@ class _Inference:
 
     # Bindings ----------------------------------------------------------------
 
+    def _is_a_list(self, node: cst.BaseExpression) -> bool:
+        """A list or tuple written out, or a name bound to one."""
+        return _is_sequence_literal(node) or (
+            isinstance(node, cst.Name) and node.value in self.lists
+        )
+
     def _bind(self, target: cst.BaseExpression, found: Value, source: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
             self.env[target.value] = found
             self.not_none.discard(target.value)
             self.lists.discard(target.value)
         elif isinstance(target, cst.Attribute):
+            self.lists.discard(f"self.{target.attr.value}" if is_self(target.value) else "")
             if target.attr.value == "data":
                 self._write(target, self.eval(target.value), target.value, found, source)
             name = dotted_name(target)
@@ -928,13 +940,23 @@ class _Inference:
     def _element_of_one_dimension(self, base: Value, node: cst.Subscript) -> bool:
         """``t[-1]``, ``t[i + 1]`` of a CPU tensor that only one-dimensional factories made:
         an index that is a Python number (a loop counter) picks one element."""
-        if len(node.slice) != 1 or not _cpu_vectors(base):
+        if len(node.slice) != 1 or self._holds_a_list(node.value) or not _cpu_vectors(base):
             return False
         index = node.slice[0].slice
         if not isinstance(index, cst.Index) or _adds_or_keeps_dimensions(index.value):
             return False
         found = self.eval(index.value)
         return found.only_host and not found.sequence
+
+    def _holds_a_list(self, node: cst.BaseExpression) -> bool:
+        """``values`` or ``self.values`` bound to a list of tensors: an item is a whole one."""
+        if isinstance(node, cst.Name):
+            return node.value in self.lists
+        return (
+            isinstance(node, cst.Attribute)
+            and is_self(node.value)
+            and node.attr.value in self._owner.lists
+        )
 
     def _comparison(self, node: cst.Comparison) -> Value:
         left_node: cst.BaseExpression = node.left
@@ -1621,6 +1643,15 @@ def _string(node: cst.SimpleString) -> Value:
         if text.partition(":")[0] == "cpu":
             return CHOSEN_CPU
     return HOST
+
+
+def _list_holder(target: cst.BaseExpression) -> str | None:
+    """``values`` or ``self.values``: a name whose list ``_Inference.lists`` may note."""
+    if isinstance(target, cst.Name):
+        return target.value
+    if isinstance(target, cst.Attribute) and is_self(target.value):
+        return f"self.{target.attr.value}"
+    return None
 
 
 def _is_sequence_literal(node: cst.BaseExpression) -> bool:

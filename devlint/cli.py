@@ -465,8 +465,8 @@ def _fix_stdin(options: RunOptions, projects: Sequence[Project]) -> int:
     return code
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+def _count(number: int, noun: str, plural: str | None = None) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {plural or noun + 's'}"
 
 
 @main.command(short_help="Show fixes as a diff, or apply them with --write.")
@@ -587,7 +587,7 @@ class FixTally:
                 f.fix is not None and f.fix.applicability is Applicability.UNSAFE for f in left
             )
             if hidden and not unsafe:
-                parts[0] += f" ({_count(hidden, 'fix')} with --unsafe-fixes)"
+                parts[0] += f" ({_count(hidden, 'fix', 'fixes')} with --unsafe-fixes)"
         if self.long_lines:
             limit = f"{min(self.line_lengths)} characters"
             if len(self.line_lengths) > 1:

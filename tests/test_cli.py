@@ -154,6 +154,16 @@ CONTAINER = (
 )
 
 
+def test_fix_summary_counts_unsafe_fixes_in_the_plural(in_tmp: Path) -> None:
+    project(in_tmp, {"one.py": CONTAINER, "two.py": CONTAINER})
+    dry = run("fix", ".")
+    assert (dry.exit_code, dry.stderr) == (
+        1,
+        "No fixes available (2 fixes with --unsafe-fixes); "
+        "2 findings would be left (run `devlint check`).\n",
+    )
+
+
 def test_fix_summary_never_claims_fixes_that_did_not_happen(in_tmp: Path) -> None:
     project(in_tmp, {"clean.py": "x = 1\n"})
     assert (run("fix", ".").exit_code, run("fix", ".").stderr) == (0, "All checks passed!\n")

@@ -1739,6 +1739,23 @@ class FactoryWithoutDevice(Rule):
             "        return self.model(images.to(self.device)), images * weights\n",
             unsafe=True,
         ),
+        Invalid(
+            # A function nested in a method meets what the method hands it, on whatever
+            # device that is (a design matrix kept on the CPU): no safe `self.device`.
+            "import torch\n\n\n"
+            "class Fitter:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.model = model\n"
+            "        self.device = device\n\n"
+            "    def penalty(self, design: torch.Tensor, lam: float):\n"
+            "        def gram(x: torch.Tensor):\n"
+            "            g = x.T @ x\n"
+            "            g += lam * torch.eye(x.shape[1])\n"
+            "            return g\n\n"
+            "        return gram(design)\n",
+            line=12,
+            column=24,
+        ),
     )
 
     screen_types = (ast.Call, ast.Attribute, ast.Return, *BINDING_TYPES)
@@ -1808,7 +1825,9 @@ class FactoryWithoutDevice(Rule):
         evidence = {"follows_inputs": "yes"} if following else {}
         if _only_inputs_on_device(node, flow, meetings, context):
             evidence["cpu_inputs_clear"] = "yes"
-        if _meets_raw_input(meeting, flow.function):
+        if _meets_raw_input(meeting, flow.function) or _meets_nested_parameters(
+            meeting, flow, context
+        ):
             evidence["raw_input"] = "yes"
         context.report(
             self.code,
@@ -2230,6 +2249,15 @@ def _meets_raw_input(meeting: Meeting, function: cst.FunctionDef) -> bool:
         isinstance(node, cst.AssignTarget) and _tensor_root(node.target) == root
         for node in descendants(function.body)
     )
+
+
+def _meets_nested_parameters(meeting: Meeting, flow: FunctionFlow, context: FileContext) -> bool:
+    """A function defined inside another meets what its parameters bring: the enclosing
+    code's tensors, on whatever device those are (design matrices kept on the CPU)."""
+    if sum(isinstance(node, cst.FunctionDef) for node in context.ancestors) < 2:
+        return False
+    found = flow.values.get(meeting.partner)
+    return found is not None and bool(found.params)
 
 
 def _mixes_once_placed(made: cst.Call, flow: FunctionFlow) -> bool:

@@ -129,8 +129,9 @@ class FactoryWithoutDevice(Rule):
     attribute of an object of unknown type, a `device` index with `-1` for the CPU; no
     accumulator updated in place is moved (`total += x`), and no `device=` is added that
     would mix the tensor with a CPU one no finding moves. Where a pipeline meets its
-    caller's data as passed, the fix borrows that data's device (unsafe), not
-    `self.device`; no `self.device` in a module's methods that `__init__` calls.
+    caller's data as passed, or a function nested in a method meets what its parameters
+    bring, the fix borrows that data's device (unsafe), not `self.device`; no
+    `self.device` in a module's methods that `__init__` calls.
     Not flagged, because no device is mixed: a tensor that is moved before it meets anything
     (`torch.arange(n)[:k].to(x.device)`, `torch.cat([a, b]).to(x.device)`,
     `if m is not None: m = m.to(x.device)`),

@@ -10,7 +10,7 @@ import libcst as cst
 from devlint.facts import absolute_module
 from devlint.nodes import first_positional, keyword_argument, names_a_device
 from devlint.skeleton import Skeleton, dotted
-from devlint.symbols import CPU_RESULT_METHODS
+from devlint.symbols import CONFIG_PARAMETERS, CPU_RESULT_METHODS
 
 
 def device_literal(node: cst.BaseExpression) -> str | None:
@@ -64,9 +64,11 @@ def self_attribute(node: cst.BaseExpression) -> str | None:
 
 def under_a_test_of_the_device(ancestors: Sequence[cst.CSTNode]) -> bool:
     """Inside an ``if`` (or ``x if ... else y``) whose test reads a device (``device``,
-    ``device_*``, ``*_device``, also as an attribute: ``self.device.type``): a function told
-    its device translating it (``if device == "gpu": ...``,
-    ``if out_device.startswith("cuda"):``), its choice."""
+    ``device_*``, ``*_device``, also as an attribute of ``self`` or of the configuration:
+    ``args.device``): a function told its device translating it (``if device == "gpu":``,
+    ``if out_device.startswith("cuda"):``), its choice. Not a tensor's ``.device``
+    (``if "cuda" in str(self.conv.weight.device):``): that asks where a tensor is, and a
+    ``.cuda()`` under it goes to the current GPU, not to that tensor's."""
     return any(
         isinstance(node, (cst.If, cst.IfExp)) and _reads_device(node.test) for node in ancestors
     )
@@ -77,12 +79,22 @@ def _reads_device(node: cst.CSTNode) -> bool:
     if isinstance(node, cst.Name):
         name = node.value
     elif isinstance(node, cst.Attribute):
-        name = node.attr.value
+        name = node.attr.value if _told_its_device(node.value) else None
     if name is not None and (
         name == "device" or name.startswith("device_") or name.endswith("_device")
     ):
         return True
+    if isinstance(node, cst.Attribute):
+        return _reads_device(node.value)  # not its attribute's own name
     return any(_reads_device(child) for child in node.children)
+
+
+def _told_its_device(owner: cst.BaseExpression) -> bool:
+    """``self`` or the configuration (``args``, ``cfg``): what holds a device chosen for
+    the code, not a tensor that is somewhere."""
+    return isinstance(owner, cst.Name) and (
+        owner.value == "self" or owner.value in CONFIG_PARAMETERS
+    )
 
 
 def leaves_the_host(receiver: cst.BaseExpression) -> bool:

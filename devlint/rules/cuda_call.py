@@ -642,6 +642,22 @@ class CudaCall(Rule):
             line=11,
             column=27,
         ),
+        Invalid(
+            # A test of where a tensor is, not of a device the code was told: `.cuda()` goes
+            # to the current GPU, not to the weights' (`cuda:1`).
+            "import torch\nfrom torch import nn\n\n\n"
+            "class Net(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.conv = nn.Conv2d(3, 8, 3)\n\n"
+            "    def forward(self, crops):\n"
+            "        x = torch.cat(crops)\n"
+            '        if "cuda" in str(self.conv.weight.device):\n'
+            "            x = x.cuda(non_blocking=True)\n"
+            "        return self.conv(x)\n",
+            line=13,
+            column=19,
+        ),
     )
 
     screen_types = (ast.Call,)

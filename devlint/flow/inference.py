@@ -51,6 +51,7 @@ from devlint.flow.values import (
 )
 from devlint.nodes import (
     annotation_names,
+    attribute_of_self,
     casts_dtype_only,
     dotted_name,
     first_positional,
@@ -680,7 +681,7 @@ class _Inference:
             self.not_none.discard(target.value)
             self.lists.discard(target.value)
         elif isinstance(target, cst.Attribute):
-            self.lists.discard(f"self.{target.attr.value}" if is_self(target.value) else "")
+            self.lists.discard(_list_holder(target) or "")
             if target.attr.value == "data":
                 self._write(target, self.eval(target.value), target.value, found, source)
             name = dotted_name(target)
@@ -952,11 +953,7 @@ class _Inference:
         """``values`` or ``self.values`` bound to a list of tensors: an item is a whole one."""
         if isinstance(node, cst.Name):
             return node.value in self.lists
-        return (
-            isinstance(node, cst.Attribute)
-            and is_self(node.value)
-            and node.attr.value in self._owner.lists
-        )
+        return attribute_of_self(node) in self._owner.lists
 
     def _comparison(self, node: cst.Comparison) -> Value:
         left_node: cst.BaseExpression = node.left
@@ -1649,9 +1646,8 @@ def _list_holder(target: cst.BaseExpression) -> str | None:
     """``values`` or ``self.values``: a name whose list ``_Inference.lists`` may note."""
     if isinstance(target, cst.Name):
         return target.value
-    if isinstance(target, cst.Attribute) and is_self(target.value):
-        return f"self.{target.attr.value}"
-    return None
+    attribute = attribute_of_self(target)
+    return None if attribute is None else f"self.{attribute}"
 
 
 def _is_sequence_literal(node: cst.BaseExpression) -> bool:

@@ -63,6 +63,9 @@ class ClassFacts:
     stores: frozenset[str] = frozenset()
     """What its methods store on ``self`` that says it works on a device: ``device``
     (``self.device = ...``) and ``model`` (``self.model = ...``, ``self.ema_model``)."""
+    skips_base_init: bool = False
+    """The class's own ``__init__`` calls no ``__init__`` (no ``super().__init__()``, no
+    ``Base.__init__(self)``): what its bases store there is never set on its objects."""
 
 
 @dataclass(frozen=True)
@@ -258,11 +261,14 @@ def class_facts(
     defines_device: bool,
     stores: Iterable[str],
     aliases: Mapping[str, str],
+    init_calls_init: bool,
 ) -> ClassFacts:
     """A class as a walk saw it, its bases resolved through the file's ``aliases``
     (the libcst traversal and the ``ast`` skeleton both build facts with these)."""
     resolved = tuple(resolve_alias(base, aliases) or base for base in bases)
-    return ClassFacts(name, resolved, tuple(methods), defines_device, frozenset(stores))
+    methods = tuple(methods)
+    skips = "__init__" in methods and not init_calls_init
+    return ClassFacts(name, resolved, methods, defines_device, frozenset(stores), skips)
 
 
 def function_facts(

@@ -289,6 +289,9 @@ class ProjectIndex:
         if facts is not None:
             for base in facts.bases:
                 kind |= self.class_kind(self.resolve(base, self._module_of[name]))
+            if facts.skips_base_init and not kind.model:
+                # The bases' `__init__` never runs: the device or model they store is not set.
+                kind = replace(kind, device_context=False, device_aware=False)
             if kind.model and facts.defines_device:
                 kind |= _DEVICE_AWARE
             elif kind.model:

@@ -58,6 +58,13 @@ def dotted(node: ast.AST) -> str | None:
     return ".".join(reversed(parts))
 
 
+def _calls_an_init(caller: str, func: ast.expr) -> bool:
+    """``super().__init__(...)`` or ``Base.__init__(self, ...)`` inside ``__init__``."""
+    return (
+        caller.endswith(".__init__") and isinstance(func, ast.Attribute) and func.attr == "__init__"
+    )
+
+
 @dataclass
 class _Class:
     name: str
@@ -65,6 +72,8 @@ class _Class:
     defines_device: bool
     methods: list[str] = field(default_factory=list)
     stores: set[str] = field(default_factory=set)
+    init_calls_init: bool = False
+    """Its ``__init__`` calls an ``__init__`` (``ClassFacts.skips_base_init``)."""
 
 
 @dataclass
@@ -195,7 +204,15 @@ class _Walk:
             path=path,
             aliases=dict(aliases),
             classes=tuple(
-                class_facts(c.name, c.bases, c.methods, c.defines_device, c.stores, aliases)
+                class_facts(
+                    c.name,
+                    c.bases,
+                    c.methods,
+                    c.defines_device,
+                    c.stores,
+                    aliases,
+                    c.init_calls_init,
+                )
                 for c in self._classes
             ),
             functions=tuple(
@@ -397,6 +414,9 @@ class _Walk:
 
     def _call(self, node: ast.Call) -> None:
         if self._function is not None:
+            owner = self._function.owner
+            if owner is not None and _calls_an_init(self._function.name, node.func):
+                owner.init_calls_init = True
             name = dotted(node.func)
             if name is None:
                 return

@@ -326,6 +326,15 @@ def _defines_device(node: cst.ClassDef) -> bool:
     return False
 
 
+def _calls_an_init(caller: str, func: cst.BaseExpression) -> bool:
+    """``super().__init__(...)`` or ``Base.__init__(self, ...)`` inside ``__init__``."""
+    return (
+        caller.endswith(".__init__")
+        and isinstance(func, cst.Attribute)
+        and func.attr.value == "__init__"
+    )
+
+
 @dataclass
 class _Class:
     name: str
@@ -334,6 +343,8 @@ class _Class:
     scope: Scope
     methods: list[str] = field(default_factory=list)
     stores: set[str] = field(default_factory=set)
+    init_calls_init: bool = False
+    """Its ``__init__`` calls an ``__init__`` (``ClassFacts.skips_base_init``)."""
 
 
 @dataclass
@@ -786,6 +797,9 @@ class Traversal:
 
     def _record_call(self, node: cst.Call) -> None:
         assert self._function is not None
+        owner = self._function.owner
+        if owner is not None and _calls_an_init(self._function.name, node.func):
+            owner.init_calls_init = True
         dotted = dotted_name(node.func)
         if dotted is None:
             return
@@ -823,7 +837,15 @@ class Traversal:
             path=self._path,
             aliases=dict(aliases),
             classes=tuple(
-                class_facts(c.name, c.raw_bases, c.methods, c.defines_device, c.stores, aliases)
+                class_facts(
+                    c.name,
+                    c.raw_bases,
+                    c.methods,
+                    c.defines_device,
+                    c.stores,
+                    aliases,
+                    c.init_calls_init,
+                )
                 for c in self._classes
             ),
             functions=tuple(

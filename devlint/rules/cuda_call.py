@@ -237,8 +237,39 @@ class CudaCall(Rule):
         '        if out_device.startswith("cuda"):\n'
         "            return self.proj(x).cuda()\n"
         "        return self.proj(x).cpu()\n",
+        # Its own `__init__` never runs the base's, which stores the device: no `self.device`
+        # here, and the net it built itself went to the current GPU.
+        "import torch\n\nclass Sampler:\n"
+        "    def __init__(self, model, device):\n"
+        "        self.model = model\n        self.device = device\n\n"
+        "class GridSampler(Sampler):\n"
+        "    def __init__(self, config):\n"
+        "        self.net = build_net(config).cuda()\n\n"
+        "    def sample(self, shape):\n"
+        "        return self.net(torch.randn(shape).cuda())\n",
     )
     INVALID = (
+        # The base's `__init__` runs (`super().__init__`): the device it stores is set.
+        Invalid(
+            "import torch\n\nclass Sampler:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.model = model\n        self.device = device\n\n"
+            "class GridSampler(Sampler):\n"
+            "    def __init__(self, model, device, size):\n"
+            "        super().__init__(model, device)\n        self.size = size\n\n"
+            "    def sample(self):\n"
+            "        return self.model(torch.randn(self.size).cuda())\n",
+            14,
+            50,
+            fixed="import torch\n\nclass Sampler:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.model = model\n        self.device = device\n\n"
+            "class GridSampler(Sampler):\n"
+            "    def __init__(self, model, device, size):\n"
+            "        super().__init__(model, device)\n        self.size = size\n\n"
+            "    def sample(self):\n"
+            "        return self.model(torch.randn(self.size).to(self.device))\n",
+        ),
         Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"

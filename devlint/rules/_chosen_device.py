@@ -401,15 +401,17 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     LightningModule (the trainer does), nor does a class's placement in model code or in a
     class that keeps a device (``self.device``), whose literal then ignores it. Nor does a
     flag in such a class, nor on the forward path of model code: the device kept, or the
-    batch's, is the one to use, and the flag only says "a GPU", not which one."""
+    batch's, is the one to use, and the flag only says "a GPU", not which one. Nor does a
+    class's placement in a method that takes a ``device`` parameter and ignores it."""
     if index.runs_alone(candidate.data.get("module", ""), at_top_level=False):
         return True
     choice = candidate.data.get("chosen")
     if choice == "flag":
         forward = scope.model_code and scope.forward_path
         return not scope.lightning and not scope.device_aware and not forward
-    if choice == "class":
-        return not scope.model_code and not scope.device_aware
+    if choice == "class":  # not where the caller tells it the device (`device` ignored)
+        told = candidate.scope.device_param
+        return not scope.model_code and not scope.device_aware and not told
     if choice == "collective":
         return not scope.knows_inputs  # an input tensor or module tells the device
     return choice in ("nccl", "meta", "set_device")

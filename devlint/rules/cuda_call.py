@@ -249,6 +249,18 @@ class CudaCall(Rule):
         "        return self.net(torch.randn(shape).cuda())\n",
     )
     INVALID = (
+        # A class placing the net it builds, but told a device it ignores: not its choice.
+        Invalid(
+            "import torch\n\nclass Painter:\n"
+            "    def __init__(self, config, device=None):\n"
+            "        self.net = build_net(config).cuda().eval()\n",
+            5,
+            38,
+            fixed="import torch\n\nclass Painter:\n"
+            "    def __init__(self, config, device=None):\n"
+            "        self.net = build_net(config).to(device).eval()\n",
+            unsafe=True,
+        ),
         # The base's `__init__` runs (`super().__init__`): the device it stores is set.
         Invalid(
             "import torch\n\nclass Sampler:\n"

@@ -447,7 +447,7 @@ MEETING_FUNCTIONS = frozenset(
         *("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"),
         *("gather", "scatter", "scatter_add", "index_select", "masked_fill", "masked_select"),
         *("take_along_dim", "bucketize", "searchsorted", "isclose", "allclose", "equal"),
-        *("meshgrid", "broadcast_tensors", "cartesian_prod", "block_diag"),
+        *("meshgrid", "cartesian_prod", "block_diag"),
         *("nn.functional.linear", "nn.functional.bilinear", "nn.functional.embedding"),
         *("nn.functional.cross_entropy", "nn.functional.nll_loss", "nn.functional.mse_loss"),
         *("nn.functional.l1_loss", "nn.functional.smooth_l1_loss", "nn.functional.kl_div"),
@@ -460,7 +460,8 @@ MEETING_FUNCTIONS = frozenset(
 )
 """torch functions whose tensor arguments must all be on one device: where a CPU tensor
 meets a tensor on the computation's device (``torch.stft``'s signal and window; not
-``pack_padded_sequence``, whose ``lengths`` belong on the CPU)."""
+``pack_padded_sequence``, whose ``lengths`` belong on the CPU, nor ``broadcast_tensors``,
+which only expands each tensor where it is)."""
 
 SCALAR_REFUSING_OPERATIONS = frozenset(
     {

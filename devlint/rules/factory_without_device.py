@@ -201,6 +201,11 @@ class FactoryWithoutDevice(Rule):
     reports_in_device_context = True  # files with no model code may hold a device context
 
     VALID = (
+        # `broadcast_tensors` expands each tensor where it is: a shape-only CPU placeholder.
+        "import torch\n\ndef constant(value, shape, device):\n"
+        "    x = torch.as_tensor(value, device=device)\n"
+        "    x, _ = torch.broadcast_tensors(x, torch.empty(shape))\n"
+        "    return x.contiguous()\n",
         # 0-dim CPU tensors where a TensorIterator (or `where` itself) lets them meet CUDA.
         "import torch\nimport torch.nn as nn\n\n"
         "class Gate(nn.Module):\n"

@@ -1055,6 +1055,9 @@ class _Inference:
         arguments: Sequence[tuple[cst.Arg, Value]],
     ) -> Value:
         if name == "self":
+            forward = self._owner.methods.get("forward")
+            if forward is not None:  # the class's own forward: where its arguments meet
+                return self._local_call(node, forward, self._owner.node, arguments, method=True)
             return self._module_call(node, node.func, arguments)
         if qualified is None and name in ITERATING_BUILTINS | SILENT_BUILTINS:
             return HOST_SEQUENCE if name in ("list", "tuple", "sorted") else HOST

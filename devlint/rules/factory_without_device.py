@@ -67,7 +67,9 @@ class FactoryWithoutDevice(Rule):
     `torch.cat`/`stack`/`where`/`matmul`/`einsum` and other functions of several
     tensors, as a tensor bound of `clamp`, in a tensor method such as `masked_fill` or
     `index_add_`, in an in-place
-    update, in a call of a module or model, indexed by a device tensor, or written into
+    update, in a call of a module or model (a class calling itself, `self(x)`, runs its
+    own `forward`: the tensor meets what it meets there), indexed by a device tensor, or
+    written into
     one: through a tensor index (`x[mask] = torch.zeros(d)`, an `index_put_`) or as its
     `.data` (which some backends refuse across devices, and which moves it on CUDA). It
     reports where the tensor is made and names the line where it meets the device. A module's
@@ -201,6 +203,19 @@ class FactoryWithoutDevice(Rule):
     reports_in_device_context = True  # files with no model code may hold a device context
 
     VALID = (
+        # `self(steps)` runs the class's own forward, which moves its input first.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Ramp(nn.Module):\n"
+        "    def __init__(self, dim):\n"
+        "        super().__init__()\n"
+        '        self.register_buffer("table", torch.randn(dim, dim))\n\n'
+        "    def forward(self, x):\n"
+        "        if x.dim() == 4:\n"
+        "            return self.grid(x.shape[-1]).to(x)\n"
+        "        x = x.to(self.table.device)\n        return x @ self.table\n\n"
+        "    def grid(self, n):\n"
+        "        steps = torch.arange(1, n + 1).unsqueeze(0)\n"
+        "        return self(steps).transpose(1, 2)\n",
         # `broadcast_tensors` expands each tensor where it is: a shape-only CPU placeholder.
         "import torch\n\ndef constant(value, shape, device):\n"
         "    x = torch.as_tensor(value, device=device)\n"
@@ -743,6 +758,23 @@ class FactoryWithoutDevice(Rule):
         "    return (a - b).sum()\n",
     )
     INVALID = (
+        # `self(steps)` runs the class's own forward, where the steps meet the embedding.
+        Invalid(
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Ramp(nn.Module):\n"
+            "    def __init__(self, dim):\n"
+            "        super().__init__()\n"
+            "        self.emb = nn.Embedding(64, dim)\n\n"
+            "    def forward(self, x):\n"
+            "        if x.dim() == 4:\n"
+            "            return self.grid(x.shape[-1]).to(x)\n"
+            "        return self.emb(x)\n\n"
+            "    def grid(self, n):\n"
+            "        steps = torch.arange(1, n + 1).unsqueeze(0)\n"
+            "        return self(steps).transpose(1, 2)\n",
+            15,
+            17,
+        ),
         Invalid(
             # A transformers model does not: the waveform meets its weights on the CPU.
             "import torch\n"

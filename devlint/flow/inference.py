@@ -92,6 +92,7 @@ from devlint.symbols import (
     PROGRESS_WRAPPERS,
     SETUP_METHODS,
     SILENT_BUILTINS,
+    STATELESS_NN_MODULES,
     TENSOR_ARGUMENT_METHODS,
     TENSOR_FACTORIES,
     TENSOR_HOST_ATTRIBUTES,
@@ -1104,12 +1105,16 @@ class _Inference:
             return self._constructed(arguments)
         return UNKNOWN
 
+    def _in_setup(self) -> bool:
+        """Module-level code or a setup method (``__init__``): what it builds is kept."""
+        return self.function is None or self.function.name.value in SETUP_METHODS
+
     def _constructed(self, arguments: Sequence[tuple[cst.Arg, Value]]) -> Value:
         """An instance of a class: in ``__init__`` a submodule or a parameter, which moves
         with the module; elsewhere an object built from the tensors it is given (a model
         output), and one built from no tensor (a helper object, a module made there and
         left on the CPU) is on no device we know."""
-        setup = self.function is None or self.function.name.value in SETUP_METHODS
+        setup = self._in_setup()
         given = [found for _, found in arguments if found.origins - {Origin.HOST}]
         if setup or not given:
             return FOLLOWS if setup else UNKNOWN
@@ -1246,6 +1251,8 @@ class _Inference:
             return UNKNOWN  # another library's custom op: its library places the result
         if qualified == "torch.device":
             return arguments[0][1] if arguments else UNKNOWN
+        if module == "torch.nn" and name in STATELESS_NN_MODULES and not self._in_setup():
+            return UNKNOWN  # nn.Softmax(dim=-1)(x) made on the spot: no device of its own
         if name[:1].isupper():
             return FOLLOWS  # nn.Linear(...), nn.Parameter(...): moves with the module
         if module.startswith("torch.nn.") and module.rpartition(".")[2][:1].isupper():

@@ -68,7 +68,8 @@ class FactoryWithoutDevice(Rule):
     tensors, as a tensor bound of `clamp`, in a tensor method such as `masked_fill` or
     `index_add_`, in an in-place
     update, in a call of a module or model (a class calling itself, `self(x)`, runs its
-    own `forward`: the tensor meets what it meets there), indexed by a device tensor, or
+    own `forward`: the tensor meets what it meets there; a parameter-free module made on
+    the spot, `nn.Softmax(dim=-1)(x)`, has no device), indexed by a device tensor, or
     written into
     one: through a tensor index (`x[mask] = torch.zeros(d)`, an `index_put_`) or as its
     `.data` (which some backends refuse across devices, and which moves it on CUDA). It
@@ -203,6 +204,12 @@ class FactoryWithoutDevice(Rule):
     reports_in_device_context = True  # files with no model code may hold a device context
 
     VALID = (
+        # A parameter-free module made on the spot (`nn.Softmax(dim=-1)`) has no device.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Scorer(nn.Module):\n"
+        "    def forward(self, batch):\n"
+        "        scores = torch.tensor([self.net(b).item() for b in batch])\n"
+        "        return nn.Softmax(dim=-1)(scores).numpy()\n",
         # `self(steps)` runs the class's own forward, which moves its input first.
         "import torch\nimport torch.nn as nn\n\n"
         "class Ramp(nn.Module):\n"

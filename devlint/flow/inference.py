@@ -563,13 +563,16 @@ class _Inference:
                 self.run(node.body)
                 return
             before = dict(self.env)
-            if none_in_body is not None:
-                self.env[none_in_body] = HOST
+            host_in_body, host_in_orelse = none_in_body, none_in_orelse
+            if host_in_body is None and host_in_orelse is None:
+                host_in_body, host_in_orelse = self._tensor_test(node.test)
+            if host_in_body is not None:
+                self.env[host_in_body] = HOST
             cpu_in_body, cpu_in_orelse = _cpu_test(node.test)
             self._on_cpu(cpu_in_body, partial(self.run, node.body))
             after_body, self.env = self.env, before
-            if none_in_orelse is not None:
-                self.env = {**before, none_in_orelse: HOST}
+            if host_in_orelse is not None:
+                self.env = {**before, host_in_orelse: HOST}
             if node.orelse is not None:
                 self._on_cpu(cpu_in_orelse, partial(self._else, node.orelse))
             self.env = _join_envs(after_body, self.env)
@@ -1105,6 +1108,37 @@ class _Inference:
             return self._constructed(arguments)
         return UNKNOWN
 
+    def _tensor_test(self, test: cst.BaseExpression) -> tuple[str | None, str | None]:
+        """``if isinstance(p, Tensor):`` -> (None, ``p``): on the other path ``p`` is no
+        tensor; also with ``and p.ndim > 0`` (or ``p.dim() > 0``), where it is at most a
+        0-dim one, which meets any device. ``if not isinstance(p, Tensor):`` -> (``p``,
+        None). Python data either way, as after ``if p is None``."""
+        negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+        if negated:
+            assert isinstance(test, cst.UnaryOperation)
+            test = test.expression
+        name = None
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            name = self._tested_tensor(test.left)
+            if negated or name is None or not _has_dimensions(test.right, name):
+                return None, None
+        else:
+            name = self._tested_tensor(test)
+        if name is None:
+            return None, None
+        return (name, None) if negated else (None, name)
+
+    def _tested_tensor(self, test: cst.BaseExpression) -> str | None:
+        """``p`` of ``isinstance(p, torch.Tensor)``."""
+        if not (
+            isinstance(test, cst.Call)
+            and dotted_name(test.func) == "isinstance"
+            and len(test.args) == 2
+            and self._resolve(test.args[1].value) == "torch.Tensor"
+        ):
+            return None
+        return dotted_name(test.args[0].value)
+
     def _in_setup(self) -> bool:
         """Module-level code or a setup method (``__init__``): what it builds is kept."""
         return self.function is None or self.function.name.value in SETUP_METHODS
@@ -1516,6 +1550,20 @@ def _none_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:
     if isinstance(target.operator, cst.Is):
         return name, None
     return (None, name) if isinstance(target.operator, cst.IsNot) else (None, None)
+
+
+def _has_dimensions(test: cst.BaseExpression, name: str) -> bool:
+    """``p.ndim > 0`` or ``p.dim() > 0``: ``p`` is no 0-dim tensor."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    target = test.comparisons[0]
+    left = test.left.func if isinstance(test.left, cst.Call) else test.left
+    zero = isinstance(target.comparator, cst.Integer) and target.comparator.value == "0"
+    return (
+        dotted_name(left) in (f"{name}.ndim", f"{name}.dim")
+        and zero
+        and isinstance(target.operator, (cst.GreaterThan, cst.NotEqual))
+    )
 
 
 _ONE_DIMENSIONAL_FACTORIES = ("arange", "linspace", "logspace", "randperm")

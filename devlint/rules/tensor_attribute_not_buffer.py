@@ -192,6 +192,21 @@ class TensorAttributeNotBuffer(Rule):
     only_in_model_code = True
 
     VALID = (
+        # After `if isinstance(p, Tensor) and p.ndim > 0:` moved it, `p` is a number or a
+        # 0-dim tensor on the other path: either meets any device.
+        "from typing import List, Union\n\nimport torch\nimport torch.nn as nn\n\n"
+        "class Dropper(nn.Module):\n"
+        "    def __init__(self, rates: Union[float, List[float]] = 0.1):\n"
+        "        super().__init__()\n"
+        "        if isinstance(rates, list):\n"
+        "            self.rates = torch.tensor(rates)\n"
+        "        else:\n"
+        "            self.rates = rates\n\n"
+        "    def forward(self, x):\n"
+        "        p = self.rates\n"
+        "        if isinstance(p, torch.Tensor) and p.ndim > 0:\n"
+        "            p = p[torch.randint(len(p), (x.size(0), 1))].to(x.device)\n"
+        "        return x * (torch.rand(x.shape, device=x.device) > p)\n",
         # Buffers and parameters move with the module.
         "import torch\nimport torch.nn as nn\n\n"
         "class M(nn.Module):\n"
@@ -361,6 +376,38 @@ class TensorAttributeNotBuffer(Rule):
         "        return x @ picked.t()\n",
     )
     INVALID = (
+        Invalid(
+            # Another test beside the type leaves a 1-D tensor on the other path.
+            "from typing import List, Union\n\nimport torch\nimport torch.nn as nn\n\n"
+            "class Dropper(nn.Module):\n"
+            "    def __init__(self, rates: Union[float, List[float]] = 0.1):\n"
+            "        super().__init__()\n"
+            "        if isinstance(rates, list):\n"
+            "            self.rates = torch.tensor(rates)\n"
+            "        else:\n"
+            "            self.rates = rates\n\n"
+            "    def forward(self, x):\n"
+            "        p = self.rates\n"
+            "        if isinstance(p, torch.Tensor) and p.requires_grad:\n"
+            "            p = p[torch.randint(len(p), (x.size(0), 1))].to(x.device)\n"
+            "        return x * (torch.rand(x.shape, device=x.device) > p)\n",
+            line=10,
+            column=13,
+            fixed="from typing import List, Union\n\nimport torch\nimport torch.nn as nn\n\n"
+            "class Dropper(nn.Module):\n"
+            "    def __init__(self, rates: Union[float, List[float]] = 0.1):\n"
+            "        super().__init__()\n"
+            "        if isinstance(rates, list):\n"
+            '            self.register_buffer("rates", torch.tensor(rates), persistent=False)\n'
+            "        else:\n"
+            "            self.rates = rates\n\n"
+            "    def forward(self, x):\n"
+            "        p = self.rates\n"
+            "        if isinstance(p, torch.Tensor) and p.requires_grad:\n"
+            "            p = p[torch.randint(len(p), (x.size(0), 1))].to(x.device)\n"
+            "        return x * (torch.rand(x.shape, device=x.device) > p)\n",
+            unsafe=True,
+        ),
         Invalid(
             # The same cache, kept with data: forward may use it before it is made again.
             # No fix: forward re-assigns it with a value not surely a tensor, which a

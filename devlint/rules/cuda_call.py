@@ -249,39 +249,6 @@ class CudaCall(Rule):
         "        return self.net(torch.randn(shape).cuda())\n",
     )
     INVALID = (
-        # A class placing the net it builds, but told a device it ignores: not its choice.
-        Invalid(
-            "import torch\n\nclass Painter:\n"
-            "    def __init__(self, config, device=None):\n"
-            "        self.net = build_net(config).cuda().eval()\n",
-            5,
-            38,
-            fixed="import torch\n\nclass Painter:\n"
-            "    def __init__(self, config, device=None):\n"
-            "        self.net = build_net(config).to(device).eval()\n",
-            unsafe=True,
-        ),
-        # The base's `__init__` runs (`super().__init__`): the device it stores is set.
-        Invalid(
-            "import torch\n\nclass Sampler:\n"
-            "    def __init__(self, model, device):\n"
-            "        self.model = model\n        self.device = device\n\n"
-            "class GridSampler(Sampler):\n"
-            "    def __init__(self, model, device, size):\n"
-            "        super().__init__(model, device)\n        self.size = size\n\n"
-            "    def sample(self):\n"
-            "        return self.model(torch.randn(self.size).cuda())\n",
-            14,
-            50,
-            fixed="import torch\n\nclass Sampler:\n"
-            "    def __init__(self, model, device):\n"
-            "        self.model = model\n        self.device = device\n\n"
-            "class GridSampler(Sampler):\n"
-            "    def __init__(self, model, device, size):\n"
-            "        super().__init__(model, device)\n        self.size = size\n\n"
-            "    def sample(self):\n"
-            "        return self.model(torch.randn(self.size).to(self.device))\n",
-        ),
         Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
@@ -700,6 +667,39 @@ class CudaCall(Rule):
             "        return self.conv(x)\n",
             line=13,
             column=19,
+        ),
+        # A class placing the net it builds, but told a device it ignores: not its choice.
+        Invalid(
+            "import torch\n\nclass Painter:\n"
+            "    def __init__(self, config, device=None):\n"
+            "        self.net = build_net(config).cuda().eval()\n",
+            5,
+            38,
+            fixed="import torch\n\nclass Painter:\n"
+            "    def __init__(self, config, device=None):\n"
+            "        self.net = build_net(config).to(device).eval()\n",
+            unsafe=True,
+        ),
+        # The base's `__init__` runs (`super().__init__`): the device it stores is set.
+        Invalid(
+            "import torch\n\nclass Sampler:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.model = model\n        self.device = device\n\n"
+            "class GridSampler(Sampler):\n"
+            "    def __init__(self, model, device, size):\n"
+            "        super().__init__(model, device)\n        self.size = size\n\n"
+            "    def sample(self):\n"
+            "        return self.model(torch.randn(self.size).cuda())\n",
+            14,
+            50,
+            fixed="import torch\n\nclass Sampler:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.model = model\n        self.device = device\n\n"
+            "class GridSampler(Sampler):\n"
+            "    def __init__(self, model, device, size):\n"
+            "        super().__init__(model, device)\n        self.size = size\n\n"
+            "    def sample(self):\n"
+            "        return self.model(torch.randn(self.size).to(self.device))\n",
         ),
     )
 

@@ -26,6 +26,9 @@ class CallShape:
     """The keywords it passes, sorted."""
     unpacks: bool = False
     """It passes ``*args`` or ``**kwargs``: any parameter may be given."""
+    kept_as_device: bool = False
+    """It is (part of) the value a method assigns to the device its object keeps
+    (``self.device = assign_device(gpu)[0]``: ``names_the_device``)."""
 
 
 @dataclass(frozen=True)
@@ -311,8 +314,8 @@ def bound_method(func: str | None, first: str | None, aliases: Mapping[str, str]
     return method if head == "self" and dot and "." not in method else None
 
 
-def _shape_order(shape: CallShape) -> tuple[str, int, tuple[str, ...], bool]:
-    return shape.callee, shape.positional, shape.keywords, shape.unpacks
+def _shape_order(shape: CallShape) -> tuple[str, int, tuple[str, ...], bool, bool]:
+    return shape.callee, shape.positional, shape.keywords, shape.unpacks, shape.kept_as_device
 
 
 def tensor_annotation(annotation: str | None, aliases: Mapping[str, str]) -> bool:
@@ -336,6 +339,12 @@ def _annotated_type(annotation: str | None, aliases: Mapping[str, str]) -> str:
     if annotation is None:
         return ""
     return (resolve_alias(annotation, aliases) or annotation).rpartition(".")[2]
+
+
+def names_the_device(attribute: str) -> bool:
+    """``self.<attribute>`` names the device an object keeps: ``device``,
+    ``current_device``, ``_device``."""
+    return "." not in attribute and attribute.endswith("device")
 
 
 def stored_evidence(attribute: str) -> str | None:

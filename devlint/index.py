@@ -814,13 +814,19 @@ class ProjectIndex:
         """The project functions, outside scripts and tests (which choose for themselves),
         with a call of ``function`` that leaves ``parameter`` to its default: not passed by
         keyword, nor as the ``position``-th argument (from 0, after ``self``; None: keyword
-        only), nor perhaps through ``*args``/``**kwargs``. Sorted."""
+        only), nor perhaps through ``*args``/``**kwargs``, nor as the device an object that
+        is no model keeps (``self.device = assign_device()``: choosing it is that class's
+        job, as a literal it stored would be). Sorted."""
         target = self.canonical(function)
         last = target.rpartition(".")[2]
         found = set()
         for caller, facts in self._functions.items():
+            owner = self._owner(caller)
+            chooses = owner is not None and not self._model_kind(owner).model
             for shape in facts.call_shapes:
                 if shape.callee.rpartition(".")[2] != last or shape.unpacks:
+                    continue
+                if shape.kept_as_device and chooses:
                     continue
                 if parameter in shape.keywords:
                     continue

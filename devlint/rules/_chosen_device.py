@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, cast
 import libcst as cst
 
 from devlint.candidates import Candidate, ScopeInfo
+from devlint.facts import names_the_device
 from devlint.index import ProjectIndex
 from devlint.nodes import (
     attribute_of_self,
@@ -314,7 +315,7 @@ def _keeps_a_device(classdef: cst.ClassDef) -> bool:
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 name = attribute_of_self(target.target)
-                if name is not None and name.endswith("device"):
+                if name is not None and names_the_device(name):
                     return True
     return False
 

@@ -7,9 +7,11 @@ import ast
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
+from devlint.facts import names_the_device
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.nodes import (
+    attribute_of_self,
     chain_root,
     descendants,
     dotted_name,
@@ -76,7 +78,8 @@ class HardcodedDevice(Rule):
     (`if device_str == "mps":`, `if out_device.startswith("cuda"):`).
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
     a sampler or trainer stores as its `self.device` (or `self.current_device`), or that
-    its `device` property returns: choosing it is that class's job, nor a branch on which
+    its `device` property returns: choosing it is that class's job (also through a helper's
+    default it relies on: `self.device = assign_device(gpu)[0]`), nor a branch on which
     devices exist (`torch.cuda.is_available()`, `is_npu_available()`) or on where tensors
     are (`x.is_cuda`, `x.device == torch.device("cuda")`, also through a name the function
     sets from such a test, in a helper it defines: `any_cuda = any(_is_cuda(v) for v in
@@ -292,6 +295,16 @@ class HardcodedDevice(Rule):
         "    return torch.arange(n, device=device)\n\n"
         "def draw(n, device, **options):\n"
         "    return grid(n, device), grid(n, device=device), grid(n, **options)\n",
+        # A class that is no model keeping the device a helper chooses when it is given
+        # none: the helper's default index is that class's choice, as a literal it stored.
+        "import torch\n\n"
+        "def choose_device(use_gpu=False, device=0):\n"
+        "    if use_gpu:\n"
+        '        return torch.device(f"cuda:{device}")\n'
+        '    return torch.device("cpu")\n\n'
+        "class Segmenter:\n"
+        "    def __init__(self, use_gpu=False, device=None):\n"
+        "        self.device = choose_device(use_gpu) if device is None else device\n",
         # A utility whose job is to move its input; a legacy constructor in a script.
         "import torch\n\n"
         'def to_gpu(x: torch.Tensor):\n    return x.to("cuda", non_blocking=True)\n',
@@ -557,6 +570,20 @@ class HardcodedDevice(Rule):
             "    return model(make_batch(values))\n",
             line=3,
             column=31,
+        ),
+        Invalid(
+            # A module keeping that device: callers that rely on it are pinned to GPU 0.
+            "import torch\nfrom torch import nn\n\n"
+            "def choose_device(use_gpu=False, device=0):\n"
+            "    if use_gpu:\n"
+            '        return torch.device(f"cuda:{device}")\n'
+            '    return torch.device("cpu")\n\n'
+            "class Denoiser(nn.Module):\n"
+            "    def __init__(self, use_gpu=False):\n"
+            "        super().__init__()\n"
+            "        self.device = choose_device(use_gpu)\n",
+            line=4,
+            column=41,
         ),
         Invalid(
             # The same through a method of the object (inherited ones too).
@@ -979,8 +1006,8 @@ def _returned_as_the_device(context: FileContext) -> bool:
 
 
 def _names_the_device(target: cst.BaseExpression) -> bool:
-    name = dotted_name(target) or ""
-    return name.startswith("self.") and name.count(".") == 1 and name.endswith("device")
+    attribute = attribute_of_self(target)
+    return attribute is not None and names_the_device(attribute)
 
 
 def _fills_in_a_default(context: FileContext) -> bool:

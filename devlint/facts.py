@@ -48,7 +48,8 @@ class FunctionFacts:
     ``model: nn.Module``): its inputs tell it its device (``input_annotation``)."""
     bound_methods: tuple[str, ...] = ()
     """Names of the methods it binds with ``functools.partial(self.<method>, ...)``, not to
-    hand to ``apply``: callbacks kept for later (a block's ``downsample``, a hook)."""
+    hand to ``apply``, or stores on ``self`` (``stored_method``): callbacks kept for later
+    (a block's ``downsample``, a hook, ``self.assign = self.sinkhorn``)."""
     call_shapes: tuple[CallShape, ...] = ()
     """How its calls of ``calls`` and ``self_calls`` pass their arguments."""
 
@@ -311,6 +312,15 @@ def bound_method(func: str | None, first: str | None, aliases: Mapping[str, str]
     if (resolve_alias(func, aliases) or func) != "functools.partial":
         return None
     head, dot, method = first.partition(".")
+    return method if head == "self" and dot and "." not in method else None
+
+
+def stored_method(target: str | None, value: str | None) -> str | None:
+    """The method ``self.<attribute> = self.<method>`` keeps to call later (``target`` and
+    ``value`` dotted, as written): a callback such as ``self.assign = self.sinkhorn``."""
+    if target is None or value is None or not target.startswith("self."):
+        return None
+    head, dot, method = value.partition(".")
     return method if head == "self" and dot and "." not in method else None
 
 

@@ -40,6 +40,7 @@ from devlint.facts import (
     names_the_device,
     resolve_alias,
     stored_evidence,
+    stored_method,
 )
 from devlint.source import split_lines
 
@@ -381,6 +382,9 @@ class _Walk:
                 if kept and node.value is not None:
                     calls = (part for part in ast.walk(node.value) if isinstance(part, ast.Call))
                     self._kept_as_device.update(id(call) for call in calls)
+                method = stored_method(name, dotted(node.value) if node.value else None)
+                if method is not None and self._function is not None:
+                    self._function.bound.add(method)
         if self._frames or not isinstance(node, ast.Assign):
             return
         if any(dotted(target) == "__all__" for target in targets):  # `__all__ = names = [...]`

@@ -37,6 +37,7 @@ from devlint.facts import (
     names_the_device,
     resolve_alias,
     stored_evidence,
+    stored_method,
     tensor_annotation,
 )
 from devlint.findings import Edit, Location
@@ -776,6 +777,9 @@ class Traversal:
                 if kept and node.value is not None:
                     calls = (part for part in descendants(node.value) if isinstance(part, cst.Call))
                     self._kept_as_device.update(id(call) for call in calls)
+                method = stored_method(name, dotted_name(node.value) if node.value else None)
+                if method is not None and self._function is not None:
+                    self._function.bound.add(method)
         if self._scopes or not isinstance(node, cst.Assign):
             return
         if any(dotted_name(target) == "__all__" for target in targets):  # `__all__ = names = [...]`

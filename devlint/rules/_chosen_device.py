@@ -57,6 +57,10 @@ def _flag_says_gpu(test: cst.BaseExpression) -> bool | None:
             compared.comparator
         ):
             return _flag_says_gpu(test.left)  # `if self.use_cuda in ("all", "batch"):`
+        if isinstance(compared.operator, (cst.GreaterThan, cst.NotEqual)) and _says_off(
+            compared.comparator
+        ):
+            return _flag_says_gpu(test.left)  # `if self.gpus > 0:`, a count of GPUs
         return None
     if isinstance(test, (cst.Name, cst.Attribute)):
         name = test.value if isinstance(test, cst.Name) else test.attr.value
@@ -79,10 +83,11 @@ def _says_off(value: cst.BaseExpression) -> bool:
     return False
 
 
-def under_a_device_flag(ancestors: Sequence[cst.CSTNode]) -> bool:
+def under_a_device_flag(ancestors: Sequence[cst.CSTNode], *, cpu: bool = False) -> bool:
     """In the branch an ``if`` (or ``x if ... else y``) on a device flag takes for the GPU:
     ``if use_cuda: model.cuda()``, ``"cuda" if self.gpu else "cpu"``, the ``else`` of
-    ``if args.cpu:``. The flag is the user's choice of device."""
+    ``if args.cpu:``; with ``cpu``, the branch it takes for the CPU. The flag is the user's
+    choice of device."""
     for position, node in enumerate(ancestors):
         if not isinstance(node, (cst.If, cst.IfExp)):
             continue
@@ -90,8 +95,9 @@ def under_a_device_flag(ancestors: Sequence[cst.CSTNode]) -> bool:
         says_gpu = _flag_says_gpu(node.test)
         if says_gpu is None or inside is None or inside is node.test:
             continue
+        taken = says_gpu != cpu
         in_body = inside is node.body
-        if (in_body and says_gpu) or (not in_body and not says_gpu and inside is node.orelse):
+        if (in_body and taken) or (not in_body and not taken and inside is node.orelse):
             return True
     return False
 
@@ -136,16 +142,10 @@ def only_collectives_read(
     (by this literal or another without an index): communication buffers, which NCCL needs
     on the current device (its set-up chose it per rank). A collective that also gets
     another tensor (an input's sum) leaves the finding: that tensor has its own device."""
-    function = next((n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef)), None)
-    if function is None:
-        return False
-    collectives = [
-        call
-        for call in descendants(function.body)
-        if isinstance(call, cst.Call) and _is_collective(call, qualified_name)
-    ]
+    collectives = _collectives(ancestors, qualified_name)
     if not collectives:
         return False
+    function = next(n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef))
     assigns = [n for n in descendants(function.body) if isinstance(n, (cst.Assign, cst.AnnAssign))]
     holder = next(
         (n for n in reversed(ancestors) if isinstance(n, (cst.Assign, cst.AnnAssign))), None
@@ -174,6 +174,20 @@ def only_collectives_read(
             ):
                 return False
     return reached
+
+
+def _collectives(
+    ancestors: Sequence[cst.CSTNode], qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> list[cst.Call]:
+    """The collective calls (all_reduce, broadcast...) of the innermost enclosing function."""
+    function = next((n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef)), None)
+    if function is None:
+        return []
+    return [
+        call
+        for call in descendants(function.body)
+        if isinstance(call, cst.Call) and _is_collective(call, qualified_name)
+    ]
 
 
 def _assigned(assign: cst.Assign | cst.AnnAssign) -> Iterator[str]:
@@ -340,14 +354,16 @@ def own_choice(
     placements: dict[int, dict[int, bool] | None],
 ) -> str | None:
     """Why a move or placement ``call`` on the current device is the code's own choice:
-    ``"flag"`` (``under_a_device_flag``), ``"nccl"`` (``under_a_nccl_test``), ``"collective"``
-    (``only_collectives_read``; not where an input tensor or module tells the device),
+    ``"flag"`` (``under_a_device_flag``; ``"distributed_flag"`` in a function that runs
+    collectives, one rank of a distributed job), ``"nccl"`` (``under_a_nccl_test``),
+    ``"collective"`` (``only_collectives_read``; not where an input tensor or module tells
+    the device),
     ``"class"`` (the class put its model there: ``class_placements``; not the placement of
     a model a caller gave it), ``"meta"`` (``module.to_empty(device="cuda")`` materialises
     meta tensors, which have no device to follow), ``"set_device"``
     (``after_setting_the_device``), or None. ``placements`` caches each class's, by id."""
     if under_a_device_flag([*ancestors, call]):
-        return "flag"
+        return "distributed_flag" if _collectives(ancestors, qualified_name) else "flag"
     if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to_empty":
         return "meta"  # materialising meta tensors: there is no device yet to follow
     if after_setting_the_device(call, ancestors, qualified_name):
@@ -402,10 +418,14 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     LightningModule (the trainer does), nor does a class's placement in model code or in a
     class that keeps a device (``self.device``), whose literal then ignores it. Nor does a
     flag in such a class, nor on the forward path of model code: the device kept, or the
-    batch's, is the one to use, and the flag only says "a GPU", not which one."""
+    batch's, is the one to use, and the flag only says "a GPU", not which one. In a
+    function that runs collectives it says which one too: the rank's GPU, which the
+    distributed set-up made current (NCCL needs it so), as the batch's."""
     if index.runs_alone(candidate.data.get("module", ""), at_top_level=False):
         return True
     choice = candidate.data.get("chosen")
+    if choice == "distributed_flag":
+        return not scope.lightning and not scope.device_aware
     if choice == "flag":
         forward = scope.model_code and scope.forward_path
         return not scope.lightning and not scope.device_aware and not forward

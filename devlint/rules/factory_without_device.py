@@ -22,6 +22,7 @@ from devlint.rules._anchors import (
     known_tensor,
     updated_in_place,
 )
+from devlint.rules._chosen_device import under_a_device_flag
 from devlint.rules._devices import BINDING_TYPES, Bindings
 from devlint.rules.base import (
     FileContext,
@@ -1804,6 +1805,8 @@ class FactoryWithoutDevice(Rule):
             return  # __init__ never runs on the forward path; a checked branch is a choice
         if is_test_module(context.module_name):
             return  # a test places its tensors where it means to run (the CPU, most often)
+        if under_a_device_flag([*context.ancestors, node], cpu=True):
+            return  # `else:` of `if use_cuda:`: the user chose the CPU
         name = context.qualified_name(node.func) or ""
         module, _, factory = name.rpartition(".")
         if module != "torch" or factory not in _FACTORIES:

@@ -18,6 +18,7 @@ import libcst as cst
 
 from devlint.candidates import Candidate, ScopeInfo
 from devlint.facts import names_the_device
+from devlint.flow.cache import process_group_backend
 from devlint.index import ProjectIndex
 from devlint.nodes import (
     attribute_of_self,
@@ -34,11 +35,12 @@ if TYPE_CHECKING:
     from devlint.rules.base import FileContext, Rule
 
 _DEVICE_FLAG = re.compile(
-    r"^(?P<prefix>use|using|on|with|enable|runon|want|force|no)?"
+    r"^(?P<prefix>use|using|on|with|enable|runon|want|force|no|n|num)?"
     r"(?P<device>cuda|gpu|gpus|cpu)(enabled|on|mode)?$"
 )
 """A flag that says whether to run on the GPU (``use_cuda``, ``self.gpu``, ``args.cpu``,
-``no_cuda``), spelled in any case, underscores dropped."""
+``no_cuda``, a count such as ``n_gpus`` compared with 0), spelled in any case, underscores
+dropped."""
 
 
 def _flag_says_gpu(test: cst.BaseExpression) -> bool | None:
@@ -258,6 +260,18 @@ def under_a_nccl_test(ancestors: Sequence[cst.CSTNode]) -> bool:
     return False
 
 
+def _starts_nccl_groups(
+    module: cst.CSTNode, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """The file itself starts its process group with the NCCL backend
+    (``init_process_group(backend="nccl")``): its collectives communicate on the current
+    GPU, which its own set-up chose for the rank."""
+    return any(
+        isinstance(node, cst.Call) and process_group_backend(node, qualified_name) == "nccl"
+        for node in descendants(module)
+    )
+
+
 def _is_collective(
     call: cst.Call, qualified_name: Callable[[cst.BaseExpression], str | None]
 ) -> bool:
@@ -289,8 +303,9 @@ def class_placements(classdef: cst.ClassDef) -> dict[int, bool] | None:
     """Where the class puts a model on the current device, unconditionally: a statement at
     the top of one of its methods that is a move (``model.cuda()``,
     ``model.eval().to("cuda")``) or assigns one to ``self`` (``self.model =
-    load(path).cuda()``). Maps each such move call (by id) to whether the class built what
-    it moves (True), or got it as a parameter of the method (False: a caller's model, on
+    load(path).cuda()``) or to the name the method returns (``model = model.cuda()`` in a
+    method ending ``return model``). Maps each such move call (by id) to whether the class
+    built what it moves (True), or got it as a parameter of the method (False: a caller's model, on
     the caller's device). None when the class keeps a device (``self.device = ...``,
     ``self._device = ...``): its literals ignore that device, whatever they are for."""
     if _keeps_a_device(classdef):
@@ -304,6 +319,7 @@ def class_placements(classdef: cst.ClassDef) -> dict[int, bool] | None:
             param.name.value
             for param in (*params.posonly_params, *params.params, *params.kwonly_params)
         }
+        returned = _returned_name(method)
         for statement in method.body.body:
             if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
                 continue
@@ -311,7 +327,10 @@ def class_placements(classdef: cst.ClassDef) -> dict[int, bool] | None:
             if isinstance(small, cst.Expr) or (
                 isinstance(small, cst.Assign)
                 and len(small.targets) == 1
-                and attribute_of_self(small.targets[0].target) is not None
+                and (
+                    attribute_of_self(small.targets[0].target) is not None
+                    or dotted_name(small.targets[0].target) == returned
+                )
             ):
                 value = small.value
             else:
@@ -321,6 +340,16 @@ def class_placements(classdef: cst.ClassDef) -> dict[int, bool] | None:
                 assert isinstance(move.func, cst.Attribute)
                 found[id(move)] = chain_root(move.func.value) not in received
     return found
+
+
+def _returned_name(method: cst.FunctionDef) -> str | None:
+    """The name the method's last statement returns (``return model``): a method that
+    builds what it returns (``_init_model``), whose caller keeps it."""
+    last = method.body.body[-1] if method.body.body else None
+    if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return):
+        value = last.body[-1].value
+        return value.value if isinstance(value, cst.Name) else None
+    return None
 
 
 def _keeps_a_device(classdef: cst.ClassDef) -> bool:
@@ -371,6 +400,10 @@ def own_choice(
     classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
     if classdef is not None and id(classdef) not in placements:
         placements[id(classdef)] = class_placements(classdef)
+    if only_collectives_read(call, ancestors, qualified_name) and _starts_nccl_groups(
+        ancestors[0], qualified_name
+    ):
+        return "nccl"  # whatever device a class keeps (its batches'), NCCL needs the GPU
     if classdef is not None and placements[id(classdef)] is None:
         return None  # the class keeps its device: that is the one to use
     if under_a_nccl_test(ancestors):

@@ -142,7 +142,8 @@ class FactoryWithoutDevice(Rule):
     tensor (`x[torch.arange(n)]`), or one written through a plain index (`x[0] = t`,
     `x[:, :2] = t`: a copy across devices), or through device indices (`mask[(rows, cols)]
     = True`: `index_put_` copies the indices to the mask's device); one made in the branch
-    where the tensor it meets is on the CPU (`if x.device == torch.device("cpu"):`); one
+    where the tensor it meets is on the CPU (`if x.device == torch.device("cpu"):`), or in
+    the branch a device flag takes for the CPU (the `else` of `if self.use_gpu:`); one
     combined with a tensor put on the CPU on purpose, such as lengths a file hands to
     `pack_padded_sequence` as they are (its lengths must be on the CPU); counts per item
     (their elements bound slices, `y[b, : counts[b]]`) handed to a module; a branch only
@@ -202,6 +203,18 @@ class FactoryWithoutDevice(Rule):
     reports_in_device_context = True  # files with no model code may hold a device context
 
     VALID = (
+        # The branch a device flag takes for the CPU: the user chose the CPU there.
+        "import torch\nfrom torch import nn\n\n"
+        "class Balancer(nn.Module):\n"
+        "    def __init__(self, use_gpu):\n"
+        "        super().__init__()\n"
+        "        self.use_gpu = use_gpu\n\n"
+        "    def forward(self, scores):\n"
+        "        if self.use_gpu:\n"
+        "            weights = torch.ones(scores.shape[0]).cuda()\n"
+        "        else:\n"
+        "            weights = torch.ones(scores.shape[0])\n"
+        "        return scores * weights\n",
         # 0-dim CPU tensors where a TensorIterator (or `where` itself) lets them meet CUDA.
         "import torch\nimport torch.nn as nn\n\n"
         "class Gate(nn.Module):\n"
@@ -739,6 +752,30 @@ class FactoryWithoutDevice(Rule):
         "    return (a - b).sum()\n",
     )
     INVALID = (
+        Invalid(
+            # A method kept on self as a callback runs on the forward path that calls it.
+            "import torch\nfrom torch import nn\n\n"
+            "class Balancer(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.balance = self.uniform\n\n"
+            "    def forward(self, scores):\n"
+            "        return self.balance(scores)\n\n"
+            "    def uniform(self, scores):\n"
+            "        return scores * torch.ones(scores.shape[0])\n",
+            line=13,
+            column=25,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Balancer(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.balance = self.uniform\n\n"
+            "    def forward(self, scores):\n"
+            "        return self.balance(scores)\n\n"
+            "    def uniform(self, scores):\n"
+            "        return scores * torch.ones(scores.shape[0], device=scores.device)\n",
+            unsafe=True,
+        ),
         Invalid(
             # A transformers model does not: the waveform meets its weights on the CPU.
             "import torch\n"

@@ -131,17 +131,21 @@ class HardcodedDevice(Rule):
     `torch.cuda.FloatTensor(...)`: the current device, which whoever set up the process
     chose) where the code chose it: in the branch a device flag takes for the GPU (a name or
     attribute such as `use_cuda`, `self.gpu`, perhaps under `not` or compared with a GPU
-    mode, `if self.use_gpu in ("all", "model"):`; `if args.cpu:` chooses it in its `else`),
-    not in a LightningModule, whose trainer chooses, nor in a class that keeps its device
-    (`self.device`), nor on the forward path of model code, where the batch tells the
-    device; after `torch.cuda.set_device(...)` earlier in the same function; for
+    mode, `if self.use_gpu in ("all", "model"):`, or a GPU count with 0, `if self.n_gpus >
+    0:`; `if args.cpu:` chooses it in its `else`), not in a LightningModule, whose trainer
+    chooses, nor in a class that keeps its device (`self.device`), nor on the forward path
+    of model code, where the batch tells the device, unless the function runs collectives
+    (one rank of a distributed job, whose set-up made the rank's GPU current); after
+    `torch.cuda.set_device(...)` earlier in the same function; for
     communication buffers (not where a parameter annotated as a tensor or module tells the
     device), when every tensor the function hands to collectives (`all_reduce`,
     `broadcast`, `all_gather`...) is made on the current device (NCCL needs it there; not
-    in a class that keeps its device), or in the branch for an NCCL backend (`if
-    backend == "nccl":`); in a class that is no model and keeps no device, once one of its
-    methods unconditionally put a model on the current device (`self.model =
-    load(path).to("cuda")`); where `module.to_empty(device="cuda")` materialises meta
+    in a class that keeps its device, unless the file starts its process group with the
+    NCCL backend itself), or in the branch for an NCCL backend (`if backend == "nccl":`);
+    in a class that is no model and keeps no device, once one of its methods
+    unconditionally put a model on the current device (`self.model =
+    load(path).to("cuda")`, or `model = model.to("cuda")` in a method returning `model`);
+    where `module.to_empty(device="cuda")` materialises meta
     tensors, which have no device yet to follow; and in test code, which chooses its device
     as a script does. `"cuda:0"` stays a finding in all these.
     """

@@ -94,6 +94,16 @@ class DistributedSignal:
 
 
 @dataclass(frozen=True)
+class SingleNode:
+    """Evidence that the project's own distributed set-up runs on one machine: the rank-0
+    address set to this host (``os.environ["MASTER_ADDR"] = "localhost"``), or a process
+    group started with the local rank as the rank. There the global rank is the local one."""
+
+    description: str
+    line: int = 0
+
+
+@dataclass(frozen=True)
 class DeviceConstant:
     """A module-level constant holding a literal device: ``DEVICE = torch.device("cuda")``.
 
@@ -174,7 +184,15 @@ class ResultMeets:
     line: int = 0
 
 
-Fact = ReturnedOutput | DistributedSignal | DeviceConstant | Reference | FlowSummary | ResultMeets
+Fact = (
+    ReturnedOutput
+    | DistributedSignal
+    | SingleNode
+    | DeviceConstant
+    | Reference
+    | FlowSummary
+    | ResultMeets
+)
 """Facts rules contribute during the traversal, for the whole project to use."""
 
 

@@ -24,6 +24,7 @@ from devlint.facts import (
     Reference,
     ResultMeets,
     ReturnedOutput,
+    SingleNode,
 )
 from devlint.symbols import (
     AUTOGRAD_FUNCTION_BASES,
@@ -171,6 +172,7 @@ class ProjectIndex:
         self._functions: dict[str, FunctionFacts] = {}
         self._returns: dict[str, list[tuple[ReturnedOutput, FileFacts]]] = {}
         self._signals: list[tuple[DistributedSignal, FileFacts]] = []
+        self._single_node: list[tuple[SingleNode, FileFacts]] = []
         self._constants: dict[str, DeviceConstant] = {}
         self._references: list[tuple[Reference, str]] = []
         self._summaries: dict[str, FlowSummary] = {}
@@ -192,6 +194,8 @@ class ProjectIndex:
                     self._returns.setdefault(fact.function, []).append((fact, file_facts))
                 elif isinstance(fact, DistributedSignal):
                     self._signals.append((fact, file_facts))
+                elif isinstance(fact, SingleNode):
+                    self._single_node.append((fact, file_facts))
                 elif isinstance(fact, Reference):
                     self._references.append((fact, file_facts.module))
                 elif isinstance(fact, FlowSummary):
@@ -652,6 +656,14 @@ class ProjectIndex:
         for signal, file_facts in self._signals:
             return Distributed(True, f"{signal.description} at {file_facts.path}:{signal.line}")
         return Distributed(False, "no sign of distributed training")
+
+    @cached_property
+    def single_node(self) -> str | None:
+        """Where the project's own distributed set-up shows it runs on one machine
+        (``SingleNode``), if it does: its global rank is then the local one."""
+        for evidence, file_facts in self._single_node:
+            return f"{evidence.description} at {file_facts.path}:{evidence.line}"
+        return None
 
     def runs_alone(self, module: str, at_top_level: bool) -> bool:
         """Code of ``module`` runs in processes it starts itself: test code (a test runner

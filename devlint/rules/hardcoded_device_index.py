@@ -122,8 +122,8 @@ class HardcodedDeviceIndex(Rule):
     (`mp.spawn` on one node passes the local one), a global rank in a project whose own
     distributed set-up runs on one machine (`os.environ["MASTER_ADDR"] = "localhost"`, or
     `init_process_group(..., rank=local_rank)` with `LOCAL_RANK` read into it: there the
-    global rank is the local one; DEV005 collects that evidence), a literal used as the fallback in an `except`
-    handler whose `try` sets the device from a computed index,
+    global rank is the local one; DEV005 collects that evidence), a literal used as the
+    fallback in an `except` handler whose `try` sets the device from a computed index,
     `os.environ.setdefault(...)` (a default the launcher overrides),
     `CUDA_VISIBLE_DEVICES` set to `""` or `"-1"` (no GPU at all), and code under
     `if torch.cuda.is_available():` or a `device_count()` check.

@@ -13,7 +13,6 @@ from devlint.index import ProjectIndex
 from devlint.nodes import (
     attribute_of_self,
     chain_root,
-    descendants,
     dotted_name,
     first_positional,
     iter_children,
@@ -33,6 +32,8 @@ from devlint.rules._devices import (
     is_map_location,
     may_be_device_literal,
     moves_its_input,
+    places_with_its_device,
+    stores_its_device_parameter,
     under_a_test_of_the_device,
 )
 from devlint.rules.base import (
@@ -745,9 +746,9 @@ class HardcodedDevice(Rule):
         if not isinstance(function, cst.FunctionDef):
             return
         scope = context.scope
-        if scope.method == "__init__" and _stores_its_device_parameter(function):
+        if scope.method == "__init__" and stores_its_device_parameter(function):
             classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
-            if classdef is not None and _reads_its_device(classdef):
+            if classdef is not None and places_with_its_device(classdef):
                 context.report(self.code, default, data={"literal": literal, "default": "1"})
             return  # kept and never placed with: the class only chooses (and reports) it
         name = scope.function_name or ""
@@ -947,41 +948,6 @@ def _may_place_on_literal(call: ast.AST, names: Bindings) -> bool:
     return (isinstance(func, ast.Attribute) and func.attr == "to") or names.may_be(
         func, _TORCH_DEVICE
     )
-
-
-def _stores_its_device_parameter(function: cst.FunctionDef) -> bool:
-    """The function runs ``self.device = device`` (its parameter) at its top level."""
-    for statement in function.body.body:
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if (
-                    isinstance(small, cst.Assign)
-                    and isinstance(small.value, cst.Name)
-                    and small.value.value == "device"
-                    and any(dotted_name(t.target) == "self.device" for t in small.targets)
-                ):
-                    return True
-    return False
-
-
-def _reads_its_device(classdef: cst.ClassDef) -> bool:
-    """A method of the class places tensors with ``self.device``: ``x.to(self.device)``,
-    ``x.cuda(self.device)``, ``torch.zeros(n, device=self.device)``."""
-    for node in descendants(classdef.body):
-        if not isinstance(node, cst.Call):
-            continue
-        keyword = keyword_argument(node, "device")
-        if keyword is not None and dotted_name(keyword.value) == "self.device":
-            return True
-        first = first_positional(node)
-        if (
-            first is not None
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value in ("to", "cuda")
-            and dotted_name(first.value) == "self.device"
-        ):
-            return True
-    return False
 
 
 def _stored_as_the_device(context: FileContext) -> bool:

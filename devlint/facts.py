@@ -26,6 +26,9 @@ class CallShape:
     """The keywords it passes, sorted."""
     unpacks: bool = False
     """It passes ``*args`` or ``**kwargs``: any parameter may be given."""
+    kept_as_device: bool = False
+    """It is (part of) the value a method assigns to the device its object keeps
+    (``self.device = assign_device(gpu)[0]``: ``names_the_device``)."""
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,8 @@ class FunctionFacts:
     ``model: nn.Module``): its inputs tell it its device (``input_annotation``)."""
     bound_methods: tuple[str, ...] = ()
     """Names of the methods it binds with ``functools.partial(self.<method>, ...)``, not to
-    hand to ``apply``: callbacks kept for later (a block's ``downsample``, a hook)."""
+    hand to ``apply``, or stores on ``self`` (``stored_method``): callbacks kept for later
+    (a block's ``downsample``, a hook, ``self.assign = self.sinkhorn``)."""
     call_shapes: tuple[CallShape, ...] = ()
     """How its calls of ``calls`` and ``self_calls`` pass their arguments."""
 
@@ -87,6 +91,16 @@ class ReturnedOutput:
 @dataclass(frozen=True)
 class DistributedSignal:
     """Evidence that the project trains on several processes (``strategy="ddp"``)."""
+
+    description: str
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class SingleNode:
+    """Evidence that the project's own distributed set-up runs on one machine: the rank-0
+    address set to this host (``os.environ["MASTER_ADDR"] = "localhost"``), or a process
+    group started with the local rank as the rank. There the global rank is the local one."""
 
     description: str
     line: int = 0
@@ -173,7 +187,15 @@ class ResultMeets:
     line: int = 0
 
 
-Fact = ReturnedOutput | DistributedSignal | DeviceConstant | Reference | FlowSummary | ResultMeets
+Fact = (
+    ReturnedOutput
+    | DistributedSignal
+    | SingleNode
+    | DeviceConstant
+    | Reference
+    | FlowSummary
+    | ResultMeets
+)
 """Facts rules contribute during the traversal, for the whole project to use."""
 
 
@@ -317,8 +339,17 @@ def bound_method(func: str | None, first: str | None, aliases: Mapping[str, str]
     return method if head == "self" and dot and "." not in method else None
 
 
-def _shape_order(shape: CallShape) -> tuple[str, int, tuple[str, ...], bool]:
-    return shape.callee, shape.positional, shape.keywords, shape.unpacks
+def stored_method(target: str | None, value: str | None) -> str | None:
+    """The method ``self.<attribute> = self.<method>`` keeps to call later (``target`` and
+    ``value`` dotted, as written): a callback such as ``self.assign = self.sinkhorn``."""
+    if target is None or value is None or not target.startswith("self."):
+        return None
+    head, dot, method = value.partition(".")
+    return method if head == "self" and dot and "." not in method else None
+
+
+def _shape_order(shape: CallShape) -> tuple[str, int, tuple[str, ...], bool, bool]:
+    return shape.callee, shape.positional, shape.keywords, shape.unpacks, shape.kept_as_device
 
 
 def tensor_annotation(annotation: str | None, aliases: Mapping[str, str]) -> bool:
@@ -342,6 +373,12 @@ def _annotated_type(annotation: str | None, aliases: Mapping[str, str]) -> str:
     if annotation is None:
         return ""
     return (resolve_alias(annotation, aliases) or annotation).rpartition(".")[2]
+
+
+def names_the_device(attribute: str) -> bool:
+    """``self.<attribute>`` names the device an object keeps: ``device``,
+    ``current_device``, ``_device``."""
+    return "." not in attribute and attribute.endswith("device")
 
 
 def stored_evidence(attribute: str) -> str | None:

@@ -24,6 +24,7 @@ from devlint.facts import (
     Reference,
     ResultMeets,
     ReturnedOutput,
+    SingleNode,
 )
 from devlint.symbols import (
     AUTOGRAD_FUNCTION_BASES,
@@ -171,6 +172,7 @@ class ProjectIndex:
         self._functions: dict[str, FunctionFacts] = {}
         self._returns: dict[str, list[tuple[ReturnedOutput, FileFacts]]] = {}
         self._signals: list[tuple[DistributedSignal, FileFacts]] = []
+        self._single_node: list[tuple[SingleNode, FileFacts]] = []
         self._constants: dict[str, DeviceConstant] = {}
         self._references: list[tuple[Reference, str]] = []
         self._summaries: dict[str, FlowSummary] = {}
@@ -192,6 +194,8 @@ class ProjectIndex:
                     self._returns.setdefault(fact.function, []).append((fact, file_facts))
                 elif isinstance(fact, DistributedSignal):
                     self._signals.append((fact, file_facts))
+                elif isinstance(fact, SingleNode):
+                    self._single_node.append((fact, file_facts))
                 elif isinstance(fact, Reference):
                     self._references.append((fact, file_facts.module))
                 elif isinstance(fact, FlowSummary):
@@ -656,6 +660,14 @@ class ProjectIndex:
             return Distributed(True, f"{signal.description} at {file_facts.path}:{signal.line}")
         return Distributed(False, "no sign of distributed training")
 
+    @cached_property
+    def single_node(self) -> str | None:
+        """Where the project's own distributed set-up shows it runs on one machine
+        (``SingleNode``), if it does: its global rank is then the local one."""
+        for evidence, file_facts in self._single_node:
+            return f"{evidence.description} at {file_facts.path}:{evidence.line}"
+        return None
+
     def runs_alone(self, module: str, at_top_level: bool) -> bool:
         """Code of ``module`` runs in processes it starts itself: test code (a test runner
         runs it), or the top-level code of a module no project module imports (a script).
@@ -817,13 +829,19 @@ class ProjectIndex:
         """The project functions, outside scripts and tests (which choose for themselves),
         with a call of ``function`` that leaves ``parameter`` to its default: not passed by
         keyword, nor as the ``position``-th argument (from 0, after ``self``; None: keyword
-        only), nor perhaps through ``*args``/``**kwargs``. Sorted."""
+        only), nor perhaps through ``*args``/``**kwargs``, nor as the device an object that
+        is no model keeps (``self.device = assign_device()``: choosing it is that class's
+        job, as a literal it stored would be). Sorted."""
         target = self.canonical(function)
         last = target.rpartition(".")[2]
         found = set()
         for caller, facts in self._functions.items():
+            owner = self._owner(caller)
+            chooses = owner is not None and not self._model_kind(owner).model
             for shape in facts.call_shapes:
                 if shape.callee.rpartition(".")[2] != last or shape.unpacks:
+                    continue
+                if shape.kept_as_device and chooses:
                     continue
                 if parameter in shape.keywords:
                     continue

@@ -37,8 +37,10 @@ from devlint.facts import (
     exports_after,
     function_facts,
     input_annotation,
+    names_the_device,
     resolve_alias,
     stored_evidence,
+    stored_method,
 )
 from devlint.source import split_lines
 
@@ -137,6 +139,8 @@ class _Walk:
         self._frame: _Class | _Function | None = None
         """The innermost class or (outermost) function: the traversal's scope."""
         self._function: _Function | None = None
+        self._kept_as_device: set[int] = set()
+        """The calls in values assigned to the device an object keeps (by id)."""
         self._facts: list[Fact] = []
         self._seen_references: set[tuple[str, bool]] = set()
         self._main_guards = 0
@@ -391,6 +395,13 @@ class _Walk:
                 evidence = stored_evidence(name[5:]) if name and name.startswith("self.") else None
                 if evidence is not None:
                     owner.stores.add(evidence)
+                kept = name is not None and name.startswith("self.") and names_the_device(name[5:])
+                if kept and node.value is not None:
+                    calls = (part for part in ast.walk(node.value) if isinstance(part, ast.Call))
+                    self._kept_as_device.update(id(call) for call in calls)
+                method = stored_method(name, dotted(node.value) if node.value else None)
+                if method is not None and self._function is not None:
+                    self._function.bound.add(method)
         if self._frames or not isinstance(node, ast.Assign):
             return
         if any(dotted(target) == "__all__" for target in targets):  # `__all__ = names = [...]`
@@ -435,7 +446,8 @@ class _Walk:
             keywords = tuple(sorted(k.arg for k in node.keywords if k.arg is not None))
             positional = sum(1 for a in node.args if not isinstance(a, ast.Starred))
             unpacks = len(node.args) != positional or any(k.arg is None for k in node.keywords)
-            self._function.call_shapes.add(CallShape(name, positional, keywords, unpacks))
+            kept = id(node) in self._kept_as_device
+            self._function.call_shapes.add(CallShape(name, positional, keywords, unpacks, kept))
             return
         if not self._references:
             return

@@ -390,6 +390,15 @@ GLOBAL_RANK_VARIABLES = frozenset({"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK
 """Environment variables in which launchers (torchrun, SLURM, Open MPI, MPICH) give a
 process its global rank."""
 
+LOCAL_RANK_VARIABLE = "LOCAL_RANK"
+"""The environment variable in which launchers give a process its rank on its own node."""
+
+MASTER_ADDRESS_VARIABLE = "MASTER_ADDR"
+"""The environment variable naming the host of the rank-0 process (``env://`` set-up)."""
+
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1"})
+"""Host names of this machine: a rendezvous there gathers the processes of one node."""
+
 CUDA_VISIBLE_DEVICES = "CUDA_VISIBLE_DEVICES"
 """The environment variable launchers set per process to choose its GPUs."""
 

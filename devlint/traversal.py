@@ -34,8 +34,10 @@ from devlint.facts import (
     exports_after,
     function_facts,
     input_annotation,
+    names_the_device,
     resolve_alias,
     stored_evidence,
+    stored_method,
     tensor_annotation,
 )
 from devlint.findings import Edit, Location
@@ -46,6 +48,7 @@ from devlint.flow.summary import summarise
 from devlint.nodes import (
     annotation_names,
     child_fields,
+    descendants,
     dotted_name,
     iter_children,
     names_a_device,
@@ -429,6 +432,8 @@ class Traversal:
         self._scopes: list[_Class | _Function | None] = []
         """Enclosing class and function frames; None for a nested function."""
         self._function: _Function | None = None
+        self._kept_as_device: set[int] = set()
+        """The calls in values assigned to the device an object keeps (by id)."""
         self._scope = Scope()
         self._checked: set[int] = set()
         """Nodes that open an explicitly checked region (``if torch.cuda.is_available()``)."""
@@ -779,6 +784,13 @@ class Traversal:
                 evidence = stored_evidence(name[5:]) if name and name.startswith("self.") else None
                 if evidence is not None:
                     owner.stores.add(evidence)
+                kept = name is not None and name.startswith("self.") and names_the_device(name[5:])
+                if kept and node.value is not None:
+                    calls = (part for part in descendants(node.value) if isinstance(part, cst.Call))
+                    self._kept_as_device.update(id(call) for call in calls)
+                method = stored_method(name, dotted_name(node.value) if node.value else None)
+                if method is not None and self._function is not None:
+                    self._function.bound.add(method)
         if self._scopes or not isinstance(node, cst.Assign):
             return
         if any(dotted_name(target) == "__all__" for target in targets):  # `__all__ = names = [...]`
@@ -820,7 +832,8 @@ class Traversal:
         keywords = tuple(sorted(a.keyword.value for a in args if a.keyword is not None))
         positional = sum(1 for a in args if a.keyword is None and not a.star)
         unpacks = any(a.star for a in args)
-        self._function.call_shapes.add(CallShape(dotted, positional, keywords, unpacks))
+        kept = id(node) in self._kept_as_device
+        self._function.call_shapes.add(CallShape(dotted, positional, keywords, unpacks, kept))
 
     def _bound_method(self, node: cst.Call) -> str | None:
         first = node.args[0] if node.args else None

@@ -318,12 +318,18 @@ def _lengths_passed(call: cst.Call, resolve: Resolver) -> Iterable[str]:
 
 def _makes_gloo_group(call: cst.Call, resolve: Resolver) -> bool:
     """Whether ``call`` makes a process group whose backend names gloo."""
+    return "gloo" in (process_group_backend(call, resolve) or "")
+
+
+def process_group_backend(call: cst.Call, resolve: Resolver) -> str | None:
+    """The backend ``call`` makes a process group with, if it makes one and spells it
+    (``init_process_group("nccl")``, ``new_group(backend="gloo")``)."""
     position = PROCESS_GROUP_INITS.get(resolve(call.func) or "")
     if position is None:
-        return False
+        return None
     positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
     named = [arg for arg in call.args if arg.keyword is not None and arg.keyword.value == "backend"]
     chosen = named or positional[position : position + 1]
     backend = chosen[0].value if chosen else None
     spelt = backend.evaluated_value if isinstance(backend, cst.SimpleString) else None
-    return isinstance(spelt, str) and "gloo" in spelt
+    return spelt if isinstance(spelt, str) else None

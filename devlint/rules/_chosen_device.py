@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, cast
 import libcst as cst
 
 from devlint.candidates import Candidate, ScopeInfo
+from devlint.facts import names_the_device
+from devlint.flow.cache import process_group_backend
 from devlint.index import ProjectIndex
 from devlint.nodes import (
     attribute_of_self,
@@ -33,11 +35,12 @@ if TYPE_CHECKING:
     from devlint.rules.base import FileContext, Rule
 
 _DEVICE_FLAG = re.compile(
-    r"^(?P<prefix>use|using|on|with|enable|runon|want|force|no)?"
+    r"^(?P<prefix>use|using|on|with|enable|runon|want|force|no|n|num)?"
     r"(?P<device>cuda|gpu|gpus|cpu)(enabled|on|mode)?$"
 )
 """A flag that says whether to run on the GPU (``use_cuda``, ``self.gpu``, ``args.cpu``,
-``no_cuda``), spelled in any case, underscores dropped."""
+``no_cuda``, a count such as ``n_gpus`` compared with 0), spelled in any case, underscores
+dropped."""
 
 
 def _flag_says_gpu(test: cst.BaseExpression) -> bool | None:
@@ -56,6 +59,10 @@ def _flag_says_gpu(test: cst.BaseExpression) -> bool | None:
             compared.comparator
         ):
             return _flag_says_gpu(test.left)  # `if self.use_cuda in ("all", "batch"):`
+        if isinstance(compared.operator, (cst.GreaterThan, cst.NotEqual)) and _says_off(
+            compared.comparator
+        ):
+            return _flag_says_gpu(test.left)  # `if self.gpus > 0:`, a count of GPUs
         return None
     if isinstance(test, (cst.Name, cst.Attribute)):
         name = test.value if isinstance(test, cst.Name) else test.attr.value
@@ -78,10 +85,11 @@ def _says_off(value: cst.BaseExpression) -> bool:
     return False
 
 
-def under_a_device_flag(ancestors: Sequence[cst.CSTNode]) -> bool:
+def under_a_device_flag(ancestors: Sequence[cst.CSTNode], *, cpu: bool = False) -> bool:
     """In the branch an ``if`` (or ``x if ... else y``) on a device flag takes for the GPU:
     ``if use_cuda: model.cuda()``, ``"cuda" if self.gpu else "cpu"``, the ``else`` of
-    ``if args.cpu:``. The flag is the user's choice of device."""
+    ``if args.cpu:``; with ``cpu``, the branch it takes for the CPU. The flag is the user's
+    choice of device."""
     for position, node in enumerate(ancestors):
         if not isinstance(node, (cst.If, cst.IfExp)):
             continue
@@ -89,8 +97,9 @@ def under_a_device_flag(ancestors: Sequence[cst.CSTNode]) -> bool:
         says_gpu = _flag_says_gpu(node.test)
         if says_gpu is None or inside is None or inside is node.test:
             continue
+        taken = says_gpu != cpu
         in_body = inside is node.body
-        if (in_body and says_gpu) or (not in_body and not says_gpu and inside is node.orelse):
+        if (in_body and taken) or (not in_body and not taken and inside is node.orelse):
             return True
     return False
 
@@ -135,16 +144,10 @@ def only_collectives_read(
     (by this literal or another without an index): communication buffers, which NCCL needs
     on the current device (its set-up chose it per rank). A collective that also gets
     another tensor (an input's sum) leaves the finding: that tensor has its own device."""
-    function = next((n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef)), None)
-    if function is None:
-        return False
-    collectives = [
-        call
-        for call in descendants(function.body)
-        if isinstance(call, cst.Call) and _is_collective(call, qualified_name)
-    ]
+    collectives = _collectives(ancestors, qualified_name)
     if not collectives:
         return False
+    function = next(n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef))
     assigns = [n for n in descendants(function.body) if isinstance(n, (cst.Assign, cst.AnnAssign))]
     holder = next(
         (n for n in reversed(ancestors) if isinstance(n, (cst.Assign, cst.AnnAssign))), None
@@ -173,6 +176,20 @@ def only_collectives_read(
             ):
                 return False
     return reached
+
+
+def _collectives(
+    ancestors: Sequence[cst.CSTNode], qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> list[cst.Call]:
+    """The collective calls (all_reduce, broadcast...) of the innermost enclosing function."""
+    function = next((n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef)), None)
+    if function is None:
+        return []
+    return [
+        call
+        for call in descendants(function.body)
+        if isinstance(call, cst.Call) and _is_collective(call, qualified_name)
+    ]
 
 
 def _assigned(assign: cst.Assign | cst.AnnAssign) -> Iterator[str]:
@@ -243,6 +260,18 @@ def under_a_nccl_test(ancestors: Sequence[cst.CSTNode]) -> bool:
     return False
 
 
+def _starts_nccl_groups(
+    module: cst.CSTNode, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """The file itself starts its process group with the NCCL backend
+    (``init_process_group(backend="nccl")``): its collectives communicate on the current
+    GPU, which its own set-up chose for the rank."""
+    return any(
+        isinstance(node, cst.Call) and process_group_backend(node, qualified_name) == "nccl"
+        for node in descendants(module)
+    )
+
+
 def _is_collective(
     call: cst.Call, qualified_name: Callable[[cst.BaseExpression], str | None]
 ) -> bool:
@@ -274,8 +303,9 @@ def class_placements(classdef: cst.ClassDef) -> dict[int, bool] | None:
     """Where the class puts a model on the current device, unconditionally: a statement at
     the top of one of its methods that is a move (``model.cuda()``,
     ``model.eval().to("cuda")``) or assigns one to ``self`` (``self.model =
-    load(path).cuda()``). Maps each such move call (by id) to whether the class built what
-    it moves (True), or got it as a parameter of the method (False: a caller's model, on
+    load(path).cuda()``) or to the name the method returns (``model = model.cuda()`` in a
+    method ending ``return model``). Maps each such move call (by id) to whether the class
+    built what it moves (True), or got it as a parameter of the method (False: a caller's model, on
     the caller's device). None when the class keeps a device (``self.device = ...``,
     ``self._device = ...``): its literals ignore that device, whatever they are for."""
     if _keeps_a_device(classdef):
@@ -289,6 +319,7 @@ def class_placements(classdef: cst.ClassDef) -> dict[int, bool] | None:
             param.name.value
             for param in (*params.posonly_params, *params.params, *params.kwonly_params)
         }
+        returned = _returned_name(method)
         for statement in method.body.body:
             if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
                 continue
@@ -296,7 +327,10 @@ def class_placements(classdef: cst.ClassDef) -> dict[int, bool] | None:
             if isinstance(small, cst.Expr) or (
                 isinstance(small, cst.Assign)
                 and len(small.targets) == 1
-                and attribute_of_self(small.targets[0].target) is not None
+                and (
+                    attribute_of_self(small.targets[0].target) is not None
+                    or dotted_name(small.targets[0].target) == returned
+                )
             ):
                 value = small.value
             else:
@@ -308,13 +342,23 @@ def class_placements(classdef: cst.ClassDef) -> dict[int, bool] | None:
     return found
 
 
+def _returned_name(method: cst.FunctionDef) -> str | None:
+    """The name the method's last statement returns (``return model``): a method that
+    builds what it returns (``_init_model``), whose caller keeps it."""
+    last = method.body.body[-1] if method.body.body else None
+    if isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[-1], cst.Return):
+        value = last.body[-1].value
+        return value.value if isinstance(value, cst.Name) else None
+    return None
+
+
 def _keeps_a_device(classdef: cst.ClassDef) -> bool:
     """A method of the class assigns ``self.device`` (or ``self._device``...)."""
     for node in descendants(classdef.body):
         if isinstance(node, cst.Assign):
             for target in node.targets:
                 name = attribute_of_self(target.target)
-                if name is not None and name.endswith("device"):
+                if name is not None and names_the_device(name):
                     return True
     return False
 
@@ -339,14 +383,16 @@ def own_choice(
     placements: dict[int, dict[int, bool] | None],
 ) -> str | None:
     """Why a move or placement ``call`` on the current device is the code's own choice:
-    ``"flag"`` (``under_a_device_flag``), ``"nccl"`` (``under_a_nccl_test``), ``"collective"``
-    (``only_collectives_read``; not where an input tensor or module tells the device),
+    ``"flag"`` (``under_a_device_flag``; ``"distributed_flag"`` in a function that runs
+    collectives, one rank of a distributed job), ``"nccl"`` (``under_a_nccl_test``),
+    ``"collective"`` (``only_collectives_read``; not where an input tensor or module tells
+    the device),
     ``"class"`` (the class put its model there: ``class_placements``; not the placement of
     a model a caller gave it), ``"meta"`` (``module.to_empty(device="cuda")`` materialises
     meta tensors, which have no device to follow), ``"set_device"``
     (``after_setting_the_device``), or None. ``placements`` caches each class's, by id."""
     if under_a_device_flag([*ancestors, call]):
-        return "flag"
+        return "distributed_flag" if _collectives(ancestors, qualified_name) else "flag"
     if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to_empty":
         return "meta"  # materialising meta tensors: there is no device yet to follow
     if after_setting_the_device(call, ancestors, qualified_name):
@@ -354,6 +400,10 @@ def own_choice(
     classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
     if classdef is not None and id(classdef) not in placements:
         placements[id(classdef)] = class_placements(classdef)
+    if only_collectives_read(call, ancestors, qualified_name) and _starts_nccl_groups(
+        ancestors[0], qualified_name
+    ):
+        return "nccl"  # whatever device a class keeps (its batches'), NCCL needs the GPU
     if classdef is not None and placements[id(classdef)] is None:
         return None  # the class keeps its device: that is the one to use
     if under_a_nccl_test(ancestors):
@@ -401,11 +451,15 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     LightningModule (the trainer does), nor does a class's placement in model code or in a
     class that keeps a device (``self.device``), whose literal then ignores it. Nor does a
     flag in such a class, nor on the forward path of model code: the device kept, or the
-    batch's, is the one to use, and the flag only says "a GPU", not which one. Nor does a
-    class's placement in a method that takes a ``device`` parameter and ignores it."""
+    batch's, is the one to use, and the flag only says "a GPU", not which one. In a
+    function that runs collectives it says which one too: the rank's GPU, which the
+    distributed set-up made current (NCCL needs it so), as the batch's. Nor does a class's
+    placement in a method that takes a ``device`` parameter and ignores it."""
     if index.runs_alone(candidate.data.get("module", ""), at_top_level=False):
         return True
     choice = candidate.data.get("chosen")
+    if choice == "distributed_flag":
+        return not scope.lightning and not scope.device_aware
     if choice == "flag":
         forward = scope.model_code and scope.forward_path
         return not scope.lightning and not scope.device_aware and not forward

@@ -8,7 +8,13 @@ from collections.abc import Collection, Sequence
 import libcst as cst
 
 from devlint.facts import absolute_module
-from devlint.nodes import first_positional, keyword_argument, names_a_device
+from devlint.nodes import (
+    descendants,
+    dotted_name,
+    first_positional,
+    keyword_argument,
+    names_a_device,
+)
 from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import CONFIG_PARAMETERS, CPU_RESULT_METHODS
 
@@ -212,3 +218,38 @@ def may_be_key(node: ast.Subscript, key: str) -> bool:
     if isinstance(index, ast.Tuple) and len(index.elts) == 1:
         index = index.elts[0]
     return isinstance(index, ast.Constant) and index.value == key
+
+
+def stores_its_device_parameter(function: cst.FunctionDef) -> bool:
+    """The function runs ``self.device = device`` (its parameter) at its top level."""
+    for statement in function.body.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if (
+                    isinstance(small, cst.Assign)
+                    and isinstance(small.value, cst.Name)
+                    and small.value.value == "device"
+                    and any(dotted_name(t.target) == "self.device" for t in small.targets)
+                ):
+                    return True
+    return False
+
+
+def places_with_its_device(classdef: cst.ClassDef) -> bool:
+    """A method of the class places tensors with ``self.device``: ``x.to(self.device)``,
+    ``x.cuda(self.device)``, ``torch.zeros(n, device=self.device)``."""
+    for node in descendants(classdef.body):
+        if not isinstance(node, cst.Call):
+            continue
+        keyword = keyword_argument(node, "device")
+        if keyword is not None and dotted_name(keyword.value) == "self.device":
+            return True
+        first = first_positional(node)
+        if (
+            first is not None
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in ("to", "cuda")
+            and dotted_name(first.value) == "self.device"
+        ):
+            return True
+    return False

@@ -113,19 +113,23 @@ class CudaCall(Rule):
     Nor is a `.cuda()` without an index where the code chose the current GPU itself (whoever
     set up the process chose which GPU that is): in the branch a device flag takes for the
     GPU, a name or attribute such as `use_cuda`, `self.gpu`, `args.cuda` (perhaps under
-    `not`, or compared with a GPU mode: `if self.use_gpu in ("all", "model"):`; `if
-    args.cpu:` chooses the GPU in its `else`), but not in a LightningModule, whose trainer
-    chooses, nor in a class that keeps its device (`self.device`), nor on the forward path
-    of model code (`forward` and what it calls), where the batch tells the device: the flag
-    only says "a GPU", not which; after `torch.cuda.set_device(...)` earlier in the same
+    `not`, or compared with a GPU mode: `if self.use_gpu in ("all", "model"):`, a GPU count
+    with 0: `if self.n_gpus > 0:`; `if args.cpu:` chooses the GPU in its `else`), but not in
+    a LightningModule, whose trainer chooses, nor in a class that keeps its device
+    (`self.device`), nor on the forward path of model code (`forward`, what it calls, and
+    methods it calls through attributes: `self.assign = self.sinkhorn`), where the batch
+    tells the device: the flag only says "a GPU", not which, unless the function runs
+    collectives (one rank of a distributed job: its set-up made the rank's GPU current);
+    after `torch.cuda.set_device(...)` earlier in the same
     function; in a branch on a device the code was told (`if out_device.startswith("cuda"):`);
     a communication buffer (not where a parameter annotated as a tensor or module tells the
     device), when every tensor the function hands to collectives (`all_reduce`, `broadcast`,
     `all_gather`...) is made on the current device (NCCL needs it there, not in a class
-    that keeps its device), or in the branch
-    for an NCCL backend (`if backend == "nccl":`); in a class that is no model and keeps no
-    device, once one of its methods unconditionally put a model on the current GPU
-    (`self.model = load(path).cuda()`): its other `.cuda()` follow that choice, and so does
+    that keeps its device, unless the file starts its process group with the NCCL backend
+    itself), or in the branch for an NCCL backend (`if backend == "nccl":`); in a class
+    that is no model and keeps no device, once one of its methods unconditionally put a
+    model on the current GPU (`self.model = load(path).cuda()`, or `model = model.cuda()`
+    in a method that returns `model`): its other `.cuda()` follow that choice, and so does
     that call, unless the model came from a caller (then flagged: the caller chose its
     device). Nor test code, which chooses its device as a script does. `.cuda(0)` stays a
     finding in all these: it pins every process to GPU 0. A tensor the collective gets from
@@ -231,6 +235,46 @@ class CudaCall(Rule):
         "    def to_gpu(self):\n"
         "        torch.cuda.set_device(self.options.gpu)\n"
         "        self.model.cuda()\n",
+        # Under a GPU count, in a loss's step that runs collectives: one rank of a
+        # distributed job, whose GPU its set-up made current (INVALID: no collective).
+        "import torch\nimport torch.distributed as dist\nfrom torch import nn\n\n"
+        "class ClusterLoss(nn.Module):\n"
+        "    def __init__(self, n_gpus):\n"
+        "        super().__init__()\n"
+        "        self.n_gpus = n_gpus\n"
+        "        self.balance = self.balance_all\n\n"
+        "    def forward(self, scores):\n"
+        "        return self.balance(scores)\n\n"
+        "    def balance_all(self, scores):\n"
+        "        total = scores.sum()\n"
+        "        dist.all_reduce(total)\n"
+        "        if self.n_gpus > 0:\n"
+        "            weights = torch.ones(scores.shape[0]).cuda()\n"
+        "        else:\n"
+        "            weights = torch.ones(scores.shape[0])\n"
+        "        return scores * weights / total\n",
+        # A file that starts NCCL itself: a loader keeping its batches' device still
+        # communicates on the current GPU.
+        "import torch\nimport torch.distributed as dist\n\n"
+        "def setup(gpu):\n"
+        "    torch.cuda.set_device(gpu)\n"
+        '    dist.init_process_group(backend="nccl")\n\n'
+        "class ShardedLoader:\n"
+        "    def __init__(self, loader, device):\n"
+        "        self.loader = loader\n        self.device = device\n\n"
+        "    def share_order(self, order):\n"
+        "        sent = torch.tensor(order).cuda()\n"
+        "        dist.broadcast(sent, 0)\n"
+        "        return sent.cpu().tolist()\n",
+        # A benchmark that builds its model, puts it on the current GPU and keeps it.
+        "import torch\n\nclass SpeedTest:\n"
+        "    def __init__(self, config):\n"
+        "        self.model = self.build(config)\n\n"
+        "    def build(self, config):\n"
+        "        model = make_model(config)\n"
+        "        model = model.cuda()\n"
+        "        model.eval()\n"
+        "        return model\n",
         # A device variable tested by a method told no device: it translates that choice.
         "import torch\nfrom torch import nn\n\nclass Head(nn.Module):\n"
         "    def forward(self, x, out_device: str):\n"
@@ -700,6 +744,26 @@ class CudaCall(Rule):
             "        super().__init__(model, device)\n        self.size = size\n\n"
             "    def sample(self):\n"
             "        return self.model(torch.randn(self.size).to(self.device))\n",
+        ),
+        Invalid(
+            # Under a GPU count in a loss with no collective: `.cuda()` is the current GPU,
+            # not the scores' (`cuda:1` without `set_device`, or MPS).
+            "import torch\nfrom torch import nn\n\n"
+            "class ClusterLoss(nn.Module):\n"
+            "    def __init__(self, n_gpus):\n"
+            "        super().__init__()\n"
+            "        self.n_gpus = n_gpus\n"
+            "        self.balance = self.balance_one\n\n"
+            "    def forward(self, scores):\n"
+            "        return self.balance(scores)\n\n"
+            "    def balance_one(self, scores):\n"
+            "        if self.n_gpus > 0:\n"
+            "            weights = torch.ones(scores.shape[0]).cuda()\n"
+            "        else:\n"
+            "            weights = torch.ones(scores.shape[0])\n"
+            "        return scores * weights\n",
+            line=15,
+            column=51,
         ),
     )
 

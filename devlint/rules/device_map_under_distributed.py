@@ -7,12 +7,18 @@ import ast
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
-from devlint.facts import DistributedSignal
+from devlint.facts import DistributedSignal, SingleNode
 from devlint.index import ProjectIndex
-from devlint.nodes import dotted_name, first_positional, keyword_argument
+from devlint.nodes import descendants, dotted_name, first_positional, keyword_argument
 from devlint.rules._devices import BINDING_TYPES, Bindings, device_literal, may_be_key
 from devlint.rules.base import FileContext, Invalid, Rule, RuleSettings
 from devlint.skeleton import Skeleton
+from devlint.symbols import (
+    LOCAL_RANK_VARIABLE,
+    LOOPBACK_HOSTS,
+    MASTER_ADDRESS_VARIABLE,
+    PROCESS_GROUP_INITS,
+)
 
 _PLACEMENT_STRATEGIES = frozenset({"auto", "balanced", "balanced_low_0", "sequential"})
 """``device_map`` strategies: accelerate spreads the model over every visible GPU."""
@@ -59,7 +65,7 @@ _INTERESTING_CALLS = frozenset(
     for name in (*_TRAINERS, *_FABRICS, *_LAUNCHERS, *_ENV_GETTERS, *_PIPELINES)
 ) | {"from_pretrained"}
 """Last names of the callees this rule looks at: a cheap test before resolving imports."""
-_LOCAL_RANK = "LOCAL_RANK"
+_LOCAL_RANK = LOCAL_RANK_VARIABLE
 _ENVIRON = frozenset({"os.environ"})
 _LOCAL_RANK_READ = f"a `{_LOCAL_RANK}` read"
 _SHOWN_CHARS = 40
@@ -76,6 +82,7 @@ _TRIGGERS = (
         }
     ),
     _LOCAL_RANK,
+    MASTER_ADDRESS_VARIABLE,
 )
 
 
@@ -158,7 +165,7 @@ class DeviceMapUnderDistributed(Rule):
     # most files), there only a module of a package named `deepspeed` escapes; a
     # `LOCAL_RANK` read needs that string (the prefilter also reads literals' values).
     triggers = _TRIGGERS
-    screen_types = (ast.Call, ast.Attribute, ast.Subscript, *BINDING_TYPES)
+    screen_types = (ast.Call, ast.Attribute, ast.Subscript, ast.Assign, *BINDING_TYPES)
 
     VALID = (
         # Single-process inference: `device_map="auto"` is what it is for.
@@ -330,6 +337,8 @@ class DeviceMapUnderDistributed(Rule):
             any(_may_report_or_signal(call, names) for call in found.of_type(ast.Call))
             or any(_may_name_wrapper(node, names) for node in found.of_type(ast.Attribute))
             or any(_may_read_local_rank(node, names) for node in found.of_type(ast.Subscript))
+            or any(_may_set_loopback_master(node, names) for node in found.of_type(ast.Assign))
+            or any(_may_start_group_by_rank(call, names) for call in found.of_type(ast.Call))
             or any(_imports_wrapper(node) for node in found.of_type(*BINDING_TYPES))
         )
 
@@ -367,6 +376,10 @@ class DeviceMapUnderDistributed(Rule):
                     self._signal(context, f"`{short}({evidence})`", node)
             elif qualified in _LAUNCHERS:
                 self._signal(context, f"`{_LAUNCHERS[qualified]}`", node)
+                rank = keyword_argument(node, "rank") if qualified in PROCESS_GROUP_INITS else None
+                if rank is not None and _reads_local_rank(rank.value, context):
+                    description = "a process group started with the local rank"
+                    context.add_fact(SingleNode(description), node)
             elif qualified in _ENV_GETTERS and _is_local_rank(first_positional(node)):
                 self._signal(context, _LOCAL_RANK_READ, node)
         if _places_model(node, qualified):
@@ -395,8 +408,12 @@ class DeviceMapUnderDistributed(Rule):
                 self._signal(context, f"`{wrapper}`", node)
 
     def _environ_subscript(self, node: cst.Subscript, context: FileContext) -> None:
-        """``os.environ["LOCAL_RANK"]`` read (not written) somewhere in the project."""
+        """``os.environ["LOCAL_RANK"]`` read (not written) somewhere in the project; and
+        ``os.environ["MASTER_ADDR"] = "localhost"``, a set-up on one machine."""
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return
+        if _sets_a_loopback_master(context):
+            context.add_fact(SingleNode(f"`{MASTER_ADDRESS_VARIABLE}` set to this host"), node)
             return
         if not _is_local_rank_string(node.slice[0].slice.value):
             return
@@ -566,3 +583,66 @@ def _is_local_rank(argument: cst.Arg | None) -> bool:
 
 def _is_local_rank_string(value: cst.BaseExpression) -> bool:
     return isinstance(value, cst.SimpleString) and value.evaluated_value == _LOCAL_RANK
+
+
+def _may_set_loopback_master(assign: ast.AST, names: Bindings) -> bool:
+    """What ``_sets_a_loopback_master`` may find: a loopback host assigned to a
+    ``MASTER_ADDR`` key of what may be ``os.environ``."""
+    assert isinstance(assign, ast.Assign)
+    if not (isinstance(assign.value, ast.Constant) and assign.value.value in LOOPBACK_HOSTS):
+        return False
+    return any(
+        isinstance(target, ast.Subscript)
+        and may_be_key(target, MASTER_ADDRESS_VARIABLE)
+        and names.may_be(target.value, _ENVIRON)
+        for target in assign.targets
+    )
+
+
+def _may_start_group_by_rank(call: ast.AST, names: Bindings) -> bool:
+    """A call that may start a process group (``PROCESS_GROUP_INITS``) given ``rank=``."""
+    assert isinstance(call, ast.Call)
+    return any(k.arg == "rank" for k in call.keywords) and names.may_be(
+        call.func, frozenset(PROCESS_GROUP_INITS)
+    )
+
+
+def _sets_a_loopback_master(context: FileContext) -> bool:
+    """The subscript being visited is ``os.environ["MASTER_ADDR"]`` assigned a loopback
+    host (``= "localhost"``): the processes meet on this machine."""
+    ancestors = context.ancestors
+    if len(ancestors) < 2 or not isinstance(ancestors[-1], cst.AssignTarget):
+        return False
+    assign, subscript = ancestors[-2], ancestors[-1].target
+    if not isinstance(assign, cst.Assign) or not isinstance(subscript, cst.Subscript):
+        return False
+    value, index = assign.value, subscript.slice[0].slice
+    return (
+        isinstance(value, (cst.SimpleString, cst.ConcatenatedString))
+        and value.evaluated_value in LOOPBACK_HOSTS
+        and isinstance(index, cst.Index)
+        and isinstance(index.value, (cst.SimpleString, cst.ConcatenatedString))
+        and index.value.evaluated_value == MASTER_ADDRESS_VARIABLE
+        and context.qualified_name(subscript.value) == "os.environ"
+    )
+
+
+def _reads_local_rank(value: cst.BaseExpression, context: FileContext) -> bool:
+    """``value`` reads ``LOCAL_RANK`` from the environment, itself or through a name the
+    function assigns from it (``local_rank = int(os.getenv("LOCAL_RANK", 0))``)."""
+    function = next(
+        (n for n in reversed(context.ancestors) if isinstance(n, cst.FunctionDef)), None
+    )
+    sources: list[cst.CSTNode] = [value]
+    if isinstance(value, cst.Name) and function is not None:
+        sources += [
+            assign.value
+            for assign in descendants(function.body)
+            if isinstance(assign, cst.Assign)
+            and any(dotted_name(t.target) == value.value for t in assign.targets)
+        ]
+    return any(
+        isinstance(node, cst.SimpleString) and node.evaluated_value == LOCAL_RANK_VARIABLE
+        for source in sources
+        for node in descendants(source)
+    )

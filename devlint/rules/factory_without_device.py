@@ -22,6 +22,7 @@ from devlint.rules._anchors import (
     known_tensor,
     updated_in_place,
 )
+from devlint.rules._chosen_device import under_a_device_flag
 from devlint.rules._devices import BINDING_TYPES, Bindings
 from devlint.rules.base import (
     FileContext,
@@ -144,7 +145,8 @@ class FactoryWithoutDevice(Rule):
     tensor (`x[torch.arange(n)]`), or one written through a plain index (`x[0] = t`,
     `x[:, :2] = t`: a copy across devices), or through device indices (`mask[(rows, cols)]
     = True`: `index_put_` copies the indices to the mask's device); one made in the branch
-    where the tensor it meets is on the CPU (`if x.device == torch.device("cpu"):`); one
+    where the tensor it meets is on the CPU (`if x.device == torch.device("cpu"):`), or in
+    the branch a device flag takes for the CPU (the `else` of `if self.use_gpu:`); one
     combined with a tensor put on the CPU on purpose, such as lengths a file hands to
     `pack_padded_sequence` as they are (its lengths must be on the CPU); counts per item
     (their elements bound slices, `y[b, : counts[b]]`) handed to a module; a branch only
@@ -228,6 +230,18 @@ class FactoryWithoutDevice(Rule):
         "    x = torch.as_tensor(value, device=device)\n"
         "    x, _ = torch.broadcast_tensors(x, torch.empty(shape))\n"
         "    return x.contiguous()\n",
+        # The branch a device flag takes for the CPU: the user chose the CPU there.
+        "import torch\nfrom torch import nn\n\n"
+        "class Balancer(nn.Module):\n"
+        "    def __init__(self, use_gpu):\n"
+        "        super().__init__()\n"
+        "        self.use_gpu = use_gpu\n\n"
+        "    def forward(self, scores):\n"
+        "        if self.use_gpu:\n"
+        "            weights = torch.ones(scores.shape[0]).cuda()\n"
+        "        else:\n"
+        "            weights = torch.ones(scores.shape[0])\n"
+        "        return scores * weights\n",
         # 0-dim CPU tensors where a TensorIterator (or `where` itself) lets them meet CUDA.
         "import torch\nimport torch.nn as nn\n\n"
         "class Gate(nn.Module):\n"
@@ -781,6 +795,30 @@ class FactoryWithoutDevice(Rule):
             "        return self(steps).transpose(1, 2)\n",
             15,
             17,
+        ),
+        Invalid(
+            # A method kept on self as a callback runs on the forward path that calls it.
+            "import torch\nfrom torch import nn\n\n"
+            "class Balancer(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.balance = self.uniform\n\n"
+            "    def forward(self, scores):\n"
+            "        return self.balance(scores)\n\n"
+            "    def uniform(self, scores):\n"
+            "        return scores * torch.ones(scores.shape[0])\n",
+            line=13,
+            column=25,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Balancer(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.balance = self.uniform\n\n"
+            "    def forward(self, scores):\n"
+            "        return self.balance(scores)\n\n"
+            "    def uniform(self, scores):\n"
+            "        return scores * torch.ones(scores.shape[0], device=scores.device)\n",
+            unsafe=True,
         ),
         Invalid(
             # A transformers model does not: the waveform meets its weights on the CPU.
@@ -1848,6 +1886,8 @@ class FactoryWithoutDevice(Rule):
             return  # __init__ never runs on the forward path; a checked branch is a choice
         if is_test_module(context.module_name):
             return  # a test places its tensors where it means to run (the CPU, most often)
+        if under_a_device_flag([*context.ancestors, node], cpu=True):
+            return  # `else:` of `if use_cuda:`: the user chose the CPU
         name = context.qualified_name(node.func) or ""
         module, _, factory = name.rpartition(".")
         if module != "torch" or factory not in _FACTORIES:

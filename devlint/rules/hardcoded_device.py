@@ -7,11 +7,12 @@ import ast
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
+from devlint.facts import names_the_device
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.nodes import (
+    attribute_of_self,
     chain_root,
-    descendants,
     dotted_name,
     first_positional,
     iter_children,
@@ -31,6 +32,8 @@ from devlint.rules._devices import (
     is_map_location,
     may_be_device_literal,
     moves_its_input,
+    places_with_its_device,
+    stores_its_device_parameter,
     under_a_test_of_the_device,
 )
 from devlint.rules.base import (
@@ -76,7 +79,8 @@ class HardcodedDevice(Rule):
     (`if device_str == "mps":`, `if out_device.startswith("cuda"):`).
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
     a sampler or trainer stores as its `self.device` (or `self.current_device`), or that
-    its `device` property returns: choosing it is that class's job, nor a branch on which
+    its `device` property returns: choosing it is that class's job (also through a helper's
+    default it relies on: `self.device = assign_device(gpu)[0]`), nor a branch on which
     devices exist (`torch.cuda.is_available()`, `is_npu_available()`) or on where tensors
     are (`x.is_cuda`, `x.device == torch.device("cuda")`, also through a name the function
     sets from such a test, in a helper it defines: `any_cuda = any(_is_cuda(v) for v in
@@ -128,17 +132,21 @@ class HardcodedDevice(Rule):
     `torch.cuda.FloatTensor(...)`: the current device, which whoever set up the process
     chose) where the code chose it: in the branch a device flag takes for the GPU (a name or
     attribute such as `use_cuda`, `self.gpu`, perhaps under `not` or compared with a GPU
-    mode, `if self.use_gpu in ("all", "model"):`; `if args.cpu:` chooses it in its `else`),
-    not in a LightningModule, whose trainer chooses, nor in a class that keeps its device
-    (`self.device`), nor on the forward path of model code, where the batch tells the
-    device; after `torch.cuda.set_device(...)` earlier in the same function; for
+    mode, `if self.use_gpu in ("all", "model"):`, or a GPU count with 0, `if self.n_gpus >
+    0:`; `if args.cpu:` chooses it in its `else`), not in a LightningModule, whose trainer
+    chooses, nor in a class that keeps its device (`self.device`), nor on the forward path
+    of model code, where the batch tells the device, unless the function runs collectives
+    (one rank of a distributed job, whose set-up made the rank's GPU current); after
+    `torch.cuda.set_device(...)` earlier in the same function; for
     communication buffers (not where a parameter annotated as a tensor or module tells the
     device), when every tensor the function hands to collectives (`all_reduce`,
     `broadcast`, `all_gather`...) is made on the current device (NCCL needs it there; not
-    in a class that keeps its device), or in the branch for an NCCL backend (`if
-    backend == "nccl":`); in a class that is no model and keeps no device, once one of its
-    methods unconditionally put a model on the current device (`self.model =
-    load(path).to("cuda")`); where `module.to_empty(device="cuda")` materialises meta
+    in a class that keeps its device, unless the file starts its process group with the
+    NCCL backend itself), or in the branch for an NCCL backend (`if backend == "nccl":`);
+    in a class that is no model and keeps no device, once one of its methods
+    unconditionally put a model on the current device (`self.model =
+    load(path).to("cuda")`, or `model = model.to("cuda")` in a method returning `model`);
+    where `module.to_empty(device="cuda")` materialises meta
     tensors, which have no device yet to follow; and in test code, which chooses its device
     as a script does. `"cuda:0"` stays a finding in all these.
     """
@@ -292,6 +300,16 @@ class HardcodedDevice(Rule):
         "    return torch.arange(n, device=device)\n\n"
         "def draw(n, device, **options):\n"
         "    return grid(n, device), grid(n, device=device), grid(n, **options)\n",
+        # A class that is no model keeping the device a helper chooses when it is given
+        # none: the helper's default index is that class's choice, as a literal it stored.
+        "import torch\n\n"
+        "def choose_device(use_gpu=False, device=0):\n"
+        "    if use_gpu:\n"
+        '        return torch.device(f"cuda:{device}")\n'
+        '    return torch.device("cpu")\n\n'
+        "class Segmenter:\n"
+        "    def __init__(self, use_gpu=False, device=None):\n"
+        "        self.device = choose_device(use_gpu) if device is None else device\n",
         # A utility whose job is to move its input; a legacy constructor in a script.
         "import torch\n\n"
         'def to_gpu(x: torch.Tensor):\n    return x.to("cuda", non_blocking=True)\n',
@@ -559,6 +577,20 @@ class HardcodedDevice(Rule):
             column=31,
         ),
         Invalid(
+            # A module keeping that device: callers that rely on it are pinned to GPU 0.
+            "import torch\nfrom torch import nn\n\n"
+            "def choose_device(use_gpu=False, device=0):\n"
+            "    if use_gpu:\n"
+            '        return torch.device(f"cuda:{device}")\n'
+            '    return torch.device("cpu")\n\n'
+            "class Denoiser(nn.Module):\n"
+            "    def __init__(self, use_gpu=False):\n"
+            "        super().__init__()\n"
+            "        self.device = choose_device(use_gpu)\n",
+            line=4,
+            column=41,
+        ),
+        Invalid(
             # The same through a method of the object (inherited ones too).
             "import torch\n\n"
             "class Head:\n"
@@ -714,9 +746,9 @@ class HardcodedDevice(Rule):
         if not isinstance(function, cst.FunctionDef):
             return
         scope = context.scope
-        if scope.method == "__init__" and _stores_its_device_parameter(function):
+        if scope.method == "__init__" and stores_its_device_parameter(function):
             classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
-            if classdef is not None and _reads_its_device(classdef):
+            if classdef is not None and places_with_its_device(classdef):
                 context.report(self.code, default, data={"literal": literal, "default": "1"})
             return  # kept and never placed with: the class only chooses (and reports) it
         name = scope.function_name or ""
@@ -918,41 +950,6 @@ def _may_place_on_literal(call: ast.AST, names: Bindings) -> bool:
     )
 
 
-def _stores_its_device_parameter(function: cst.FunctionDef) -> bool:
-    """The function runs ``self.device = device`` (its parameter) at its top level."""
-    for statement in function.body.body:
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if (
-                    isinstance(small, cst.Assign)
-                    and isinstance(small.value, cst.Name)
-                    and small.value.value == "device"
-                    and any(dotted_name(t.target) == "self.device" for t in small.targets)
-                ):
-                    return True
-    return False
-
-
-def _reads_its_device(classdef: cst.ClassDef) -> bool:
-    """A method of the class places tensors with ``self.device``: ``x.to(self.device)``,
-    ``x.cuda(self.device)``, ``torch.zeros(n, device=self.device)``."""
-    for node in descendants(classdef.body):
-        if not isinstance(node, cst.Call):
-            continue
-        keyword = keyword_argument(node, "device")
-        if keyword is not None and dotted_name(keyword.value) == "self.device":
-            return True
-        first = first_positional(node)
-        if (
-            first is not None
-            and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value in ("to", "cuda")
-            and dotted_name(first.value) == "self.device"
-        ):
-            return True
-    return False
-
-
 def _stored_as_the_device(context: FileContext) -> bool:
     """The literal is (part of) the value assigned to ``self.device`` (or another attribute
     that names the device the object keeps: ``self.current_device``, ``self._device``)."""
@@ -979,8 +976,8 @@ def _returned_as_the_device(context: FileContext) -> bool:
 
 
 def _names_the_device(target: cst.BaseExpression) -> bool:
-    name = dotted_name(target) or ""
-    return name.startswith("self.") and name.count(".") == 1 and name.endswith("device")
+    attribute = attribute_of_self(target)
+    return attribute is not None and names_the_device(attribute)
 
 
 def _fills_in_a_default(context: FileContext) -> bool:

@@ -119,8 +119,11 @@ class HardcodedDeviceIndex(Rule):
     (`set_device(local_rank)`), a rank mapped onto the node's GPUs
     (`rank % torch.cuda.device_count()`, right when each node runs one process per GPU
     in rank order, as launchers do), a rank the function receives as a parameter
-    (`mp.spawn` on one node passes the local one), a literal used as the fallback in an `except`
-    handler whose `try` sets the device from a computed index,
+    (`mp.spawn` on one node passes the local one), a global rank in a project whose own
+    distributed set-up runs on one machine (`os.environ["MASTER_ADDR"] = "localhost"`, or
+    `init_process_group(..., rank=local_rank)` with `LOCAL_RANK` read into it: there the
+    global rank is the local one; DEV005 collects that evidence), a literal used as the
+    fallback in an `except` handler whose `try` sets the device from a computed index,
     `os.environ.setdefault(...)` (a default the launcher overrides),
     `CUDA_VISIBLE_DEVICES` set to `""` or `"-1"` (no GPU at all), and code under
     `if torch.cuda.is_available():` or a `device_count()` check.
@@ -188,6 +191,22 @@ class HardcodedDeviceIndex(Rule):
         "    dist.barrier(device_ids=[local_rank])\n"
         '    print(f"cuda:{global_rank}", global_rank)\n'
         "    return torch.nn.parallel.DistributedDataParallel(model, device_ids=[rank])\n",
+        # A project whose own set-up runs on one machine (the rendezvous on this host, or
+        # the local rank given as the rank): its global rank is the local one.
+        "import os\nimport torch\nimport torch.distributed as dist\n\n"
+        "def start(rank, world_size):\n"
+        '    os.environ["MASTER_ADDR"] = "localhost"\n'
+        '    dist.init_process_group("nccl", rank=rank, world_size=world_size)\n\n'
+        "def load(path):\n"
+        '    return torch.load(path, map_location=torch.device("cuda", dist.get_rank()))\n',
+        "import os\nimport torch.distributed as dist\n"
+        "from torch.nn.parallel import DistributedDataParallel\n\n"
+        "def init():\n"
+        '    local_rank = int(os.getenv("LOCAL_RANK", 0))\n'
+        '    dist.init_process_group(backend="nccl", rank=local_rank)\n\n'
+        "def wrap(model):\n"
+        "    rank = dist.get_rank()\n"
+        "    return DistributedDataParallel(model, device_ids=[rank])\n",
     )
     INVALID = (
         Invalid(
@@ -271,6 +290,18 @@ class HardcodedDeviceIndex(Rule):
             "        dist.barrier(device_ids=[self.process_index])\n",
             line=5,
             column=33,
+        ),
+        Invalid(
+            # A rendezvous on a host the caller names: the ranks may span nodes.
+            "import os\nimport torch.distributed as dist\n"
+            "from torch.nn.parallel import DistributedDataParallel\n\n"
+            "def start(host):\n"
+            '    os.environ["MASTER_ADDR"] = host\n'
+            '    dist.init_process_group("nccl")\n\n'
+            "def wrap(model):\n"
+            "    return DistributedDataParallel(model, device_ids=[dist.get_rank()])\n",
+            line=10,
+            column=54,
         ),
         Invalid(
             "from os import environ\n\n"
@@ -417,6 +448,8 @@ class HardcodedDeviceIndex(Rule):
         if data["where"] == "function" and function is not None and index.entry_only(function):
             return None
         literal, what = data["literal"], data["what"]
+        if what == "rank" and index.single_node is not None:
+            return None  # the project's own set-up runs on one machine: the rank is local
         if what == "rank":
             return Resolution(
                 f"`{literal}` uses the global rank (`{data['rank']}`) as a device index: on "

@@ -21,7 +21,12 @@ from devlint.nodes import (
     is_self,
     keyword_argument,
 )
-from devlint.rules._devices import device_literal, self_attribute
+from devlint.rules._devices import (
+    device_literal,
+    places_with_its_device,
+    self_attribute,
+    stores_its_device_parameter,
+)
 from devlint.rules.base import FileContext, Invalid, PendingEdit, Rule, choose_fix
 from devlint.symbols import (
     ARRAY_TENSOR_FACTORIES,
@@ -173,7 +178,11 @@ class TensorAttributeNotBuffer(Rule):
     attributes the class replaces in another method
     (`self.x = ...`), or a class that overrides `to`/`_apply`; a tensor `__init__`
     also hands to the base class's `__init__`, which may register it (assigning to a
-    buffer's name keeps it a buffer); classes that are not model code.
+    buffer's name keeps it a buffer); a tensor made on the device the module keeps
+    (`self.device = device` in `__init__`, then `torch.ones(n, device=device)` or
+    `.to(self.device)`) in a module whose methods place their tensors with `self.device`:
+    built where it runs and kept there by its own code (a `.to()` of the module would
+    leave `self.device` behind too); classes that are not model code.
     """
 
     code = "DEV007"
@@ -207,6 +216,16 @@ class TensorAttributeNotBuffer(Rule):
         "        if isinstance(p, torch.Tensor) and p.ndim > 0:\n"
         "            p = p[torch.randint(len(p), (x.size(0), 1))].to(x.device)\n"
         "        return x * (torch.rand(x.shape, device=x.device) > p)\n",
+        # A module built on the device it keeps, whose methods place their tensors there
+        # too: its own code keeps it where it runs (INVALID: methods that do not).
+        "import torch\nfrom torch import nn\n\nclass Phases(nn.Module):\n"
+        '    def __init__(self, n, device="cpu"):\n'
+        "        super().__init__()\n"
+        "        self.device = device\n"
+        "        self.window = torch.ones(n, device=device)\n\n"
+        "    def forward(self, x):\n"
+        "        noise = torch.randn(x.shape, device=self.device)\n"
+        "        return (x + noise) * self.window\n",
         # Buffers and parameters move with the module.
         "import torch\nimport torch.nn as nn\n\n"
         "class M(nn.Module):\n"
@@ -376,38 +395,6 @@ class TensorAttributeNotBuffer(Rule):
         "        return x @ picked.t()\n",
     )
     INVALID = (
-        Invalid(
-            # Another test beside the type leaves a 1-D tensor on the other path.
-            "from typing import List, Union\n\nimport torch\nimport torch.nn as nn\n\n"
-            "class Dropper(nn.Module):\n"
-            "    def __init__(self, rates: Union[float, List[float]] = 0.1):\n"
-            "        super().__init__()\n"
-            "        if isinstance(rates, list):\n"
-            "            self.rates = torch.tensor(rates)\n"
-            "        else:\n"
-            "            self.rates = rates\n\n"
-            "    def forward(self, x):\n"
-            "        p = self.rates\n"
-            "        if isinstance(p, torch.Tensor) and p.requires_grad:\n"
-            "            p = p[torch.randint(len(p), (x.size(0), 1))].to(x.device)\n"
-            "        return x * (torch.rand(x.shape, device=x.device) > p)\n",
-            line=10,
-            column=13,
-            fixed="from typing import List, Union\n\nimport torch\nimport torch.nn as nn\n\n"
-            "class Dropper(nn.Module):\n"
-            "    def __init__(self, rates: Union[float, List[float]] = 0.1):\n"
-            "        super().__init__()\n"
-            "        if isinstance(rates, list):\n"
-            '            self.register_buffer("rates", torch.tensor(rates), persistent=False)\n'
-            "        else:\n"
-            "            self.rates = rates\n\n"
-            "    def forward(self, x):\n"
-            "        p = self.rates\n"
-            "        if isinstance(p, torch.Tensor) and p.requires_grad:\n"
-            "            p = p[torch.randint(len(p), (x.size(0), 1))].to(x.device)\n"
-            "        return x * (torch.rand(x.shape, device=x.device) > p)\n",
-            unsafe=True,
-        ),
         Invalid(
             # The same cache, kept with data: forward may use it before it is made again.
             # No fix: forward re-assigns it with a value not surely a tensor, which a
@@ -831,6 +818,59 @@ class TensorAttributeNotBuffer(Rule):
             "        return x * self.weight + self.seen\n",
             unsafe=True,
         ),
+        Invalid(
+            # Another test beside the type leaves a 1-D tensor on the other path.
+            "from typing import List, Union\n\nimport torch\nimport torch.nn as nn\n\n"
+            "class Dropper(nn.Module):\n"
+            "    def __init__(self, rates: Union[float, List[float]] = 0.1):\n"
+            "        super().__init__()\n"
+            "        if isinstance(rates, list):\n"
+            "            self.rates = torch.tensor(rates)\n"
+            "        else:\n"
+            "            self.rates = rates\n\n"
+            "    def forward(self, x):\n"
+            "        p = self.rates\n"
+            "        if isinstance(p, torch.Tensor) and p.requires_grad:\n"
+            "            p = p[torch.randint(len(p), (x.size(0), 1))].to(x.device)\n"
+            "        return x * (torch.rand(x.shape, device=x.device) > p)\n",
+            line=10,
+            column=13,
+            fixed="from typing import List, Union\n\nimport torch\nimport torch.nn as nn\n\n"
+            "class Dropper(nn.Module):\n"
+            "    def __init__(self, rates: Union[float, List[float]] = 0.1):\n"
+            "        super().__init__()\n"
+            "        if isinstance(rates, list):\n"
+            '            self.register_buffer("rates", torch.tensor(rates), persistent=False)\n'
+            "        else:\n"
+            "            self.rates = rates\n\n"
+            "    def forward(self, x):\n"
+            "        p = self.rates\n"
+            "        if isinstance(p, torch.Tensor) and p.requires_grad:\n"
+            "            p = p[torch.randint(len(p), (x.size(0), 1))].to(x.device)\n"
+            "        return x * (torch.rand(x.shape, device=x.device) > p)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            "import torch\nfrom torch import nn\n\nclass Phases(nn.Module):\n"
+            '    def __init__(self, n, device="cpu"):\n'
+            "        super().__init__()\n"
+            "        self.device = device\n"
+            "        self.window = torch.ones(n, device=device)\n\n"
+            "    def forward(self, x):\n"
+            "        return x * self.window\n",
+            line=8,
+            column=9,
+            fixed="import torch\nfrom torch import nn\n\nclass Phases(nn.Module):\n"
+            '    def __init__(self, n, device="cpu"):\n'
+            "        super().__init__()\n"
+            "        self.device = device\n"
+            '        self.register_buffer("window", torch.ones(n, device=device), '
+            "persistent=False)\n"
+            "\n"
+            "    def forward(self, x):\n"
+            "        return x * self.window\n",
+            unsafe=True,
+        ),
     )
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
@@ -932,6 +972,8 @@ class TensorAttributeNotBuffer(Rule):
             if fresh is None:
                 assigned.add(key)  # a plain attribute: register_buffer would refuse the name
             return
+        if _built_on_its_device(value, context):
+            return
         meeting = meetings[0]
         closure = meeting.kind is MeetingKind.CLOSURE
         fixes = {}
@@ -1015,6 +1057,32 @@ def runs_with_batch(method: str) -> bool:
 def _meetings(value: cst.BaseExpression, context: FileContext) -> tuple[Meeting, ...]:
     """Where what ``value`` holds, as ``__init__`` builds it, meets the device later."""
     return context.construction_meetings(value, runs_with_batch)
+
+
+def _built_on_its_device(value: cst.BaseExpression, context: FileContext) -> bool:
+    """``value`` is placed on the device the module keeps (``.to(self.device)``,
+    ``device=device`` where ``__init__`` runs ``self.device = device``), and its methods
+    place their tensors there too: a module built where it runs and kept there by its own
+    code (``x.to(self.device)``). A ``.to()`` of the module would leave ``self.device``
+    behind with the attribute: the attribute is not what breaks."""
+    ancestors = context.ancestors
+    function = next((n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef)), None)
+    classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
+    if function is None or classdef is None or not stores_its_device_parameter(function):
+        return False
+    kept = ("self.device", "device")
+    placed = False
+    for call in descendants(value):
+        if not isinstance(call, cst.Call):
+            continue
+        keyword = keyword_argument(call, "device")
+        first = first_positional(call)
+        moved = isinstance(call.func, cst.Attribute) and call.func.attr.value == "to"
+        if (keyword is not None and dotted_name(keyword.value) in kept) or (
+            moved and first is not None and dotted_name(first.value) in kept
+        ):
+            placed = True
+    return placed and places_with_its_device(classdef)
 
 
 def _made_by(site: cst.CSTNode, context: FileContext) -> str:

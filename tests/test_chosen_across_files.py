@@ -1,0 +1,71 @@
+"""Choices of device that one file makes for code in another: a project whose own set-up
+runs on one machine (DEV009's global rank is then the local one), and a class keeping the
+device a helper of another module chooses by its default (DEV001)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import lint_project
+
+_WEIGHTS = (
+    "import torch\nimport torch.distributed as dist\n\n\n"
+    "def load(path):\n"
+    '    return torch.load(path, map_location=torch.device("cuda", dist.get_rank()))\n'
+)
+_LAUNCH = (
+    "import os\n\nimport torch.distributed as dist\n\n\n"
+    "def start(rank, world_size):\n"
+    '    os.environ["MASTER_ADDR"] = {host}\n'
+    '    dist.init_process_group("nccl", rank=rank, world_size=world_size)\n'
+)
+
+
+def findings(tmp_path: Path, files: dict[str, str], code: str) -> list[tuple[str, int, int]]:
+    project = lint_project(tmp_path, {"pkg/__init__.py": "", **files}, select=(code,))
+    return [
+        (Path(result.display).name, finding.start.row, finding.start.column)
+        for result in project.files
+        for finding in result.findings
+    ]
+
+
+@pytest.mark.parametrize(
+    ("host", "expected"),
+    [('"localhost"', []), ('"127.0.0.1"', []), ("host", [("weights.py", 6, 63)])],
+)
+def test_a_rendezvous_on_this_host_makes_the_global_rank_local(
+    host: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    launch = _LAUNCH.format(host=host).replace("def start(rank,", "def start(host, rank,")
+    files = {"pkg/weights.py": _WEIGHTS, "pkg/launch.py": launch}
+    assert findings(tmp_path, files, "DEV009") == expected
+
+
+_CHOOSER = (
+    "import torch\n\n\n"
+    "def choose_device(use_gpu=False, device=0):\n"
+    "    if use_gpu:\n"
+    '        return torch.device(f"cuda:{device}")\n'
+    '    return torch.device("cpu")\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("base", "expected"), [("", []), ("torch.nn.Module", [("devices.py", 4, 41)])]
+)
+def test_a_class_keeping_a_helpers_default_device_chose_it(
+    base: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """A class that is no model keeps what the helper chose as its device: its choice. A
+    module keeping it is pinned to GPU 0 by the default."""
+    keeper = (
+        "import torch\n\nfrom pkg.devices import choose_device\n\n\n"
+        f"class Segmenter({base}):\n"
+        "    def __init__(self, use_gpu=False):\n"
+        f"        {'super().__init__()' if base else 'pass'}\n"
+        "        self.device = choose_device(use_gpu)\n"
+    )
+    files = {"pkg/devices.py": _CHOOSER, "pkg/segment.py": keeper}
+    assert findings(tmp_path, files, "DEV001") == expected

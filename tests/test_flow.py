@@ -659,3 +659,32 @@ def test_what_init_builds_meets_the_device_in_methods_that_run_with_the_batch(
     )
     shown = [(analysed.code(m.made).strip(", "), m.kind.value, analysed.code(m.at)) for m in found]
     assert shown == expected
+
+
+STORED_FACTORY = """
+class Spectrum(nn.Module):
+    def __init__(self, n, window_fn=torch.hann_window, pad_fn=F.pad):
+        super().__init__()
+        self.n = n
+        self.window_fn = window_fn
+        self.pad_fn = pad_fn
+
+    def forward(self, x, noise_fn=torch.randn):
+        placed = self.window_fn(self.n, device=x.device)
+        window = self.window_fn(self.n)
+        other = self.pad_fn(x, (1, 1))
+        y = x * noise_fn(3) + other
+        return torch.stft(y, self.n, window=window) * placed
+"""
+
+
+def test_a_torch_factory_named_uncalled_makes_cpu_tensors_where_it_is_called() -> None:
+    # `window_fn=torch.hann_window` is a function: called without `device=` (in forward, as
+    # an attribute; or as a parameter's default) it makes a CPU tensor there.
+    analysed = Analysed(STORED_FACTORY)
+    assert origins(analysed.value("self.window_fn(self.n, device=x.device)")) == {F_}
+    assert origins(analysed.value("self.pad_fn(x, (1, 1))")) == {UNK}  # not a factory
+    assert analysed.meetings() == [
+        ("noise_fn(3)", "operator", "x * noise_fn(3)"),
+        ("self.window_fn(self.n)", "function", "torch.stft(y, self.n, window=window)"),
+    ]

@@ -47,6 +47,7 @@ from devlint.flow.values import (
     made_on_cpu,
     moved,
     scalar_on_cpu,
+    stored_factory,
     tied_to,
 )
 from devlint.nodes import (
@@ -92,6 +93,7 @@ from devlint.symbols import (
     PROGRESS_WRAPPERS,
     SETUP_METHODS,
     SILENT_BUILTINS,
+    STORABLE_FACTORIES,
     TENSOR_ARGUMENT_METHODS,
     TENSOR_FACTORIES,
     TENSOR_HOST_ATTRIBUTES,
@@ -260,8 +262,10 @@ def analyse_function(
 
     for param in _parameters(function):
         name = param.name.value
-        inference.env[name] = given.get(name) or _parameter_value(
-            param, partial(used_as_tensor, name)
+        inference.env[name] = (
+            given.get(name)
+            or _factory_default(param, around.resolve)
+            or _parameter_value(param, partial(used_as_tensor, name))
         )
         if name in given and _surely_not_none(given[name]):
             inference.not_none.add(name)
@@ -350,6 +354,9 @@ def _construction_parameter(param: cst.Param, resolve: Resolver) -> Value:
     annotation says so: ``torch.tensor(mean)`` of it is no 0-dim scalar), except one
     annotated as a tensor, which the caller made wherever it was (the parameter is its
     creation site here)."""
+    factory = _factory_default(param, resolve)
+    if factory is not None:
+        return factory
     annotation = param.annotation.annotation if param.annotation else None
     names = annotation_names(annotation) if annotation else set()
     if isinstance(annotation, (cst.Name, cst.Attribute)):  # not `float | Tensor`
@@ -359,6 +366,23 @@ def _construction_parameter(param: cst.Param, resolve: Resolver) -> Value:
     found = _parameter_value(param, lambda: False)
     listed = isinstance(param.default, (cst.List, cst.Tuple)) or bool(names & _SEQUENCE_TYPES)
     return HOST_SEQUENCE if found.only_host and listed else found
+
+
+def _factory_default(param: cst.Param, resolve: Resolver) -> Value | None:
+    """A parameter whose default is a torch factory, uncalled (``window_fn=torch.hann_window``):
+    called without ``device=``, the default makes CPU tensors."""
+    default = param.default
+    if isinstance(default, (cst.Name, cst.Attribute)):
+        return _named_factory(default, resolve)
+    return None
+
+
+def _named_factory(node: cst.Name | cst.Attribute, resolve: Resolver) -> Value | None:
+    """``torch.hann_window`` (or an alias of it) named, not called: ``stored_factory``."""
+    last = node.value if isinstance(node, cst.Name) else node.attr.value
+    if last not in STORABLE_FACTORIES or resolve(node) != f"torch.{last}":
+        return None
+    return stored_factory(node)
 
 
 def _attribute_classes(init: cst.FunctionDef, resolve: Resolver) -> dict[str, str]:
@@ -828,7 +852,10 @@ class _Inference:
 
     def _eval(self, node: cst.BaseExpression) -> Value:
         if isinstance(node, cst.Name):
-            return self._name(node.value)
+            found = self._name(node.value)
+            if found is UNKNOWN and node.value not in self.env:
+                return _named_factory(node, self._resolve) or found
+            return found
         if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis)):
             return HOST
         if isinstance(node, cst.SimpleString):
@@ -906,6 +933,9 @@ class _Inference:
         attribute = node.attr.value
         if is_self(node.value):
             return self._owner.attribute(attribute)
+        factory = _named_factory(node, self._resolve)
+        if factory is not None:
+            return factory
         base = self.eval(node.value)
         if attribute == "device":
             return as_device(base)
@@ -1041,7 +1071,13 @@ class _Inference:
         callee: Value,
         arguments: Sequence[tuple[cst.Arg, Value]],
     ) -> Value:
-        """A call of a closure over CPU tensors (``captured``): they meet its arguments."""
+        """A call of a closure over CPU tensors (``captured``): they meet its arguments. A
+        torch factory named elsewhere (``stored_factory``) makes its tensor here."""
+        if callee.factories and not has_double_star(node):
+            device = keyword_argument(node, "device")
+            if device is None:
+                return made_on_cpu(node)
+            return moved(self.values.get(device.value, UNKNOWN))
         if callee.made:
             operands: list[Operand] = [(arg.value, found) for arg, found in arguments]
             self._meet(node, MeetingKind.CLOSURE, [(func, callee), *operands])

@@ -63,7 +63,8 @@ class FactoryWithoutDevice(Rule):
     `linspace`, `eye`, `rand*`, window functions such as `hann_window`, `tensor`/`as_tensor`
     of Python data, `from_numpy`,
     legacy constructors such as `torch.FloatTensor(...)`, `torch.Tensor([])` included,
-    all without `device=`) that
+    and a factory named uncalled for later, such as `window_fn=torch.hann_window`,
+    called as `self.window_fn(n)`: all without `device=`) that
     meet a tensor on the computation's device: in arithmetic or a comparison, in
     `torch.cat`/`stack`/`where`/`matmul`/`einsum` and other functions of several
     tensors, as a tensor bound of `clamp`, in a tensor method such as `masked_fill` or
@@ -125,7 +126,9 @@ class FactoryWithoutDevice(Rule):
     `.to(<partner>.device)` where the two meet: all unsafe, as the anchor may be on
     another device on purpose. No fix borrows the device of a module the tensor is
     handed to (a module has no `.device`) or moves a nested function that captured the
-    tensor (`pick(name, x)`): such findings come without a fix. Nor is an anchor one the
+    tensor (`pick(name, x)`): such findings come without a fix. A factory kept for later
+    (`self.window_fn(n)`) gets no `device=`, since the caller may give a function that
+    takes none: only the move where it meets (unsafe). Nor is an anchor one the
     fix cannot trust (`_anchors.py`): a parameter read as a dict, tuple or None, an
     attribute of an object of unknown type, a `device` index with `-1` for the CPU; no
     accumulator updated in place is moved (`total += x`), and no `device=` is added that

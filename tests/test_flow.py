@@ -688,3 +688,36 @@ def test_a_torch_factory_named_uncalled_makes_cpu_tensors_where_it_is_called() -
         ("noise_fn(3)", "operator", "x * noise_fn(3)"),
         ("self.window_fn(self.n)", "function", "torch.stft(y, self.n, window=window)"),
     ]
+
+
+LEAVING = """
+class M(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.low = torch.zeros(n)
+
+    def forward(self, x, flag: bool):
+        y = x
+        if flag:
+            y = torch.zeros(3)
+            return y
+        if self.low is None:
+            return x
+        return (x + y) * self.low
+
+    def pick(self, x, flag: bool):
+        if flag:
+            mask = torch.ones(3)
+        else:
+            raise ValueError("no mask")
+        return x * mask
+"""
+
+
+def test_a_branch_that_returns_or_raises_binds_nothing_for_the_code_after_it() -> None:
+    # `y` rebound in a branch that returns is still `x` after the `if`; `self.low` past
+    # `if self.low is None: return` is what `__init__` left (not None, not host data).
+    analysed = Analysed(LEAVING)
+    assert origins(analysed.value("(x + y)")) == {F_}
+    assert analysed.meetings() == [("torch.zeros(n)", "operator", "(x + y) * self.low")]
+    assert analysed.meetings("pick") == [("torch.ones(3)", "operator", "x * mask")]

@@ -518,6 +518,10 @@ class _Inference:
         """``FunctionFlow.result_parts``."""
         self._stand_ins: dict[tuple[cst.CSTNode, int], cst.CSTNode] = {}
         self._written: cst.Subscript | None = None
+        self.nested: dict[str, cst.FunctionDef] = {}
+        """Functions defined in this one, by the name that still holds them."""
+        self.inlining: frozenset[cst.FunctionDef] = frozenset()
+        """The nested functions whose calls are being inferred around this pass (recursion)."""
         """The target of the assignment being bound, while it is evaluated."""
         self.counts: set[cst.CSTNode] = set()
         """Creation sites of tensors whose elements bound a slice (``x[: counts[b]]``): a
@@ -586,6 +590,11 @@ class _Inference:
                 self.run(node.body)
                 return
             before = dict(self.env)
+            tested = none_in_body or none_in_orelse
+            if tested is not None and tested not in before:
+                # `self.low` read from what `__init__` left: the path that skips the test's
+                # branch still holds that
+                before[tested] = self.values.get(cast("cst.Comparison", node.test).left, UNKNOWN)
             if none_in_body is not None:
                 self.env[none_in_body] = HOST
             cpu_in_body, cpu_in_orelse = _cpu_test(node.test)
@@ -595,6 +604,11 @@ class _Inference:
                 self.env = {**before, none_in_orelse: HOST}
             if node.orelse is not None:
                 self._on_cpu(cpu_in_orelse, partial(self._else, node.orelse))
+            if _leaves(node.body) and not (node.orelse is not None and _leaves(node.orelse)):
+                return  # `if self.low is None: return x`: what follows sees the other path
+            if node.orelse is not None and _leaves(node.orelse):
+                self.env = after_body
+                return
             self.env = _join_envs(after_body, self.env)
             moved_there = _moved_unless_there(node)
             if moved_there in after_body:
@@ -622,6 +636,7 @@ class _Inference:
                 self.run(node.finalbody.body)
         elif isinstance(node, cst.FunctionDef):
             self.env[node.name.value] = self._closure(node.params, node.body)
+            self.nested[node.name.value] = node
         elif isinstance(node, cst.ClassDef):
             self.env[node.name.value] = UNKNOWN  # a nested class has its own flow
         elif isinstance(node, cst.Match):
@@ -702,6 +717,7 @@ class _Inference:
     def _bind(self, target: cst.BaseExpression, found: Value, source: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
             self.env[target.value] = found
+            self.nested.pop(target.value, None)
             self.not_none.discard(target.value)
             self.lists.discard(target.value)
         elif isinstance(target, cst.Attribute):
@@ -1062,7 +1078,42 @@ class _Inference:
         callee = self.eval(func)
         if callee.on_device:
             return self._module_call(node, func, arguments)
-        return self._closure_call(node, func, callee, arguments)
+        found = self._closure_call(node, func, callee, arguments)
+        nested = self.nested.get(func.value) if isinstance(func, cst.Name) else None
+        if nested is not None and nested not in self.inlining:
+            return self._nested_call(node, nested, arguments)
+        return found
+
+    def _nested_call(
+        self, node: cst.Call, function: cst.FunctionDef, arguments: Sequence[tuple[cst.Arg, Value]]
+    ) -> Value:
+        """A call of a function defined in this one (``check_val(low)`` in ``__init__``):
+        what it returns given these arguments and this scope's names, each element of a
+        tuple it writes out apart; the CPU tensors passed meet what they meet inside. A
+        tensor it makes is made at this call for the caller: each call's its own."""
+        inner = _Inference(self._around, construction=self._construction)
+        inner.function = self.function
+        inner.env = dict(self.env)
+        inner.nested = dict(self.nested)
+        inner.inlining = self.inlining | {function}
+        bound = _bound(function, arguments, method=False)
+        for param in _parameters_of(function.params):
+            name = param.name.value
+            inner.env[name] = bound.get(name) or _parameter_value(param, lambda: False)
+        inner.run(function.body)
+        passed = {id(site) for _, found in arguments for site in found.made}
+        self._record(meeting for meeting in inner.meetings if id(meeting.made) in passed)
+        inside = {id(site) for site in inner.values}
+        if inner.maybe_scalar - inner.shaped:
+            self.maybe_scalar.add(node)
+
+        def at_call(found: Value) -> Value:
+            sites = tuple(site for site in found.made if id(site) not in inside)
+            return found if len(sites) == len(found.made) else replace(found, made=(*sites, node))
+
+        parts = tuple(at_call(part) for part in _positionwise(inner.returned_tuples))
+        self._unpackable[node] = lambda: parts
+        return at_call(join(*inner.returns)) if inner.returns else HOST
 
     def _closure_call(
         self,
@@ -1527,6 +1578,19 @@ def _names_the_cpu(node: cst.BaseExpression) -> bool:
         first = first_positional(node)
         node = first.value if first is not None and len(node.args) == 1 else node
     return isinstance(node, cst.SimpleString) and node.evaluated_value == "cpu"
+
+
+def _leaves(branch: cst.BaseSuite | cst.If | cst.Else) -> bool:
+    """The branch ends in a ``return`` or ``raise``: the code after the ``if`` never sees
+    what it bound (an ``elif`` chain leaves only if each of its branches does)."""
+    if isinstance(branch, cst.If):
+        return _leaves(branch.body) and branch.orelse is not None and _leaves(branch.orelse)
+    suite = branch.body if isinstance(branch, cst.Else) else branch
+    statements = suite.body
+    last = statements[-1] if statements else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, (cst.Return, cst.Raise))
 
 
 def _none_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:

@@ -359,6 +359,27 @@ class TensorAttributeNotBuffer(Rule):
         "        if not torch.equal(ids, self.last_ids):\n"
         "            picked = self.picked = self.weight[ids]\n"
         "        return x @ picked.t()\n",
+        # A function nested in `__init__` that returns Python numbers, and an attribute only
+        # a method that no batch method (its own or its base's) calls meets the input with.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Transform(nn.Module):\n"
+        "    def forward(self, obs):\n"
+        "        return self._transform(obs)\n\n"
+        "class Scale(Transform):\n"
+        "    def __init__(self, scale=None):\n"
+        "        super().__init__()\n\n"
+        "        def check(val):\n"
+        "            if val is None:\n"
+        "                return None\n"
+        "            return float(val)\n\n"
+        "        self.scale = check(scale)\n"
+        "        self.grid = torch.linspace(0, 1, 5)\n\n"
+        "    def _transform(self, obs):\n"
+        "        if self.scale is None:\n"
+        "            return obs\n"
+        "        return obs * self.scale\n\n"
+        "    def describe(self, obs):\n"
+        "        return obs[:, None] - self.grid\n",
     )
     INVALID = (
         Invalid(
@@ -782,6 +803,53 @@ class TensorAttributeNotBuffer(Rule):
             "        return seen\n\n"
             "    def forward(self, x):\n"
             "        return x * self.weight + self.seen\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A bound made by a function nested in `__init__` (one element of the tuple it
+            # returns, a tensor unless the user gave none) and met in a hook the base
+            # class's `forward` calls, past an `if self.low is None: return`: a 0-dim
+            # bound of `clamp_min` must be on the input's device.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Transform(nn.Module):\n"
+            "    def forward(self, obs):\n"
+            "        return self._transform(obs)\n\n"
+            "class Clip(Transform):\n"
+            "    def __init__(self, low=None):\n"
+            "        super().__init__()\n\n"
+            "        def check(val):\n"
+            "            if val is None:\n"
+            "                return None, 0.0\n"
+            "            if not isinstance(val, torch.Tensor):\n"
+            "                val = torch.tensor(val)\n"
+            "            return val, torch.finfo(val.dtype).eps\n\n"
+            "        low, self.eps = check(low)\n"
+            "        self.low = low\n\n"
+            "    def _transform(self, obs):\n"
+            "        if self.low is None:\n"
+            "            return obs\n"
+            "        return obs.clamp_min(self.low)\n",
+            line=20,
+            column=9,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Transform(nn.Module):\n"
+            "    def forward(self, obs):\n"
+            "        return self._transform(obs)\n\n"
+            "class Clip(Transform):\n"
+            "    def __init__(self, low=None):\n"
+            "        super().__init__()\n\n"
+            "        def check(val):\n"
+            "            if val is None:\n"
+            "                return None, 0.0\n"
+            "            if not isinstance(val, torch.Tensor):\n"
+            "                val = torch.tensor(val)\n"
+            "            return val, torch.finfo(val.dtype).eps\n\n"
+            "        low, self.eps = check(low)\n"
+            '        self.register_buffer("low", low, persistent=False)\n\n'
+            "    def _transform(self, obs):\n"
+            "        if self.low is None:\n"
+            "            return obs\n"
+            "        return obs.clamp_min(self.low)\n",
             unsafe=True,
         ),
     )

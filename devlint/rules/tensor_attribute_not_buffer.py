@@ -97,7 +97,8 @@ class TensorAttributeNotBuffer(Rule):
     is a tensor `__init__` makes (any factory, `torch.tensor` of Python data,
     `torch.from_numpy`, a legacy `torch.FloatTensor(...)`, through method chains,
     arithmetic, torch functions, local variables, `threshold or torch.linspace(...)`,
-    and the helpers of the file that `__init__` calls), wherever `__init__` puts it
+    and the helpers of the file that `__init__` calls, functions nested in it too, one
+    element of a tuple they return apart), wherever `__init__` puts it
     (`.to(device)`, `.cuda()`), or a tensor the caller gives (a parameter annotated
     as a tensor); also a function stored on `self` that captured such a tensor
     (`self.normalize = lambda x: (x - mean) / std`). Where it meets: an operation
@@ -105,7 +106,8 @@ class TensorAttributeNotBuffer(Rule):
     ops, a module call, indexing it with a device index) with a tensor that follows
     the computation, in `forward`, `__call__`, `generate`, the Lightning `*_step`
     methods and batch hooks, torchmetrics' `update`/`compute`, or the methods of
-    the class they call (not in a branch only an ONNX export takes,
+    the class they call, also where those are a base class's of the file that calls an
+    override (`Transform.forward` calling `self._apply_transform`) (not in a branch only an ONNX export takes,
     `if torch.onnx.is_in_onnx_export():`, which is no run on the device).
 
     ## Why is this bad?

@@ -94,7 +94,8 @@ class TensorAttributeNotBuffer(Rule):
     Finds tensors that `__init__` of model code stores in plain attributes and that the
     module's computation later meets: `self.pe = torch.zeros(...)` and then
     `x + self.pe` in `forward`. The device flow decides both halves. What is stored
-    is a tensor `__init__` makes (any factory, `torch.tensor` of Python data,
+    is a tensor `__init__` makes (any factory, a window function kept uncalled
+    (`window_fn=torch.hann_window`) and called there, `torch.tensor` of Python data,
     `torch.from_numpy`, a legacy `torch.FloatTensor(...)`, through method chains,
     arithmetic, torch functions, local variables, `threshold or torch.linspace(...)`,
     and the helpers of the file that `__init__` calls, functions nested in it too, one
@@ -107,8 +108,9 @@ class TensorAttributeNotBuffer(Rule):
     the computation, in `forward`, `__call__`, `generate`, the Lightning `*_step`
     methods and batch hooks, torchmetrics' `update`/`compute`, or the methods of
     the class they call, also where those are a base class's of the file that calls an
-    override (`Transform.forward` calling `self._apply_transform`) (not in a branch only an ONNX export takes,
-    `if torch.onnx.is_in_onnx_export():`, which is no run on the device).
+    override (`Transform.forward` calling `self._apply_transform`) (not in a branch
+    only an ONNX export takes, `if torch.onnx.is_in_onnx_export():`, which is no run
+    on the device).
 
     ## Why is this bad?
     `model.to(device)`, `model.cuda()` and Lightning's trainer move parameters and
@@ -852,6 +854,26 @@ class TensorAttributeNotBuffer(Rule):
             "        if self.low is None:\n"
             "            return obs\n"
             "        return obs.clamp_min(self.low)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A window made in `__init__` by the window function kept as a default.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Spectrum(nn.Module):\n"
+            "    def __init__(self, n=512, window_fn=torch.hann_window):\n"
+            "        super().__init__()\n"
+            "        self.window = window_fn(n)\n\n"
+            "    def forward(self, x):\n"
+            "        return torch.stft(x, 512, window=self.window, return_complex=True)\n",
+            line=7,
+            column=9,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Spectrum(nn.Module):\n"
+            "    def __init__(self, n=512, window_fn=torch.hann_window):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("window", window_fn(n), persistent=False)\n\n'
+            "    def forward(self, x):\n"
+            "        return torch.stft(x, 512, window=self.window, return_complex=True)\n",
             unsafe=True,
         ),
     )

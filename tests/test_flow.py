@@ -721,3 +721,41 @@ def test_a_branch_that_returns_or_raises_binds_nothing_for_the_code_after_it() -
     assert origins(analysed.value("(x + y)")) == {F_}
     assert analysed.meetings() == [("torch.zeros(n)", "operator", "(x + y) * self.low")]
     assert analysed.meetings("pick") == [("torch.ones(3)", "operator", "x * mask")]
+
+
+NESTED = """
+class Clip(nn.Module):
+    def __init__(self, low, high):
+        super().__init__()
+
+        def check(val):
+            if val is None:
+                return None, 0.0
+            return torch.tensor(val), float(val)
+
+        self.low, self.low_eps = check(low)
+        self.high, _ = check(high)
+
+    def forward(self, x):
+        return x.clamp(self.low, self.high) + self.low_eps
+"""
+
+
+def test_a_function_nested_in_init_gives_each_call_its_own_result() -> None:
+    # What `check` returns for each call, element by element; the tensor it makes is made
+    # at each call (two attributes, two sites), and may be one number (0-dim) there.
+    analysed = Analysed(NESTED)
+    _, owner = analysed.function("__init__")
+    assert owner is not None
+    model = analysed.flows.owner(owner)
+    made = {
+        name: [analysed.code(site) for site in model.attributes[name].made]
+        for name in ("low", "high", "low_eps")
+    }
+    assert made == {"low": ["check(low)"], "high": ["check(high)"], "low_eps": []}
+    assert origins(model.attributes["low_eps"]) == {HOST}
+    assert [analysed.code(site) for site in model.scalars] == ["check(low)", "check(high)"]
+    assert analysed.meetings() == [
+        ("check(low)", "method", "x.clamp(self.low, self.high)"),
+        ("check(high)", "method", "x.clamp(self.low, self.high)"),
+    ]

@@ -518,11 +518,11 @@ class _Inference:
         """``FunctionFlow.result_parts``."""
         self._stand_ins: dict[tuple[cst.CSTNode, int], cst.CSTNode] = {}
         self._written: cst.Subscript | None = None
+        """The target of the assignment being bound, while it is evaluated."""
         self.nested: dict[str, cst.FunctionDef] = {}
         """Functions defined in this one, by the name that still holds them."""
         self.inlining: frozenset[cst.FunctionDef] = frozenset()
         """The nested functions whose calls are being inferred around this pass (recursion)."""
-        """The target of the assignment being bound, while it is evaluated."""
         self.counts: set[cst.CSTNode] = set()
         """Creation sites of tensors whose elements bound a slice (``x[: counts[b]]``): a
         count per item, which the modules it is handed to use as numbers too."""

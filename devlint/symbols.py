@@ -85,6 +85,11 @@ window functions too: an STFT's window)."""
 DATA_FACTORIES = frozenset({"tensor", "as_tensor"})
 """Factories whose first argument is data: a tensor argument keeps its device."""
 
+STORABLE_FACTORIES = TENSOR_FACTORIES - DATA_FACTORIES
+"""Factories that make a tensor of a size (``torch.hann_window``): one a file names uncalled
+(``window_fn=torch.hann_window``) is a function called later, as often without ``device=``
+(one of data keeps a tensor's device)."""
+
 LEGACY_TENSOR_TYPES = frozenset(
     {
         "FloatTensor",

@@ -659,3 +659,103 @@ def test_what_init_builds_meets_the_device_in_methods_that_run_with_the_batch(
     )
     shown = [(analysed.code(m.made).strip(", "), m.kind.value, analysed.code(m.at)) for m in found]
     assert shown == expected
+
+
+STORED_FACTORY = """
+class Spectrum(nn.Module):
+    def __init__(self, n, window_fn=torch.hann_window, pad_fn=F.pad):
+        super().__init__()
+        self.n = n
+        self.window_fn = window_fn
+        self.pad_fn = pad_fn
+
+    def forward(self, x, noise_fn=torch.randn):
+        placed = self.window_fn(self.n, device=x.device)
+        window = self.window_fn(self.n)
+        other = self.pad_fn(x, (1, 1))
+        y = x * noise_fn(3) + other
+        return torch.stft(y, self.n, window=window) * placed
+"""
+
+
+def test_a_torch_factory_named_uncalled_makes_cpu_tensors_where_it_is_called() -> None:
+    # `window_fn=torch.hann_window` is a function: called without `device=` (in forward, as
+    # an attribute; or as a parameter's default) it makes a CPU tensor there.
+    analysed = Analysed(STORED_FACTORY)
+    assert origins(analysed.value("self.window_fn(self.n, device=x.device)")) == {F_}
+    assert origins(analysed.value("self.pad_fn(x, (1, 1))")) == {UNK}  # not a factory
+    assert analysed.meetings() == [
+        ("noise_fn(3)", "operator", "x * noise_fn(3)"),
+        ("self.window_fn(self.n)", "function", "torch.stft(y, self.n, window=window)"),
+    ]
+
+
+LEAVING = """
+class M(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.low = torch.zeros(n)
+
+    def forward(self, x, flag: bool):
+        y = x
+        if flag:
+            y = torch.zeros(3)
+            return y
+        if self.low is None:
+            return x
+        return (x + y) * self.low
+
+    def pick(self, x, flag: bool):
+        if flag:
+            mask = torch.ones(3)
+        else:
+            raise ValueError("no mask")
+        return x * mask
+"""
+
+
+def test_a_branch_that_returns_or_raises_binds_nothing_for_the_code_after_it() -> None:
+    # `y` rebound in a branch that returns is still `x` after the `if`; `self.low` past
+    # `if self.low is None: return` is what `__init__` left (not None, not host data).
+    analysed = Analysed(LEAVING)
+    assert origins(analysed.value("(x + y)")) == {F_}
+    assert analysed.meetings() == [("torch.zeros(n)", "operator", "(x + y) * self.low")]
+    assert analysed.meetings("pick") == [("torch.ones(3)", "operator", "x * mask")]
+
+
+NESTED = """
+class Clip(nn.Module):
+    def __init__(self, low, high):
+        super().__init__()
+
+        def check(val):
+            if val is None:
+                return None, 0.0
+            return torch.tensor(val), float(val)
+
+        self.low, self.low_eps = check(low)
+        self.high, _ = check(high)
+
+    def forward(self, x):
+        return x.clamp(self.low, self.high) + self.low_eps
+"""
+
+
+def test_a_function_nested_in_init_gives_each_call_its_own_result() -> None:
+    # What `check` returns for each call, element by element; the tensor it makes is made
+    # at each call (two attributes, two sites), and may be one number (0-dim) there.
+    analysed = Analysed(NESTED)
+    _, owner = analysed.function("__init__")
+    assert owner is not None
+    model = analysed.flows.owner(owner)
+    made = {
+        name: [analysed.code(site) for site in model.attributes[name].made]
+        for name in ("low", "high", "low_eps")
+    }
+    assert made == {"low": ["check(low)"], "high": ["check(high)"], "low_eps": []}
+    assert origins(model.attributes["low_eps"]) == {HOST}
+    assert {analysed.code(site) for site in model.scalars} == {"check(low)", "check(high)"}
+    assert analysed.meetings() == [
+        ("check(low)", "method", "x.clamp(self.low, self.high)"),
+        ("check(high)", "method", "x.clamp(self.low, self.high)"),
+    ]

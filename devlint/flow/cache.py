@@ -231,7 +231,8 @@ class FileFlows:
             return ()
         found: list[Meeting] = []
         methods = self.owner(owner).methods
-        for method in self._reached(owner, [name for name in methods if runs_with_batch(name)]):
+        roots = [name for name in methods if runs_with_batch(name)]
+        for method in self._reached(owner, roots + self._hooks(owner, runs_with_batch)):
             flow = self.function(method, owner)
             found += [
                 meeting
@@ -240,6 +241,37 @@ class FileFlows:
                 and (meeting.made not in scalars or refused_as_scalar(meeting))
             ]
         return tuple(found)
+
+    def _hooks(self, owner: cst.ClassDef, runs_with_batch: Callable[[str], bool]) -> list[str]:
+        """Methods of ``owner`` that the batch methods of a base class of the file call on
+        ``self`` (``Transform.forward`` calling ``self._apply_transform``): an override
+        runs with the batch where the base's forward calls it."""
+        methods = self.owner(owner).methods
+        found: list[str] = []
+        for base in self._bases_in_file(owner):
+            inherited = self.owner(base).methods
+            roots = [name for name in inherited if runs_with_batch(name)]
+            for method in self._reached(base, roots):
+                found += [name for name in methods if mentions(method.body, name, True)]
+        return found
+
+    def _bases_in_file(self, owner: cst.ClassDef) -> list[cst.ClassDef]:
+        """The classes of the module ``owner`` derives from by name, transitively."""
+        classes = {
+            statement.name.value: statement
+            for statement in self._module().body
+            if isinstance(statement, cst.ClassDef)
+        }
+        found: list[cst.ClassDef] = []
+        todo = [owner]
+        while todo:
+            for base in todo.pop().bases:
+                named = base.value.value if isinstance(base.value, cst.Name) else None
+                held = classes.get(named or "")
+                if held is not None and held is not owner and held not in found:
+                    found.append(held)
+                    todo.append(held)
+        return found
 
     def _reached(self, owner: cst.ClassDef, roots: Iterable[str]) -> list[cst.FunctionDef]:
         """The methods named ``roots`` and those they call on ``self``, transitively."""

@@ -47,6 +47,7 @@ from devlint.flow.values import (
     made_on_cpu,
     moved,
     scalar_on_cpu,
+    stored_factory,
     tied_to,
 )
 from devlint.nodes import (
@@ -93,6 +94,7 @@ from devlint.symbols import (
     SETUP_METHODS,
     SILENT_BUILTINS,
     STATELESS_NN_MODULES,
+    STORABLE_FACTORIES,
     TENSOR_ARGUMENT_METHODS,
     TENSOR_FACTORIES,
     TENSOR_HOST_ATTRIBUTES,
@@ -261,8 +263,10 @@ def analyse_function(
 
     for param in _parameters(function):
         name = param.name.value
-        inference.env[name] = given.get(name) or _parameter_value(
-            param, partial(used_as_tensor, name)
+        inference.env[name] = (
+            given.get(name)
+            or _factory_default(param, around.resolve)
+            or _parameter_value(param, partial(used_as_tensor, name))
         )
         if name in given and _surely_not_none(given[name]):
             inference.not_none.add(name)
@@ -351,6 +355,9 @@ def _construction_parameter(param: cst.Param, resolve: Resolver) -> Value:
     annotation says so: ``torch.tensor(mean)`` of it is no 0-dim scalar), except one
     annotated as a tensor, which the caller made wherever it was (the parameter is its
     creation site here)."""
+    factory = _factory_default(param, resolve)
+    if factory is not None:
+        return factory
     annotation = param.annotation.annotation if param.annotation else None
     names = annotation_names(annotation) if annotation else set()
     if isinstance(annotation, (cst.Name, cst.Attribute)):  # not `float | Tensor`
@@ -360,6 +367,23 @@ def _construction_parameter(param: cst.Param, resolve: Resolver) -> Value:
     found = _parameter_value(param, lambda: False)
     listed = isinstance(param.default, (cst.List, cst.Tuple)) or bool(names & _SEQUENCE_TYPES)
     return HOST_SEQUENCE if found.only_host and listed else found
+
+
+def _factory_default(param: cst.Param, resolve: Resolver) -> Value | None:
+    """A parameter whose default is a torch factory, uncalled (``window_fn=torch.hann_window``):
+    called without ``device=``, the default makes CPU tensors."""
+    default = param.default
+    if isinstance(default, (cst.Name, cst.Attribute)):
+        return _named_factory(default, resolve)
+    return None
+
+
+def _named_factory(node: cst.Name | cst.Attribute, resolve: Resolver) -> Value | None:
+    """``torch.hann_window`` (or an alias of it) named, not called: ``stored_factory``."""
+    last = node.value if isinstance(node, cst.Name) else node.attr.value
+    if last not in STORABLE_FACTORIES or resolve(node) != f"torch.{last}":
+        return None
+    return stored_factory(node)
 
 
 def _attribute_classes(init: cst.FunctionDef, resolve: Resolver) -> dict[str, str]:
@@ -496,6 +520,10 @@ class _Inference:
         self._stand_ins: dict[tuple[cst.CSTNode, int], cst.CSTNode] = {}
         self._written: cst.Subscript | None = None
         """The target of the assignment being bound, while it is evaluated."""
+        self.nested: dict[str, cst.FunctionDef] = {}
+        """Functions defined in this one, by the name that still holds them."""
+        self.inlining: frozenset[cst.FunctionDef] = frozenset()
+        """The nested functions whose calls are being inferred around this pass (recursion)."""
         self.counts: set[cst.CSTNode] = set()
         """Creation sites of tensors whose elements bound a slice (``x[: counts[b]]``): a
         count per item, which the modules it is handed to use as numbers too."""
@@ -563,6 +591,11 @@ class _Inference:
                 self.run(node.body)
                 return
             before = dict(self.env)
+            tested = none_in_body or none_in_orelse
+            if tested is not None and tested not in before:
+                # `self.low` read from what `__init__` left: the path that skips the test's
+                # branch still holds that
+                before[tested] = self.values.get(cast("cst.Comparison", node.test).left, UNKNOWN)
             host_in_body, host_in_orelse = none_in_body, none_in_orelse
             if host_in_body is None and host_in_orelse is None:
                 host_in_body, host_in_orelse = self._tensor_test(node.test)
@@ -575,6 +608,11 @@ class _Inference:
                 self.env = {**before, host_in_orelse: HOST}
             if node.orelse is not None:
                 self._on_cpu(cpu_in_orelse, partial(self._else, node.orelse))
+            if _leaves(node.body) and not (node.orelse is not None and _leaves(node.orelse)):
+                return  # `if self.low is None: return x`: what follows sees the other path
+            if node.orelse is not None and _leaves(node.orelse):
+                self.env = after_body
+                return
             self.env = _join_envs(after_body, self.env)
             moved_there = _moved_unless_there(node)
             if moved_there in after_body:
@@ -602,6 +640,7 @@ class _Inference:
                 self.run(node.finalbody.body)
         elif isinstance(node, cst.FunctionDef):
             self.env[node.name.value] = self._closure(node.params, node.body)
+            self.nested[node.name.value] = node
         elif isinstance(node, cst.ClassDef):
             self.env[node.name.value] = UNKNOWN  # a nested class has its own flow
         elif isinstance(node, cst.Match):
@@ -682,6 +721,7 @@ class _Inference:
     def _bind(self, target: cst.BaseExpression, found: Value, source: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
             self.env[target.value] = found
+            self.nested.pop(target.value, None)
             self.not_none.discard(target.value)
             self.lists.discard(target.value)
         elif isinstance(target, cst.Attribute):
@@ -832,7 +872,10 @@ class _Inference:
 
     def _eval(self, node: cst.BaseExpression) -> Value:
         if isinstance(node, cst.Name):
-            return self._name(node.value)
+            found = self._name(node.value)
+            if found is UNKNOWN and node.value not in self.env:
+                return _named_factory(node, self._resolve) or found
+            return found
         if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.Ellipsis)):
             return HOST
         if isinstance(node, cst.SimpleString):
@@ -910,6 +953,9 @@ class _Inference:
         attribute = node.attr.value
         if is_self(node.value):
             return self._owner.attribute(attribute)
+        factory = _named_factory(node, self._resolve)
+        if factory is not None:
+            return factory
         base = self.eval(node.value)
         if attribute == "device":
             return as_device(base)
@@ -1036,7 +1082,42 @@ class _Inference:
         callee = self.eval(func)
         if callee.on_device:
             return self._module_call(node, func, arguments)
-        return self._closure_call(node, func, callee, arguments)
+        found = self._closure_call(node, func, callee, arguments)
+        nested = self.nested.get(func.value) if isinstance(func, cst.Name) else None
+        if nested is not None and nested not in self.inlining:
+            return self._nested_call(node, nested, arguments)
+        return found
+
+    def _nested_call(
+        self, node: cst.Call, function: cst.FunctionDef, arguments: Sequence[tuple[cst.Arg, Value]]
+    ) -> Value:
+        """A call of a function defined in this one (``check_val(low)`` in ``__init__``):
+        what it returns given these arguments and this scope's names, each element of a
+        tuple it writes out apart; the CPU tensors passed meet what they meet inside. A
+        tensor it makes is made at this call for the caller: each call's its own."""
+        inner = _Inference(self._around, construction=self._construction)
+        inner.function = self.function
+        inner.env = dict(self.env)
+        inner.nested = dict(self.nested)
+        inner.inlining = self.inlining | {function}
+        bound = _bound(function, arguments, method=False)
+        for param in _parameters_of(function.params):
+            name = param.name.value
+            inner.env[name] = bound.get(name) or _parameter_value(param, lambda: False)
+        inner.run(function.body)
+        passed = {id(site) for _, found in arguments for site in found.made}
+        self._record(meeting for meeting in inner.meetings if id(meeting.made) in passed)
+        inside = {id(site) for site in inner.values}
+        if inner.maybe_scalar - inner.shaped:
+            self.maybe_scalar.add(node)
+
+        def at_call(found: Value) -> Value:
+            sites = tuple(site for site in found.made if id(site) not in inside)
+            return found if len(sites) == len(found.made) else replace(found, made=(*sites, node))
+
+        parts = tuple(at_call(part) for part in _positionwise(inner.returned_tuples))
+        self._unpackable[node] = lambda: parts
+        return at_call(join(*inner.returns)) if inner.returns else HOST
 
     def _closure_call(
         self,
@@ -1045,7 +1126,13 @@ class _Inference:
         callee: Value,
         arguments: Sequence[tuple[cst.Arg, Value]],
     ) -> Value:
-        """A call of a closure over CPU tensors (``captured``): they meet its arguments."""
+        """A call of a closure over CPU tensors (``captured``): they meet its arguments. A
+        torch factory named elsewhere (``stored_factory``) makes its tensor here."""
+        if callee.factories and not has_double_star(node):
+            device = keyword_argument(node, "device")
+            if device is None:
+                return made_on_cpu(node)
+            return moved(self.values.get(device.value, UNKNOWN))
         if callee.made:
             operands: list[Operand] = [(arg.value, found) for arg, found in arguments]
             self._meet(node, MeetingKind.CLOSURE, [(func, callee), *operands])
@@ -1535,6 +1622,19 @@ def _names_the_cpu(node: cst.BaseExpression) -> bool:
         first = first_positional(node)
         node = first.value if first is not None and len(node.args) == 1 else node
     return isinstance(node, cst.SimpleString) and node.evaluated_value == "cpu"
+
+
+def _leaves(branch: cst.BaseSuite | cst.If | cst.Else) -> bool:
+    """The branch ends in a ``return`` or ``raise``: the code after the ``if`` never sees
+    what it bound (an ``elif`` chain leaves only if each of its branches does)."""
+    if isinstance(branch, cst.If):
+        return _leaves(branch.body) and branch.orelse is not None and _leaves(branch.orelse)
+    suite = branch.body if isinstance(branch, cst.Else) else branch
+    statements = suite.body
+    last = statements[-1] if statements else None
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else None
+    return isinstance(last, (cst.Return, cst.Raise))
 
 
 def _none_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:

@@ -53,6 +53,9 @@ class Value:
     """Where the 0-dim CPU tensors it may be were made (``torch.tensor(3)``): host values to
     arithmetic, which lets them meet any device, but not to a collective, which needs them
     on the process group's device."""
+    factories: tuple[cst.CSTNode, ...] = ()
+    """Where it names a torch factory without calling it (``window_fn=torch.hann_window``):
+    a function that, called without ``device=``, makes a tensor on the CPU."""
 
     @property
     def follows(self) -> bool:
@@ -101,6 +104,11 @@ def element_of_cpu_vectors(tensor: Value) -> Value:
     return Value(origins, (), False, tensor.params, tensor.tied, tensor.calls, scalars)
 
 
+def stored_factory(site: cst.CSTNode) -> Value:
+    """A torch factory named at ``site`` and not called there (stored or passed on)."""
+    return Value(UNKNOWN.origins, factories=(site,))
+
+
 def from_parameter(name: str) -> Value:
     return Value(frozenset({Origin.FOLLOWS}), params=frozenset({name}))
 
@@ -117,6 +125,7 @@ def join(*values: Value) -> Value:
         _union(*(v.tied for v in values)),
         _union(*(v.calls for v in values)),
         _union(*(v.scalars for v in values)),
+        _union(*(v.factories for v in values)),
     )
 
 

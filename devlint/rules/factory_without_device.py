@@ -46,6 +46,7 @@ from devlint.symbols import (
     MOVE_METHODS,
     SCALAR_REFUSING_OPERATIONS,
     SETUP_METHODS,
+    STORABLE_FACTORIES,
     TENSOR_ARGUMENT_METHODS,
     TENSOR_FACTORIES,
 )
@@ -63,7 +64,8 @@ class FactoryWithoutDevice(Rule):
     `linspace`, `eye`, `rand*`, window functions such as `hann_window`, `tensor`/`as_tensor`
     of Python data, `from_numpy`,
     legacy constructors such as `torch.FloatTensor(...)`, `torch.Tensor([])` included,
-    all without `device=`) that
+    and a factory named uncalled for later, such as `window_fn=torch.hann_window`,
+    called as `self.window_fn(n)`: all without `device=`) that
     meet a tensor on the computation's device: in arithmetic or a comparison, in
     `torch.cat`/`stack`/`where`/`matmul`/`einsum` and other functions of several
     tensors, as a tensor bound of `clamp`, in a tensor method such as `masked_fill` or
@@ -128,7 +130,9 @@ class FactoryWithoutDevice(Rule):
     `.to(<partner>.device)` where the two meet: all unsafe, as the anchor may be on
     another device on purpose. No fix borrows the device of a module the tensor is
     handed to (a module has no `.device`) or moves a nested function that captured the
-    tensor (`pick(name, x)`): such findings come without a fix. Nor is an anchor one the
+    tensor (`pick(name, x)`): such findings come without a fix. A factory kept for later
+    (`self.window_fn(n)`) gets no `device=`, since the caller may give a function that
+    takes none: only the move where it meets (unsafe). Nor is an anchor one the
     fix cannot trust (`_anchors.py`): a parameter read as a dict, tuple or None, an
     attribute of an object of unknown type, a `device` index with `-1` for the CPU; no
     accumulator updated in place is moved (`total += x`), and no `device=` is added that
@@ -777,6 +781,19 @@ class FactoryWithoutDevice(Rule):
         "    if return_all:\n"
         "        return (a - b).sum(), scale\n"
         "    return (a - b).sum()\n",
+        # A window function kept for later and called with the signal's device, or one
+        # that is not a torch factory: nothing is made on the CPU that we know of.
+        "import torch\nfrom torch import nn\n\n\n"
+        "class Spectrum(nn.Module):\n"
+        "    def __init__(self, n_fft=512, window_fn=torch.hann_window, pad_fn=None):\n"
+        "        super().__init__()\n"
+        "        self.n_fft = n_fft\n"
+        "        self.window_fn = window_fn\n"
+        "        self.pad_fn = pad_fn\n\n"
+        "    def forward(self, x):\n"
+        "        window = self.window_fn(self.n_fft, device=x.device)\n"
+        "        x = self.pad_fn(x) * self.window_fn(self.n_fft).to(x.device).sum()\n"
+        "        return torch.stft(x, self.n_fft, window=window, return_complex=True)\n",
     )
     INVALID = (
         # `self(steps)` runs the class's own forward, where the steps meet the embedding.
@@ -1839,6 +1856,48 @@ class FactoryWithoutDevice(Rule):
             line=12,
             column=24,
         ),
+        Invalid(
+            # A window function kept for later (its default, `torch.hann_window`) and called
+            # without `device=`: the window is made on the CPU and meets the signal. Moving
+            # it where they meet suits any window function the caller may pass.
+            "import torch\nfrom torch import nn\n\n\n"
+            "class Spectrum(nn.Module):\n"
+            "    def __init__(self, n_fft=512, window_fn=torch.hann_window):\n"
+            "        super().__init__()\n"
+            "        self.n_fft = n_fft\n"
+            "        self.window_fn = window_fn\n\n"
+            "    def forward(self, x):\n"
+            "        window = self.window_fn(self.n_fft)\n"
+            "        return torch.stft(x, 512, window=window, return_complex=True)\n",
+            line=12,
+            column=18,
+            fixed="import torch\nfrom torch import nn\n\n\n"
+            "class Spectrum(nn.Module):\n"
+            "    def __init__(self, n_fft=512, window_fn=torch.hann_window):\n"
+            "        super().__init__()\n"
+            "        self.n_fft = n_fft\n"
+            "        self.window_fn = window_fn\n\n"
+            "    def forward(self, x):\n"
+            "        window = self.window_fn(self.n_fft)\n"
+            "        return torch.stft(x, 512, window=window.to(x.device), return_complex=True)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # The same through a name: a noise function assigned, called in `forward`.
+            "import torch\nfrom torch import nn\n\n\n"
+            "class Noisy(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        noise_fn = torch.randn\n"
+            "        return x + noise_fn(x.shape)\n",
+            line=8,
+            column=20,
+            fixed="import torch\nfrom torch import nn\n\n\n"
+            "class Noisy(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        noise_fn = torch.randn\n"
+            "        return x + noise_fn(x.shape).to(x.device)\n",
+            unsafe=True,
+        ),
     )
 
     screen_types = (ast.Call, ast.Attribute, ast.Return, *BINDING_TYPES)
@@ -1856,6 +1915,7 @@ class FactoryWithoutDevice(Rule):
         collective = any(names.may_be(call.func, COLLECTIVE_FUNCTIONS) for call in calls)
         scalars = collective or any(_may_refuse_scalars(call) for call in calls)
         fresh = [call for call in calls if _may_create_without_device(call, names, scalars)]
+        fresh += _stored_factory_calls(found, names, calls)
         if not fresh:
             return frozenset()
         if collective:
@@ -1891,6 +1951,7 @@ class FactoryWithoutDevice(Rule):
         name = context.qualified_name(node.func) or ""
         module, _, factory = name.rpartition(".")
         if module != "torch" or factory not in _FACTORIES:
+            self._visit_stored_factory(node, context)
             return
         flow = context.flow()
         if flow is None:
@@ -1926,6 +1987,33 @@ class FactoryWithoutDevice(Rule):
             },
             fixes=fixes,
             lines={"line": meeting.at},
+        )
+
+    def _visit_stored_factory(self, node: cst.Call, context: FileContext) -> None:
+        """``self.window_fn(n)`` where ``window_fn`` holds a torch factory named uncalled
+        (``window_fn=torch.hann_window``): without ``device=`` it makes a CPU tensor. No
+        ``device=`` fix: the caller may store a function that takes none."""
+        holder = _factory_holder(node)
+        if holder is None or holder not in _factory_holders(self, context):
+            return
+        flow = context.flow()
+        made = flow.values.get(node) if flow is not None else None
+        if flow is None or made is None or node not in made.made:
+            return
+        meetings = context.meetings_of(node)
+        if not meetings:
+            return
+        fixes, anchors = _fixes(node, None, meetings[0], flow, context)
+        context.report(
+            self.code,
+            node,
+            data={
+                "factory": context.code_for(node.func),
+                "meets": _describe(meetings[0], context),
+                **anchors,
+            },
+            fixes=fixes,
+            lines={"line": meetings[0].at},
         )
 
     def _visit_fallback(
@@ -2251,6 +2339,64 @@ _MAX_SHOWN = 48
 """Longest code a message quotes for the place where the tensors meet."""
 
 
+def _factory_holder(call: cst.Call) -> str | None:
+    """The name a call of a stored function calls through (``self.window_fn(n)``,
+    ``window_fn(n)``: ``window_fn``) when it passes no ``device=``, ``out=`` or ``**``."""
+    if any(
+        arg.star == "**" or (arg.keyword and arg.keyword.value in ("device", "out"))
+        for arg in call.args
+    ):
+        return None
+    func = call.func
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute) and is_self(func.value):
+        return func.attr.value
+    return None
+
+
+def _factory_holders(rule: Rule, context: FileContext) -> frozenset[str]:
+    """Names in the file that may hold a torch factory named uncalled (once per file): a
+    parameter defaulting to one, a name or attribute assigned one, and the attributes
+    assigned those (``self.window_fn = window_fn``)."""
+    state = context.state(rule)
+    found = state.get("factory_holders")
+    if isinstance(found, frozenset):
+        return found
+    holders: set[str] = set()
+    copies: list[tuple[str, str]] = []
+    for node in descendants(context.ancestors[0]):
+        if isinstance(node, cst.Param) and node.default is not None:
+            if _names_a_factory(node.default, context):
+                holders.add(node.name.value)
+        elif isinstance(node, cst.Assign):
+            names = [_held_name(target.target) for target in node.targets]
+            if _names_a_factory(node.value, context):
+                holders.update(name for name in names if name is not None)
+            elif isinstance(node.value, cst.Name):
+                copies += [(node.value.value, name) for name in names if name is not None]
+    holders.update(name for source, name in copies if source in holders)
+    state["factory_holders"] = frozen = frozenset(holders)
+    return frozen
+
+
+def _held_name(target: cst.BaseExpression) -> str | None:
+    if isinstance(target, cst.Name):
+        return target.value
+    if isinstance(target, cst.Attribute) and is_self(target.value):
+        return target.attr.value
+    return None
+
+
+def _names_a_factory(node: cst.BaseExpression, context: FileContext) -> bool:
+    """``torch.hann_window`` (``T.hann_window``), named and not called (an attribute, as
+    the screen sees it: ``_stored_factory_calls``)."""
+    if not isinstance(node, cst.Attribute):
+        return False
+    module, _, factory = (context.qualified_name(node) or "").rpartition(".")
+    return module == "torch" and factory in STORABLE_FACTORIES
+
+
 def _describe(meeting: Meeting, context: FileContext) -> str:
     """The meeting's code on one line, shortened to the partner when it is long."""
     for node in (meeting.at, meeting.partner):
@@ -2272,14 +2418,15 @@ def _parts_meeting(flow: FunctionFlow, call: cst.CSTNode) -> list[int | None]:
 
 def _fixes(
     node: cst.Call,
-    factory: str,
+    factory: str | None,
     meeting: Meeting | None,
     flow: FunctionFlow,
     context: FileContext,
 ) -> tuple[dict[str, tuple[PendingEdit, ...]], dict[str, str]]:
     """Every fix the resolution may choose: ``device=`` at the creation with an anchor in
     scope there (unless it would mix the tensor with another CPU one), or a move of the
-    CPU operand where it meets (``meeting``, if in this file); and the anchor each uses."""
+    CPU operand where it meets (``meeting``, if in this file); and the anchor each uses.
+    ``factory`` None: a function stored uncalled, which may take no ``device=``."""
     function = flow.function
     fixes: dict[str, tuple[PendingEdit, ...]] = {}
     anchors: dict[str, str] = {}
@@ -2289,7 +2436,8 @@ def _fixes(
         and meeting.kind is MeetingKind.MODULE_CALL
         and meeting.partner is _callee(meeting)
     )
-    if factory not in _WITHOUT_DEVICE and node.args and not _mixes_once_placed(node, flow):
+    takes_device = factory is not None and factory not in _WITHOUT_DEVICE
+    if takes_device and node.args and not _mixes_once_placed(node, flow):
         last = node.args[-1].value
         fixes["self_device"] = (insert_after(last, ", device=self.device"),)
         parameters = _parameter_names(function)
@@ -2418,6 +2566,38 @@ def _callee(meeting: Meeting) -> cst.BaseExpression | None:
 def _is_atom(node: cst.BaseExpression) -> bool:
     """``.to(...)`` can follow it without parentheses."""
     return isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or bool(node.lpar)
+
+
+def _stored_factory_calls(
+    found: Skeleton, names: Bindings, calls: Sequence[ast.Call]
+) -> list[ast.Call]:
+    """In a file that names a torch factory uncalled (``window_fn=torch.hann_window``), the
+    calls that may call it through a name or an attribute of ``self`` without ``device=``
+    (``visit``'s ``_factory_holder``)."""
+    funcs = {id(call.func) for call in calls}
+    named = any(
+        id(node) not in funcs
+        and isinstance(node, ast.Attribute)
+        and node.attr in STORABLE_FACTORIES
+        and f"torch.{node.attr}" in names.resolutions(node)
+        for node in found.of_type(ast.Attribute)
+    )
+    if not named:
+        return []
+    return [
+        call
+        for call in calls
+        if (isinstance(call.func, ast.Name) or _self_attribute(call.func))
+        and not any(keyword.arg in (None, "device", "out") for keyword in call.keywords)
+    ]
+
+
+def _self_attribute(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    )
 
 
 def _may_refuse_scalars(call: ast.Call) -> bool:

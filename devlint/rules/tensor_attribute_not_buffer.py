@@ -99,10 +99,12 @@ class TensorAttributeNotBuffer(Rule):
     Finds tensors that `__init__` of model code stores in plain attributes and that the
     module's computation later meets: `self.pe = torch.zeros(...)` and then
     `x + self.pe` in `forward`. The device flow decides both halves. What is stored
-    is a tensor `__init__` makes (any factory, `torch.tensor` of Python data,
+    is a tensor `__init__` makes (any factory, a window function kept uncalled
+    (`window_fn=torch.hann_window`) and called there, `torch.tensor` of Python data,
     `torch.from_numpy`, a legacy `torch.FloatTensor(...)`, through method chains,
     arithmetic, torch functions, local variables, `threshold or torch.linspace(...)`,
-    and the helpers of the file that `__init__` calls), wherever `__init__` puts it
+    and the helpers of the file that `__init__` calls, functions nested in it too, one
+    element of a tuple they return apart), wherever `__init__` puts it
     (`.to(device)`, `.cuda()`), or a tensor the caller gives (a parameter annotated
     as a tensor); also a function stored on `self` that captured such a tensor
     (`self.normalize = lambda x: (x - mean) / std`). Where it meets: an operation
@@ -110,8 +112,10 @@ class TensorAttributeNotBuffer(Rule):
     ops, a module call, indexing it with a device index) with a tensor that follows
     the computation, in `forward`, `__call__`, `generate`, the Lightning `*_step`
     methods and batch hooks, torchmetrics' `update`/`compute`, or the methods of
-    the class they call (not in a branch only an ONNX export takes,
-    `if torch.onnx.is_in_onnx_export():`, which is no run on the device).
+    the class they call, also where those are a base class's of the file that calls an
+    override (`Transform.forward` calling `self._apply_transform`) (not in a branch
+    only an ONNX export takes, `if torch.onnx.is_in_onnx_export():`, which is no run
+    on the device).
 
     ## Why is this bad?
     `model.to(device)`, `model.cuda()` and Lightning's trainer move parameters and
@@ -393,6 +397,27 @@ class TensorAttributeNotBuffer(Rule):
         "        if not torch.equal(ids, self.last_ids):\n"
         "            picked = self.picked = self.weight[ids]\n"
         "        return x @ picked.t()\n",
+        # A function nested in `__init__` that returns Python numbers, and an attribute only
+        # a method that no batch method (its own or its base's) calls meets the input with.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Transform(nn.Module):\n"
+        "    def forward(self, obs):\n"
+        "        return self._transform(obs)\n\n"
+        "class Scale(Transform):\n"
+        "    def __init__(self, scale=None):\n"
+        "        super().__init__()\n\n"
+        "        def check(val):\n"
+        "            if val is None:\n"
+        "                return None\n"
+        "            return float(val)\n\n"
+        "        self.scale = check(scale)\n"
+        "        self.grid = torch.linspace(0, 1, 5)\n\n"
+        "    def _transform(self, obs):\n"
+        "        if self.scale is None:\n"
+        "            return obs\n"
+        "        return obs * self.scale\n\n"
+        "    def describe(self, obs):\n"
+        "        return obs[:, None] - self.grid\n",
     )
     INVALID = (
         Invalid(
@@ -869,6 +894,73 @@ class TensorAttributeNotBuffer(Rule):
             "\n"
             "    def forward(self, x):\n"
             "        return x * self.window\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A bound made by a function nested in `__init__` (one element of the tuple it
+            # returns, a tensor unless the user gave none) and met in a hook the base
+            # class's `forward` calls, past an `if self.low is None: return`: a 0-dim
+            # bound of `clamp_min` must be on the input's device.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Transform(nn.Module):\n"
+            "    def forward(self, obs):\n"
+            "        return self._transform(obs)\n\n"
+            "class Clip(Transform):\n"
+            "    def __init__(self, low=None):\n"
+            "        super().__init__()\n\n"
+            "        def check(val):\n"
+            "            if val is None:\n"
+            "                return None, 0.0\n"
+            "            if not isinstance(val, torch.Tensor):\n"
+            "                val = torch.tensor(val)\n"
+            "            return val, torch.finfo(val.dtype).eps\n\n"
+            "        low, self.eps = check(low)\n"
+            "        self.low = low\n\n"
+            "    def _transform(self, obs):\n"
+            "        if self.low is None:\n"
+            "            return obs\n"
+            "        return obs.clamp_min(self.low)\n",
+            line=20,
+            column=9,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Transform(nn.Module):\n"
+            "    def forward(self, obs):\n"
+            "        return self._transform(obs)\n\n"
+            "class Clip(Transform):\n"
+            "    def __init__(self, low=None):\n"
+            "        super().__init__()\n\n"
+            "        def check(val):\n"
+            "            if val is None:\n"
+            "                return None, 0.0\n"
+            "            if not isinstance(val, torch.Tensor):\n"
+            "                val = torch.tensor(val)\n"
+            "            return val, torch.finfo(val.dtype).eps\n\n"
+            "        low, self.eps = check(low)\n"
+            '        self.register_buffer("low", low, persistent=False)\n\n'
+            "    def _transform(self, obs):\n"
+            "        if self.low is None:\n"
+            "            return obs\n"
+            "        return obs.clamp_min(self.low)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A window made in `__init__` by the window function kept as a default.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Spectrum(nn.Module):\n"
+            "    def __init__(self, n=512, window_fn=torch.hann_window):\n"
+            "        super().__init__()\n"
+            "        self.window = window_fn(n)\n\n"
+            "    def forward(self, x):\n"
+            "        return torch.stft(x, 512, window=self.window, return_complex=True)\n",
+            line=7,
+            column=9,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Spectrum(nn.Module):\n"
+            "    def __init__(self, n=512, window_fn=torch.hann_window):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("window", window_fn(n), persistent=False)\n\n'
+            "    def forward(self, x):\n"
+            "        return torch.stft(x, 512, window=self.window, return_complex=True)\n",
             unsafe=True,
         ),
     )

@@ -118,6 +118,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "INTEGER_TENSOR_TYPES": lambda v: sorted(set(v) - symbols.LEGACY_TENSOR_TYPES),
     "DATA_FACTORIES": lambda v: sorted(set(v) - symbols.TENSOR_FACTORIES),
     "INTEGER_FACTORIES": lambda v: sorted(set(v) - symbols.TENSOR_FACTORIES),
+    "STORABLE_FACTORIES": lambda v: sorted(set(v) - symbols.TENSOR_FACTORIES),
     "ARRAY_TENSOR_FACTORIES": lambda v: missing_attributes(torch, v),
     "TORCH_DTYPES": lambda v: [
         n for n in sorted(v) if not isinstance(getattr(torch, n, None), torch.dtype)

@@ -38,6 +38,7 @@ from devlint.flow.values import (
     Origin,
     Value,
     as_device,
+    as_returned,
     captured,
     combine,
     element_of_cpu_vectors,
@@ -46,6 +47,7 @@ from devlint.flow.values import (
     join,
     made_on_cpu,
     moved,
+    moved_from,
     scalar_on_cpu,
     tied_to,
 )
@@ -266,7 +268,7 @@ def analyse_function(
         if name in given and _surely_not_none(given[name]):
             inference.not_none.add(name)
     inference.run(function.body)
-    returned = join(*inference.returns) if inference.returns else HOST
+    returned = as_returned(join(*inference.returns)) if inference.returns else HOST
     return FunctionFlow(
         function,
         tuple(
@@ -280,7 +282,7 @@ def analyse_function(
         {name: frozenset(partners) for name, partners in inference.reaching.items()},
         tuple(inference.handoffs),
         frozenset(inference.results_meeting),
-        tuple(dict.fromkeys(inference.returned_whole)),
+        tuple(site for site in dict.fromkeys(inference.returned_whole) if site in returned.made),
         _returned_via(returned, inference.calls_out, inference.result_parts),
         returned_parts=_positionwise(inference.returned_tuples),
         result_parts=inference.result_parts,
@@ -313,7 +315,7 @@ def _positionwise(returns: Sequence[list[Value] | Value]) -> tuple[Value, ...]:
     if not written or len({len(found) for found in written}) > 1:
         return ()
     whole = [found for found in returns if isinstance(found, Value)]
-    return tuple(join(*column, *whole) for column in zip(*written, strict=True))
+    return tuple(as_returned(join(*column, *whole)) for column in zip(*written, strict=True))
 
 
 def class_model(
@@ -1203,9 +1205,9 @@ class _Inference:
                 return receiver
             device = self.values.get(target.value, UNKNOWN)
             said = named is not None or (dotted_name(target.value) or "").endswith("device")
-            return moved(device) if said or not device.only_host else receiver
+            return moved_from(moved(device), receiver) if said or not device.only_host else receiver
         if name == "cuda":
-            return LITERAL
+            return moved_from(LITERAL, receiver)
         if name == "cpu":
             return CHOSEN_CPU
         if name == "type_as" and arguments:

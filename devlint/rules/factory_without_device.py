@@ -736,6 +736,32 @@ class FactoryWithoutDevice(Rule):
         "    if return_all:\n"
         "        return (a - b).sum(), scale\n"
         "    return (a - b).sum()\n",
+        # A helper that moves its argument on one path (to the GPU the backend needs) and
+        # returns it as it was on the other chooses its device: what it returns is placed.
+        "import torch\nimport torch.distributed as dist\n\n\n"
+        "class Channel:\n"
+        "    def __init__(self, over_gpu):\n"
+        "        self.over_gpu = over_gpu\n\n"
+        "    def _placed(self, t):\n"
+        "        return t.cuda() if self.over_gpu else t\n\n"
+        "    def share(self, t):\n"
+        "        sent, _ = self._placed(t), t.device\n"
+        "        dist.broadcast(sent, 0)\n\n"
+        "    def seed(self):\n"
+        "        seed = torch.randint(0, 1000, (1,))\n"
+        "        self.share(seed)\n"
+        "        sizes = [self._placed(torch.zeros(2)) for _ in range(4)]\n"
+        "        dist.all_gather(sizes, self._placed(torch.ones(2)))\n"
+        "        return int(seed)\n",
+        "import torch\nimport torch.distributed as dist\n\n\n"
+        "def _on_comm_device(t, over_gpu):\n"
+        "    if over_gpu:\n"
+        "        t = t.to(torch.cuda.current_device())\n"
+        "    return t\n\n\n"
+        "def total(count, over_gpu):\n"
+        "    summed = _on_comm_device(torch.tensor([count]), over_gpu)\n"
+        "    dist.all_reduce(summed)\n"
+        "    return summed.item()\n",
     )
     INVALID = (
         Invalid(
@@ -1739,6 +1765,21 @@ class FactoryWithoutDevice(Rule):
             "        weights = torch.linspace(0, 1, images.shape[-1], device=images.device)\n"
             "        return self.model(images.to(self.device)), images * weights\n",
             unsafe=True,
+        ),
+        Invalid(
+            # A helper that never moves its argument hands the CPU tensor on as it is.
+            "import torch\nimport torch.distributed as dist\n\n\n"
+            "class Channel:\n"
+            "    def __init__(self, over_gpu):\n"
+            "        self.over_gpu = over_gpu\n\n"
+            "    def _placed(self, t):\n"
+            "        return t.contiguous() if self.over_gpu else t\n\n"
+            "    def seed(self):\n"
+            "        seed = torch.randint(0, 1000, (1,))\n"
+            "        dist.broadcast(self._placed(seed), 0)\n"
+            "        return int(seed)\n",
+            line=13,
+            column=16,
         ),
         Invalid(
             # A function nested in a method meets what the method hands it, on whatever

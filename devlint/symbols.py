@@ -509,6 +509,13 @@ CARRYING_LIBRARIES = frozenset({"einops", "torchvision.ops"})
 """Libraries (or their packages) whose functions return a result on their first argument's
 device: einops' rearranged tensor, torchvision's box areas, IoUs and kept indices."""
 
+MODULE_MAPPINGS = frozenset({"torch.nn.ModuleDict", "torch.nn.ParameterDict"})
+"""Containers of submodules or parameters by name: iterating one yields its keys, strings."""
+
+FUNCTION_TRANSFORMS = frozenset({"torch.vmap", "torch.func.vmap"})
+"""Transforms of a function (``torch.vmap(torch.diag)``): calling what they return computes
+the function on the arguments, so a torch function's result is on their device."""
+
 CROSS_DEVICE_METHODS = frozenset({"copy_"})
 """Tensor methods (in ``TENSOR_ARGUMENT_METHODS``) that also take a tensor on another
 device: ``t.copy_(cpu)`` copies across devices."""

@@ -25,7 +25,7 @@ from devlint.flow.inference import (
 )
 from devlint.flow.meetings import Meeting, refused_as_scalar
 from devlint.flow.values import CHOSEN_CPU, UNKNOWN, Value
-from devlint.nodes import descendants
+from devlint.nodes import descendants, iter_children
 from devlint.symbols import CPU_ARGUMENTS, CPU_LENGTHS_FUNCTIONS, PROCESS_GROUP_INITS
 
 _MAX_CALL_DEPTH = 3
@@ -57,6 +57,8 @@ class FileFlows:
         self._lengths: frozenset[str] | None = None
         self._cpu_groups: bool | None = None
         self._on_cpu_inputs: dict[cst.FunctionDef, FunctionFlow] = {}
+        self._nested_in: dict[cst.FunctionDef, tuple[cst.FunctionDef, cst.ClassDef | None]] | None
+        self._nested_in = None
 
     def function(self, node: cst.FunctionDef, owner: cst.ClassDef | None) -> FunctionFlow:
         """The flow of ``node``, a method of ``owner`` if given (its parameters as its
@@ -99,12 +101,16 @@ class FileFlows:
         name = node.name.value
         method = owner is not None
         lengths = {name: CHOSEN_CPU for name in partners & self._cpu_lengths()} if partners else {}
-        if not partners or not (method or name.startswith("_")):
+        enclosing = self._enclosing().get(node) if owner is None else None
+        if not partners or not (method or name.startswith("_") or enclosing):
             return lengths
         scope: cst.CSTNode = owner if owner is not None else self._module()
+        callers = self._callers_in(owner)
+        if enclosing is not None:  # a nested function: only the function around it calls it
+            scope, callers = enclosing[0], [enclosing]
         expected = references(self._module().code_for_node(scope), name, method)
         sites: list[tuple[cst.Call, FunctionFlow]] = []
-        for caller, caller_owner in self._callers_in(owner):
+        for caller, caller_owner in callers:
             if caller is node or not mentions(caller.body, name, method):
                 continue
             caller_flow = self.function(caller, caller_owner)
@@ -116,6 +122,22 @@ class FileFlows:
         if not sites or len(sites) != expected:
             return lengths  # called nowhere we see, or also from code no flow evaluates
         return {**off_device_parameters(node, method, partners, sites), **lengths}
+
+    def _enclosing(self) -> Mapping[cst.FunctionDef, tuple[cst.FunctionDef, cst.ClassDef | None]]:
+        """Each function defined inside another one: that function, and its class if it is
+        a method (built once, when a nested function's parameters are first asked about)."""
+        if self._nested_in is None:
+            self._nested_in = {}
+            for function, owner in self._callers_in(None):
+                stack = [(child, function) for child in iter_children(function.body)]
+                while stack:
+                    current, around = stack.pop()
+                    if isinstance(current, cst.FunctionDef):
+                        # the functions defined in it are called from it, not from `function`
+                        self._nested_in[current] = (around, owner if around is function else None)
+                        around = current
+                    stack.extend((child, around) for child in iter_children(current))
+        return self._nested_in
 
     def _cpu_lengths(self) -> frozenset[str]:
         """Names the file passes, as they are, as the ``lengths`` of ``pack_padded_sequence``,

@@ -78,12 +78,14 @@ from devlint.symbols import (
     DATASET_PARAMETER_NAMES,
     EXPORT_ONLY_CHECKS,
     FULL_REDUCTIONS,
+    FUNCTION_TRANSFORMS,
     HOST_ANNOTATIONS,
     HYPERPARAMETER_ROOTS,
     INPUT_PLACING_MODELS,
     ITERATING_BUILTINS,
     LEGACY_TENSOR_TYPES,
     MEETING_FUNCTIONS,
+    MODULE_MAPPINGS,
     MODULE_REGISTRARS,
     MODULE_TENSOR_METHODS,
     MOVE_METHODS,
@@ -497,6 +499,12 @@ class _Inference:
         self._stand_ins: dict[tuple[cst.CSTNode, int], cst.CSTNode] = {}
         self._written: cst.Subscript | None = None
         """The target of the assignment being bound, while it is evaluated."""
+        self.nested: dict[str, tuple[cst.FunctionDef, Value]] = {}
+        """Functions defined in the body (``def gram(x): ...``), by name, with the value the
+        name got there: a call of the name while it still holds that value runs it."""
+        self._calling: frozenset[cst.FunctionDef] = frozenset()
+        """Nested functions whose call is being followed (a call back into one is
+        recursion)."""
         self.counts: set[cst.CSTNode] = set()
         """Creation sites of tensors whose elements bound a slice (``x[: counts[b]]``): a
         count per item, which the modules it is handed to use as numbers too."""
@@ -599,7 +607,8 @@ class _Inference:
             if node.finalbody is not None:
                 self.run(node.finalbody.body)
         elif isinstance(node, cst.FunctionDef):
-            self.env[node.name.value] = self._closure(node.params, node.body)
+            closure = self.env[node.name.value] = self._closure(node.params, node.body)
+            self.nested[node.name.value] = (node, closure)
         elif isinstance(node, cst.ClassDef):
             self.env[node.name.value] = UNKNOWN  # a nested class has its own flow
         elif isinstance(node, cst.Match):
@@ -783,6 +792,8 @@ class _Inference:
                 self._bind(element.value, part, element.value)
             return
         found = join(*parts) if parts else self.eval(iterable)
+        if self._owner.classes.get(attribute_of_self(iterable) or "") in MODULE_MAPPINGS:
+            found = HOST  # `for name in self.heads`: the names of a ModuleDict
         self._unpackable.pop(iterable, None)  # `for a, b in f()` unpacks each element
         if parts is None and _only_cpu_vectors(found):
             found = element_of_cpu_vectors(found)  # each is 0-dim: it meets any device
@@ -1034,7 +1045,43 @@ class _Inference:
         callee = self.eval(func)
         if callee.on_device:
             return self._module_call(node, func, arguments)
+        nested = self.nested.get(func.value) if isinstance(func, cst.Name) else None
+        if nested is not None and callee is nested[1] and nested[0] not in self._calling:
+            return self._nested_call(nested[0], arguments)
+        if isinstance(func, cst.Call) and self._resolve(func.func) in FUNCTION_TRANSFORMS:
+            return self._transformed_call(func, arguments)
         return self._closure_call(node, func, callee, arguments)
+
+    def _nested_call(
+        self, function: cst.FunctionDef, arguments: Sequence[tuple[cst.Arg, Value]]
+    ) -> Value:
+        """A call of a function defined in this body: its body runs with what the call passes
+        and what it captured here, so the tensors meet inside as they are (the result is what
+        it returns)."""
+        inner = _Inference(self._around, construction=self._construction)
+        inner.function = self.function
+        inner.env = dict(self.env)
+        inner.nested = dict(self.nested)
+        inner._calling = self._calling | {function}
+        bound = _bound(function, arguments, method=False)
+        for param in _parameters(function):
+            name = param.name.value
+            inner.env[name] = bound.get(name) or from_parameter(name)
+        inner.run(function.body)
+        self._record(inner.meetings)
+        return join(*inner.returns) if inner.returns else HOST
+
+    def _transformed_call(
+        self, transform: cst.Call, arguments: Sequence[tuple[cst.Arg, Value]]
+    ) -> Value:
+        """``torch.vmap(torch.diag)(x)``: a torch function's result is on its first tensor
+        argument's device; any other function's is unknown here."""
+        function = first_positional(transform)
+        named = self._resolve(function.value) if function is not None else None
+        if named is None or named.split(".", 1)[0] != "torch":
+            return UNKNOWN
+        tensors = [found for _, found in arguments if not found.only_host]
+        return tensors[0] if tensors else UNKNOWN
 
     def _closure_call(
         self,
@@ -1044,9 +1091,9 @@ class _Inference:
         arguments: Sequence[tuple[cst.Arg, Value]],
     ) -> Value:
         """A call of a closure over CPU tensors (``captured``): they meet its arguments."""
-        if callee.made:
+        if callee.made:  # they meet its arguments; what it does with those is its own
             operands: list[Operand] = [(arg.value, found) for arg, found in arguments]
-            self._meet(node, MeetingKind.CLOSURE, [(func, callee), *operands])
+            self._meet(node, MeetingKind.CLOSURE, [(func, callee), *operands], blamed=0)
         return UNKNOWN
 
     def _named_call(

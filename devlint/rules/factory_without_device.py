@@ -762,6 +762,32 @@ class FactoryWithoutDevice(Rule):
         "    summed = _on_comm_device(torch.tensor([count]), over_gpu)\n"
         "    dist.all_reduce(summed)\n"
         "    return summed.item()\n",
+        # Functions nested in a method run with what the method passes them: CPU design
+        # matrices meet only each other there (`vmap` of a torch function keeps them on the
+        # CPU), and a call's arguments meet nothing at the call itself.
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Fitter:\n"
+        "    def __init__(self, model, device):\n"
+        "        self.model = model\n"
+        "        self.device = device\n"
+        "\n"
+        "    def effects(self, design_np, weights_np):\n"
+        "        design = torch.Tensor(design_np)\n"
+        "\n"
+        "        def gram(x: torch.Tensor, w: torch.Tensor):\n"
+        '            g = torch.einsum("ak,nkl,lm->nam", x.T, w, x)\n'
+        "            g += 0.1 * torch.eye(x.shape[1])\n"
+        "            return g\n"
+        "\n"
+        "        def score(w: torch.Tensor, coef: torch.Tensor):\n"
+        '            weighted = torch.einsum("nd,db->nb", w, design)\n'
+        "            return weighted.mean(0), coef * 2\n"
+        "\n"
+        "        weights = torch.vmap(torch.diag)(torch.Tensor(weights_np))\n"
+        "        coef = gram(design, weights).to(self.device)\n"
+        "        return score(torch.Tensor(weights_np), coef)\n",
     )
     INVALID = (
         Invalid(
@@ -1782,6 +1808,41 @@ class FactoryWithoutDevice(Rule):
             column=16,
         ),
         Invalid(
+            # A function nested in a method meets what the method passes it.
+            "import torch\n"
+            "\n"
+            "\n"
+            "class Fitter:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.model = model\n"
+            "        self.device = device\n"
+            "\n"
+            "    def effects(self, n):\n"
+            "        def score(w: torch.Tensor, coef: torch.Tensor):\n"
+            "            return w @ coef\n"
+            "\n"
+            "        coef = torch.randn(n, 3, device=self.device)\n"
+            "        return score(torch.ones(n, n), coef)\n",
+            line=14,
+            column=22,
+            fixed=(
+                "import torch\n"
+                "\n"
+                "\n"
+                "class Fitter:\n"
+                "    def __init__(self, model, device):\n"
+                "        self.model = model\n"
+                "        self.device = device\n"
+                "\n"
+                "    def effects(self, n):\n"
+                "        def score(w: torch.Tensor, coef: torch.Tensor):\n"
+                "            return w @ coef\n"
+                "\n"
+                "        coef = torch.randn(n, 3, device=self.device)\n"
+                "        return score(torch.ones(n, n, device=self.device), coef)\n"
+            ),
+        ),
+        Invalid(
             # A function nested in a method meets what the method hands it, on whatever
             # device that is (a design matrix kept on the CPU): no safe `self.device`.
             "import torch\n\n\n"
@@ -2267,8 +2328,9 @@ def _fixes(
         return fixes, anchors
     partner_name = dotted_name(meeting.partner)
     collective = meeting.kind is MeetingKind.COLLECTIVE  # its partner is a function
-    # A function that captured the tensor is no tensor to move (`helper.to(...)(x)`).
-    called = meeting.cpu is _callee(meeting)
+    # A function that captured the tensor is no tensor to move (`helper.to(...)(x)`), nor
+    # is a partner inside a function nested here, met when this one calls it.
+    called = meeting.cpu is _callee(meeting) or _inside_nested_function(meeting.at, function)
     if (
         partner_name is not None
         and not (module_call or collective or called)
@@ -2279,6 +2341,14 @@ def _fixes(
         fixes["move_at_meeting"] = (insert_after(meeting.cpu, f".to({partner_name}.device)"),)
         anchors["move_at_meeting"] = partner_name
     return fixes, anchors
+
+
+def _inside_nested_function(node: cst.CSTNode, function: cst.FunctionDef) -> bool:
+    """Whether ``node`` is in the body of a function defined inside ``function``."""
+    return any(
+        isinstance(inner, cst.FunctionDef) and any(found is node for found in descendants(inner))
+        for inner in descendants(function.body)
+    )
 
 
 def _meets_raw_input(meeting: Meeting, function: cst.FunctionDef) -> bool:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from functools import partial
 
 import libcst as cst
 
 from devlint.flow.callers import (
+    Site,
     mentions,
     names_anywhere,
     names_callee,
@@ -70,11 +73,16 @@ class FileFlows:
             self._settled.add(node)
             self._asking = True  # the callers' own flows are taken as they are
             try:
-                bound = self._callers_bound(node, owner, found)
+                bound: dict[str, Value] = {}
+                for _ in range(_MAX_CALL_DEPTH):  # each binding may show the next partner
+                    more = self._callers_bound(node, owner, found)
+                    if more.keys() <= bound.keys():
+                        break
+                    bound = {**more, **bound}
+                    found = self._analyse(node, owner, bound)
             finally:
                 self._asking = False
-            if bound:
-                found = self._functions[node] = self._analyse(node, owner, bound)
+            self._functions[node] = found
         return found
 
     def _analyse(
@@ -90,38 +98,69 @@ class FileFlows:
         self, node: cst.FunctionDef, owner: cst.ClassDef | None, flow: FunctionFlow
     ) -> dict[str, Value]:
         """Parameters where a CPU tensor meets them in ``flow`` that no call in the file
-        sends to the device (``callers.off_device_parameters``). Methods and private
-        functions only: a public function's callers are elsewhere too."""
+        sends to the device (``_off_device``); each then holds an unknown value, still
+        named after the parameter (a call passing it on asks this function's callers)."""
         partners = {
             name
             for meeting in flow.meetings
             for name in flow.values.get(meeting.partner, UNKNOWN).params
             if not name.endswith("device")  # a device, not a tensor: None picks a default
         }
+        lengths = {name: CHOSEN_CPU for name in partners & self._cpu_lengths()} if partners else {}
+        if not partners:
+            return lengths
+        off = self._off_device(node, owner, frozenset(partners), ())
+        return {**{name: replace(UNKNOWN, params=frozenset({name})) for name in off}, **lengths}
+
+    def _off_device(
+        self,
+        node: cst.FunctionDef,
+        owner: cst.ClassDef | None,
+        names: frozenset[str],
+        asked: tuple[cst.FunctionDef, ...],
+    ) -> frozenset[str]:
+        """The parameters ``names`` of ``node`` that no call in the file passes a tensor that
+        may be on a device (``callers.off_device_parameters``), also where a caller passes
+        its own parameter on and none of its callers does (a few calls up, ``asked`` the
+        functions below). Methods, private and nested functions only: a public function's
+        callers are elsewhere too."""
         name = node.name.value
         method = owner is not None
-        lengths = {name: CHOSEN_CPU for name in partners & self._cpu_lengths()} if partners else {}
         enclosing = self._enclosing().get(node) if owner is None else None
-        if not partners or not (method or name.startswith("_") or enclosing):
-            return lengths
+        if not (method or name.startswith("_") or enclosing):
+            return frozenset()
         scope: cst.CSTNode = owner if owner is not None else self._module()
         callers = self._callers_in(owner)
         if enclosing is not None:  # a nested function: only the function around it calls it
             scope, callers = enclosing[0], [enclosing]
         expected = references(self._module().code_for_node(scope), name, method)
-        sites: list[tuple[cst.Call, FunctionFlow]] = []
+        sites: list[Site] = []
         for caller, caller_owner in callers:
             if caller is node or not mentions(caller.body, name, method):
                 continue
             caller_flow = self.function(caller, caller_owner)
+            upstream = partial(self._passed_on_off_device, caller, caller_owner, (*asked, node))
             sites += [
-                (call, caller_flow)
+                Site(call, caller_flow, upstream)
                 for call in caller_flow.values
                 if isinstance(call, cst.Call) and names_callee(call.func, name, method)
             ]
         if not sites or len(sites) != expected:
-            return lengths  # called nowhere we see, or also from code no flow evaluates
-        return {**off_device_parameters(node, method, partners, sites), **lengths}
+            return frozenset()  # called nowhere we see, or also from code no flow evaluates
+        return off_device_parameters(node, method, names, sites)
+
+    def _passed_on_off_device(
+        self,
+        caller: cst.FunctionDef,
+        owner: cst.ClassDef | None,
+        asked: tuple[cst.FunctionDef, ...],
+        params: frozenset[str],
+    ) -> bool:
+        """Whether the parameters ``params`` of ``caller`` are off the device by its own
+        callers (``_off_device``), within ``_MAX_CALL_DEPTH`` calls up."""
+        if caller in asked or len(asked) > _MAX_CALL_DEPTH:
+            return False
+        return params <= self._off_device(caller, owner, params, asked)
 
     def _enclosing(self) -> Mapping[cst.FunctionDef, tuple[cst.FunctionDef, cst.ClassDef | None]]:
         """Each function defined inside another one: that function, and its class if it is

@@ -11,7 +11,8 @@ the flow cannot place while the caller moves the helper's result to the device a
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import NamedTuple
 
 import libcst as cst
 
@@ -20,6 +21,7 @@ from devlint.flow.values import UNKNOWN, Origin, Value
 from devlint.nodes import casts_dtype_only, is_self, iter_children
 
 _OFF_DEVICE = frozenset({Origin.HOST, Origin.CPU})
+_PASSED_ON = frozenset({Origin.FOLLOWS, Origin.UNKNOWN})
 
 
 def names_callee(func: cst.BaseExpression, name: str, method: bool) -> bool:
@@ -73,23 +75,29 @@ def references(code: str, name: str, method: bool) -> int | None:
     return sum(isinstance(node, ast.Name) and node.id == name for node in ast.walk(tree))
 
 
+class Site(NamedTuple):
+    """A call of the function, in the flow of the function that makes it."""
+
+    call: cst.Call
+    flow: FunctionFlow
+    passed_on_off_device: Callable[[frozenset[str]], bool]
+    """Whether parameters of the calling function are off the device by its own callers:
+    an argument that is one of them, passed on, is off the device too."""
+
+
 def off_device_parameters(
-    function: cst.FunctionDef,
-    method: bool,
-    candidates: Iterable[str],
-    sites: Iterable[tuple[cst.Call, FunctionFlow]],
-) -> dict[str, Value]:
-    """The ``candidates`` (parameter names) that no call in ``sites`` (each call with the
-    flow of the function that makes it) passes a tensor that may be on a device; each
-    then holds an unknown value instead."""
+    function: cst.FunctionDef, method: bool, candidates: Iterable[str], sites: Iterable[Site]
+) -> frozenset[str]:
+    """The ``candidates`` (parameter names) that no call in ``sites`` passes a tensor that
+    may be on a device."""
     positional = _parameter_names(function, method)
     off = set(candidates)
-    for call, flow in sites:
+    for call, flow, passed_on_off_device in sites:
         moved = _result_moved(call, flow.values)
         passed: dict[str, Value] = {}
         for position, arg in enumerate(call.args):
             if arg.star:
-                return {}  # which parameter gets what is unknown
+                return frozenset()  # which parameter gets what is unknown
             found = flow.values.get(arg.value, UNKNOWN)
             if arg.keyword is not None:
                 passed[arg.keyword.value] = found
@@ -97,15 +105,22 @@ def off_device_parameters(
                 passed[positional[position]] = found
         for name in list(off):
             given = passed.get(name)
-            if given is not None and not _kept_off_device(given, moved):
+            if given is None or _kept_off_device(given, moved):
+                continue
+            if not (_passed_on(given) and passed_on_off_device(given.params)):
                 off.discard(name)
-    return {name: UNKNOWN for name in off}
+    return frozenset(off)
 
 
 def _kept_off_device(found: Value, moved: bool) -> bool:
     if found.on_device:
         return False
     return found.origins <= _OFF_DEVICE or moved
+
+
+def _passed_on(found: Value) -> bool:
+    """A parameter of the caller (or what only derives from its parameters), as it came."""
+    return bool(found.params) and not found.made and found.origins <= _PASSED_ON
 
 
 def _result_moved(call: cst.Call, values: Mapping[cst.CSTNode, Value]) -> bool:

@@ -788,6 +788,22 @@ class FactoryWithoutDevice(Rule):
         "        weights = torch.vmap(torch.diag)(torch.Tensor(weights_np))\n"
         "        coef = gram(design, weights).to(self.device)\n"
         "        return score(torch.Tensor(weights_np), coef)\n",
+        # A helper two calls below a method that hands it CPU features works on the CPU.
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Probe:\n"
+        "    def __init__(self, device):\n"
+        "        self.device = device\n"
+        "\n"
+        "    def _design(self, feats):\n"
+        "        return torch.cat([feats, torch.ones(feats.shape[0], 1)], dim=1)\n"
+        "\n"
+        "    def _fit(self, feats):\n"
+        "        return self._design(feats).sum(0)\n"
+        "\n"
+        "    def fit(self, feats):\n"
+        "        return self._fit(feats.cpu()).to(self.device)\n",
     )
     INVALID = (
         Invalid(
@@ -1841,6 +1857,45 @@ class FactoryWithoutDevice(Rule):
                 "        coef = torch.randn(n, 3, device=self.device)\n"
                 "        return score(torch.ones(n, n, device=self.device), coef)\n"
             ),
+        ),
+        Invalid(
+            # A helper two calls below a method that hands it its input as it came.
+            "import torch\n"
+            "\n"
+            "\n"
+            "class Probe:\n"
+            "    def __init__(self, device):\n"
+            "        self.device = device\n"
+            "\n"
+            "    def _design(self, feats):\n"
+            "        return torch.cat([feats, torch.ones(feats.shape[0], 1)], dim=1)\n"
+            "\n"
+            "    def _fit(self, feats):\n"
+            "        return self._design(feats).sum(0)\n"
+            "\n"
+            "    def fit(self, feats):\n"
+            "        return self._fit(feats)\n",
+            line=9,
+            column=34,
+            fixed=(
+                "import torch\n"
+                "\n"
+                "\n"
+                "class Probe:\n"
+                "    def __init__(self, device):\n"
+                "        self.device = device\n"
+                "\n"
+                "    def _design(self, feats):\n"
+                "        return torch.cat("
+                "[feats, torch.ones(feats.shape[0], 1, device=feats.device)], dim=1)\n"
+                "\n"
+                "    def _fit(self, feats):\n"
+                "        return self._design(feats).sum(0)\n"
+                "\n"
+                "    def fit(self, feats):\n"
+                "        return self._fit(feats)\n"
+            ),
+            unsafe=True,
         ),
         Invalid(
             # A function nested in a method meets what the method hands it, on whatever

@@ -28,7 +28,7 @@ from devlint.flow.inference import (
 )
 from devlint.flow.meetings import Meeting, refused_as_scalar
 from devlint.flow.values import CHOSEN_CPU, UNKNOWN, Value
-from devlint.nodes import descendants, iter_children
+from devlint.nodes import descendants, dotted_name, iter_children
 from devlint.symbols import CPU_ARGUMENTS, CPU_LENGTHS_FUNCTIONS, PROCESS_GROUP_INITS
 
 _MAX_CALL_DEPTH = 3
@@ -131,23 +131,28 @@ class FileFlows:
             return frozenset()
         scope: cst.CSTNode = owner if owner is not None else self._module()
         callers = self._callers_in(owner)
+        receivers: tuple[str, ...] = ("self",) if method else ()
         if enclosing is not None:  # a nested function: only the function around it calls it
             scope, callers = enclosing[0], [enclosing]
-        expected = references(self._module().code_for_node(scope), name, method)
+        elif owner is not None and _without_self(node):  # `Cls.f(...)` anywhere in the file
+            scope, callers = self._module(), self._callers_in(None)
+            receivers = ("self", "cls", owner.name.value)
+        expected = references(self._module().code_for_node(scope), name, receivers)
         sites: list[Site] = []
         for caller, caller_owner in callers:
-            if caller is node or not mentions(caller.body, name, method):
+            if caller is node or not mentions(caller.body, name, receivers):
                 continue
             caller_flow = self.function(caller, caller_owner)
             upstream = partial(self._passed_on_off_device, caller, caller_owner, (*asked, node))
             sites += [
                 Site(call, caller_flow, upstream)
                 for call in caller_flow.values
-                if isinstance(call, cst.Call) and names_callee(call.func, name, method)
+                if isinstance(call, cst.Call) and names_callee(call.func, name, receivers)
             ]
         if not sites or len(sites) != expected:
             return frozenset()  # called nowhere we see, or also from code no flow evaluates
-        return off_device_parameters(node, method, names, sites)
+        bound_first = method and not _is_static(node)  # `self` or `cls`
+        return off_device_parameters(node, bound_first, names, sites)
 
     def _passed_on_off_device(
         self,
@@ -310,7 +315,7 @@ class FileFlows:
         while todo:
             body = methods[todo.pop()].body
             for name in methods:
-                if name not in reached and mentions(body, name, True):
+                if name not in reached and mentions(body, name, ("self",)):
                     reached.add(name)
                     todo.append(name)
         return [methods[name] for name in sorted(reached)]
@@ -361,6 +366,19 @@ class FileFlows:
                 if isinstance(statement, cst.FunctionDef)
             }
         return self._top_level
+
+
+def _without_self(method: cst.FunctionDef) -> bool:
+    """A static or class method: callers elsewhere in the file call it on the class."""
+    return _is_static(method) or any(
+        dotted_name(decorator.decorator) == "classmethod" for decorator in method.decorators
+    )
+
+
+def _is_static(method: cst.FunctionDef) -> bool:
+    return any(
+        dotted_name(decorator.decorator) == "staticmethod" for decorator in method.decorators
+    )
 
 
 def _lengths_passed(call: cst.Call, resolve: Resolver) -> Iterable[str]:

@@ -11,23 +11,29 @@ the flow cannot place while the caller moves the helper's result to the device a
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 import libcst as cst
 
 from devlint.flow.inference import FunctionFlow, _parameter_names
 from devlint.flow.values import UNKNOWN, Origin, Value
-from devlint.nodes import casts_dtype_only, is_self, iter_children
+from devlint.nodes import casts_dtype_only, descendants, iter_children
 
 _OFF_DEVICE = frozenset({Origin.HOST, Origin.CPU})
 _PASSED_ON = frozenset({Origin.FOLLOWS, Origin.UNKNOWN})
 
 
-def names_callee(func: cst.BaseExpression, name: str, method: bool) -> bool:
-    """``self.<name>`` for a method, ``<name>`` for a function of the module."""
-    if method:
-        return isinstance(func, cst.Attribute) and is_self(func.value) and func.attr.value == name
+def names_callee(func: cst.BaseExpression, name: str, receivers: tuple[str, ...]) -> bool:
+    """``<receiver>.<name>`` for a method (``self.f``; a static method's ``Cls.f`` too),
+    ``<name>`` for a function (no ``receivers``)."""
+    if receivers:
+        return (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value in receivers
+            and func.attr.value == name
+        )
     return isinstance(func, cst.Name) and func.value == name
 
 
@@ -44,32 +50,32 @@ def names_anywhere(node: cst.CSTNode, name: str) -> bool:
     return False
 
 
-def mentions(node: cst.CSTNode, name: str, method: bool) -> bool:
-    """Whether ``node`` holds ``self.<name>`` (a method) or the name ``<name>``."""
+def mentions(node: cst.CSTNode, name: str, receivers: tuple[str, ...]) -> bool:
+    """Whether ``node`` holds the function as ``names_callee`` spells it."""
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Attribute) and names_callee(current, name, method):
+        if isinstance(current, cst.Attribute) and names_callee(current, name, receivers):
             return True
-        if not method and isinstance(current, cst.Name) and current.value == name:
+        if not receivers and isinstance(current, cst.Name) and current.value == name:
             return True
         stack.extend(iter_children(current))
     return False
 
 
-def references(code: str, name: str, method: bool) -> int | None:
-    """How many times ``code`` (a class or a module) names the function: as ``self.<name>``
-    for a method, as a bare name otherwise; None when it does not parse on its own."""
+def references(code: str, name: str, receivers: tuple[str, ...]) -> int | None:
+    """How many times ``code`` (a class or a module) names the function as ``names_callee``
+    spells it; None when it does not parse on its own."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return None
-    if method:
+    if receivers:
         return sum(
             isinstance(node, ast.Attribute)
             and node.attr == name
             and isinstance(node.value, ast.Name)
-            and node.value.id == "self"
+            and node.value.id in receivers
             for node in ast.walk(tree)
         )
     return sum(isinstance(node, ast.Name) and node.id == name for node in ast.walk(tree))
@@ -93,7 +99,7 @@ def off_device_parameters(
     positional = _parameter_names(function, method)
     off = set(candidates)
     for call, flow, passed_on_off_device in sites:
-        moved = _result_moved(call, flow.values)
+        moved = _result_moved(call, flow)
         passed: dict[str, Value] = {}
         for position, arg in enumerate(call.args):
             if arg.star:
@@ -123,13 +129,29 @@ def _passed_on(found: Value) -> bool:
     return bool(found.params) and not found.made and found.origins <= _PASSED_ON
 
 
-def _result_moved(call: cst.Call, values: Mapping[cst.CSTNode, Value]) -> bool:
-    """``helper(...).to(device)`` or ``.cuda()``: the caller puts the result on a device."""
-    for node in values:
+def _result_moved(call: cst.Call, flow: FunctionFlow) -> bool:
+    """``helper(...).to(device)`` or ``.cuda()``, also through the name the result is bound
+    to (``tsdf = TSDF.make(...)``, later ``tsdf.to(device)``): the caller puts the result on
+    a device."""
+    names = _bound_to(call, flow.function)
+    for node in flow.values:
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
             continue
-        if node.func.value is not call or node.func.attr.value not in ("to", "cuda"):
+        receiver = node.func.value
+        named = isinstance(receiver, cst.Name) and receiver.value in names
+        if not (receiver is call or named) or node.func.attr.value not in ("to", "cuda"):
             continue
         if node.func.attr.value == "cuda" or (node.args and not casts_dtype_only(node)):
             return True
     return False
+
+
+def _bound_to(call: cst.Call, function: cst.FunctionDef) -> frozenset[str]:
+    """The names an assignment in ``function`` binds to the result of ``call``."""
+    return frozenset(
+        target.target.value
+        for node in descendants(function.body)
+        if isinstance(node, cst.Assign) and node.value is call
+        for target in node.targets
+        if isinstance(target.target, cst.Name)
+    )

@@ -804,6 +804,36 @@ class FactoryWithoutDevice(Rule):
         "\n"
         "    def fit(self, feats):\n"
         "        return self._fit(feats.cpu()).to(self.device)\n",
+        # A static method that every call in the file (on the class) gives CPU tensors or
+        # values it cannot place, its result then moved through the name it is bound to.
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Volume:\n"
+        "    def __init__(self, coords, values):\n"
+        "        self.coords = coords\n"
+        "        self.values = values\n"
+        "        self.device = coords.device\n"
+        "\n"
+        "    def to(self, device):\n"
+        "        self.coords = self.coords.to(device)\n"
+        "        self.values = self.values.to(device)\n"
+        "        self.device = device\n"
+        "        return self\n"
+        "\n"
+        "    @staticmethod\n"
+        "    def from_box(box: torch.Tensor, dims: torch.Tensor):\n"
+        "        size = (box[1] - box[0]) / dims\n"
+        "        grid = torch.arange(int(dims[0].item()))\n"
+        "        return Volume(box[0] + grid[:, None] * size, torch.zeros(int(dims[0].item())))\n"
+        "\n"
+        "\n"
+        "def build(device, dims, box=None):\n"
+        "    if box is None:\n"
+        "        box = torch.tensor([[0.0] * 3, [1.0] * 3])\n"
+        "    volume = Volume.from_box(box, torch.tensor(dims))\n"
+        "    volume.to(device)\n"
+        "    return volume\n",
     )
     INVALID = (
         Invalid(
@@ -1894,6 +1924,70 @@ class FactoryWithoutDevice(Rule):
                 "\n"
                 "    def fit(self, feats):\n"
                 "        return self._fit(feats)\n"
+            ),
+            unsafe=True,
+        ),
+        Invalid(
+            # The same static method, its result used where it was made.
+            "import torch\n"
+            "\n"
+            "\n"
+            "class Volume:\n"
+            "    def __init__(self, coords, values):\n"
+            "        self.coords = coords\n"
+            "        self.values = values\n"
+            "        self.device = coords.device\n"
+            "\n"
+            "    def to(self, device):\n"
+            "        self.coords = self.coords.to(device)\n"
+            "        self.values = self.values.to(device)\n"
+            "        self.device = device\n"
+            "        return self\n"
+            "\n"
+            "    @staticmethod\n"
+            "    def from_box(box: torch.Tensor, dims: torch.Tensor):\n"
+            "        size = (box[1] - box[0]) / dims\n"
+            "        grid = torch.arange(int(dims[0].item()))\n"
+            "        return Volume(box[0] + grid[:, None] * size,"
+            " torch.zeros(int(dims[0].item())))\n"
+            "\n"
+            "\n"
+            "def build(device, dims, box=None):\n"
+            "    if box is None:\n"
+            "        box = torch.tensor([[0.0] * 3, [1.0] * 3])\n"
+            "    volume = Volume.from_box(box, torch.tensor(dims))\n"
+            "    return volume\n",
+            line=19,
+            column=16,
+            fixed=(
+                "import torch\n"
+                "\n"
+                "\n"
+                "class Volume:\n"
+                "    def __init__(self, coords, values):\n"
+                "        self.coords = coords\n"
+                "        self.values = values\n"
+                "        self.device = coords.device\n"
+                "\n"
+                "    def to(self, device):\n"
+                "        self.coords = self.coords.to(device)\n"
+                "        self.values = self.values.to(device)\n"
+                "        self.device = device\n"
+                "        return self\n"
+                "\n"
+                "    @staticmethod\n"
+                "    def from_box(box: torch.Tensor, dims: torch.Tensor):\n"
+                "        size = (box[1] - box[0]) / dims\n"
+                "        grid = torch.arange(int(dims[0].item()), device=box.device)\n"
+                "        return Volume(box[0] + grid[:, None] * size,"
+                " torch.zeros(int(dims[0].item())))\n"
+                "\n"
+                "\n"
+                "def build(device, dims, box=None):\n"
+                "    if box is None:\n"
+                "        box = torch.tensor([[0.0] * 3, [1.0] * 3])\n"
+                "    volume = Volume.from_box(box, torch.tensor(dims))\n"
+                "    return volume\n"
             ),
             unsafe=True,
         ),

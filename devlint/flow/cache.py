@@ -25,6 +25,7 @@ from devlint.flow.inference import (
     _parameters,
     analyse_function,
     class_model,
+    wraps_arguments,
 )
 from devlint.flow.meetings import Meeting, refused_as_scalar
 from devlint.flow.values import CHOSEN_CPU, UNKNOWN, Value
@@ -129,6 +130,8 @@ class FileFlows:
         enclosing = self._enclosing().get(node) if owner is None else None
         if not (method or name.startswith("_") or enclosing):
             return frozenset()
+        if wraps_arguments(node, self._resolve):
+            return frozenset()  # what its callers pass, a wrapper may move first
         scope: cst.CSTNode = owner if owner is not None else self._module()
         callers = self._callers_in(owner)
         receivers: tuple[str, ...] = ("self",) if method else ()

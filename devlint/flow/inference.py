@@ -100,6 +100,7 @@ from devlint.symbols import (
     TENSOR_FACTORIES,
     TENSOR_HOST_ATTRIBUTES,
     TENSOR_PARAMETER_NAMES,
+    TRANSPARENT_DECORATORS,
 )
 
 Resolver = Callable[["cst.BaseExpression"], "str | None"]
@@ -226,6 +227,9 @@ class FunctionFlow:
     each: unpacking a tensor gives its rows, on its device): what a caller unpacking the
     result (``x, y = f()``) binds to each name. Empty when no ``return`` writes one out."""
     result_parts: Mapping[cst.CSTNode, tuple[cst.CSTNode, int]] = field(default_factory=dict)
+    wrapped: bool = False
+    """The function is decorated by a wrapper that may move or convert its arguments first
+    (``wraps_arguments``): what its parameters meet inside is not what callers pass."""
     """Elements of the results of other files' functions taken apart here (``a, b = f(x)``,
     ``f(x)[1]``, ``out = f(x); out[1]``): the node standing for each (the target, the
     subscript) in ``Value.calls`` and ``results_meeting``, with the call and the position."""
@@ -288,7 +292,23 @@ def analyse_function(
         _returned_via(returned, inference.calls_out, inference.result_parts),
         returned_parts=_positionwise(inference.returned_tuples),
         result_parts=inference.result_parts,
+        wrapped=wraps_arguments(function, around.resolve),
     )
+
+
+def wraps_arguments(function: cst.FunctionDef, resolve: Resolver) -> bool:
+    """Whether a decorator of ``function`` is not known to pass the arguments on as they are
+    (``TRANSPARENT_DECORATORS``; ``@torch.no_grad()`` as ``@torch.no_grad``)."""
+    for decorator in function.decorators:
+        named = decorator.decorator
+        if isinstance(named, cst.Call):
+            named = named.func
+        qualified = resolve(named) or dotted_name(named) or ""
+        if "." not in qualified:
+            qualified = f"builtins.{qualified}"
+        if qualified not in TRANSPARENT_DECORATORS and not qualified.endswith(".setter"):
+            return True
+    return False
 
 
 def _returned_via(
@@ -1203,7 +1223,9 @@ class _Inference:
             return UNKNOWN
         bound = _bound(function, arguments, method)
         passes_cpu = any(found.made or Origin.CPU in found.origins for _, found in arguments)
-        if not passes_cpu and not _fills_none_default(function, bound):
+        # A wrapper may move the arguments first: the function's own flow, not the call's.
+        wrapped = wraps_arguments(function, self._resolve)
+        if wrapped or (not passes_cpu and not _fills_none_default(function, bound)):
             returned = callees.returned(function, owner)
             tied = [bound[name].tied for name in returned.params if name in bound]
             self._unpackable[node] = lambda: tuple(

@@ -834,6 +834,33 @@ class FactoryWithoutDevice(Rule):
         "    volume = Volume.from_box(box, torch.tensor(dims))\n"
         "    volume.to(device)\n"
         "    return volume\n",
+        # A method wrapped by a decorator that may move its arguments (not one known to pass
+        # them on as they are): what its parameter meets inside is not what the caller passes.
+        "import functools\n"
+        "\n"
+        "import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "\n"
+        "def moves_inputs(method):\n"
+        "    @functools.wraps(method)\n"
+        "    def wrapper(self, *args):\n"
+        "        return method(self, *(a.to(self.scale.device) for a in args))\n"
+        "\n"
+        "    return wrapper\n"
+        "\n"
+        "\n"
+        "class Scaler(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.scale = nn.Parameter(torch.ones(3))\n"
+        "\n"
+        "    @moves_inputs\n"
+        "    def scaled(self, x):\n"
+        "        return x * self.scale\n"
+        "\n"
+        "    def forward(self, n):\n"
+        "        return self.scaled(torch.zeros(n, 3))\n",
     )
     INVALID = (
         Invalid(
@@ -1988,6 +2015,64 @@ class FactoryWithoutDevice(Rule):
                 "        box = torch.tensor([[0.0] * 3, [1.0] * 3])\n"
                 "    volume = Volume.from_box(box, torch.tensor(dims))\n"
                 "    return volume\n"
+            ),
+            unsafe=True,
+        ),
+        Invalid(
+            # A decorator known to pass the arguments on as they are (`torch.no_grad`).
+            "import functools\n"
+            "\n"
+            "import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "\n"
+            "def moves_inputs(method):\n"
+            "    @functools.wraps(method)\n"
+            "    def wrapper(self, *args):\n"
+            "        return method(self, *(a.to(self.scale.device) for a in args))\n"
+            "\n"
+            "    return wrapper\n"
+            "\n"
+            "\n"
+            "class Scaler(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.scale = nn.Parameter(torch.ones(3))\n"
+            "\n"
+            "    @torch.no_grad()\n"
+            "    def scaled(self, x):\n"
+            "        return x * self.scale\n"
+            "\n"
+            "    def forward(self, n):\n"
+            "        return self.scaled(torch.zeros(n, 3))\n",
+            line=25,
+            column=28,
+            fixed=(
+                "import functools\n"
+                "\n"
+                "import torch\n"
+                "from torch import nn\n"
+                "\n"
+                "\n"
+                "def moves_inputs(method):\n"
+                "    @functools.wraps(method)\n"
+                "    def wrapper(self, *args):\n"
+                "        return method(self, *(a.to(self.scale.device) for a in args))\n"
+                "\n"
+                "    return wrapper\n"
+                "\n"
+                "\n"
+                "class Scaler(nn.Module):\n"
+                "    def __init__(self):\n"
+                "        super().__init__()\n"
+                "        self.scale = nn.Parameter(torch.ones(3))\n"
+                "\n"
+                "    @torch.no_grad()\n"
+                "    def scaled(self, x):\n"
+                "        return x.to(self.scale.device) * self.scale\n"
+                "\n"
+                "    def forward(self, n):\n"
+                "        return self.scaled(torch.zeros(n, 3))\n"
             ),
             unsafe=True,
         ),

@@ -492,7 +492,7 @@ HOST_ANNOTATIONS = frozenset(
 
 FULL_REDUCTIONS = frozenset(
     {"sum", "prod", "mean", "max", "min", "amax", "amin", "norm", "all", "any", "std", "var"}
-    | {"median", "count_nonzero"}
+    | {"median", "count_nonzero", "argmax", "argmin"}
 )
 """Reductions that, given no dimension, leave a 0-dim tensor (``t.sum()``, ``torch.prod(t)``)."""
 

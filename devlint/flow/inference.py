@@ -960,7 +960,11 @@ class _Inference:
                 index = self.eval(element.slice.value)
                 if written:
                     continue  # `t[index] = v` (index_put_) copies the index to `t`'s device
-                if (base.made or base.params or base.calls) and index.on_device:
+                if (
+                    (base.made or base.params or base.calls)
+                    and index.on_device
+                    and not index.single
+                ):
                     pair: list[Operand] = [(node.value, base), (element.slice.value, index)]
                     self._meet(node, MeetingKind.INDEX, pair, blamed=0)
             elif isinstance(element.slice, cst.Slice):
@@ -1680,7 +1684,7 @@ def _reduced(tensor: Value) -> Value:
     a 0-dim device tensor still needs its device, which is the reduced tensor's own: where
     it was made on the CPU, so is the result (``lengths / lengths.max()`` never mixes)."""
     if not tensor.made and not tensor.calls:
-        return tensor
+        return replace(tensor, single=True) if tensor.on_device else tensor
     origins = (tensor.origins - {Origin.CPU}) | {Origin.HOST}
     found = Value(origins, (), False, tensor.params, tensor.tied)
     return tied_to(found, tensor.made, tensor.calls)  # a callee's CPU tensor, reduced: 0-dim

@@ -60,6 +60,9 @@ class Value:
     moved_params: frozenset[str] = frozenset()
     """The function's parameters whose tensors a move put here on some path (as
     ``moved_sites``)."""
+    single: bool = False
+    """A 0-dim tensor on the device (a full reduction: ``torch.argmax(x)``): as an index,
+    PyTorch reads it as a Python number, so it may pick from a tensor on any device."""
 
     @property
     def follows(self) -> bool:
@@ -126,6 +129,7 @@ def join(*values: Value) -> Value:
         _union(*(v.scalars for v in values)),
         _union(*(v.moved_sites for v in values)),
         frozenset().union(*(v.moved_params for v in values)),
+        all(v.single for v in values),
     )
 
 
@@ -155,6 +159,7 @@ def combine(*values: Value, meets: bool = True) -> Value:
         calls=joined.calls,
         moved_sites=joined.moved_sites,
         moved_params=joined.moved_params,
+        single=all(v.single for v in tensors),
     )
 
 

@@ -861,6 +861,17 @@ class FactoryWithoutDevice(Rule):
         "\n"
         "    def forward(self, n):\n"
         "        return self.scaled(torch.zeros(n, 3))\n",
+        # A 0-dim integer index on the device (`argmax` without a dimension) picks from a CPU
+        # tensor: PyTorch reads it as a Python number.
+        "import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "\n"
+        "class Picker(nn.Module):\n"
+        "    def forward(self, scores):\n"
+        "        order = torch.arange(scores.shape[0])\n"
+        "        best = torch.argmax(scores)\n"
+        "        return int(order[best]), order[scores.sum(0).argmin()].item()\n",
     )
     INVALID = (
         Invalid(
@@ -2075,6 +2086,19 @@ class FactoryWithoutDevice(Rule):
                 "        return self.scaled(torch.zeros(n, 3))\n"
             ),
             unsafe=True,
+        ),
+        Invalid(
+            # A mask on the device picks from a CPU tensor: PyTorch refuses the mix.
+            "import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "\n"
+            "class Picker(nn.Module):\n"
+            "    def forward(self, scores):\n"
+            "        order = torch.arange(scores.shape[0])\n"
+            "        return order[scores > 0]\n",
+            line=7,
+            column=17,
         ),
         Invalid(
             # A function nested in a method meets what the method hands it, on whatever

@@ -111,6 +111,8 @@ _LOOP_PASSES = 3
 """Passes over a loop body before its values are taken as settled."""
 _COMBINING_BUILTINS = frozenset({"sum", "max", "min", "abs"})
 _SEQUENCE_METHODS = frozenset({"tolist", "numpy"})
+_PROBES = frozenset({"hasattr", "getattr"})
+"""Builtins that ask an object of unknown type about an attribute."""
 _SHAPING_METHODS = frozenset({"view", "reshape", "unsqueeze", "expand", "repeat", "unflatten"})
 """Methods that give a tensor dimensions (with arguments): it is no 0-dim scalar any more."""
 _SEQUENCE_TYPES = frozenset({"list", "tuple", "List", "Tuple", "Sequence"})
@@ -429,8 +431,11 @@ def _parameters_of(params: cst.Parameters) -> Iterable[cst.Param]:
 
 def _used_as_tensors(body: cst.BaseSuite) -> set[str]:
     """Names the body uses as a tensor would be used (``x.shape``, ``x[:, 0]``): a
-    parameter without them is as likely a number (``dropout``, ``max_len``)."""
+    parameter without them is as likely a number (``dropout``, ``max_len``). Not one it
+    asks ``hasattr`` or ``getattr`` about: an object whose type the code does not know
+    (a model whose submodules it probes), whatever it reads of it."""
     used: set[str] = set()
+    probed: set[str] = set()
     stack: list[cst.CSTNode] = list(iter_children(body))
     while stack:
         node = stack.pop()
@@ -439,9 +444,16 @@ def _used_as_tensors(body: cst.BaseSuite) -> set[str]:
             value = cast("cst.Attribute | cst.Subscript", node).value
             if type(value) is cst.Name:
                 used.add(value.value)
+        elif kind is cst.Call:
+            call = cast("cst.Call", node)
+            func = call.func
+            first = call.args[0].value if call.args else None
+            probe = type(func) is cst.Name and func.value in _PROBES
+            if probe and type(first) is cst.Name:
+                probed.add(first.value)
         if kind is not cst.FunctionDef and kind is not cst.ClassDef and kind is not cst.Lambda:
             stack.extend(iter_children(node))
-    return used
+    return used - probed
 
 
 def _parameter_value(param: cst.Param, tensor: Callable[[], bool]) -> Value:

@@ -872,6 +872,19 @@ class FactoryWithoutDevice(Rule):
         "        order = torch.arange(scores.shape[0])\n"
         "        best = torch.argmax(scores)\n"
         "        return int(order[best]), order[scores.sum(0).argmin()].item()\n",
+        # A parameter the function asks `hasattr` about is an object of unknown type (a model),
+        # not a tensor input: the attributes it reads of it (`rope.base`) may be numbers.
+        "import torch\n"
+        "\n"
+        "\n"
+        "def refresh_rotary(model, device):\n"
+        "    for layer in model.layers:\n"
+        '        if hasattr(layer, "rotary"):\n'
+        "            rope = layer.rotary\n"
+        "            inv = 1.0 / (rope.base ** (torch.arange(0, rope.dim, 2) / rope.dim))\n"
+        "            rope.inv_freq = inv.to(device)\n"
+        '    if hasattr(model, "lm_head"):\n'
+        "        return model\n",
     )
     INVALID = (
         Invalid(

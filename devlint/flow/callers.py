@@ -1,11 +1,13 @@
 """What a function's callers in its own file pass it.
 
 A tensor parameter is taken to be on the computation's device because that is where
-inputs usually are. When every call of a method of the class (or of a private function
-of the module) shows otherwise, the callers win: a helper that is always given host data
-or a CPU tensor (``self.embed_guidance(torch.tensor(scale).repeat(n))``), or a value
-the flow cannot place while the caller moves the helper's result to the device at once
-(which it would not need if the inputs were there), computes on the CPU by design.
+inputs usually are. When every call of a method of the class (of a static method, on
+the class anywhere in the file; of a private function of the module; of a function nested
+in another, in that one) shows otherwise, the callers win: a helper that is always given
+host data or a CPU tensor (``self.embed_guidance(torch.tensor(scale).repeat(n))``), or a
+value the flow cannot place while the caller moves the helper's result to the device (at
+once, or through the name it binds it to), computes on the CPU by design. A caller that
+passes its own parameter on asks its own callers, a few calls up.
 """
 
 from __future__ import annotations

@@ -134,13 +134,16 @@ class FactoryWithoutDevice(Rule):
     `self.device` in a module's methods that `__init__` calls.
     Not flagged, because no device is mixed: a tensor that is moved before it meets anything
     (`torch.arange(n)[:k].to(x.device)`, `torch.cat([a, b]).to(x.device)`,
-    `if m is not None: m = m.to(x.device)`),
+    `if m is not None: m = m.to(x.device)`), also by a helper that returns it moved on one
+    path and as it was on another (`return t.cuda() if nccl else t`: the helper places it),
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
     one that only meets Python numbers, host values or other CPU tensors
     (`torch.rand(1) < 0.5`), or meets nothing at all; a CPU index into a device
     tensor (`x[torch.arange(n)]`), or one written through a plain index (`x[0] = t`,
     `x[:, :2] = t`: a copy across devices), or through device indices (`mask[(rows, cols)]
-    = True`: `index_put_` copies the indices to the mask's device); one made in the branch
+    = True`: `index_put_` copies the indices to the mask's device); a CPU tensor indexed by
+    a 0-dim device index (`order[scores.argmax()]`, read as a Python number); one made in
+    the branch
     where the tensor it meets is on the CPU (`if x.device == torch.device("cpu"):`); one
     combined with a tensor put on the CPU on purpose, such as lengths a file hands to
     `pack_padded_sequence` as they are (its lengths must be on the CPU); counts per item
@@ -157,10 +160,15 @@ class FactoryWithoutDevice(Rule):
     path); `torch.zeros_like(x)`, `x.new_zeros(...)`, `torch.tensor(x)` or
     `torch.Tensor(x)` of a tensor; one whose only partner gives its shape
     (`.expand_as(x)`, `.view_as(x)`, `.reshape_as(x)`); calls with `**kwargs` or
-    `out=`; a meeting with a tensor parameter of a method (or private function) that
-    every call in the file gives host data or CPU tensors, or values it cannot place
-    while moving the result to the device at once: the helper works on the CPU by
-    design; a collective on a CPU group (`group=cpu_group`, or in a file that makes a gloo
+    `out=`; a meeting with a tensor parameter of a method (or private function, static
+    method called on its class, function nested in another) that every call in the file
+    gives host data or CPU tensors (also a few calls up, where a caller passes its own
+    parameter on), or values it cannot place while moving the result to the device (at
+    once, or through the name it is bound to): the helper works on the CPU by design; the
+    arguments of a function nested in the caller, which meet only what they meet inside
+    it; a parameter of a function wrapped by a decorator not known to pass its arguments
+    on as they are (a project's `@auto_move_data` may move them first); a parameter the
+    function asks `hasattr` or `getattr` about (an object, not a tensor); a collective on a CPU group (`group=cpu_group`, or in a file that makes a gloo
     process group: `init_process_group(backend="gloo")`), in a function that asks the
     backend (`get_backend(group)`, `Backend.NCCL`, `"gloo"`) and places its tensors by
     it, and the `*_object` collectives, which place their tensors themselves; a library

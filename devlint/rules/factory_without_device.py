@@ -168,10 +168,11 @@ class FactoryWithoutDevice(Rule):
     arguments of a function nested in the caller, which meet only what they meet inside
     it; a parameter of a function wrapped by a decorator not known to pass its arguments
     on as they are (a project's `@auto_move_data` may move them first); a parameter the
-    function asks `hasattr` or `getattr` about (an object, not a tensor); a collective on a CPU group (`group=cpu_group`, or in a file that makes a gloo
-    process group: `init_process_group(backend="gloo")`), in a function that asks the
-    backend (`get_backend(group)`, `Backend.NCCL`, `"gloo"`) and places its tensors by
-    it, and the `*_object` collectives, which place their tensors themselves; a library
+    function asks `hasattr` or `getattr` about (an object, not a tensor); a collective on
+    a CPU group (`group=cpu_group`, or in a file that makes a gloo process group:
+    `init_process_group(backend="gloo")`), in a function that asks the backend
+    (`get_backend(group)`, `Backend.NCCL`, `"gloo"`) and places its tensors by it, and
+    the `*_object` collectives, which place their tensors themselves; a library
     function that hands its tensors to NumPy without `.cpu()` (it gets CPU tensors); what
     only meets CPU tensors by design: `torch._shape_as_tensor(x)` (or
     `torch.onnx.operators.shape_as_tensor(x)`), `torch.tensor` of a list

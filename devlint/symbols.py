@@ -507,7 +507,7 @@ HOST_ANNOTATIONS = frozenset(
 
 FULL_REDUCTIONS = frozenset(
     {"sum", "prod", "mean", "max", "min", "amax", "amin", "norm", "all", "any", "std", "var"}
-    | {"median", "count_nonzero"}
+    | {"median", "count_nonzero", "argmax", "argmin"}
 )
 """Reductions that, given no dimension, leave a 0-dim tensor (``t.sum()``, ``torch.prod(t)``)."""
 
@@ -523,6 +523,39 @@ CONFIG_PARAMETERS = frozenset({"config", "cfg", "args", "hparams", "opt", "opts"
 CARRYING_LIBRARIES = frozenset({"einops", "torchvision.ops"})
 """Libraries (or their packages) whose functions return a result on their first argument's
 device: einops' rearranged tensor, torchvision's box areas, IoUs and kept indices."""
+
+TRANSPARENT_DECORATORS = frozenset(
+    {
+        "builtins.staticmethod",
+        "builtins.classmethod",
+        "builtins.property",
+        "functools.wraps",
+        "functools.lru_cache",
+        "functools.cache",
+        "functools.cached_property",
+        "abc.abstractmethod",
+        "typing.overload",
+        "torch.no_grad",
+        "torch.enable_grad",
+        "torch.inference_mode",
+        "torch.compile",
+        "torch.jit.script",
+        "torch.jit.ignore",
+        "torch.jit.unused",
+        "torch.jit.export",
+        "torch.autograd.function.once_differentiable",
+    }
+)
+"""Decorators that call the function with the arguments as given: what its parameters meet
+inside is what its callers pass. Any other decorator may move or convert them first (a
+project's ``@auto_move_data``), so its function's parameters place no requirement on them."""
+
+MODULE_MAPPINGS = frozenset({"torch.nn.ModuleDict", "torch.nn.ParameterDict"})
+"""Containers of submodules or parameters by name: iterating one yields its keys, strings."""
+
+FUNCTION_TRANSFORMS = frozenset({"torch.vmap", "torch.func.vmap"})
+"""Transforms of a function (``torch.vmap(torch.diag)``): calling what they return computes
+the function on the arguments, so a torch function's result is on their device."""
 
 CROSS_DEVICE_METHODS = frozenset({"copy_"})
 """Tensor methods (in ``TENSOR_ARGUMENT_METHODS``) that also take a tensor on another

@@ -759,3 +759,37 @@ def test_a_function_nested_in_init_gives_each_call_its_own_result() -> None:
         ("check(low)", "method", "x.clamp(self.low, self.high)"),
         ("check(high)", "method", "x.clamp(self.low, self.high)"),
     ]
+
+
+NESTED_TWO_DEEP = """\
+def fit(design_np, weights: torch.Tensor):
+    design = torch.Tensor(design_np)
+
+    def solve(x: torch.Tensor):
+        def gram(y: torch.Tensor):
+            return y.T @ y + torch.eye(3)
+
+        return gram(x)
+
+    return solve(design), solve(weights)
+"""
+
+
+@pytest.mark.parametrize(
+    ("passed", "meets"),
+    [
+        # Every call of `solve` in `fit` gives it a CPU matrix, which it hands `gram` as is.
+        ("solve(design), solve(design)", []),
+        # One call gives it `fit`'s tensor input: `gram`'s identity meets that.
+        ("solve(design), solve(weights)", ["torch.eye(3)"]),
+    ],
+)
+def test_a_nested_function_gets_what_the_functions_around_it_pass(
+    passed: str, meets: list[str]
+) -> None:
+    analysed = Analysed(NESTED_TWO_DEEP.replace("solve(design), solve(weights)", passed))
+    fit = analysed.function("fit")[0]
+    solve = next(node for node in fit.body.body if isinstance(node, cst.FunctionDef))
+    gram = next(node for node in solve.body.body if isinstance(node, cst.FunctionDef))
+    flow = analysed.flows.function(gram, None)
+    assert [analysed.code(meeting.made) for meeting in flow.meetings] == meets

@@ -32,6 +32,19 @@ def doubled(t: torch.Tensor):
 
 def ones_like_rows(x: torch.Tensor):
     return torch.ones(x.size(0))
+
+
+def placed(t: torch.Tensor, over_gpu: bool):
+    return t.cuda() if over_gpu else t
+
+
+def moves_arguments(function):
+    return function
+
+
+@moves_arguments
+def wrapped(logits: torch.Tensor, alpha: torch.Tensor):
+    return alpha * logits
 """
 
 
@@ -52,6 +65,13 @@ def test_summary_says_what_parameters_meet_and_what_the_result_follows() -> None
         FlowSummary("pkg.weighted_after_move", ("logits", "alpha"), (), ("logits",)),
         FlowSummary("pkg.doubled", ("t",), (), ("t",)),
         FlowSummary("pkg.ones_like_rows", ("x",), (), ()),
+        # Moved on one path, as it was on the other: the helper places it, its result
+        # does not follow the tensor a caller passes.
+        FlowSummary("pkg.placed", ("t", "over_gpu"), (), ()),
+        FlowSummary("pkg.moves_arguments", ("function",), (), ()),
+        # A decorator that is not known to pass the arguments on as they are may move
+        # them first: no parameter meets anything a caller passes.
+        FlowSummary("pkg.wrapped", ("logits", "alpha"), (), ("alpha", "logits")),
     ]
 
 
@@ -59,7 +79,7 @@ MODEL = """\
 import torch
 from torch import nn
 
-from pkg.helpers import doubled, ones_like_rows, weighted, weighted_after_move
+from pkg.helpers import doubled, ones_like_rows, placed, weighted, weighted_after_move, wrapped
 
 
 class Model(nn.Module):
@@ -104,6 +124,14 @@ def test_no_finding_when_what_it_meets_in_the_helper_is_on_the_cpu_too(tmp_path:
 def test_a_cpu_tensor_passed_through_a_helper_meets_the_device_here(tmp_path: Path) -> None:
     found = check(tmp_path, "return x + doubled(torch.arange(3))\n")
     assert [(name, row, column) for name, row, column, _ in found] == [("model.py", 9, 28)]
+
+
+def test_no_finding_when_the_helper_places_what_it_returns(tmp_path: Path) -> None:
+    assert check(tmp_path, "return x + placed(torch.arange(3), True)\n") == []
+
+
+def test_no_finding_when_a_wrapper_may_move_the_arguments(tmp_path: Path) -> None:
+    assert check(tmp_path, "return wrapped(x, torch.ones(3))\n") == []
 
 
 def test_a_cpu_tensor_returned_to_a_caller_in_another_file(tmp_path: Path) -> None:

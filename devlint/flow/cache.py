@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from functools import partial
 
 import libcst as cst
 
 from devlint.flow.callers import (
+    Site,
     mentions,
     names_anywhere,
     names_callee,
@@ -22,10 +25,11 @@ from devlint.flow.inference import (
     _parameters,
     analyse_function,
     class_model,
+    wraps_arguments,
 )
 from devlint.flow.meetings import Meeting, refused_as_scalar
 from devlint.flow.values import CHOSEN_CPU, UNKNOWN, Value
-from devlint.nodes import descendants
+from devlint.nodes import descendants, dotted_name, iter_children
 from devlint.symbols import CPU_ARGUMENTS, CPU_LENGTHS_FUNCTIONS, PROCESS_GROUP_INITS
 
 _MAX_CALL_DEPTH = 3
@@ -57,6 +61,8 @@ class FileFlows:
         self._lengths: frozenset[str] | None = None
         self._cpu_groups: bool | None = None
         self._on_cpu_inputs: dict[cst.FunctionDef, FunctionFlow] = {}
+        self._nested_in: dict[cst.FunctionDef, tuple[cst.FunctionDef, cst.ClassDef | None]] | None
+        self._nested_in = None
 
     def function(self, node: cst.FunctionDef, owner: cst.ClassDef | None) -> FunctionFlow:
         """The flow of ``node``, a method of ``owner`` if given (its parameters as its
@@ -68,11 +74,16 @@ class FileFlows:
             self._settled.add(node)
             self._asking = True  # the callers' own flows are taken as they are
             try:
-                bound = self._callers_bound(node, owner, found)
+                bound: dict[str, Value] = {}
+                for _ in range(_MAX_CALL_DEPTH):  # each binding may show the next partner
+                    more = self._callers_bound(node, owner, found)
+                    if more.keys() <= bound.keys():
+                        break
+                    bound = {**more, **bound}
+                    found = self._analyse(node, owner, bound)
             finally:
                 self._asking = False
-            if bound:
-                found = self._functions[node] = self._analyse(node, owner, bound)
+            self._functions[node] = found
         return found
 
     def _analyse(
@@ -88,34 +99,92 @@ class FileFlows:
         self, node: cst.FunctionDef, owner: cst.ClassDef | None, flow: FunctionFlow
     ) -> dict[str, Value]:
         """Parameters where a CPU tensor meets them in ``flow`` that no call in the file
-        sends to the device (``callers.off_device_parameters``). Methods and private
-        functions only: a public function's callers are elsewhere too."""
+        sends to the device (``_off_device``); each then holds an unknown value, still
+        named after the parameter (a call passing it on asks this function's callers)."""
         partners = {
             name
             for meeting in flow.meetings
             for name in flow.values.get(meeting.partner, UNKNOWN).params
             if not name.endswith("device")  # a device, not a tensor: None picks a default
         }
+        lengths = {name: CHOSEN_CPU for name in partners & self._cpu_lengths()} if partners else {}
+        if not partners:
+            return lengths
+        off = self._off_device(node, owner, frozenset(partners), ())
+        return {**{name: replace(UNKNOWN, params=frozenset({name})) for name in off}, **lengths}
+
+    def _off_device(
+        self,
+        node: cst.FunctionDef,
+        owner: cst.ClassDef | None,
+        names: frozenset[str],
+        asked: tuple[cst.FunctionDef, ...],
+    ) -> frozenset[str]:
+        """The parameters ``names`` of ``node`` that no call in the file passes a tensor that
+        may be on a device (``callers.off_device_parameters``), also where a caller passes
+        its own parameter on and none of its callers does (a few calls up, ``asked`` the
+        functions below). Methods, private and nested functions only: a public function's
+        callers are elsewhere too."""
         name = node.name.value
         method = owner is not None
-        lengths = {name: CHOSEN_CPU for name in partners & self._cpu_lengths()} if partners else {}
-        if not partners or not (method or name.startswith("_")):
-            return lengths
+        enclosing = self._enclosing().get(node) if owner is None else None
+        if not (method or name.startswith("_") or enclosing):
+            return frozenset()
+        if wraps_arguments(node, self._resolve):
+            return frozenset()  # what its callers pass, a wrapper may move first
         scope: cst.CSTNode = owner if owner is not None else self._module()
-        expected = references(self._module().code_for_node(scope), name, method)
-        sites: list[tuple[cst.Call, FunctionFlow]] = []
-        for caller, caller_owner in self._callers_in(owner):
-            if caller is node or not mentions(caller.body, name, method):
+        callers = self._callers_in(owner)
+        receivers: tuple[str, ...] = ("self",) if method else ()
+        if enclosing is not None:  # a nested function: only the function around it calls it
+            scope, callers = enclosing[0], [enclosing]
+        elif owner is not None and _without_self(node):  # `Cls.f(...)` anywhere in the file
+            scope, callers = self._module(), self._callers_in(None)
+            receivers = ("self", "cls", owner.name.value)
+        expected = references(self._module().code_for_node(scope), name, receivers)
+        sites: list[Site] = []
+        for caller, caller_owner in callers:
+            if caller is node or not mentions(caller.body, name, receivers):
                 continue
             caller_flow = self.function(caller, caller_owner)
+            upstream = partial(self._passed_on_off_device, caller, caller_owner, (*asked, node))
             sites += [
-                (call, caller_flow)
+                Site(call, caller_flow, upstream)
                 for call in caller_flow.values
-                if isinstance(call, cst.Call) and names_callee(call.func, name, method)
+                if isinstance(call, cst.Call) and names_callee(call.func, name, receivers)
             ]
         if not sites or len(sites) != expected:
-            return lengths  # called nowhere we see, or also from code no flow evaluates
-        return {**off_device_parameters(node, method, partners, sites), **lengths}
+            return frozenset()  # called nowhere we see, or also from code no flow evaluates
+        bound_first = method and not _is_static(node)  # `self` or `cls`
+        return off_device_parameters(node, bound_first, names, sites)
+
+    def _passed_on_off_device(
+        self,
+        caller: cst.FunctionDef,
+        owner: cst.ClassDef | None,
+        asked: tuple[cst.FunctionDef, ...],
+        params: frozenset[str],
+    ) -> bool:
+        """Whether the parameters ``params`` of ``caller`` are off the device by its own
+        callers (``_off_device``), within ``_MAX_CALL_DEPTH`` calls up."""
+        if caller in asked or len(asked) > _MAX_CALL_DEPTH:
+            return False
+        return params <= self._off_device(caller, owner, params, asked)
+
+    def _enclosing(self) -> Mapping[cst.FunctionDef, tuple[cst.FunctionDef, cst.ClassDef | None]]:
+        """Each function defined inside another one: that function, and its class if it is
+        a method (built once, when a nested function's parameters are first asked about)."""
+        if self._nested_in is None:
+            self._nested_in = {}
+            for function, owner in self._callers_in(None):
+                stack = [(child, function) for child in iter_children(function.body)]
+                while stack:
+                    current, around = stack.pop()
+                    if isinstance(current, cst.FunctionDef):
+                        # the functions defined in it are called from it, not from `function`
+                        self._nested_in[current] = (around, owner if around is function else None)
+                        around = current
+                    stack.extend((child, around) for child in iter_children(current))
+        return self._nested_in
 
     def _cpu_lengths(self) -> frozenset[str]:
         """Names the file passes, as they are, as the ``lengths`` of ``pack_padded_sequence``,
@@ -252,7 +321,7 @@ class FileFlows:
             inherited = self.owner(base).methods
             roots = [name for name in inherited if runs_with_batch(name)]
             for method in self._reached(base, roots):
-                found += [name for name in methods if mentions(method.body, name, True)]
+                found += [name for name in methods if mentions(method.body, name, ("self",))]
         return found
 
     def _bases_in_file(self, owner: cst.ClassDef) -> list[cst.ClassDef]:
@@ -281,7 +350,7 @@ class FileFlows:
         while todo:
             body = methods[todo.pop()].body
             for name in methods:
-                if name not in reached and mentions(body, name, True):
+                if name not in reached and mentions(body, name, ("self",)):
                     reached.add(name)
                     todo.append(name)
         return [methods[name] for name in sorted(reached)]
@@ -332,6 +401,19 @@ class FileFlows:
                 if isinstance(statement, cst.FunctionDef)
             }
         return self._top_level
+
+
+def _without_self(method: cst.FunctionDef) -> bool:
+    """A static or class method: callers elsewhere in the file call it on the class."""
+    return _is_static(method) or any(
+        dotted_name(decorator.decorator) == "classmethod" for decorator in method.decorators
+    )
+
+
+def _is_static(method: cst.FunctionDef) -> bool:
+    return any(
+        dotted_name(decorator.decorator) == "staticmethod" for decorator in method.decorators
+    )
 
 
 def _lengths_passed(call: cst.Call, resolve: Resolver) -> Iterable[str]:

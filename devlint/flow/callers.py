@@ -1,31 +1,41 @@
 """What a function's callers in its own file pass it.
 
 A tensor parameter is taken to be on the computation's device because that is where
-inputs usually are. When every call of a method of the class (or of a private function
-of the module) shows otherwise, the callers win: a helper that is always given host data
-or a CPU tensor (``self.embed_guidance(torch.tensor(scale).repeat(n))``), or a value
-the flow cannot place while the caller moves the helper's result to the device at once
-(which it would not need if the inputs were there), computes on the CPU by design.
+inputs usually are. When every call of a method of the class (of a static method, on
+the class anywhere in the file; of a private function of the module; of a function nested
+in another, in that one) shows otherwise, the callers win: a helper that is always given
+host data or a CPU tensor (``self.embed_guidance(torch.tensor(scale).repeat(n))``), or a
+value the flow cannot place while the caller moves the helper's result to the device (at
+once, or through the name it binds it to), computes on the CPU by design. A caller that
+passes its own parameter on asks its own callers, a few calls up.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 import libcst as cst
 
 from devlint.flow.inference import FunctionFlow, _parameter_names
 from devlint.flow.values import UNKNOWN, Origin, Value
-from devlint.nodes import casts_dtype_only, is_self, iter_children
+from devlint.nodes import casts_dtype_only, descendants, iter_children
 
 _OFF_DEVICE = frozenset({Origin.HOST, Origin.CPU})
+_PASSED_ON = frozenset({Origin.FOLLOWS, Origin.UNKNOWN})
 
 
-def names_callee(func: cst.BaseExpression, name: str, method: bool) -> bool:
-    """``self.<name>`` for a method, ``<name>`` for a function of the module."""
-    if method:
-        return isinstance(func, cst.Attribute) and is_self(func.value) and func.attr.value == name
+def names_callee(func: cst.BaseExpression, name: str, receivers: tuple[str, ...]) -> bool:
+    """``<receiver>.<name>`` for a method (``self.f``; a static method's ``Cls.f`` too),
+    ``<name>`` for a function (no ``receivers``)."""
+    if receivers:
+        return (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value in receivers
+            and func.attr.value == name
+        )
     return isinstance(func, cst.Name) and func.value == name
 
 
@@ -42,54 +52,60 @@ def names_anywhere(node: cst.CSTNode, name: str) -> bool:
     return False
 
 
-def mentions(node: cst.CSTNode, name: str, method: bool) -> bool:
-    """Whether ``node`` holds ``self.<name>`` (a method) or the name ``<name>``."""
+def mentions(node: cst.CSTNode, name: str, receivers: tuple[str, ...]) -> bool:
+    """Whether ``node`` holds the function as ``names_callee`` spells it."""
     stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Attribute) and names_callee(current, name, method):
+        if isinstance(current, cst.Attribute) and names_callee(current, name, receivers):
             return True
-        if not method and isinstance(current, cst.Name) and current.value == name:
+        if not receivers and isinstance(current, cst.Name) and current.value == name:
             return True
         stack.extend(iter_children(current))
     return False
 
 
-def references(code: str, name: str, method: bool) -> int | None:
-    """How many times ``code`` (a class or a module) names the function: as ``self.<name>``
-    for a method, as a bare name otherwise; None when it does not parse on its own."""
+def references(code: str, name: str, receivers: tuple[str, ...]) -> int | None:
+    """How many times ``code`` (a class or a module) names the function as ``names_callee``
+    spells it; None when it does not parse on its own."""
     try:
         tree = ast.parse(code)
     except SyntaxError:
         return None
-    if method:
+    if receivers:
         return sum(
             isinstance(node, ast.Attribute)
             and node.attr == name
             and isinstance(node.value, ast.Name)
-            and node.value.id == "self"
+            and node.value.id in receivers
             for node in ast.walk(tree)
         )
     return sum(isinstance(node, ast.Name) and node.id == name for node in ast.walk(tree))
 
 
+class Site(NamedTuple):
+    """A call of the function, in the flow of the function that makes it."""
+
+    call: cst.Call
+    flow: FunctionFlow
+    passed_on_off_device: Callable[[frozenset[str]], bool]
+    """Whether parameters of the calling function are off the device by its own callers:
+    an argument that is one of them, passed on, is off the device too."""
+
+
 def off_device_parameters(
-    function: cst.FunctionDef,
-    method: bool,
-    candidates: Iterable[str],
-    sites: Iterable[tuple[cst.Call, FunctionFlow]],
-) -> dict[str, Value]:
-    """The ``candidates`` (parameter names) that no call in ``sites`` (each call with the
-    flow of the function that makes it) passes a tensor that may be on a device; each
-    then holds an unknown value instead."""
+    function: cst.FunctionDef, method: bool, candidates: Iterable[str], sites: Iterable[Site]
+) -> frozenset[str]:
+    """The ``candidates`` (parameter names) that no call in ``sites`` passes a tensor that
+    may be on a device."""
     positional = _parameter_names(function, method)
     off = set(candidates)
-    for call, flow in sites:
-        moved = _result_moved(call, flow.values)
+    for call, flow, passed_on_off_device in sites:
+        moved = _result_moved(call, flow)
         passed: dict[str, Value] = {}
         for position, arg in enumerate(call.args):
             if arg.star:
-                return {}  # which parameter gets what is unknown
+                return frozenset()  # which parameter gets what is unknown
             found = flow.values.get(arg.value, UNKNOWN)
             if arg.keyword is not None:
                 passed[arg.keyword.value] = found
@@ -97,9 +113,11 @@ def off_device_parameters(
                 passed[positional[position]] = found
         for name in list(off):
             given = passed.get(name)
-            if given is not None and not _kept_off_device(given, moved):
+            if given is None or _kept_off_device(given, moved):
+                continue
+            if not (_passed_on(given) and passed_on_off_device(given.params)):
                 off.discard(name)
-    return {name: UNKNOWN for name in off}
+    return frozenset(off)
 
 
 def _kept_off_device(found: Value, moved: bool) -> bool:
@@ -108,13 +126,34 @@ def _kept_off_device(found: Value, moved: bool) -> bool:
     return found.origins <= _OFF_DEVICE or moved
 
 
-def _result_moved(call: cst.Call, values: Mapping[cst.CSTNode, Value]) -> bool:
-    """``helper(...).to(device)`` or ``.cuda()``: the caller puts the result on a device."""
-    for node in values:
+def _passed_on(found: Value) -> bool:
+    """A parameter of the caller (or what only derives from its parameters), as it came."""
+    return bool(found.params) and not found.made and found.origins <= _PASSED_ON
+
+
+def _result_moved(call: cst.Call, flow: FunctionFlow) -> bool:
+    """``helper(...).to(device)`` or ``.cuda()``, also through the name the result is bound
+    to (``tsdf = TSDF.make(...)``, later ``tsdf.to(device)``): the caller puts the result on
+    a device."""
+    names = _bound_to(call, flow.function)
+    for node in flow.values:
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
             continue
-        if node.func.value is not call or node.func.attr.value not in ("to", "cuda"):
+        receiver = node.func.value
+        named = isinstance(receiver, cst.Name) and receiver.value in names
+        if not (receiver is call or named) or node.func.attr.value not in ("to", "cuda"):
             continue
         if node.func.attr.value == "cuda" or (node.args and not casts_dtype_only(node)):
             return True
     return False
+
+
+def _bound_to(call: cst.Call, function: cst.FunctionDef) -> frozenset[str]:
+    """The names an assignment in ``function`` binds to the result of ``call``."""
+    return frozenset(
+        target.target.value
+        for node in descendants(function.body)
+        if isinstance(node, cst.Assign) and node.value is call
+        for target in node.targets
+        if isinstance(target.target, cst.Name)
+    )

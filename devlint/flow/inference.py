@@ -38,6 +38,7 @@ from devlint.flow.values import (
     Origin,
     Value,
     as_device,
+    as_returned,
     captured,
     combine,
     element_of_cpu_vectors,
@@ -46,6 +47,7 @@ from devlint.flow.values import (
     join,
     made_on_cpu,
     moved,
+    moved_from,
     scalar_on_cpu,
     stored_factory,
     tied_to,
@@ -77,12 +79,14 @@ from devlint.symbols import (
     DATASET_PARAMETER_NAMES,
     EXPORT_ONLY_CHECKS,
     FULL_REDUCTIONS,
+    FUNCTION_TRANSFORMS,
     HOST_ANNOTATIONS,
     HYPERPARAMETER_ROOTS,
     INPUT_PLACING_MODELS,
     ITERATING_BUILTINS,
     LEGACY_TENSOR_TYPES,
     MEETING_FUNCTIONS,
+    MODULE_MAPPINGS,
     MODULE_REGISTRARS,
     MODULE_TENSOR_METHODS,
     MOVE_METHODS,
@@ -99,6 +103,7 @@ from devlint.symbols import (
     TENSOR_FACTORIES,
     TENSOR_HOST_ATTRIBUTES,
     TENSOR_PARAMETER_NAMES,
+    TRANSPARENT_DECORATORS,
 )
 
 Resolver = Callable[["cst.BaseExpression"], "str | None"]
@@ -109,6 +114,8 @@ _LOOP_PASSES = 3
 """Passes over a loop body before its values are taken as settled."""
 _COMBINING_BUILTINS = frozenset({"sum", "max", "min", "abs"})
 _SEQUENCE_METHODS = frozenset({"tolist", "numpy"})
+_PROBES = frozenset({"hasattr", "getattr"})
+"""Builtins that ask an object of unknown type about an attribute."""
 _SHAPING_METHODS = frozenset({"view", "reshape", "unsqueeze", "expand", "repeat", "unflatten"})
 """Methods that give a tensor dimensions (with arguments): it is no 0-dim scalar any more."""
 _SEQUENCE_TYPES = frozenset({"list", "tuple", "List", "Tuple", "Sequence"})
@@ -225,6 +232,9 @@ class FunctionFlow:
     each: unpacking a tensor gives its rows, on its device): what a caller unpacking the
     result (``x, y = f()``) binds to each name. Empty when no ``return`` writes one out."""
     result_parts: Mapping[cst.CSTNode, tuple[cst.CSTNode, int]] = field(default_factory=dict)
+    wrapped: bool = False
+    """The function is decorated by a wrapper that may move or convert its arguments first
+    (``wraps_arguments``): what its parameters meet inside is not what callers pass."""
     """Elements of the results of other files' functions taken apart here (``a, b = f(x)``,
     ``f(x)[1]``, ``out = f(x); out[1]``): the node standing for each (the target, the
     subscript) in ``Value.calls`` and ``results_meeting``, with the call and the position."""
@@ -271,7 +281,7 @@ def analyse_function(
         if name in given and _surely_not_none(given[name]):
             inference.not_none.add(name)
     inference.run(function.body)
-    returned = join(*inference.returns) if inference.returns else HOST
+    returned = as_returned(join(*inference.returns)) if inference.returns else HOST
     return FunctionFlow(
         function,
         tuple(
@@ -285,11 +295,27 @@ def analyse_function(
         {name: frozenset(partners) for name, partners in inference.reaching.items()},
         tuple(inference.handoffs),
         frozenset(inference.results_meeting),
-        tuple(dict.fromkeys(inference.returned_whole)),
+        tuple(site for site in dict.fromkeys(inference.returned_whole) if site in returned.made),
         _returned_via(returned, inference.calls_out, inference.result_parts),
         returned_parts=_positionwise(inference.returned_tuples),
         result_parts=inference.result_parts,
+        wrapped=wraps_arguments(function, around.resolve),
     )
+
+
+def wraps_arguments(function: cst.FunctionDef, resolve: Resolver) -> bool:
+    """Whether a decorator of ``function`` is not known to pass the arguments on as they are
+    (``TRANSPARENT_DECORATORS``; ``@torch.no_grad()`` as ``@torch.no_grad``)."""
+    for decorator in function.decorators:
+        named = decorator.decorator
+        if isinstance(named, cst.Call):
+            named = named.func
+        qualified = resolve(named) or dotted_name(named) or ""
+        if "." not in qualified:
+            qualified = f"builtins.{qualified}"
+        if qualified not in TRANSPARENT_DECORATORS and not qualified.endswith(".setter"):
+            return True
+    return False
 
 
 def _returned_via(
@@ -318,7 +344,7 @@ def _positionwise(returns: Sequence[list[Value] | Value]) -> tuple[Value, ...]:
     if not written or len({len(found) for found in written}) > 1:
         return ()
     whole = [found for found in returns if isinstance(found, Value)]
-    return tuple(join(*column, *whole) for column in zip(*written, strict=True))
+    return tuple(as_returned(join(*column, *whole)) for column in zip(*written, strict=True))
 
 
 def class_model(
@@ -430,8 +456,11 @@ def _parameters_of(params: cst.Parameters) -> Iterable[cst.Param]:
 
 def _used_as_tensors(body: cst.BaseSuite) -> set[str]:
     """Names the body uses as a tensor would be used (``x.shape``, ``x[:, 0]``): a
-    parameter without them is as likely a number (``dropout``, ``max_len``)."""
+    parameter without them is as likely a number (``dropout``, ``max_len``). Not one it
+    asks ``hasattr`` or ``getattr`` about: an object whose type the code does not know
+    (a model whose submodules it probes), whatever it reads of it."""
     used: set[str] = set()
+    probed: set[str] = set()
     stack: list[cst.CSTNode] = list(iter_children(body))
     while stack:
         node = stack.pop()
@@ -440,9 +469,16 @@ def _used_as_tensors(body: cst.BaseSuite) -> set[str]:
             value = cast("cst.Attribute | cst.Subscript", node).value
             if type(value) is cst.Name:
                 used.add(value.value)
+        elif kind is cst.Call:
+            call = cast("cst.Call", node)
+            func = call.func
+            first = call.args[0].value if call.args else None
+            probe = type(func) is cst.Name and func.value in _PROBES
+            if probe and type(first) is cst.Name:
+                probed.add(first.value)
         if kind is not cst.FunctionDef and kind is not cst.ClassDef and kind is not cst.Lambda:
             stack.extend(iter_children(node))
-    return used
+    return used - probed
 
 
 def _parameter_value(param: cst.Param, tensor: Callable[[], bool]) -> Value:
@@ -825,6 +861,8 @@ class _Inference:
                 self._bind(element.value, part, element.value)
             return
         found = join(*parts) if parts else self.eval(iterable)
+        if self._owner.classes.get(attribute_of_self(iterable) or "") in MODULE_MAPPINGS:
+            found = HOST  # `for name in self.heads`: the names of a ModuleDict
         self._unpackable.pop(iterable, None)  # `for a, b in f()` unpacks each element
         if parts is None and _only_cpu_vectors(found):
             found = element_of_cpu_vectors(found)  # each is 0-dim: it meets any device
@@ -977,7 +1015,11 @@ class _Inference:
                 index = self.eval(element.slice.value)
                 if written:
                     continue  # `t[index] = v` (index_put_) copies the index to `t`'s device
-                if (base.made or base.params or base.calls) and index.on_device:
+                if (
+                    (base.made or base.params or base.calls)
+                    and index.on_device
+                    and not index.single
+                ):
                     pair: list[Operand] = [(node.value, base), (element.slice.value, index)]
                     self._meet(node, MeetingKind.INDEX, pair, blamed=0)
             elif isinstance(element.slice, cst.Slice):
@@ -1082,19 +1124,21 @@ class _Inference:
         callee = self.eval(func)
         if callee.on_device:
             return self._module_call(node, func, arguments)
-        found = self._closure_call(node, func, callee, arguments)
+        if isinstance(func, cst.Call) and self._resolve(func.func) in FUNCTION_TRANSFORMS:
+            return self._transformed_call(func, arguments)
         nested = self.nested.get(func.value) if isinstance(func, cst.Name) else None
         if nested is not None and nested not in self.inlining:
             return self._nested_call(node, nested, arguments)
-        return found
+        return self._closure_call(node, func, callee, arguments)
 
     def _nested_call(
         self, node: cst.Call, function: cst.FunctionDef, arguments: Sequence[tuple[cst.Arg, Value]]
     ) -> Value:
         """A call of a function defined in this one (``check_val(low)`` in ``__init__``):
         what it returns given these arguments and this scope's names, each element of a
-        tuple it writes out apart; the CPU tensors passed meet what they meet inside. A
-        tensor it makes is made at this call for the caller: each call's its own."""
+        tuple it writes out apart; the CPU tensors passed or captured meet what they meet
+        inside (its own flow reports those it makes). A tensor it makes is made at this call
+        for the caller: each call's its own."""
         inner = _Inference(self._around, construction=self._construction)
         inner.function = self.function
         inner.env = dict(self.env)
@@ -1105,9 +1149,8 @@ class _Inference:
             name = param.name.value
             inner.env[name] = bound.get(name) or _parameter_value(param, lambda: False)
         inner.run(function.body)
-        passed = {id(site) for _, found in arguments for site in found.made}
-        self._record(meeting for meeting in inner.meetings if id(meeting.made) in passed)
         inside = {id(site) for site in inner.values}
+        self._record(meeting for meeting in inner.meetings if id(meeting.made) not in inside)
         if inner.maybe_scalar - inner.shaped:
             self.maybe_scalar.add(node)
 
@@ -1118,6 +1161,18 @@ class _Inference:
         parts = tuple(at_call(part) for part in _positionwise(inner.returned_tuples))
         self._unpackable[node] = lambda: parts
         return at_call(join(*inner.returns)) if inner.returns else HOST
+
+    def _transformed_call(
+        self, transform: cst.Call, arguments: Sequence[tuple[cst.Arg, Value]]
+    ) -> Value:
+        """``torch.vmap(torch.diag)(x)``: a torch function's result is on its first tensor
+        argument's device; any other function's is unknown here."""
+        function = first_positional(transform)
+        named = self._resolve(function.value) if function is not None else None
+        if named is None or named.split(".", 1)[0] != "torch":
+            return UNKNOWN
+        tensors = [found for _, found in arguments if not found.only_host]
+        return tensors[0] if tensors else UNKNOWN
 
     def _closure_call(
         self,
@@ -1135,7 +1190,7 @@ class _Inference:
             return moved(self.values.get(device.value, UNKNOWN))
         if callee.made:
             operands: list[Operand] = [(arg.value, found) for arg, found in arguments]
-            self._meet(node, MeetingKind.CLOSURE, [(func, callee), *operands])
+            self._meet(node, MeetingKind.CLOSURE, [(func, callee), *operands], blamed=0)
         return UNKNOWN
 
     def _named_call(
@@ -1283,7 +1338,9 @@ class _Inference:
             return UNKNOWN
         bound = _bound(function, arguments, method)
         passes_cpu = any(found.made or Origin.CPU in found.origins for _, found in arguments)
-        if not passes_cpu and not _fills_none_default(function, bound):
+        # A wrapper may move the arguments first: the function's own flow, not the call's.
+        wrapped = wraps_arguments(function, self._resolve)
+        if wrapped or (not passes_cpu and not _fills_none_default(function, bound)):
             returned = callees.returned(function, owner)
             tied = [bound[name].tied for name in returned.params if name in bound]
             self._unpackable[node] = lambda: tuple(
@@ -1332,9 +1389,9 @@ class _Inference:
                 return receiver
             device = self.values.get(target.value, UNKNOWN)
             said = named is not None or (dotted_name(target.value) or "").endswith("device")
-            return moved(device) if said or not device.only_host else receiver
+            return moved_from(moved(device), receiver) if said or not device.only_host else receiver
         if name == "cuda":
-            return LITERAL
+            return moved_from(LITERAL, receiver)
         if name == "cpu":
             return CHOSEN_CPU
         if name == "type_as" and arguments:
@@ -1767,7 +1824,7 @@ def _reduced(tensor: Value) -> Value:
     a 0-dim device tensor still needs its device, which is the reduced tensor's own: where
     it was made on the CPU, so is the result (``lengths / lengths.max()`` never mixes)."""
     if not tensor.made and not tensor.calls:
-        return tensor
+        return replace(tensor, single=True) if tensor.on_device else tensor
     origins = (tensor.origins - {Origin.CPU}) | {Origin.HOST}
     found = Value(origins, (), False, tensor.params, tensor.tied)
     return tied_to(found, tensor.made, tensor.calls)  # a callee's CPU tensor, reduced: 0-dim

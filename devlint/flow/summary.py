@@ -19,7 +19,8 @@ def summarise(flow: FunctionFlow, name: str) -> FlowSummary:
     """The summary of ``flow``, the flow of the function qualified ``name``: which
     parameters reach a meeting point (and what they meet), which ones its result follows,
     and where each element of a tuple it returns comes from."""
-    meets = tuple(sorted((param, tuple(sorted(met))) for param, met in flow.reaching.items()))
+    reaching = {} if flow.wrapped else flow.reaching  # a wrapper may move the arguments first
+    meets = tuple(sorted((param, tuple(sorted(met))) for param, met in reaching.items()))
     returned = flow.returned
     params = positional_names(flow.function)
     return FlowSummary(

@@ -56,6 +56,16 @@ class Value:
     factories: tuple[cst.CSTNode, ...] = ()
     """Where it names a torch factory without calling it (``window_fn=torch.hann_window``):
     a function that, called without ``device=``, makes a tensor on the CPU."""
+    moved_sites: tuple[cst.CSTNode, ...] = ()
+    """Creation sites of CPU tensors that a move (``.to(d)``, ``.cuda()``) put here on some
+    path: a function that returns such a tensor moved on one path and as it was on another
+    chooses its device itself (``return t.cuda() if nccl else t``), see ``as_returned``."""
+    moved_params: frozenset[str] = frozenset()
+    """The function's parameters whose tensors a move put here on some path (as
+    ``moved_sites``)."""
+    single: bool = False
+    """A 0-dim tensor on the device (a full reduction: ``torch.argmax(x)``): as an index,
+    PyTorch reads it as a Python number, so it may pick from a tensor on any device."""
 
     @property
     def follows(self) -> bool:
@@ -126,6 +136,9 @@ def join(*values: Value) -> Value:
         _union(*(v.calls for v in values)),
         _union(*(v.scalars for v in values)),
         _union(*(v.factories for v in values)),
+        _union(*(v.moved_sites for v in values)),
+        frozenset().union(*(v.moved_params for v in values)),
+        all(v.single for v in values),
     )
 
 
@@ -153,6 +166,9 @@ def combine(*values: Value, meets: bool = True) -> Value:
         params,
         tied=joined.tied,
         calls=joined.calls,
+        moved_sites=joined.moved_sites,
+        moved_params=joined.moved_params,
+        single=all(v.single for v in tensors),
     )
 
 
@@ -163,6 +179,28 @@ def moved(device: Value) -> Value:
     if not origins:
         return UNKNOWN
     return Value(origins, device.made, False, device.params, device.tied)
+
+
+def moved_from(found: Value, tensor: Value) -> Value:
+    """``found``, the result of moving ``tensor`` (``tensor.to(d)``, ``tensor.cuda()``): it
+    remembers which CPU tensors and parameters the move took (``Value.moved_sites``)."""
+    return replace(
+        found,
+        moved_sites=_union(found.moved_sites, tensor.made, tensor.moved_sites),
+        moved_params=found.moved_params | tensor.params | tensor.moved_params,
+    )
+
+
+def as_returned(found: Value) -> Value:
+    """``found`` as its function returns it: a CPU tensor (or a parameter's tensor) that it
+    returns moved on one path and as it was on another is placed by the function, which
+    chose by a condition (``return t.cuda() if nccl else t``): its callers get no CPU tensor
+    made there, and no parameter's tensor as they passed it."""
+    made = tuple(site for site in found.made if site not in found.moved_sites)
+    params = found.params - found.moved_params
+    if len(made) == len(found.made) and params == found.params:
+        return found
+    return replace(found, made=made, params=params)
 
 
 def tied_to(found: Value, *sites: tuple[cst.CSTNode, ...]) -> Value:

@@ -142,15 +142,18 @@ class FactoryWithoutDevice(Rule):
     `self.device` in a module's methods that `__init__` calls.
     Not flagged, because no device is mixed: a tensor that is moved before it meets anything
     (`torch.arange(n)[:k].to(x.device)`, `torch.cat([a, b]).to(x.device)`,
-    `if m is not None: m = m.to(x.device)`),
+    `if m is not None: m = m.to(x.device)`), also by a helper that returns it moved on one
+    path and as it was on another (`return t.cuda() if nccl else t`: the helper places it),
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
     one that only meets Python numbers, host values or other CPU tensors
     (`torch.rand(1) < 0.5`), or meets nothing at all; a CPU index into a device
     tensor (`x[torch.arange(n)]`), or one written through a plain index (`x[0] = t`,
     `x[:, :2] = t`: a copy across devices), or through device indices (`mask[(rows, cols)]
-    = True`: `index_put_` copies the indices to the mask's device); one made in the branch
-    where the tensor it meets is on the CPU (`if x.device == torch.device("cpu"):`), or in
-    the branch a device flag takes for the CPU (the `else` of `if self.use_gpu:`); one
+    = True`: `index_put_` copies the indices to the mask's device); a CPU tensor indexed by
+    a 0-dim device index (`order[scores.argmax()]`, read as a Python number); one made in
+    the branch where the tensor it meets is on the CPU (`if x.device ==
+    torch.device("cpu"):`), or in the branch a device flag takes for the CPU (the `else` of
+    `if self.use_gpu:`); one
     combined with a tensor put on the CPU on purpose, such as lengths a file hands to
     `pack_padded_sequence` as they are (its lengths must be on the CPU); counts per item
     (their elements bound slices, `y[b, : counts[b]]`) handed to a module; a branch only
@@ -166,13 +169,19 @@ class FactoryWithoutDevice(Rule):
     path); `torch.zeros_like(x)`, `x.new_zeros(...)`, `torch.tensor(x)` or
     `torch.Tensor(x)` of a tensor; one whose only partner gives its shape
     (`.expand_as(x)`, `.view_as(x)`, `.reshape_as(x)`); calls with `**kwargs` or
-    `out=`; a meeting with a tensor parameter of a method (or private function) that
-    every call in the file gives host data or CPU tensors, or values it cannot place
-    while moving the result to the device at once: the helper works on the CPU by
-    design; a collective on a CPU group (`group=cpu_group`, or in a file that makes a gloo
-    process group: `init_process_group(backend="gloo")`), in a function that asks the
-    backend (`get_backend(group)`, `Backend.NCCL`, `"gloo"`) and places its tensors by
-    it, and the `*_object` collectives, which place their tensors themselves; a library
+    `out=`; a meeting with a tensor parameter of a method (or private function, static
+    method called on its class, function nested in another) that every call in the file
+    gives host data or CPU tensors (also a few calls up, where a caller passes its own
+    parameter on), or values it cannot place while moving the result to the device (at
+    once, or through the name it is bound to): the helper works on the CPU by design; the
+    arguments of a function nested in the caller, which meet only what they meet inside
+    it; a parameter of a function wrapped by a decorator not known to pass its arguments
+    on as they are (a project's `@auto_move_data` may move them first); a parameter the
+    function asks `hasattr` or `getattr` about (an object, not a tensor); a collective on
+    a CPU group (`group=cpu_group`, or in a file that makes a gloo process group:
+    `init_process_group(backend="gloo")`), in a function that asks the backend
+    (`get_backend(group)`, `Backend.NCCL`, `"gloo"`) and places its tensors by it, and
+    the `*_object` collectives, which place their tensors themselves; a library
     function that hands its tensors to NumPy without `.cpu()` (it gets CPU tensors); what
     only meets CPU tensors by design: `torch._shape_as_tensor(x)` (or
     `torch.onnx.operators.shape_as_tensor(x)`), `torch.tensor` of a list
@@ -794,6 +803,155 @@ class FactoryWithoutDevice(Rule):
         "        window = self.window_fn(self.n_fft, device=x.device)\n"
         "        x = self.pad_fn(x) * self.window_fn(self.n_fft).to(x.device).sum()\n"
         "        return torch.stft(x, self.n_fft, window=window, return_complex=True)\n",
+        # A helper that moves its argument on one path (to the GPU the backend needs) and
+        # returns it as it was on the other chooses its device: what it returns is placed.
+        "import torch\nimport torch.distributed as dist\n\n\n"
+        "class Channel:\n"
+        "    def __init__(self, over_gpu):\n"
+        "        self.over_gpu = over_gpu\n\n"
+        "    def _placed(self, t):\n"
+        "        return t.cuda() if self.over_gpu else t\n\n"
+        "    def share(self, t):\n"
+        "        sent, _ = self._placed(t), t.device\n"
+        "        dist.broadcast(sent, 0)\n\n"
+        "    def seed(self):\n"
+        "        seed = torch.randint(0, 1000, (1,))\n"
+        "        self.share(seed)\n"
+        "        sizes = [self._placed(torch.zeros(2)) for _ in range(4)]\n"
+        "        dist.all_gather(sizes, self._placed(torch.ones(2)))\n"
+        "        return int(seed)\n",
+        "import torch\nimport torch.distributed as dist\n\n\n"
+        "def _on_comm_device(t, over_gpu):\n"
+        "    if over_gpu:\n"
+        "        t = t.to(torch.cuda.current_device())\n"
+        "    return t\n\n\n"
+        "def total(count, over_gpu):\n"
+        "    summed = _on_comm_device(torch.tensor([count]), over_gpu)\n"
+        "    dist.all_reduce(summed)\n"
+        "    return summed.item()\n",
+        # Functions nested in a method run with what the method passes them: CPU design
+        # matrices meet only each other there (`vmap` of a torch function keeps them on the
+        # CPU), and a call's arguments meet nothing at the call itself.
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Fitter:\n"
+        "    def __init__(self, model, device):\n"
+        "        self.model = model\n"
+        "        self.device = device\n"
+        "\n"
+        "    def effects(self, design_np, weights_np):\n"
+        "        design = torch.Tensor(design_np)\n"
+        "\n"
+        "        def gram(x: torch.Tensor, w: torch.Tensor):\n"
+        '            g = torch.einsum("ak,nkl,lm->nam", x.T, w, x)\n'
+        "            g += 0.1 * torch.eye(x.shape[1])\n"
+        "            return g\n"
+        "\n"
+        "        def score(w: torch.Tensor, coef: torch.Tensor):\n"
+        '            weighted = torch.einsum("nd,db->nb", w, design)\n'
+        "            return weighted.mean(0), coef * 2\n"
+        "\n"
+        "        weights = torch.vmap(torch.diag)(torch.Tensor(weights_np))\n"
+        "        coef = gram(design, weights).to(self.device)\n"
+        "        return score(torch.Tensor(weights_np), coef)\n",
+        # A helper two calls below a method that hands it CPU features works on the CPU.
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Probe:\n"
+        "    def __init__(self, device):\n"
+        "        self.device = device\n"
+        "\n"
+        "    def _design(self, feats):\n"
+        "        return torch.cat([feats, torch.ones(feats.shape[0], 1)], dim=1)\n"
+        "\n"
+        "    def _fit(self, feats):\n"
+        "        return self._design(feats).sum(0)\n"
+        "\n"
+        "    def fit(self, feats):\n"
+        "        return self._fit(feats.cpu()).to(self.device)\n",
+        # A static method that every call in the file (on the class) gives CPU tensors or
+        # values it cannot place, its result then moved through the name it is bound to.
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Volume:\n"
+        "    def __init__(self, coords, values):\n"
+        "        self.coords = coords\n"
+        "        self.values = values\n"
+        "        self.device = coords.device\n"
+        "\n"
+        "    def to(self, device):\n"
+        "        self.coords = self.coords.to(device)\n"
+        "        self.values = self.values.to(device)\n"
+        "        self.device = device\n"
+        "        return self\n"
+        "\n"
+        "    @staticmethod\n"
+        "    def from_box(box: torch.Tensor, dims: torch.Tensor):\n"
+        "        size = (box[1] - box[0]) / dims\n"
+        "        grid = torch.arange(int(dims[0].item()))\n"
+        "        return Volume(box[0] + grid[:, None] * size, torch.zeros(int(dims[0].item())))\n"
+        "\n"
+        "\n"
+        "def build(device, dims, box=None):\n"
+        "    if box is None:\n"
+        "        box = torch.tensor([[0.0] * 3, [1.0] * 3])\n"
+        "    volume = Volume.from_box(box, torch.tensor(dims))\n"
+        "    volume.to(device)\n"
+        "    return volume\n",
+        # A method wrapped by a decorator that may move its arguments (not one known to pass
+        # them on as they are): what its parameter meets inside is not what the caller passes.
+        "import functools\n"
+        "\n"
+        "import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "\n"
+        "def moves_inputs(method):\n"
+        "    @functools.wraps(method)\n"
+        "    def wrapper(self, *args):\n"
+        "        return method(self, *(a.to(self.scale.device) for a in args))\n"
+        "\n"
+        "    return wrapper\n"
+        "\n"
+        "\n"
+        "class Scaler(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.scale = nn.Parameter(torch.ones(3))\n"
+        "\n"
+        "    @moves_inputs\n"
+        "    def scaled(self, x):\n"
+        "        return x * self.scale\n"
+        "\n"
+        "    def forward(self, n):\n"
+        "        return self.scaled(torch.zeros(n, 3))\n",
+        # A 0-dim integer index on the device (`argmax` without a dimension) picks from a CPU
+        # tensor: PyTorch reads it as a Python number.
+        "import torch\n"
+        "from torch import nn\n"
+        "\n"
+        "\n"
+        "class Picker(nn.Module):\n"
+        "    def forward(self, scores):\n"
+        "        order = torch.arange(scores.shape[0])\n"
+        "        best = torch.argmax(scores)\n"
+        "        return int(order[best]), order[scores.sum(0).argmin()].item()\n",
+        # A parameter the function asks `hasattr` about is an object of unknown type (a model),
+        # not a tensor input: the attributes it reads of it (`rope.base`) may be numbers.
+        "import torch\n"
+        "\n"
+        "\n"
+        "def refresh_rotary(model, device):\n"
+        "    for layer in model.layers:\n"
+        '        if hasattr(layer, "rotary"):\n'
+        "            rope = layer.rotary\n"
+        "            inv = 1.0 / (rope.base ** (torch.arange(0, rope.dim, 2) / rope.dim))\n"
+        "            rope.inv_freq = inv.to(device)\n"
+        '    if hasattr(model, "lm_head"):\n'
+        "        return model\n",
     )
     INVALID = (
         # `self(steps)` runs the class's own forward, where the steps meet the embedding.
@@ -1840,6 +1998,230 @@ class FactoryWithoutDevice(Rule):
             unsafe=True,
         ),
         Invalid(
+            # A helper that never moves its argument hands the CPU tensor on as it is.
+            "import torch\nimport torch.distributed as dist\n\n\n"
+            "class Channel:\n"
+            "    def __init__(self, over_gpu):\n"
+            "        self.over_gpu = over_gpu\n\n"
+            "    def _placed(self, t):\n"
+            "        return t.contiguous() if self.over_gpu else t\n\n"
+            "    def seed(self):\n"
+            "        seed = torch.randint(0, 1000, (1,))\n"
+            "        dist.broadcast(self._placed(seed), 0)\n"
+            "        return int(seed)\n",
+            line=13,
+            column=16,
+        ),
+        Invalid(
+            # A function nested in a method meets what the method passes it.
+            "import torch\n"
+            "\n"
+            "\n"
+            "class Fitter:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.model = model\n"
+            "        self.device = device\n"
+            "\n"
+            "    def effects(self, n):\n"
+            "        def score(w: torch.Tensor, coef: torch.Tensor):\n"
+            "            return w @ coef\n"
+            "\n"
+            "        coef = torch.randn(n, 3, device=self.device)\n"
+            "        return score(torch.ones(n, n), coef)\n",
+            line=14,
+            column=22,
+            fixed=(
+                "import torch\n"
+                "\n"
+                "\n"
+                "class Fitter:\n"
+                "    def __init__(self, model, device):\n"
+                "        self.model = model\n"
+                "        self.device = device\n"
+                "\n"
+                "    def effects(self, n):\n"
+                "        def score(w: torch.Tensor, coef: torch.Tensor):\n"
+                "            return w @ coef\n"
+                "\n"
+                "        coef = torch.randn(n, 3, device=self.device)\n"
+                "        return score(torch.ones(n, n, device=self.device), coef)\n"
+            ),
+        ),
+        Invalid(
+            # A helper two calls below a method that hands it its input as it came.
+            "import torch\n"
+            "\n"
+            "\n"
+            "class Probe:\n"
+            "    def __init__(self, device):\n"
+            "        self.device = device\n"
+            "\n"
+            "    def _design(self, feats):\n"
+            "        return torch.cat([feats, torch.ones(feats.shape[0], 1)], dim=1)\n"
+            "\n"
+            "    def _fit(self, feats):\n"
+            "        return self._design(feats).sum(0)\n"
+            "\n"
+            "    def fit(self, feats):\n"
+            "        return self._fit(feats)\n",
+            line=9,
+            column=34,
+            fixed=(
+                "import torch\n"
+                "\n"
+                "\n"
+                "class Probe:\n"
+                "    def __init__(self, device):\n"
+                "        self.device = device\n"
+                "\n"
+                "    def _design(self, feats):\n"
+                "        return torch.cat("
+                "[feats, torch.ones(feats.shape[0], 1, device=feats.device)], dim=1)\n"
+                "\n"
+                "    def _fit(self, feats):\n"
+                "        return self._design(feats).sum(0)\n"
+                "\n"
+                "    def fit(self, feats):\n"
+                "        return self._fit(feats)\n"
+            ),
+            unsafe=True,
+        ),
+        Invalid(
+            # The same static method, its result used where it was made.
+            "import torch\n"
+            "\n"
+            "\n"
+            "class Volume:\n"
+            "    def __init__(self, coords, values):\n"
+            "        self.coords = coords\n"
+            "        self.values = values\n"
+            "        self.device = coords.device\n"
+            "\n"
+            "    def to(self, device):\n"
+            "        self.coords = self.coords.to(device)\n"
+            "        self.values = self.values.to(device)\n"
+            "        self.device = device\n"
+            "        return self\n"
+            "\n"
+            "    @staticmethod\n"
+            "    def from_box(box: torch.Tensor, dims: torch.Tensor):\n"
+            "        size = (box[1] - box[0]) / dims\n"
+            "        grid = torch.arange(int(dims[0].item()))\n"
+            "        return Volume(box[0] + grid[:, None] * size,"
+            " torch.zeros(int(dims[0].item())))\n"
+            "\n"
+            "\n"
+            "def build(device, dims, box=None):\n"
+            "    if box is None:\n"
+            "        box = torch.tensor([[0.0] * 3, [1.0] * 3])\n"
+            "    volume = Volume.from_box(box, torch.tensor(dims))\n"
+            "    return volume\n",
+            line=19,
+            column=16,
+            fixed=(
+                "import torch\n"
+                "\n"
+                "\n"
+                "class Volume:\n"
+                "    def __init__(self, coords, values):\n"
+                "        self.coords = coords\n"
+                "        self.values = values\n"
+                "        self.device = coords.device\n"
+                "\n"
+                "    def to(self, device):\n"
+                "        self.coords = self.coords.to(device)\n"
+                "        self.values = self.values.to(device)\n"
+                "        self.device = device\n"
+                "        return self\n"
+                "\n"
+                "    @staticmethod\n"
+                "    def from_box(box: torch.Tensor, dims: torch.Tensor):\n"
+                "        size = (box[1] - box[0]) / dims\n"
+                "        grid = torch.arange(int(dims[0].item()), device=box.device)\n"
+                "        return Volume(box[0] + grid[:, None] * size,"
+                " torch.zeros(int(dims[0].item())))\n"
+                "\n"
+                "\n"
+                "def build(device, dims, box=None):\n"
+                "    if box is None:\n"
+                "        box = torch.tensor([[0.0] * 3, [1.0] * 3])\n"
+                "    volume = Volume.from_box(box, torch.tensor(dims))\n"
+                "    return volume\n"
+            ),
+            unsafe=True,
+        ),
+        Invalid(
+            # A decorator known to pass the arguments on as they are (`torch.no_grad`).
+            "import functools\n"
+            "\n"
+            "import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "\n"
+            "def moves_inputs(method):\n"
+            "    @functools.wraps(method)\n"
+            "    def wrapper(self, *args):\n"
+            "        return method(self, *(a.to(self.scale.device) for a in args))\n"
+            "\n"
+            "    return wrapper\n"
+            "\n"
+            "\n"
+            "class Scaler(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.scale = nn.Parameter(torch.ones(3))\n"
+            "\n"
+            "    @torch.no_grad()\n"
+            "    def scaled(self, x):\n"
+            "        return x * self.scale\n"
+            "\n"
+            "    def forward(self, n):\n"
+            "        return self.scaled(torch.zeros(n, 3))\n",
+            line=25,
+            column=28,
+            fixed=(
+                "import functools\n"
+                "\n"
+                "import torch\n"
+                "from torch import nn\n"
+                "\n"
+                "\n"
+                "def moves_inputs(method):\n"
+                "    @functools.wraps(method)\n"
+                "    def wrapper(self, *args):\n"
+                "        return method(self, *(a.to(self.scale.device) for a in args))\n"
+                "\n"
+                "    return wrapper\n"
+                "\n"
+                "\n"
+                "class Scaler(nn.Module):\n"
+                "    def __init__(self):\n"
+                "        super().__init__()\n"
+                "        self.scale = nn.Parameter(torch.ones(3))\n"
+                "\n"
+                "    @torch.no_grad()\n"
+                "    def scaled(self, x):\n"
+                "        return x.to(self.scale.device) * self.scale\n"
+                "\n"
+                "    def forward(self, n):\n"
+                "        return self.scaled(torch.zeros(n, 3))\n"
+            ),
+            unsafe=True,
+        ),
+        Invalid(
+            # A mask on the device picks from a CPU tensor: PyTorch refuses the mix.
+            "import torch\n"
+            "from torch import nn\n"
+            "\n"
+            "\n"
+            "class Picker(nn.Module):\n"
+            "    def forward(self, scores):\n"
+            "        order = torch.arange(scores.shape[0])\n"
+            "        return order[scores > 0]\n",
+            line=7,
+            column=17,
+        ),
+        Invalid(
             # A function nested in a method meets what the method hands it, on whatever
             # device that is (a design matrix kept on the CPU): no safe `self.device`.
             "import torch\n\n\n"
@@ -2458,8 +2840,9 @@ def _fixes(
         return fixes, anchors
     partner_name = dotted_name(meeting.partner)
     collective = meeting.kind is MeetingKind.COLLECTIVE  # its partner is a function
-    # A function that captured the tensor is no tensor to move (`helper.to(...)(x)`).
-    called = meeting.cpu is _callee(meeting)
+    # A function that captured the tensor is no tensor to move (`helper.to(...)(x)`), nor
+    # is a partner inside a function nested here, met when this one calls it.
+    called = meeting.cpu is _callee(meeting) or _inside_nested_function(meeting.at, function)
     if (
         partner_name is not None
         and not (module_call or collective or called)
@@ -2470,6 +2853,14 @@ def _fixes(
         fixes["move_at_meeting"] = (insert_after(meeting.cpu, f".to({partner_name}.device)"),)
         anchors["move_at_meeting"] = partner_name
     return fixes, anchors
+
+
+def _inside_nested_function(node: cst.CSTNode, function: cst.FunctionDef) -> bool:
+    """Whether ``node`` is in the body of a function defined inside ``function``."""
+    return any(
+        isinstance(inner, cst.FunctionDef) and any(found is node for found in descendants(inner))
+        for inner in descendants(function.body)
+    )
 
 
 def _meets_raw_input(meeting: Meeting, function: cst.FunctionDef) -> bool:

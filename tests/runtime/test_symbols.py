@@ -214,6 +214,9 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     # tqdm (a dependency of transformers)
     "COUNTING_ITERABLES": check_qualified,
     "PROGRESS_WRAPPERS": check_qualified,
+    "TRANSPARENT_DECORATORS": check_qualified,
+    "MODULE_MAPPINGS": check_qualified,
+    "FUNCTION_TRANSFORMS": check_qualified,
     # Python's builtins
     "ITERATING_BUILTINS": lambda v: missing_attributes(builtins, v),
     "UNPACKING_BUILTINS": lambda v: missing_attributes(builtins, v),

@@ -119,6 +119,7 @@ class Runner:
         self._pool: ProcessPoolExecutor | None = None
         self._done: set[str] = set()
         """The paths already counted as done for ``progress``."""
+        self._saved_threshold = gc.get_threshold()
 
     def _advance(self, job: FileJob) -> None:
         """A file is done: the first time only, as later passes analyse some files again."""
@@ -237,10 +238,16 @@ class Runner:
             self._pool = None
 
     def __enter__(self) -> Runner:
+        """For the run, this process collects garbage as the workers do: it holds every
+        file's analysis and the project index, objects that live as long as the run, and
+        Python's default setting walks them all again and again as the passes go on."""
+        self._saved_threshold = gc.get_threshold()
+        gc.set_threshold(*_PARSING_GC_THRESHOLD)
         return self
 
     def __exit__(self, *_: object) -> None:
         self.close()
+        gc.set_threshold(*self._saved_threshold)
 
 
 def _start_pool(workers: int) -> ProcessPoolExecutor:

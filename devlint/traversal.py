@@ -123,6 +123,30 @@ def _compared_with_an_accelerator(device: cst.Attribute, test: cst.CSTNode) -> b
     return False
 
 
+class _LocalTests:
+    """A function's top-level assignments to names and the helpers it defines, read once
+    for all its tests (``Traversal._asks_through_locals``)."""
+
+    def __init__(self, body: cst.IndentedBlock) -> None:
+        self.helpers = {s.name.value: s for s in body.body if isinstance(s, cst.FunctionDef)}
+        self.assigned = [
+            (small.value, {t.target.value for t in small.targets if isinstance(t.target, cst.Name)})
+            for statement in body.body
+            if isinstance(statement, cst.SimpleStatementLine)
+            for small in statement.body
+            if isinstance(small, cst.Assign)
+        ]
+        """Each assignment's value and the names it binds, in order."""
+        self._checks: dict[str, bool] = {}
+
+    def helper_checks(self, name: str) -> bool:
+        """Whether the helper ``name`` tests which devices exist (or where tensors are)."""
+        found = self._checks.get(name)
+        if found is None:
+            found = self._checks[name] = _mentions_availability_check(self.helpers[name].body)
+        return found
+
+
 def _names_in(node: cst.CSTNode) -> set[str]:
     """Every bare name in ``node``."""
     found: set[str] = set()
@@ -442,6 +466,9 @@ class Traversal:
         self._marks: dict[int, set[str]] = {}
         self._notes: set[tuple[str | None, str, str]] = set()
         self._raw: list[_RawCandidate] = []
+        self._local_tests: dict[int, _LocalTests] = {}
+        """What ``_asks_through_locals`` reads of each function, by the function's id: a
+        function with many ``if``s would be read again for each."""
         self._flows = FileFlows(lambda: self._module, self.qualified_name, self._text)
 
     # FileContext -------------------------------------------------------------
@@ -640,25 +667,18 @@ class Traversal:
         )
         if function is None or not isinstance(function.body, cst.IndentedBlock):
             return False
-        helpers = {s.name.value: s for s in function.body.body if isinstance(s, cst.FunctionDef)}
+        local = self._local_tests.get(id(function))
+        if local is None:
+            local = self._local_tests[id(function)] = _LocalTests(function.body)
         asked = _names_in(test)
-        values = [test]
-        for statement in function.body.body:
-            if not isinstance(statement, cst.SimpleStatementLine):
-                continue
-            for small in statement.body:
-                if isinstance(small, cst.Assign) and any(
-                    isinstance(t.target, cst.Name) and t.target.value in asked
-                    for t in small.targets
-                ):
-                    values.append(small.value)
-        for value in values:
-            if value is not test and _mentions_availability_check(value):
-                return True
-            called = _names_in(value) & helpers.keys()
-            if any(_mentions_availability_check(helpers[name].body) for name in called):
-                return True
-        return False
+        values = [value for value, targets in local.assigned if targets & asked]
+        if any(_mentions_availability_check(value) for value in values):
+            return True
+        return bool(local.helpers) and any(
+            local.helper_checks(name)
+            for value in (test, *values)
+            for name in _names_in(value) & local.helpers.keys()
+        )
 
     def _enter_block(self, node: cst.IndentedBlock | cst.Module) -> None:
         self._checked.update(id(statement) for statement in _after_availability_guard(node))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -184,3 +185,13 @@ def test_cache_keys_are_the_same_in_every_process(tmp_path: Path) -> None:
         for seed in ("1", "2", "3")
     }
     assert len(keys) == 1
+
+
+def test_the_run_collects_garbage_as_the_workers_do_and_restores_the_setting() -> None:
+    """The parent holds every file's analysis for the whole run: Python's default setting
+    made it walk them in a full collection again and again (8 in a cold run of the bench
+    corpus)."""
+    saved = gc.get_threshold()
+    with runner.Runner(1):
+        assert gc.get_threshold() == runner._PARSING_GC_THRESHOLD
+    assert gc.get_threshold() == saved

@@ -169,6 +169,9 @@ class Bindings:
         self._resolved: dict[str, frozenset[str]] = {}
         """``resolutions`` by dotted name: screens ask about every call of a file, and a
         file calls the same few names again and again."""
+        self._of_node: dict[int, frozenset[str]] = {}
+        """``resolutions`` by node (the skeleton keeps its nodes alive): every screen asks
+        about the same calls."""
         for name, target in (*found.facts.aliases.items(), *found.assigned_aliases):
             self._bind(name, target)
         for node in found.of_type(*BINDING_TYPES):
@@ -183,11 +186,26 @@ class Bindings:
                         name = alias.name
                         self._bind(alias.asname or name, f"{base}.{name}" if base else name)
 
+    @classmethod
+    def of(cls, found: Skeleton) -> Bindings:
+        """The file's bindings, made once for all the screens that read them (each asks
+        about the same calls)."""
+        global _last_bindings
+        if _last_bindings is None or _last_bindings[0] is not found:
+            _last_bindings = (found, cls(found))
+        return _last_bindings[1]
+
     def _bind(self, name: str, target: str) -> None:
         self._targets.setdefault(name, set()).add(target)
 
     def resolutions(self, node: ast.AST) -> frozenset[str]:
         """What ``node``, a dotted name, may resolve to (``qualified_name``), or nothing."""
+        known = self._of_node.get(id(node))
+        if known is None:
+            known = self._of_node[id(node)] = self._resolutions(node)
+        return known
+
+    def _resolutions(self, node: ast.AST) -> frozenset[str]:
         name = dotted(node)
         if name is None:
             return frozenset()
@@ -201,6 +219,10 @@ class Bindings:
     def may_be(self, node: ast.AST, names: Collection[str]) -> bool:
         """Whether ``node`` may resolve to one of ``names``."""
         return not self.resolutions(node).isdisjoint(names)
+
+
+_last_bindings: tuple[Skeleton, Bindings] | None = None
+"""``Bindings.of``'s: the screens of one file run one after the other."""
 
 
 def may_be_device_literal(node: ast.AST) -> bool:

@@ -332,7 +332,7 @@ class DeviceMapUnderDistributed(Rule):
         launcher or an environment getter (``"LOCAL_RANK"`` among its arguments); a
         ``LOCAL_RANK`` subscript of ``os.environ`` (read or not); a wrapper named by an
         attribute, or by an import (where libcst sees attributes ``ast`` does not)."""
-        names = Bindings(found)
+        names = Bindings.of(found)
         return (
             any(_may_report_or_signal(call, names) for call in found.of_type(ast.Call))
             or any(_may_name_wrapper(node, names) for node in found.of_type(ast.Attribute))

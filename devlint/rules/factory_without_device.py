@@ -2292,7 +2292,7 @@ class FactoryWithoutDevice(Rule):
         (``COLLECTIVE_FUNCTIONS``), which blames a CPU tensor in any scope: anywhere. A 0-dim
         one (``torch.tensor(1.0)``) only in a file that may call a collective or an
         operation that refuses it (``SCALAR_REFUSING_OPERATIONS``: ``torch.stack``)."""
-        names = Bindings(found)
+        names = Bindings.of(found)
         calls = [call for call in found.of_type(ast.Call) if isinstance(call, ast.Call)]
         collective = any(names.may_be(call.func, COLLECTIVE_FUNCTIONS) for call in calls)
         scalars = collective or any(_may_refuse_scalars(call) for call in calls)

@@ -689,7 +689,7 @@ class HardcodedDevice(Rule):
         """A candidate is a literal device (``may_be_device_literal``): the first positional
         argument of ``.to(...)`` or of what may resolve (through every binding its name may
         have had) to ``torch.device``, or a ``device=`` keyword."""
-        names = Bindings(found)
+        names = Bindings.of(found)
         if any(_may_place_on_literal(call, names) for call in found.of_type(ast.Call)):
             return True
         return any(_has_a_literal_device_default(f) for f in found.of_type(ast.FunctionDef))

@@ -319,7 +319,7 @@ class HardcodedDeviceIndex(Rule):
         (or a list holding one) by a ``DDP_DEVICE_KEYWORDS`` keyword, or to an environment
         setter; or a string assigned to ``CUDA_VISIBLE_DEVICES`` of what may be
         ``os.environ``."""
-        names = Bindings(found)
+        names = Bindings.of(found)
         if any(_may_pin_gpu(call, names) for call in found.of_type(ast.Call)) or any(
             _may_set_visible_devices(assign, names) for assign in found.of_type(ast.Assign)
         ):

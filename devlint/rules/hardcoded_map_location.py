@@ -262,7 +262,7 @@ class HardcodedMapLocation(Rule):
         (through every binding its name may have had) to a ``MAP_LOCATION_LOADERS``
         function, whose ``map_location`` (by keyword, or at one of the positions it may
         have) may be a literal device or a call of ``torch.device`` with one first."""
-        names = Bindings(found)
+        names = Bindings.of(found)
         return any(_may_load_onto_literal(call, names) for call in found.of_type(ast.Call))
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:

@@ -963,6 +963,25 @@ class TensorAttributeNotBuffer(Rule):
             "        return torch.stft(x, 512, window=self.window, return_complex=True)\n",
             unsafe=True,
         ),
+        Invalid(
+            # A list repeated (`[t] * n`) is a container too: no `register_buffer` fix.
+            "import torch\nimport torch.nn as nn\n\n\n"
+            "class Head(nn.Module):\n"
+            "    def __init__(self, strides):\n"
+            "        super().__init__()\n"
+            "        self.strides = strides\n"
+            "        self.grids = [torch.zeros(1)] * len(strides)\n\n"
+            "    def forward(self, xs):\n"
+            "        return [self.decode(x, k) for k, x in enumerate(xs)]\n\n"
+            "    def decode(self, output, k):\n"
+            "        grid = self.grids[k]\n"
+            "        if grid.shape[2:4] != output.shape[2:4]:\n"
+            "            grid = torch.zeros(1, 1, *output.shape[2:4], 2).type(output.type())\n"
+            "            self.grids[k] = grid\n"
+            "        return output[..., :2] + grid\n",
+            line=9,
+            column=9,
+        ),
     )
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
@@ -1206,8 +1225,11 @@ def _set(state: dict[str, object], key: str) -> set[str]:
 
 
 def _is_container(value: cst.BaseExpression) -> bool:
-    """A value ``register_buffer`` refuses (it takes a tensor or None): a cache of tensors."""
+    """A value ``register_buffer`` refuses (it takes a tensor or None): a cache of tensors,
+    also one repeated or joined (``[torch.zeros(1)] * n``, ``[a] + [b]``)."""
     containers = (cst.Tuple, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)
+    if isinstance(value, cst.BinaryOperation):
+        return _is_container(value.left) or _is_container(value.right)
     return isinstance(value, containers)
 
 

@@ -60,6 +60,18 @@ def dotted(node: ast.AST) -> str | None:
     return ".".join(reversed(parts))
 
 
+def _returns_a_value(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A ``return <value>`` of the function itself (as the traversal's)."""
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return) and node.value is not None:
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
 def _calls_an_init(caller: str, func: ast.expr) -> bool:
     """``super().__init__(...)`` or ``Base.__init__(self, ...)`` inside ``__init__``."""
     return (
@@ -339,7 +351,9 @@ class _Walk:
         for statement in node.body:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if statement.name == "device":
-                    break
+                    if _returns_a_value(statement):
+                        break
+                    return False
                 continue
             targets: list[ast.expr] = []
             if isinstance(statement, ast.Assign):

@@ -340,7 +340,7 @@ def _has_self(function: cst.FunctionDef) -> bool:
 def _defines_device(node: cst.ClassDef) -> bool:
     for statement in node.body.body:
         if isinstance(statement, cst.FunctionDef) and statement.name.value == "device":
-            return True
+            return _returns_a_value(statement)
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 targets: Sequence[cst.BaseExpression] = ()
@@ -350,6 +350,19 @@ def _defines_device(node: cst.ClassDef) -> bool:
                     targets = [small.target]
                 if any(isinstance(t, cst.Name) and t.value == "device" for t in targets):
                     return True
+    return False
+
+
+def _returns_a_value(function: cst.FunctionDef) -> bool:
+    """A ``return <value>`` of the function itself (``def device(self): next(...).device``
+    without one gives None: no device to take)."""
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Return) and node.value is not None:
+            return True
+        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            stack.extend(node.children)
     return False
 
 

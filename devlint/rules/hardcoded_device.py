@@ -683,6 +683,18 @@ class HardcodedDevice(Rule):
             line=7,
             column=40,
         ),
+        Invalid(
+            # A `device` property that returns nothing gives None: no `self.device` fix.
+            "import torch\nimport torch.nn as nn\n\n\n"
+            "class Pipe(nn.Module):\n"
+            "    @property\n"
+            "    def device(self):\n"
+            "        next(self.parameters()).device\n\n"
+            "    def forward(self, shape):\n"
+            '        return torch.randn(shape, device="cuda")\n',
+            line=11,
+            column=42,
+        ),
     )
 
     def screen(self, found: Skeleton, settings: RuleSettings) -> bool:

@@ -38,6 +38,7 @@ from devlint.flow.values import (
     Origin,
     Value,
     as_device,
+    as_passed,
     as_returned,
     captured,
     combine,
@@ -256,7 +257,7 @@ def analyse_function(
     inference = _Inference(around)
     inference.function = function
     setup = function.name.value in SETUP_METHODS
-    given = bound or {}
+    given = {name: as_passed(found) for name, found in (bound or {}).items()}
     used: set[str] | None = None
 
     def used_as_tensor(name: str) -> bool:

@@ -1596,9 +1596,17 @@ def _bound(
 def _in_caller_terms(returned: Value, bound: Mapping[str, Value]) -> Value:
     """What a function of the file returns, its parameters replaced by the parameters of
     the caller that the arguments bound to them derive from (``to_dtype(x)`` in a helper
-    that moved ``x`` to ``tensor.device`` first follows ``tensor``, not the helper's ``x``)."""
-    params = frozenset().union(*(bound[name].params for name in returned.params if name in bound))
-    return replace(returned, params=params)
+    that moved ``x`` to ``tensor.device`` first follows ``tensor``, not the helper's ``x``);
+    so are the parameters it moved (``Value.moved_params``)."""
+
+    def in_caller_terms(names: frozenset[str]) -> frozenset[str]:
+        return frozenset().union(*(bound[name].params for name in names if name in bound))
+
+    return replace(
+        returned,
+        params=in_caller_terms(returned.params),
+        moved_params=in_caller_terms(returned.moved_params),
+    )
 
 
 def _string_dispatch(node: cst.If) -> bool:

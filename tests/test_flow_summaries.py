@@ -272,3 +272,26 @@ def test_a_helper_of_another_file_that_moves_its_argument_then_casts_it(tmp_path
         files = {"pkg/__init__.py": "", "pkg/mover.py": MOVER, "pkg/loss.py": loss}
         project = lint_project(tmp_path / passed, files, select=("DEV003",))
         assert [f.start.row for r in project.files for f in r.findings] == expected
+
+
+PLACED_OR_GIVEN = """\
+import torch
+
+
+def placed(t: torch.Tensor, over_gpu: bool):
+    return t.cuda() if over_gpu else t
+
+
+def either(t: torch.Tensor, u: torch.Tensor, over_gpu: bool, first: bool):
+    return placed(u, over_gpu) if first else t
+"""
+
+
+def test_the_parameters_a_helper_places_are_named_in_the_callers_terms() -> None:
+    """``placed`` moves its own ``t`` on one path; called with ``u``, that is the caller's
+    ``u``, not the caller's ``t``, which ``either`` still returns as it was given."""
+    module = cst.parse_module(PLACED_OR_GIVEN)
+    flows = FileFlows(lambda: module, lambda node: None)
+    either = module.body[-1]
+    assert isinstance(either, cst.FunctionDef)
+    assert summarise(flows.function(either, None), "pkg.either").returns == ("t",)

@@ -38,6 +38,7 @@ from devlint.flow.values import (
     Origin,
     Value,
     as_device,
+    as_passed,
     as_returned,
     captured,
     combine,
@@ -256,7 +257,7 @@ def analyse_function(
     inference = _Inference(around)
     inference.function = function
     setup = function.name.value in SETUP_METHODS
-    given = bound or {}
+    given = {name: as_passed(found) for name, found in (bound or {}).items()}
     used: set[str] | None = None
 
     def used_as_tensor(name: str) -> bool:
@@ -1595,9 +1596,17 @@ def _bound(
 def _in_caller_terms(returned: Value, bound: Mapping[str, Value]) -> Value:
     """What a function of the file returns, its parameters replaced by the parameters of
     the caller that the arguments bound to them derive from (``to_dtype(x)`` in a helper
-    that moved ``x`` to ``tensor.device`` first follows ``tensor``, not the helper's ``x``)."""
-    params = frozenset().union(*(bound[name].params for name in returned.params if name in bound))
-    return replace(returned, params=params)
+    that moved ``x`` to ``tensor.device`` first follows ``tensor``, not the helper's ``x``);
+    so are the parameters it moved (``Value.moved_params``)."""
+
+    def in_caller_terms(names: frozenset[str]) -> frozenset[str]:
+        return frozenset().union(*(bound[name].params for name in names if name in bound))
+
+    return replace(
+        returned,
+        params=in_caller_terms(returned.params),
+        moved_params=in_caller_terms(returned.moved_params),
+    )
 
 
 def _string_dispatch(node: cst.If) -> bool:

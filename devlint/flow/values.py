@@ -203,6 +203,15 @@ def as_returned(found: Value) -> Value:
     return replace(found, made=made, params=params)
 
 
+def as_passed(found: Value) -> Value:
+    """``found`` as a function it is passed to sees it: a move its caller made on one path
+    is the caller's choice (``as_returned`` there), so the callee, returning it, does not
+    place it (``helper(t)`` after ``t = t.cuda() if nccl else t`` still follows ``t``)."""
+    if not (found.moved_sites or found.moved_params):
+        return found
+    return replace(found, moved_sites=(), moved_params=frozenset())
+
+
 def tied_to(found: Value, *sites: tuple[cst.CSTNode, ...]) -> Value:
     """``found``, also sharing the device of the tensors made at ``sites``."""
     return replace(found, tied=_union(found.tied, *sites))

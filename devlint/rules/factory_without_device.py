@@ -952,6 +952,27 @@ class FactoryWithoutDevice(Rule):
         "            rope.inv_freq = inv.to(device)\n"
         '    if hasattr(model, "lm_head"):\n'
         "        return model\n",
+        # A helper given a tensor its caller moved on one path only returns it as it came:
+        # the caller's choice, its result still follows the caller's `positions`, so the
+        # two meet on one device (the CPU tensors stay on the CPU on the other path).
+        "import torch\n"
+        "\n"
+        "\n"
+        "def supercell(positions, cell):\n"
+        "    return positions + cell.sum(0)\n"
+        "\n"
+        "\n"
+        "def edge_vectors(positions, cell, device):\n"
+        '    if device.type == "cuda":\n'
+        "        positions = positions.to(device)\n"
+        "        cell = cell.to(device)\n"
+        "    return supercell(positions, cell) - positions\n"
+        "\n"
+        "\n"
+        "def graph(atoms, lattice, device):\n"
+        "    positions = torch.from_numpy(atoms)\n"
+        "    cell = torch.from_numpy(lattice)\n"
+        "    return edge_vectors(positions, cell, device)\n",
     )
     INVALID = (
         # `self(steps)` runs the class's own forward, where the steps meet the embedding.

@@ -495,6 +495,10 @@ class Traversal:
         return self._module_name
 
     @property
+    def source(self) -> str:
+        return self._text
+
+    @property
     def scope(self) -> Scope:
         return self._scope
 

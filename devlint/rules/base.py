@@ -90,6 +90,11 @@ class FileContext(Protocol):
         ...
 
     @property
+    def source(self) -> str:
+        """The visited file's text, for a quick look before a walk of the whole tree."""
+        ...
+
+    @property
     def scope(self) -> Scope: ...
 
     @property

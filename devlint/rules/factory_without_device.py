@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Sequence
 
 import libcst as cst
@@ -2766,6 +2767,9 @@ def _factory_holders(rule: Rule, context: FileContext) -> frozenset[str]:
     found = state.get("factory_holders")
     if isinstance(found, frozenset):
         return found
+    if not _NAMED_FACTORY.search(context.source):  # most files: no walk of the whole tree
+        state["factory_holders"] = frozenset()
+        return frozenset()
     holders: set[str] = set()
     copies: list[tuple[str, str]] = []
     for node in descendants(context.ancestors[0]):
@@ -2781,6 +2785,11 @@ def _factory_holders(rule: Rule, context: FileContext) -> frozenset[str]:
     holders.update(name for source, name in copies if source in holders)
     state["factory_holders"] = frozen = frozenset(holders)
     return frozen
+
+
+_NAMED_FACTORY = re.compile(rf"\.(?:{'|'.join(sorted(STORABLE_FACTORIES))})\b(?!\s*\()")
+"""A factory named after a dot and not called there (``torch.hann_window,``): the text of
+every file ``_names_a_factory`` can find one in (it also matches in comments and strings)."""
 
 
 def _held_name(target: cst.BaseExpression) -> str | None:

@@ -242,6 +242,25 @@ def may_be_key(node: ast.Subscript, key: str) -> bool:
     return isinstance(index, ast.Constant) and index.value == key
 
 
+ENVIRON = frozenset({"os.environ"})
+
+
+def may_set_environment(assign: ast.AST, names: Bindings, key: str) -> str | None:
+    """The string ``assign`` may put under ``key`` of what may be ``os.environ``
+    (``os.environ["MASTER_ADDR"] = "localhost"``), or None."""
+    assert isinstance(assign, ast.Assign)
+    if not (isinstance(assign.value, ast.Constant) and isinstance(assign.value.value, str)):
+        return None
+    if any(
+        isinstance(target, ast.Subscript)
+        and may_be_key(target, key)
+        and names.may_be(target.value, ENVIRON)
+        for target in assign.targets
+    ):
+        return assign.value.value
+    return None
+
+
 def stores_its_device_parameter(function: cst.FunctionDef) -> bool:
     """The function runs ``self.device = device`` (its parameter) at its top level."""
     for statement in function.body.body:

@@ -10,7 +10,14 @@ from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import DistributedSignal, SingleNode
 from devlint.index import ProjectIndex
 from devlint.nodes import descendants, dotted_name, first_positional, keyword_argument
-from devlint.rules._devices import BINDING_TYPES, Bindings, device_literal, may_be_key
+from devlint.rules._devices import (
+    BINDING_TYPES,
+    ENVIRON,
+    Bindings,
+    device_literal,
+    may_be_key,
+    may_set_environment,
+)
 from devlint.rules.base import FileContext, Invalid, Rule, RuleSettings
 from devlint.skeleton import Skeleton
 from devlint.symbols import (
@@ -66,7 +73,6 @@ _INTERESTING_CALLS = frozenset(
 ) | {"from_pretrained"}
 """Last names of the callees this rule looks at: a cheap test before resolving imports."""
 _LOCAL_RANK = LOCAL_RANK_VARIABLE
-_ENVIRON = frozenset({"os.environ"})
 _LOCAL_RANK_READ = f"a `{_LOCAL_RANK}` read"
 _SHOWN_CHARS = 40
 
@@ -479,7 +485,7 @@ def _may_name_wrapper(node: ast.AST, names: Bindings) -> bool:
 
 def _may_read_local_rank(node: ast.AST, names: Bindings) -> bool:
     assert isinstance(node, ast.Subscript)
-    return may_be_key(node, _LOCAL_RANK) and names.may_be(node.value, _ENVIRON)
+    return may_be_key(node, _LOCAL_RANK) and names.may_be(node.value, ENVIRON)
 
 
 def _imports_wrapper(node: ast.AST) -> bool:
@@ -588,15 +594,7 @@ def _is_local_rank_string(value: cst.BaseExpression) -> bool:
 def _may_set_loopback_master(assign: ast.AST, names: Bindings) -> bool:
     """What ``_sets_a_loopback_master`` may find: a loopback host assigned to a
     ``MASTER_ADDR`` key of what may be ``os.environ``."""
-    assert isinstance(assign, ast.Assign)
-    if not (isinstance(assign.value, ast.Constant) and assign.value.value in LOOPBACK_HOSTS):
-        return False
-    return any(
-        isinstance(target, ast.Subscript)
-        and may_be_key(target, MASTER_ADDRESS_VARIABLE)
-        and names.may_be(target.value, _ENVIRON)
-        for target in assign.targets
-    )
+    return may_set_environment(assign, names, MASTER_ADDRESS_VARIABLE) in LOOPBACK_HOSTS
 
 
 def _may_start_group_by_rank(call: ast.AST, names: Bindings) -> bool:

@@ -12,7 +12,12 @@ from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import Reference
 from devlint.index import ProjectIndex, is_test_module
 from devlint.nodes import dotted_name, first_positional, iter_children, keyword_argument
-from devlint.rules._devices import BINDING_TYPES, Bindings, may_be_device_literal, may_be_key
+from devlint.rules._devices import (
+    BINDING_TYPES,
+    Bindings,
+    may_be_device_literal,
+    may_set_environment,
+)
 from devlint.rules.base import FileContext, Invalid, Rule, RuleSettings
 from devlint.skeleton import Skeleton
 from devlint.symbols import (
@@ -30,7 +35,6 @@ _LOCAL_RANK = 'int(os.environ["LOCAL_RANK"])'
 _ENVIRONMENT_SETTERS = frozenset({"os.environ.update", "os.putenv"})
 """Calls that set environment variables; ``os.environ.setdefault`` keeps what the
 launcher set, so it is a default the user can override, not a hard-coded choice."""
-_ENVIRON = frozenset({"os.environ"})
 _TORCH_DEVICE = frozenset({"torch.device"})
 _PINNING_CALLS = DDP_CLASSES | BARRIER_FUNCTIONS
 """Calls whose ``DDP_DEVICE_KEYWORDS`` keywords name the GPU each process uses."""
@@ -541,15 +545,7 @@ def _may_be_index(node: ast.AST | None, names: Bindings) -> bool:
 
 
 def _may_set_visible_devices(assign: ast.AST, names: Bindings) -> bool:
-    assert isinstance(assign, ast.Assign)
-    if not (isinstance(assign.value, ast.Constant) and isinstance(assign.value.value, str)):
-        return False
-    return any(
-        isinstance(target, ast.Subscript)
-        and may_be_key(target, CUDA_VISIBLE_DEVICES)
-        and names.may_be(target.value, _ENVIRON)
-        for target in assign.targets
-    )
+    return may_set_environment(assign, names, CUDA_VISIBLE_DEVICES) is not None
 
 
 def _fallback(callee: str, context: FileContext) -> bool:

@@ -1146,7 +1146,7 @@ class _Inference:
         inner.nested = dict(self.nested)
         inner.inlining = self.inlining | {function}
         bound = _bound(function, arguments, method=False)
-        for param in _parameters_of(function.params):
+        for param in _parameters(function):
             name = param.name.value
             inner.env[name] = bound.get(name) or _parameter_value(param, lambda: False)
         inner.run(function.body)

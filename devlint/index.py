@@ -678,12 +678,20 @@ class ProjectIndex:
 
     def distributed_in(self, module: str) -> Distributed:
         """``distributed``, from the signals of ``module`` alone (configuration still wins)."""
+        return self._distributed_among({module}, "in the script or test")
+
+    def distributed_importing(self, module: str) -> Distributed:
+        """``distributed``, from the signals of ``module`` and of the modules that import
+        it (configuration still wins): the processes that may run its code."""
+        return self._distributed_among(self._importing(module), "where its code runs")
+
+    def _distributed_among(self, modules: set[str], where: str) -> Distributed:
         if isinstance(self._distributed_setting, bool):
             return self.distributed
         for signal, file_facts in self._signals:
-            if file_facts.module == module:
+            if file_facts.module in modules:
                 return Distributed(True, f"{signal.description} at {file_facts.path}:{signal.line}")
-        return Distributed(False, "no sign of distributed training in the script or test")
+        return Distributed(False, f"no sign of distributed training {where}")
 
     def cuda_only(self, scope: Scope) -> bool:
         """The scope's module imports a library that runs only on CUDA (``CUDA_ONLY_LIBRARIES``)."""
@@ -948,24 +956,52 @@ class ProjectIndex:
         return seen
 
     @cached_property
-    def _imported_modules(self) -> frozenset[str]:
-        found: set[str] = set()
+    def _imports(self) -> dict[str, frozenset[str]]:
+        """The project modules each module imports (importing ``pkg.sub`` runs
+        ``pkg/__init__.py`` too)."""
         names: dict[str, set[str]] = {}
         for file_facts in self._modules.values():
             mentioned = names.setdefault(file_facts.module, set(file_facts.aliases.values()))
             mentioned.update(call for function in file_facts.functions for call in function.calls)
         for reference, near in self._references:  # `import pkg.env` shows only here
             names.setdefault(near, set()).add(reference.callee)
+        imports: dict[str, frozenset[str]] = {}
         for near, mentioned in names.items():
+            found: set[str] = set()
             for name in mentioned:
                 module = self._module_named(name, near)
                 if module is not None and module != near:
                     found.add(module)
-        for module in list(found):  # importing pkg.sub runs pkg/__init__.py too
-            while "." in module:
-                module = module.rpartition(".")[0]
-                found.add(module)
-        return frozenset(found)
+                    while "." in module:
+                        module = module.rpartition(".")[0]
+                        found.add(module)
+            imports[near] = frozenset(found)
+        return imports
+
+    @cached_property
+    def _imported_modules(self) -> frozenset[str]:
+        return frozenset(module for found in self._imports.values() for module in found)
+
+    @cached_property
+    def _importers(self) -> dict[str, set[str]]:
+        """The modules that import each module directly."""
+        importers: dict[str, set[str]] = {}
+        for near, found in self._imports.items():
+            for imported in found:
+                importers.setdefault(imported, set()).add(near)
+        return importers
+
+    def _importing(self, module: str) -> set[str]:
+        """``module`` and the modules that import it, directly or through others."""
+        importers = self._importers
+        seen = {module}
+        todo = [module]
+        while todo:
+            for near in importers.get(todo.pop(), ()):
+                if near not in seen:
+                    seen.add(near)
+                    todo.append(near)
+        return seen
 
     def _module_named(self, name: str, near: str) -> str | None:
         """The project module that ``name`` (a module or something in one) lives in."""

@@ -4,7 +4,7 @@ and the rules all ask."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
@@ -195,3 +195,30 @@ def push_children(
                     kind = _kind_of(type(item))
                 if kind == _NODE:
                     stack.append(item)
+
+
+def in_main_guard(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Inside the body of ``if __name__ == "__main__":`` (not its ``else``): code that
+    runs only when the file is run as a script."""
+    for position, node in enumerate(ancestors[:-1]):
+        if not isinstance(node, cst.If) or ancestors[position + 1] is not node.body:
+            continue
+        if _is_main_test(node.test):
+            return True
+    return False
+
+
+def _is_main_test(test: cst.BaseExpression) -> bool:
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    comparison = test.comparisons[0]
+    if not isinstance(comparison.operator, cst.Equal):
+        return False
+    sides = [test.left, comparison.comparator]
+    names = [side for side in sides if isinstance(side, cst.Name) and side.value == "__name__"]
+    strings = [
+        side
+        for side in sides
+        if isinstance(side, cst.SimpleString) and side.evaluated_value == "__main__"
+    ]
+    return len(names) == 1 and len(strings) == 1

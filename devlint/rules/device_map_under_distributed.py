@@ -9,7 +9,13 @@ import libcst as cst
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import DistributedSignal, SingleNode
 from devlint.index import ProjectIndex
-from devlint.nodes import descendants, dotted_name, first_positional, keyword_argument
+from devlint.nodes import (
+    descendants,
+    dotted_name,
+    first_positional,
+    in_main_guard,
+    keyword_argument,
+)
 from devlint.rules._devices import (
     BINDING_TYPES,
     ENVIRON,
@@ -98,16 +104,21 @@ class DeviceMapUnderDistributed(Rule):
     device_map=...)`) with a placement that is the same in every process:
     `"auto"`, `"balanced"`, `"balanced_low_0"`, `"sequential"`, a GPU index `0`,
     `"cuda"`/`"cuda:N"`, or a dict literal such as `{"": 0}` - in a project that
-    trains on several processes. Evidence, from any file of the project: a
-    Lightning `Trainer` (or `Fabric`) with `strategy="ddp"`/`"fsdp"`/`"deepspeed..."`
-    (or a `DDPStrategy(...)`, `FSDPStrategy(...)`, `DeepSpeedStrategy(...)`),
-    `devices=` more than one GPU, or `num_nodes` > 1; `accelerate.Accelerator()` or
-    `PartialState()`; `DistributedDataParallel` or `FullyShardedDataParallel`;
+    trains on several processes. Evidence: a Lightning `Trainer` (or `Fabric`) with
+    `strategy="ddp"`/`"fsdp"`/`"deepspeed..."` (or a `DDPStrategy(...)`,
+    `FSDPStrategy(...)`, `DeepSpeedStrategy(...)`), `devices=` more than one GPU, or
+    `num_nodes` > 1; `accelerate.Accelerator()` or `PartialState()`;
+    `DistributedDataParallel` or `FullyShardedDataParallel`;
     `torch.distributed.init_process_group()`; reading `LOCAL_RANK` from the
-    environment. Test code, and the top-level code of a script that no module of
-    the project imports, start their own processes: there only the file's own
-    evidence counts. `distributed = true|false` in the configuration overrides the
-    evidence.
+    environment. Where it counts: for a model class (and what it calls), anywhere in
+    the project, since trainers build their models from configurations no import
+    shows; for other code, in its own file or in a module that imports it, directly
+    or through others (the processes that may run it: an evaluation script or a web
+    demo of their own are not under the training script's launcher). Test code, code
+    under `if __name__ == "__main__":`, and the top-level code of a script that no
+    module of the project imports, start their own processes: there only the file's
+    own evidence counts. `distributed = true|false` in the configuration overrides
+    the evidence.
 
     ## Why is this bad?
     `device_map` hands placement to accelerate, which attaches hooks to the model:
@@ -397,6 +408,8 @@ class DeviceMapUnderDistributed(Rule):
                 data = {"value": shown, "module": context.module_name}
                 if context.scope.function_name is None and context.scope.class_name is None:
                     data["top_level"] = "1"
+                if in_main_guard(context.ancestors):
+                    data["main_guard"] = "1"
                 context.report(self.code, argument.value, data=data)
 
     def _wrapper_reference(self, node: cst.Attribute, context: FileContext) -> None:
@@ -436,9 +449,13 @@ class DeviceMapUnderDistributed(Rule):
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
         data = candidate.data
-        distributed = index.distributed
-        if index.runs_alone(data["module"], "top_level" in data):
-            distributed = index.distributed_in(data["module"])
+        module = data["module"]
+        if "main_guard" in data or index.runs_alone(module, "top_level" in data):
+            distributed = index.distributed_in(module)
+        elif scope.model_code:
+            distributed = index.distributed  # the trainer may build the model from a config
+        else:
+            distributed = index.distributed_importing(module)
         if not distributed.value:
             return None
         return Resolution(

@@ -11,7 +11,13 @@ import libcst as cst
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import Reference
 from devlint.index import ProjectIndex, is_test_module
-from devlint.nodes import dotted_name, first_positional, iter_children, keyword_argument
+from devlint.nodes import (
+    dotted_name,
+    first_positional,
+    in_main_guard,
+    iter_children,
+    keyword_argument,
+)
 from devlint.rules._devices import (
     BINDING_TYPES,
     Bindings,
@@ -388,7 +394,7 @@ class HardcodedDeviceIndex(Rule):
 
     def _record_module_level(self, call: cst.Call, context: FileContext) -> None:
         """Module-level calls (and functions handed over there) for the index's call graph."""
-        guarded = _in_main_guard(context)
+        guarded = in_main_guard(context.ancestors)
         names = [call.func, *(arg.value for arg in call.args)]
         seen = context.state(self).setdefault("references", set())
         assert isinstance(seen, set)
@@ -412,7 +418,8 @@ class HardcodedDeviceIndex(Rule):
             name = dotted_name(alias.name)
             if name is not None and "." in name and alias.asname is None:
                 caller = context.scope.function_name or ""
-                context.add_fact(Reference(name, caller, main_guard=_in_main_guard(context)))
+                guarded = in_main_guard(context.ancestors)
+                context.add_fact(Reference(name, caller, main_guard=guarded))
 
     def _report_rank(self, context: FileContext, node: cst.CSTNode, rank: str | None) -> bool:
         """Report ``node``, a device index computed from ``rank`` (the global rank)."""
@@ -424,7 +431,7 @@ class HardcodedDeviceIndex(Rule):
     def _report(self, context: FileContext, node: cst.CSTNode, what: str, rank: str = "") -> None:
         if context.scope.function_name is not None:
             where = "function"
-        elif _in_main_guard(context):
+        elif in_main_guard(context.ancestors):
             where = "guard"
         else:
             where = "module"
@@ -626,33 +633,6 @@ def _visible_devices_argument(call: cst.Call) -> cst.BaseExpression | None:
             if isinstance(element, cst.DictElement) and _is_visible_devices(element.key):
                 return element.value
     return None
-
-
-def _in_main_guard(context: FileContext) -> bool:
-    """Inside the body of ``if __name__ == "__main__":`` (not its ``else``)."""
-    ancestors = context.ancestors
-    for position, node in enumerate(ancestors[:-1]):
-        if not isinstance(node, cst.If) or ancestors[position + 1] is not node.body:
-            continue
-        if _is_main_test(node.test):
-            return True
-    return False
-
-
-def _is_main_test(test: cst.BaseExpression) -> bool:
-    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
-        return False
-    comparison = test.comparisons[0]
-    if not isinstance(comparison.operator, cst.Equal):
-        return False
-    sides = [test.left, comparison.comparator]
-    names = [side for side in sides if isinstance(side, cst.Name) and side.value == "__name__"]
-    strings = [
-        side
-        for side in sides
-        if isinstance(side, cst.SimpleString) and side.evaluated_value == "__main__"
-    ]
-    return len(names) == 1 and len(strings) == 1
 
 
 # A device index computed from the global rank -------------------------------------------

@@ -1,0 +1,87 @@
+"""Which evidence of distributed training counts for a ``device_map`` (DEV005): the
+file's own, that of the modules importing it (the processes that may run its code), and,
+for a model class, the project's (a trainer may build the model from a configuration)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import lint_project
+
+_LOADER = (
+    "from transformers import AutoModel\n\n\n"
+    "def load(name):\n"
+    '    return AutoModel.from_pretrained(name, device_map="auto")\n'
+)
+_BACKBONE = (
+    "import torch\nfrom transformers import AutoModel\n\n\n"
+    "class Backbone(torch.nn.Module):\n"
+    "    def __init__(self, name):\n"
+    "        super().__init__()\n"
+    '        self.encoder = AutoModel.from_pretrained(name, device_map="auto")\n'
+)
+_DEMO = (
+    "from transformers import AutoModel\n\n\n"
+    "def helper():\n"
+    "    return 1\n\n\n"
+    'if __name__ == "__main__":\n'
+    '    model = AutoModel.from_pretrained("m", device_map="auto")\n'
+)
+_TRAIN = (
+    "from accelerate import Accelerator\n\n{imports}\n\n"
+    "def main():\n"
+    "    accelerator = Accelerator()\n"
+)
+
+
+def findings(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, int]]:
+    project = lint_project(tmp_path, {"pkg/__init__.py": "", **files}, select=("DEV005",))
+    return [
+        (Path(result.display).name, finding.start.row, finding.start.column)
+        for result in project.files
+        for finding in result.findings
+    ]
+
+
+@pytest.mark.parametrize(
+    ("imports", "expected"),
+    [
+        ("from pkg.loader import load", [("loader.py", 5, 55)]),
+        ("import pkg.cli", [("loader.py", 5, 55)]),  # through a module that imports it
+        ("import json", []),  # an evaluation script of its own: one process
+    ],
+)
+def test_a_function_counts_the_evidence_of_the_modules_importing_it(
+    imports: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    files = {
+        "pkg/loader.py": _LOADER,
+        "pkg/cli.py": "from pkg.loader import load\n",
+        "pkg/train.py": _TRAIN.format(imports=imports),
+    }
+    assert findings(tmp_path, files) == expected
+
+
+def test_a_model_class_counts_the_evidence_of_the_whole_project(tmp_path: Path) -> None:
+    """A trainer builds its model from a configuration: no import shows it."""
+    files = {"pkg/backbone.py": _BACKBONE, "pkg/train.py": _TRAIN.format(imports="")}
+    assert findings(tmp_path, files) == [("backbone.py", 8, 67)]
+
+
+@pytest.mark.parametrize(
+    ("evidence", "expected"),
+    [("", []), ("import torch.distributed as dist\n", [("demo.py", 10, 55)])],
+)
+def test_a_main_block_counts_only_its_files_evidence(
+    evidence: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """Importing the module never runs its ``__main__`` block, whoever imports it."""
+    demo = _DEMO
+    if evidence:
+        demo = evidence + demo + "    dist.init_process_group('nccl')\n"
+    files = {
+        "pkg/demo.py": demo,
+        "pkg/train.py": _TRAIN.format(imports="from pkg.demo import helper"),
+    }
+    assert findings(tmp_path, files) == expected

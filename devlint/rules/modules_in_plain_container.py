@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -166,6 +166,29 @@ class ModulesInPlainContainer(Rule):
         "        self.blocks = [nn.Linear(4, 4) for _ in range(n)]\n"
         "        for i, block in enumerate(self.blocks):\n"
         '            self.add_module(f"block{i}", block)\n',
+        # The elements are registered through other containers: gathered for
+        # `nn.Sequential`, or each wrapped by a module class.
+        "import torch.nn as nn\n\n"
+        "class Gated(nn.Module):\n"
+        "    def __init__(self, inner):\n"
+        "        super().__init__()\n"
+        "        self.inner = inner\n\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self, sizes, acts):\n"
+        "        super().__init__()\n"
+        "        self.linears = []\n"
+        "        for a, b in zip(sizes, sizes[1:]):\n"
+        "            self.linears.append(nn.Linear(a, b))\n"
+        "        stages = []\n"
+        "        for linear, act in zip(self.linears[:-1], acts):\n"
+        "            stages.append(linear)\n"
+        "            stages.append(act)\n"
+        "        stages.append(self.linears[-1])\n"
+        "        self.net = nn.Sequential(*stages)\n"
+        "        self.convs = [nn.Conv1d(4, 4, 3) for _ in sizes]\n"
+        "        self.gated = nn.ModuleList()\n"
+        "        for i, conv in enumerate(self.convs):\n"
+        "            self.gated.append(Gated(inner=conv))\n",
         # Not a model class; and an empty list that receives other things.
         "import torch.nn as nn\n\n"
         "class Builder:\n"
@@ -363,6 +386,30 @@ class ModulesInPlainContainer(Rule):
             unsafe=True,
         ),
         Invalid(
+            # Elements read in `__init__` to be initialised, not registered anywhere.
+            "import torch.nn as nn\n\n"
+            "class M(nn.Module):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        self.layers = [nn.Linear(4, 4) for _ in range(n)]\n"
+            "        for layer in self.layers:\n"
+            "            nn.init.zeros_(layer.bias)\n"
+            "        self.last = self.layers[-1]\n"
+            "        print(self.layers[0])\n",
+            line=6,
+            column=23,
+            fixed="import torch.nn as nn\n\n"
+            "class M(nn.Module):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(n)])\n"
+            "        for layer in self.layers:\n"
+            "            nn.init.zeros_(layer.bias)\n"
+            "        self.last = self.layers[-1]\n"
+            "        print(self.layers[0])\n",
+            unsafe=True,
+        ),
+        Invalid(
             # Pretrained models loaded in a comprehension.
             "import torch.nn as nn\nfrom transformers import AutoModel\n\n"
             "class Ensemble(nn.Module):\n"
@@ -438,6 +485,10 @@ class ModulesInPlainContainer(Rule):
             attribute = attribute_of_self(node.value)
             if attribute is not None and _wraps(node, context):
                 context.note(_HANDED, attribute)
+            elif attribute is None:
+                attribute = _element_of(node.value, context.ancestors)
+                if attribute is not None and _hands_on(node, context):
+                    context.note(_HANDED, attribute)
         elif isinstance(node, cst.Assign):
             # `self.a = self.b = [...]`: one container, one finding.
             targets = [target.target for target in node.targets]
@@ -780,6 +831,59 @@ def _wrapper(kind: str, modules: list[_Element], context: FileContext) -> str | 
     if context.qualified_name(cst.Name(name)) == f"torch.nn.{name}":
         return name
     return None
+
+
+def _element_of(value: cst.BaseExpression, ancestors: Sequence[cst.CSTNode]) -> str | None:
+    """``x`` when ``value`` is one of ``self.x``'s elements: ``self.x[-1]``, or the variable
+    of a loop over it (``for layer in self.x``, ``zip(self.x[:-1], ...)``, ``enumerate``)."""
+    if isinstance(value, cst.Subscript):
+        return attribute_of_self(value.value)
+    if not isinstance(value, cst.Name):
+        return None
+    for position, node in enumerate(ancestors[:-1]):
+        if isinstance(node, cst.For) and ancestors[position + 1] is node.body:
+            found = _looped_attribute(node.target, node.iter, value.value)
+            if found is not None:
+                return found
+    return None
+
+
+def _looped_attribute(
+    target: cst.BaseExpression, iterable: cst.BaseExpression, name: str
+) -> str | None:
+    """The attribute whose elements ``for <target> in <iterable>`` binds to ``name``."""
+    if isinstance(target, cst.Name):
+        return _iterated(iterable) if target.value == name else None
+    if not isinstance(target, cst.Tuple) or not isinstance(iterable, cst.Call):
+        return None
+    callee = dotted_name(iterable.func)
+    names = [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements]
+    if name not in names or any(arg.keyword or arg.star for arg in iterable.args):
+        return None
+    where = names.index(name)
+    if callee == "zip" and where < len(iterable.args):
+        return _iterated(iterable.args[where].value)
+    if callee == "enumerate" and where == 1 and iterable.args:
+        return _iterated(iterable.args[0].value)
+    return None
+
+
+def _iterated(iterable: cst.BaseExpression) -> str | None:
+    """``x`` for ``self.x`` or a slice of it."""
+    if isinstance(iterable, cst.Subscript):
+        iterable = iterable.value
+    return attribute_of_self(iterable)
+
+
+def _hands_on(arg: cst.Arg, context: FileContext) -> bool:
+    """An element given to a class (``Block(layer=layer)``) or collected in another list
+    (``parts.append(layer)``, later ``nn.Sequential(*parts)``): registered through it."""
+    call = context.ancestors[-1] if context.ancestors else None
+    if not isinstance(call, cst.Call):
+        return False
+    callee = dotted_name(call.func) or ""
+    last = callee.rpartition(".")[2]
+    return last[:1].isupper() or last in ("append", "insert", "extend")
 
 
 def _wraps(arg: cst.Arg, context: FileContext) -> bool:

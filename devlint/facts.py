@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
+from devlint.symbols import PLAIN_VALUE_BUILTINS, STATELESS_NN_MODULES
+
 T = TypeVar("T")
 
 
@@ -70,6 +72,12 @@ class ClassFacts:
     skips_base_init: bool = False
     """The class's own ``__init__`` calls no ``__init__`` (no ``super().__init__()``, no
     ``Base.__init__(self)``): what its bases store there is never set on its objects."""
+    stores_no_state: bool = False
+    """Its methods store on ``self`` only parameter-free ``torch.nn`` modules
+    (``STATELESS_NN_MODULES``) and values made without calls (``kept``)."""
+    kept: frozenset[str] = frozenset()
+    """The attributes its methods assign a value made without calls (``self.k = k``):
+    a module handed in, if a method calls it (``self.k(x)``), else no state."""
 
 
 @dataclass(frozen=True)
@@ -284,13 +292,34 @@ def class_facts(
     stores: Iterable[str],
     aliases: Mapping[str, str],
     init_calls_init: bool,
+    stored: Iterable[tuple[str, tuple[str, ...]]] = (),
 ) -> ClassFacts:
     """A class as a walk saw it, its bases resolved through the file's ``aliases``
-    (the libcst traversal and the ``ast`` skeleton both build facts with these)."""
+    (the libcst traversal and the ``ast`` skeleton both build facts with these).
+    ``stored``: each value its methods assign to ``self.<attribute>`` (or an item of
+    it), as the attribute and the callees of the calls in the value (``""``: a callee
+    without a dotted name)."""
     resolved = tuple(resolve_alias(base, aliases) or base for base in bases)
     methods = tuple(methods)
     skips = "__init__" in methods and not init_calls_init
-    return ClassFacts(name, resolved, methods, defines_device, frozenset(stores), skips)
+    kept = {attribute for attribute, callees in stored if not callees}
+    no_state = all(
+        _makes_no_state(resolve_alias(callee, aliases) or callee)
+        for _, callees in stored
+        for callee in callees
+    )
+    return ClassFacts(
+        name, resolved, methods, defines_device, frozenset(stores), skips, no_state, frozenset(kept)
+    )
+
+
+def _makes_no_state(callee: str) -> bool:
+    """A call that makes a ``torch.nn`` module without parameters or buffers, or a number
+    or string (``int(k)``)."""
+    if callee in PLAIN_VALUE_BUILTINS:
+        return True
+    module, _, short = callee.rpartition(".")
+    return module == "torch.nn" and short in STATELESS_NN_MODULES
 
 
 def function_facts(

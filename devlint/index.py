@@ -42,6 +42,7 @@ from devlint.symbols import (
     MODULE_MOVING_METHODS,
     PRETRAINED_MODEL_BASES,
     SETUP_METHODS,
+    STATE_FREE_BASES,
     TEST_PACKAGES,
     TORCH_MODULE_BASES,
     TORCH_NN_NON_MODULES,
@@ -106,6 +107,8 @@ _STORES_MODEL = ClassKind(device_context=True)
 _OTHER = ClassKind()
 _DATASET = ClassKind(dataset=True)
 _DATAMODULE = ClassKind(datamodule=True)
+_REGISTERING = frozenset({"register_buffer", "register_parameter", "register_module", "add_module"})
+"""Methods of ``nn.Module`` that give it state by name."""
 _MAIN_GUARD = ":__main__"
 """Suffix of a module's name that stands for its ``if __name__ == "__main__":`` code."""
 
@@ -492,6 +495,32 @@ class ProjectIndex:
             return True
         module, _, short = name.rpartition(".")
         return module.split(".", 1)[0] == "transformers" and short.startswith("AutoModel")
+
+    def holds_no_state(self, name: str, near: str) -> bool:
+        """Whether objects of ``name`` (as written in ``near``), a module class of the
+        project, have no parameters, buffers or train/eval behaviour: it and its project
+        bases store only what ``ClassFacts.stores_no_state`` allows, call none of what they
+        keep (a module handed in) and register nothing; its other bases add no state
+        (``STATE_FREE_BASES``). Leaving such modules unregistered loses nothing."""
+        return self._holds_no_state(self.canonical(self.resolve(name, near)), set())
+
+    def _holds_no_state(self, name: str, seen: set[str]) -> bool:
+        found = self._classes.get(name)
+        if found is None or name in seen or not found.stores_no_state:
+            return False
+        seen.add(name)
+        called = {
+            callee
+            for method in found.methods
+            for callee in getattr(self._functions.get(f"{name}.{method}"), "self_calls", ())
+        }
+        if called & (found.kept | _REGISTERING):
+            return False
+        return all(
+            base in STATE_FREE_BASES
+            or self._holds_no_state(self.resolve(base, self._module_of[name]), seen)
+            for base in found.bases
+        )
 
     def own_moves(self, class_name: str) -> frozenset[str]:
         """The class's definitions of the module's moves (``cuda``, ``to``, ``cpu``,

@@ -88,6 +88,8 @@ class _Class:
     stores: set[str] = field(default_factory=set)
     init_calls_init: bool = False
     """Its ``__init__`` calls an ``__init__`` (``ClassFacts.skips_base_init``)."""
+    stored: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    """What its methods assign to ``self`` (``class_facts``'s ``stored``)."""
 
 
 @dataclass
@@ -228,6 +230,7 @@ class _Walk:
                     c.stores,
                     aliases,
                     c.init_calls_init,
+                    c.stored,
                 )
                 for c in self._classes
             ),
@@ -409,6 +412,14 @@ class _Walk:
                 evidence = stored_evidence(name[5:]) if name and name.startswith("self.") else None
                 if evidence is not None:
                     owner.stores.add(evidence)
+                attribute = dotted(target.value if isinstance(target, ast.Subscript) else target)
+                if attribute and attribute.startswith("self.") and node.value is not None:
+                    callees = tuple(
+                        dotted(part.func) or ""
+                        for part in ast.walk(node.value)
+                        if isinstance(part, ast.Call)
+                    )
+                    owner.stored.append((attribute[5:], callees))
                 kept = name is not None and name.startswith("self.") and names_the_device(name[5:])
                 if kept and node.value is not None:
                     calls = (part for part in ast.walk(node.value) if isinstance(part, ast.Call))
@@ -445,6 +456,10 @@ class _Walk:
             name = dotted(node.func)
             if name is None:
                 return
+            if owner is not None and name == "setattr" and node.args:
+                target = dotted(node.args[0])
+                if target is not None and target.startswith("self"):
+                    owner.stored.append((target, (name,)))  # an attribute named at run time
             if name.startswith("self.") and name.count(".") == 1:
                 self._function.self_calls.add(name[5:])
             else:

@@ -42,6 +42,14 @@ LIBRARY_MODULE_BASES = frozenset(
 OpenMMLab's ``BaseModule`` (mmengine, and mmcv 1.x's ``mmcv.runner``), its containers and
 mmengine's ``BaseModel``. A head of mmdetection or mmpretrain derives from one of them,
 outside the project."""
+STATE_FREE_BASES = (
+    TORCH_MODULE_BASES
+    | frozenset(name for name in LIBRARY_MODULE_BASES if name.endswith(".BaseModule"))
+    | {"abc.ABC", "typing.Generic", "object"}
+)
+"""Bases that give their subclasses no parameters, buffers or train/eval behaviour:
+``nn.Module`` itself, OpenMMLab's ``BaseModule`` (it keeps only its ``init_cfg``) and
+Python's own."""
 
 AUTOGRAD_FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 """Custom autograd operations: their ``forward`` and ``backward`` get tensors, whose device
@@ -420,6 +428,10 @@ STATELESS_NN_MODULES = frozenset(
 )
 """``torch.nn`` modules without parameters or buffers that behave alike in train and eval
 mode: leaving them out of ``parameters()``, ``.to()`` and ``.eval()`` changes nothing."""
+PLAIN_VALUE_BUILTINS = frozenset(
+    {"int", "float", "bool", "str", "len", "min", "max", "abs", "round", "tuple"}
+)
+"""Builtins that make numbers, strings or tuples of them: nothing a module registers."""
 
 WEIGHTED_LOSS_KEYWORDS = frozenset({"weight", "pos_weight"})
 """A ``torch.nn`` loss given one of these holds a buffer; without, it is stateless."""

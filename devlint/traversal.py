@@ -385,6 +385,8 @@ class _Class:
     stores: set[str] = field(default_factory=set)
     init_calls_init: bool = False
     """Its ``__init__`` calls an ``__init__`` (``ClassFacts.skips_base_init``)."""
+    stored: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    """What its methods assign to ``self`` (``class_facts``'s ``stored``)."""
 
 
 @dataclass
@@ -821,6 +823,16 @@ class Traversal:
                 evidence = stored_evidence(name[5:]) if name and name.startswith("self.") else None
                 if evidence is not None:
                     owner.stores.add(evidence)
+                attribute = dotted_name(
+                    target.value if isinstance(target, cst.Subscript) else target
+                )
+                if attribute and attribute.startswith("self.") and node.value is not None:
+                    callees = tuple(
+                        dotted_name(part.func) or ""
+                        for part in descendants(node.value)
+                        if isinstance(part, cst.Call)
+                    )
+                    owner.stored.append((attribute[5:], callees))
                 kept = name is not None and name.startswith("self.") and names_the_device(name[5:])
                 if kept and node.value is not None:
                     calls = (part for part in descendants(node.value) if isinstance(part, cst.Call))
@@ -852,6 +864,10 @@ class Traversal:
         dotted = dotted_name(node.func)
         if dotted is None:
             return
+        if owner is not None and dotted == "setattr" and node.args:
+            target = dotted_name(node.args[0].value)
+            if target is not None and target.startswith("self"):
+                owner.stored.append((target, (dotted,)))  # an attribute named at run time
         if dotted.startswith("self.") and dotted.count(".") == 1:
             self._function.self_calls.add(dotted[5:])
         else:
@@ -895,6 +911,7 @@ class Traversal:
                     c.stores,
                     aliases,
                     c.init_calls_init,
+                    c.stored,
                 )
                 for c in self._classes
             ),

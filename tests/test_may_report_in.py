@@ -114,7 +114,8 @@ def test_modules_in_a_plain_container_only_in_model_classes(tmp_path: Path) -> N
         tmp_path,
         {
             "base.py": "import torch.nn as nn\n\n\nclass Base(nn.Module):\n    pass\n\n\n"
-            "class Block(nn.Module):\n    pass\n",
+            "class Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.proj = nn.Linear(2, 2)\n",
             "net.py": "from base import Base, Block\nfrom helpers import widen\n\n\n"
             "class Net(Base):\n    def __init__(self):\n        super().__init__()\n"
             "        self.blocks = [Block(), Block()]\n\n"

@@ -326,7 +326,8 @@ def test_fixing_a_file_the_index_asked_for_keeps_its_other_findings(tmp_path: Pa
         {
             "base.py": "import pytorch_lightning as pl\nimport torch.nn as nn\n\n\n"
             "class Base(pl.LightningModule):\n    pass\n\n\n"
-            "class Block(nn.Module):\n    pass\n",
+            "class Block(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.proj = nn.Linear(2, 2)\n",
             "model.py": "from base import Base, Block\n\n\nclass Net(Base):\n"
             "    def __init__(self):\n        super().__init__()\n"
             "        self.blocks = [Block(), Block()]\n\n"

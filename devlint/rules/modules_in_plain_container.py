@@ -118,7 +118,14 @@ class ModulesInPlainContainer(Rule):
     modules the class moves itself (`self.feats[k].to(x.device)`), or whose modules
     are all of a class that moves its own submodules outside `__init__`
     (`self.resampler.to(x.device)` in `forward`: parameter-free transforms that
-    follow their inputs); and classes that are not models.
+    follow their inputs); containers whose elements the same method hands on to
+    another container or module (`parts.append(layer)` for `nn.Sequential(*parts)`,
+    `Wrapper(layer=layer)` in a loop over them, `self.layers[-1]`): they are
+    registered there, and a `ModuleList` would register them twice, under new
+    `state_dict()` keys; containers only of project modules without parameters,
+    buffers or train/eval behaviour (their classes and project bases store only
+    parameter-free `torch.nn` modules and plain values, and register nothing); and
+    classes that are not models.
     """
 
     code = "DEV008"
@@ -189,6 +196,22 @@ class ModulesInPlainContainer(Rule):
         "        self.gated = nn.ModuleList()\n"
         "        for i, conv in enumerate(self.convs):\n"
         "            self.gated.append(Gated(inner=conv))\n",
+        # Modules of the project without parameters, buffers or train/eval behaviour.
+        "from abc import ABC\n\nimport torch.nn as nn\n\n"
+        "class Smooth(nn.Module):\n"
+        "    def __init__(self, width):\n"
+        "        super().__init__()\n"
+        "        self.half = (width - 1) // 2\n"
+        "        self.pool = nn.AvgPool1d(int(width), stride=1)\n\n"
+        "    def forward(self, x):\n"
+        "        return self.pool(nn.functional.pad(x, (self.half, self.half)))\n\n"
+        "class Trend(Smooth, ABC):\n"
+        "    pass\n\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self, widths):\n"
+        "        super().__init__()\n"
+        "        self.smoothers = [Smooth(w) for w in widths]\n"
+        "        self.trends = [Trend(w) for w in widths]\n",
         # Not a model class; and an empty list that receives other things.
         "import torch.nn as nn\n\n"
         "class Builder:\n"
@@ -283,16 +306,20 @@ class ModulesInPlainContainer(Rule):
             # A model class of the project, in a tuple without parentheses.
             "from torch import nn\n\n"
             "class Block(nn.Module):\n"
-            "    pass\n\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.norm = nn.LayerNorm(4)\n\n"
             "class M(nn.Module):\n"
             "    def __init__(self):\n"
             "        super().__init__()\n"
             "        self.stages = Block(), Block()\n",
-            line=9,
+            line=11,
             column=23,
             fixed="from torch import nn\n\n"
             "class Block(nn.Module):\n"
-            "    pass\n\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.norm = nn.LayerNorm(4)\n\n"
             "class M(nn.Module):\n"
             "    def __init__(self):\n"
             "        super().__init__()\n"
@@ -407,6 +434,108 @@ class ModulesInPlainContainer(Rule):
             "            nn.init.zeros_(layer.bias)\n"
             "        self.last = self.layers[-1]\n"
             "        print(self.layers[0])\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A module of the project handed one in, and calling it.
+            "import torch\n"
+            "import torch.nn as nn\n"
+            "\n"
+            "class Wrap(nn.Module):\n"
+            "    def __init__(self, inner):\n"
+            "        super().__init__()\n"
+            "        self.inner = inner\n"
+            "\n"
+            "    def forward(self, x):\n"
+            "        return self.inner(x)\n"
+            "\n"
+            "class M(nn.Module):\n"
+            "    def __init__(self, inner):\n"
+            "        super().__init__()\n"
+            "        self.wraps = [Wrap(inner)]\n",
+            line=15,
+            column=22,
+            fixed="import torch\n"
+            "import torch.nn as nn\n"
+            "\n"
+            "class Wrap(nn.Module):\n"
+            "    def __init__(self, inner):\n"
+            "        super().__init__()\n"
+            "        self.inner = inner\n"
+            "\n"
+            "    def forward(self, x):\n"
+            "        return self.inner(x)\n"
+            "\n"
+            "class M(nn.Module):\n"
+            "    def __init__(self, inner):\n"
+            "        super().__init__()\n"
+            "        self.wraps = nn.ModuleList([Wrap(inner)])\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A module of the project that registers a buffer.
+            "import torch\n"
+            "import torch.nn as nn\n"
+            "\n"
+            "class Scale(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.register_buffer('scale', torch.ones(1))\n"
+            "\n"
+            "class M(nn.Module):\n"
+            "    def __init__(self, inner):\n"
+            "        super().__init__()\n"
+            "        self.scales = [Scale(), Scale()]\n",
+            line=12,
+            column=23,
+            fixed="import torch\n"
+            "import torch.nn as nn\n"
+            "\n"
+            "class Scale(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.register_buffer('scale', torch.ones(1))\n"
+            "\n"
+            "class M(nn.Module):\n"
+            "    def __init__(self, inner):\n"
+            "        super().__init__()\n"
+            "        self.scales = nn.ModuleList([Scale(), Scale()])\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A module of the project whose base has a dropout (train/eval behaviour).
+            "import torch\n"
+            "import torch.nn as nn\n"
+            "\n"
+            "class Drop(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.drop = nn.Dropout(0.1)\n"
+            "\n"
+            "class Drop2(Drop):\n"
+            "    pass\n"
+            "\n"
+            "class M(nn.Module):\n"
+            "    def __init__(self, inner):\n"
+            "        super().__init__()\n"
+            "        self.drops = [Drop2()]\n",
+            line=15,
+            column=22,
+            fixed="import torch\n"
+            "import torch.nn as nn\n"
+            "\n"
+            "class Drop(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.drop = nn.Dropout(0.1)\n"
+            "\n"
+            "class Drop2(Drop):\n"
+            "    pass\n"
+            "\n"
+            "class M(nn.Module):\n"
+            "    def __init__(self, inner):\n"
+            "        super().__init__()\n"
+            "        self.drops = nn.ModuleList([Drop2()])\n",
             unsafe=True,
         ),
         Invalid(
@@ -674,8 +803,8 @@ class ModulesInPlainContainer(Rule):
         near = data["module"]
         projects = data["projects"].split()
         confirmed = [name for name in projects if index.is_module_class(name, near)]
-        if not data["torch"] and not confirmed:
-            return None
+        if not data["torch"] and all(index.holds_no_state(name, near) for name in confirmed):
+            return None  # no module, or only parameter-free ones of the project
         wrapper = "nn.ModuleDict" if data["kind"] == "dict" else "nn.ModuleList"
         what = "dict" if data["kind"] == "dict" else "list"
         message = (

@@ -148,6 +148,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "VIEW_METHODS": lambda v: missing_attributes(TENSOR, v),
     "NON_TENSOR_RESULTS": lambda v: missing_attributes(TENSOR, v),
     "DEVICE_PREDICATES": lambda v: missing_attributes(TENSOR, v),
+    "PLAIN_VALUE_BUILTINS": lambda v: missing_attributes(builtins, v),
     "STATELESS_NN_MODULES": lambda v: [
         n for n in sorted(v) if not issubclass(getattr(torch.nn, n, object), MODULE)
     ],
@@ -244,6 +245,7 @@ NOT_LIBRARY_NAMES = {
     "COLLATE_NAME_PART": "a part of the names users give collate functions",
     "CARRYING_LIBRARIES": "einops and torchvision.ops, not dependencies here",
     "LIBRARY_MODULE_BASES": "mmengine's and mmcv's classes, not dependencies here",
+    "STATE_FREE_BASES": "torch's, Python's and mmengine's (not a dependency here) bases",
     "COLLECTION_UPDATERS": "methods of Python's containers",
     "INPUT_PLACING_MODELS": "pyannote.audio, not a dependency here",
 }

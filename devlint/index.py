@@ -41,6 +41,7 @@ from devlint.symbols import (
     METRIC_BASES,
     MODULE_MOVING_METHODS,
     PRETRAINED_MODEL_BASES,
+    SET_DEVICE_FUNCTIONS,
     SETUP_METHODS,
     TEST_PACKAGES,
     TORCH_MODULE_BASES,
@@ -691,6 +692,18 @@ class ProjectIndex:
         facts = self._modules.get(module) if module is not None else None
         return facts is not None and any(
             target.partition(".")[0] in CUDA_ONLY_LIBRARIES for target in facts.aliases.values()
+        )
+
+    @cached_property
+    def current_device_types(self) -> frozenset[str]:
+        """The device types whose current device a function of the project sets
+        (``torch.cuda.set_device(local_rank)``: ``cuda``; ``torch.npu.set_device``: ``npu``).
+        Its set-up pins each process to its GPU; with other types, its code runs on several."""
+        return frozenset(
+            call.split(".")[1]
+            for facts in self._functions.values()
+            for call in facts.calls
+            if call in SET_DEVICE_FUNCTIONS
         )
 
     def device_constant(self, name: str) -> DeviceConstant | None:

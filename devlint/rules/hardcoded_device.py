@@ -143,6 +143,12 @@ class HardcodedDevice(Rule):
     `broadcast`, `all_gather`...) is made on the current device (NCCL needs it there; not
     in a class that keeps its device, unless the file starts its process group with the
     NCCL backend itself), or in the branch for an NCCL backend (`if backend == "nccl":`);
+    in one rank's code of a distributed job, handed a process group (a parameter annotated
+    `ProcessGroup`, or a framework's `ParallelContext`, of the function or of its class's
+    `__init__`) or running collectives in a project whose own set-up makes each rank's GPU
+    current (`torch.cuda.set_device(local_rank)`), unless it is told its device
+    (`self.device`, a `device` parameter) or its project makes devices of other types
+    current too (`torch.npu.set_device`: its code abstracts its accelerator);
     in a class that is no model and keeps no device, once one of its methods
     unconditionally put a model on the current device (`self.model =
     load(path).to("cuda")`, or `model = model.to("cuda")` in a method returning `model`);
@@ -168,6 +174,14 @@ class HardcodedDevice(Rule):
     screen_types = (ast.Call, ast.FunctionDef, *BINDING_TYPES)
 
     VALID = (
+        # Handed a framework's bundle of process groups: one rank's code, on the GPU its
+        # set-up made current (INVALID: told its device).
+        "import torch\nfrom framework import ParallelContext\n\n"
+        "def merge_shards(param: torch.Tensor, shards, parallel_context: ParallelContext):\n"
+        '    buffer = torch.zeros_like(param, device="cuda")\n'
+        "    for shard in shards:\n"
+        "        buffer += shard\n"
+        "    return buffer\n",
         # A default read only as autocast's device type names the backend, not one GPU.
         "import torch\n\n"
         'def autocast(enabled, device="cuda"):\n'
@@ -381,6 +395,24 @@ class HardcodedDevice(Rule):
         "        return x\n",
     )
     INVALID = (
+        Invalid(
+            # Handed a process group, but told its device too.
+            "import torch\nfrom torch.distributed import ProcessGroup\n\n"
+            "def merge_shards(param: torch.Tensor, shards, pg: ProcessGroup, device):\n"
+            '    buffer = torch.zeros_like(param, device="cuda")\n'
+            "    for shard in shards:\n"
+            "        buffer += shard\n"
+            "    return buffer\n",
+            line=5,
+            column=45,
+            fixed="import torch\nfrom torch.distributed import ProcessGroup\n\n"
+            "def merge_shards(param: torch.Tensor, shards, pg: ProcessGroup, device):\n"
+            "    buffer = torch.zeros_like(param, device=device)\n"
+            "    for shard in shards:\n"
+            "        buffer += shard\n"
+            "    return buffer\n",
+            unsafe=True,
+        ),
         Invalid(
             "from typing import Sequence\n\nimport torch\nfrom torch import Tensor\n\n"
             "def device_of(values: Sequence[Tensor]) -> torch.device:\n"

@@ -28,6 +28,7 @@ from devlint.facts import (
 )
 from devlint.symbols import (
     AUTOGRAD_FUNCTION_BASES,
+    COLLECTIVE_FUNCTIONS,
     CUDA_ONLY_LIBRARIES,
     DATASET_BASES,
     DATASET_MODULE_PREFIXES,
@@ -705,6 +706,12 @@ class ProjectIndex:
             for call in facts.calls
             if call in SET_DEVICE_FUNCTIONS
         )
+
+    def runs_collectives(self, function: str) -> bool:
+        """The project function calls a collective of ``torch.distributed`` (``all_reduce``,
+        ``broadcast``...): it runs as one rank of a distributed job."""
+        facts = self._functions.get(self.canonical(function))
+        return facts is not None and not COLLECTIVE_FUNCTIONS.isdisjoint(facts.calls)
 
     def device_constant(self, name: str) -> DeviceConstant | None:
         """The module-level device constant ``name`` (qualified) refers to, if it is one."""

@@ -75,8 +75,10 @@ class HardcodedDevice(Rule):
     function that the project's own code (not a script's, not a test's) calls without a
     device: those calls place their tensors on the GPU whatever their own device is (not
     a default read only as a device type, which names every CUDA GPU: `torch.autocast`'s,
-    or compared, `if device == "cuda":`). Nor a branch on a device the code was told
-    (`if device_str == "mps":`, `if out_device.startswith("cuda"):`).
+    or compared, `if device == "cuda":`; nor one that only code running collectives relies
+    on, in a project whose set-up makes each rank's GPU current: the rank's GPU). Nor a
+    branch on a device the code was told (`if device_str == "mps":`,
+    `if out_device.startswith("cuda"):`).
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
     a sampler or trainer stores as its `self.device` (or `self.current_device`), or that
     its `device` property returns: choosing it is that class's job (also through a helper's
@@ -314,6 +316,17 @@ class HardcodedDevice(Rule):
         "    return torch.arange(n, device=device)\n\n"
         "def draw(n, device, **options):\n"
         "    return grid(n, device), grid(n, device=device), grid(n, **options)\n",
+        # A "cuda" default relied on by one rank's code (it runs collectives) in a project
+        # whose set-up makes each rank's GPU current: the current GPU is the rank's.
+        "import pickle\n\nimport torch\nimport torch.distributed as dist\n\n"
+        "def setup(local_rank):\n"
+        "    torch.cuda.set_device(local_rank)\n\n"
+        'def to_tensor(obj, device="cuda"):\n'
+        "    return torch.ByteTensor(list(pickle.dumps(obj))).to(device=device)\n\n"
+        "def broadcast_keys(keys):\n"
+        "    keys_tensor = to_tensor(keys)\n"
+        "    dist.broadcast(keys_tensor, src=0)\n"
+        "    return keys_tensor\n",
         # A class that is no model keeping the device a helper chooses when it is given
         # none: the helper's default index is that class's choice, as a literal it stored.
         "import torch\n\n"
@@ -907,11 +920,15 @@ class HardcodedDevice(Rule):
 
 def _relied_on(candidate: Candidate, literal: str, index: ProjectIndex) -> Resolution | None:
     """A ``device="cuda"`` default is a finding where project code calls the function
-    without a device: that code's tensors go to the GPU whatever its own device is."""
+    without a device: that code's tensors go to the GPU whatever its own device is. Not
+    where that code runs collectives in a project whose set-up makes each rank's GPU
+    current (and no other type's device): one rank's code, whose GPU is the current one."""
     position = candidate.data["position"]
     callers = index.callers_leaving(
         candidate.data["relied_on"], "device", int(position) if position != "-1" else None
     )
+    if index.current_device_types == {"cuda"}:  # its set-up makes each rank's GPU current
+        callers = [caller for caller in callers if not index.runs_collectives(caller)]
     if not callers:
         return None
     shown = ", ".join(f"`{'.'.join(caller.split('.')[-2:])}`" for caller in callers[:3])

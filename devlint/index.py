@@ -28,6 +28,7 @@ from devlint.facts import (
 )
 from devlint.symbols import (
     AUTOGRAD_FUNCTION_BASES,
+    COLLECTIVE_FUNCTIONS,
     CUDA_ONLY_LIBRARIES,
     DATASET_BASES,
     DATASET_MODULE_PREFIXES,
@@ -41,6 +42,7 @@ from devlint.symbols import (
     METRIC_BASES,
     MODULE_MOVING_METHODS,
     PRETRAINED_MODEL_BASES,
+    SET_DEVICE_FUNCTIONS,
     SETUP_METHODS,
     STATE_FREE_BASES,
     TEST_PACKAGES,
@@ -729,6 +731,24 @@ class ProjectIndex:
         return facts is not None and any(
             target.partition(".")[0] in CUDA_ONLY_LIBRARIES for target in facts.aliases.values()
         )
+
+    @cached_property
+    def current_device_types(self) -> frozenset[str]:
+        """The device types whose current device a function of the project sets
+        (``torch.cuda.set_device(local_rank)``: ``cuda``; ``torch.npu.set_device``: ``npu``).
+        Its set-up pins each process to its GPU; with other types, its code runs on several."""
+        return frozenset(
+            call.split(".")[1]
+            for facts in self._functions.values()
+            for call in facts.calls
+            if call in SET_DEVICE_FUNCTIONS
+        )
+
+    def runs_collectives(self, function: str) -> bool:
+        """The project function calls a collective of ``torch.distributed`` (``all_reduce``,
+        ``broadcast``...): it runs as one rank of a distributed job."""
+        facts = self._functions.get(self.canonical(function))
+        return facts is not None and not COLLECTIVE_FUNCTIONS.isdisjoint(facts.calls)
 
     def device_constant(self, name: str) -> DeviceConstant | None:
         """The module-level device constant ``name`` (qualified) refers to, if it is one."""

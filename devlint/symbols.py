@@ -448,6 +448,11 @@ CUDA_ONLY_LIBRARIES = frozenset({"megatron"})
 """Libraries that run only on CUDA, each rank on the GPU their set-up made current (Megatron-
 LM): a module that imports one is CUDA code, and its `.cuda()` is what the library needs."""
 
+PROCESS_GROUP_TYPES = frozenset({"ProcessGroup", "ParallelContext"})
+"""Types of a process group or of a framework's bundle of them, as annotations name them
+(torch's ``ProcessGroup``, nanotron's and ColossalAI's ``ParallelContext``): code handed one
+runs as one rank of a distributed job, inside the set-up that made the rank's GPU current."""
+
 TEST_PACKAGES = frozenset({"tests", "test", "testing"})
 """Package names whose modules are test code, run by a test runner (an entry point)."""
 

@@ -69,3 +69,41 @@ def test_a_class_keeping_a_helpers_default_device_chose_it(
     )
     files = {"pkg/devices.py": _CHOOSER, "pkg/segment.py": keeper}
     assert findings(tmp_path, files, "DEV001") == expected
+
+
+_SYNC = (
+    "import torch\nimport torch.distributed as dist\n\n\n"
+    "def mean_loss(loss: torch.Tensor):\n"
+    "    count = torch.ones(1).cuda()\n"
+    "    dist.all_reduce(count)\n"
+    "    dist.all_reduce(loss)\n"
+    "    return loss / count\n"
+)
+_PINS_GPUS = "import torch\n\n\ndef pin(local_rank):\n    torch.cuda.set_device(local_rank)\n"
+_PINS_GPUS_OR_NPUS = (
+    "import torch\n\n\n"
+    "def pin(local_rank, npu):\n"
+    "    if npu:\n"
+    "        torch.npu.set_device(local_rank)\n"
+    "    else:\n"
+    "        torch.cuda.set_device(local_rank)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("launch", "expected"),
+    [
+        ("", [("sync.py", 6, 27)]),
+        (_PINS_GPUS, []),
+        (_PINS_GPUS_OR_NPUS, [("sync.py", 6, 27)]),
+    ],
+    ids=["no set-up", "pins GPUs", "pins GPUs or NPUs"],
+)
+def test_collectives_run_on_the_gpu_the_projects_set_up_made_current(
+    launch: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """A function running collectives is one rank's code where another file of the project
+    makes each rank's GPU current; not where that file makes NPUs current too: there the
+    project abstracts its accelerator, and ``.cuda()`` is one type among several."""
+    files = {"pkg/sync.py": _SYNC, "pkg/launch.py": launch}
+    assert findings(tmp_path, files, "DEV002") == expected

@@ -1,8 +1,9 @@
 """Where a literal device is the code's own choice of device, not one it ignores (DEV001,
 DEV002): under the user's device flag, for a buffer only collectives read (or under an NCCL
-backend), or in a class that put the model it uses on that device.
+backend), in one rank's code of a distributed job, or in a class that put the model it uses
+on that device.
 
-All three hold only for a literal without an index (``"cuda"``, ``.cuda()``,
+All hold only for a literal without an index (``"cuda"``, ``.cuda()``,
 ``torch.device("cuda")``): the current device, which whoever set up the process chose
 (per rank, under distributed training). ``"cuda:0"`` pins every rank to GPU 0 whatever
 the flag says.
@@ -21,6 +22,7 @@ from devlint.facts import names_the_device
 from devlint.flow.cache import process_group_backend
 from devlint.index import ProjectIndex
 from devlint.nodes import (
+    annotation_names,
     attribute_of_self,
     chain_root,
     descendants,
@@ -29,7 +31,7 @@ from devlint.nodes import (
     keyword_argument,
 )
 from devlint.rules._devices import device_literal
-from devlint.symbols import COLLECTIVE_FUNCTIONS, SET_DEVICE_FUNCTIONS
+from devlint.symbols import COLLECTIVE_FUNCTIONS, PROCESS_GROUP_TYPES, SET_DEVICE_FUNCTIONS
 
 if TYPE_CHECKING:
     from devlint.rules.base import FileContext, Rule
@@ -390,7 +392,9 @@ def own_choice(
     ``"class"`` (the class put its model there: ``class_placements``; not the placement of
     a model a caller gave it), ``"meta"`` (``module.to_empty(device="cuda")`` materialises
     meta tensors, which have no device to follow), ``"set_device"``
-    (``after_setting_the_device``), or None. ``placements`` caches each class's, by id."""
+    (``after_setting_the_device``), ``"rank"`` (``_handed_a_process_group``: one rank's code)
+    or ``"collectives"`` (the function runs collectives on the default group; neither in a
+    class that keeps its device), or None. ``placements`` caches each class's, by id."""
     if under_a_device_flag([*ancestors, call]):
         return "distributed_flag" if _collectives(ancestors, qualified_name) else "flag"
     if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to_empty":
@@ -410,12 +414,40 @@ def own_choice(
         return "nccl"
     if only_collectives_read(call, ancestors, qualified_name):
         return "collective"
-    if classdef is None:
-        return None
-    placed = placements[id(classdef)]
-    if placed and placed.get(id(call), True):
-        return "class"
+    if classdef is not None:
+        placed = placements[id(classdef)]
+        if placed and placed.get(id(call), True):
+            return "class"
+    if _handed_a_process_group(ancestors):
+        return "rank"
+    if _collectives(ancestors, qualified_name):
+        return "collectives"
     return None
+
+
+def _handed_a_process_group(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """An enclosing function, or the ``__init__`` of the class, is handed a process group or
+    a framework's bundle of them (``pg: ProcessGroup``, ``parallel_context:
+    ParallelContext``): the code runs as one rank of a distributed job, inside the set-up
+    that made the rank's GPU current (NCCL needs it so)."""
+    functions = [node for node in ancestors if isinstance(node, cst.FunctionDef)]
+    classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
+    if classdef is not None:
+        functions += [
+            method
+            for method in classdef.body.body
+            if isinstance(method, cst.FunctionDef) and method.name.value == "__init__"
+        ]
+    return any(
+        param.annotation is not None
+        and not annotation_names(param.annotation.annotation).isdisjoint(PROCESS_GROUP_TYPES)
+        for function in functions
+        for param in (
+            *function.params.posonly_params,
+            *function.params.params,
+            *function.params.kwonly_params,
+        )
+    )
 
 
 def after_setting_the_device(
@@ -454,7 +486,11 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     batch's, is the one to use, and the flag only says "a GPU", not which one. In a
     function that runs collectives it says which one too: the rank's GPU, which the
     distributed set-up made current (NCCL needs it so), as the batch's. Nor does a class's
-    placement in a method that takes a ``device`` parameter and ignores it."""
+    placement in a method that takes a ``device`` parameter and ignores it. One rank's code
+    (handed a process group, or running collectives in a project whose set-up makes each
+    rank's GPU current) chooses the rank's GPU unless it is told a device (``self.device``,
+    a ``device`` parameter) or its project makes devices of other types current too: there
+    the code abstracts its accelerator, and ``"cuda"`` is one type among several."""
     if index.runs_alone(candidate.data.get("module", ""), at_top_level=False):
         return True
     choice = candidate.data.get("chosen")
@@ -466,6 +502,12 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     if choice == "class":  # not where the caller tells it the device (`device` ignored)
         told = candidate.scope.device_param
         return not scope.model_code and not scope.device_aware and not told
-    if choice == "collective":
-        return not scope.knows_inputs  # an input tensor or module tells the device
+    if choice == "collective" and not scope.knows_inputs:
+        return True  # else an input tensor or module tells the device, unless one rank's:
+    types = index.current_device_types
+    if choice in ("collective", "collectives") and "cuda" not in types:
+        return False  # the default group's ranks: no set-up of the project made a GPU current
+    if choice in ("collective", "collectives", "rank"):
+        told = scope.device_aware or candidate.scope.device_param
+        return not scope.lightning and not told and not types - {"cuda"}
     return choice in ("nccl", "meta", "set_device")

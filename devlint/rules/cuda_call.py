@@ -126,7 +126,13 @@ class CudaCall(Rule):
     device), when every tensor the function hands to collectives (`all_reduce`, `broadcast`,
     `all_gather`...) is made on the current device (NCCL needs it there, not in a class
     that keeps its device, unless the file starts its process group with the NCCL backend
-    itself), or in the branch for an NCCL backend (`if backend == "nccl":`); in a class
+    itself), or in the branch for an NCCL backend (`if backend == "nccl":`); in one rank's
+    code of a distributed job, handed a process group (a parameter annotated
+    `ProcessGroup`, or a framework's `ParallelContext`, of the function or of its class's
+    `__init__`) or running collectives in a project whose own set-up makes each rank's GPU
+    current (`torch.cuda.set_device(local_rank)`), unless it is told its device
+    (`self.device`, a `device` parameter) or its project makes devices of other types
+    current too (`torch.npu.set_device`: its code abstracts its accelerator); in a class
     that is no model and keeps no device, once one of its methods unconditionally put a
     model on the current GPU (`self.model = load(path).cuda()`, or `model = model.cuda()`
     in a method that returns `model`): its other `.cuda()` follow that choice, and so does
@@ -134,7 +140,7 @@ class CudaCall(Rule):
     device). Nor test code, which chooses its device as a script does. `.cuda(0)` stays a
     finding in all these: it pins every process to GPU 0. A tensor the collective gets from
     an input (`y.sum()`) is on the input's device: a buffer for the same collective call is
-    still flagged.
+    still flagged, unless the project's set-up makes each rank's GPU current.
     """
 
     code = "DEV002"
@@ -150,6 +156,26 @@ class CudaCall(Rule):
     reports_where_inputs_tell = True
 
     VALID = (
+        # One rank's code, handed its process group: the set-up made the rank's GPU current.
+        "import torch\nfrom torch.distributed import ProcessGroup\n\n"
+        "class ShardedEmbedding(torch.nn.Module):\n"
+        "    def __init__(self, weight, pg: ProcessGroup):\n"
+        "        super().__init__()\n"
+        "        self.weight = torch.nn.Parameter(weight)\n"
+        "        self.pg = pg\n\n"
+        "    def forward(self, ids):\n"
+        "        return torch.nn.functional.embedding(ids.cuda(), self.weight)\n",
+        # Collectives on the default group, in a project whose set-up makes each rank's GPU
+        # current: the input is on the rank's GPU too (INVALID: no such set-up).
+        "import torch\nimport torch.distributed as dist\n\n"
+        "def setup(local_rank):\n"
+        "    torch.cuda.set_device(local_rank)\n\n"
+        "def variance(y: torch.Tensor) -> torch.Tensor:\n"
+        "    count = torch.tensor(y.size(0)).cuda()\n"
+        "    total = y.sum(dim=0)\n"
+        "    dist.all_reduce(count)\n"
+        "    dist.all_reduce(total)\n"
+        "    return total / count\n",
         "import torch\nimport torch.nn as nn\n\n"
         "class M(nn.Module):\n"
         "    def forward(self, x):\n"
@@ -293,6 +319,30 @@ class CudaCall(Rule):
         "        return self.net(torch.randn(shape).cuda())\n",
     )
     INVALID = (
+        Invalid(
+            # One rank's code, but its project makes NPUs current too: "cuda" is one type.
+            "import torch\nfrom torch.distributed import ProcessGroup\n\n"
+            "def setup(local_rank, npu):\n"
+            "    if npu:\n"
+            "        torch.npu.set_device(local_rank)\n"
+            "    else:\n"
+            "        torch.cuda.set_device(local_rank)\n\n"
+            "def mean_rows(rows: torch.Tensor, pg: ProcessGroup):\n"
+            "    count = torch.tensor(rows.size(0)).cuda()\n"
+            "    return rows.sum(0) / count\n",
+            line=11,
+            column=40,
+            fixed="import torch\nfrom torch.distributed import ProcessGroup\n\n"
+            "def setup(local_rank, npu):\n"
+            "    if npu:\n"
+            "        torch.npu.set_device(local_rank)\n"
+            "    else:\n"
+            "        torch.cuda.set_device(local_rank)\n\n"
+            "def mean_rows(rows: torch.Tensor, pg: ProcessGroup):\n"
+            "    count = torch.tensor(rows.size(0)).to(rows.device)\n"
+            "    return rows.sum(0) / count\n",
+            unsafe=True,
+        ),
         Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"

@@ -75,8 +75,10 @@ class HardcodedDevice(Rule):
     function that the project's own code (not a script's, not a test's) calls without a
     device: those calls place their tensors on the GPU whatever their own device is (not
     a default read only as a device type, which names every CUDA GPU: `torch.autocast`'s,
-    or compared, `if device == "cuda":`). Nor a branch on a device the code was told
-    (`if device_str == "mps":`, `if out_device.startswith("cuda"):`).
+    or compared, `if device == "cuda":`; nor one that only code running collectives relies
+    on, in a project whose set-up makes each rank's GPU current: the rank's GPU). Nor a
+    branch on a device the code was told (`if device_str == "mps":`,
+    `if out_device.startswith("cuda"):`).
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
     a sampler or trainer stores as its `self.device` (or `self.current_device`), or that
     its `device` property returns: choosing it is that class's job (also through a helper's
@@ -143,6 +145,12 @@ class HardcodedDevice(Rule):
     `broadcast`, `all_gather`...) is made on the current device (NCCL needs it there; not
     in a class that keeps its device, unless the file starts its process group with the
     NCCL backend itself), or in the branch for an NCCL backend (`if backend == "nccl":`);
+    in one rank's code of a distributed job, handed a process group (a parameter annotated
+    `ProcessGroup`, or a framework's `ParallelContext`, of the function or of its class's
+    `__init__`) or running collectives in a project whose own set-up makes each rank's GPU
+    current (`torch.cuda.set_device(local_rank)`), unless it is told its device
+    (`self.device`, a `device` parameter) or its project makes devices of other types
+    current too (`torch.npu.set_device`: its code abstracts its accelerator);
     in a class that is no model and keeps no device, once one of its methods
     unconditionally put a model on the current device (`self.model =
     load(path).to("cuda")`, or `model = model.to("cuda")` in a method returning `model`);
@@ -168,6 +176,14 @@ class HardcodedDevice(Rule):
     screen_types = (ast.Call, ast.FunctionDef, *BINDING_TYPES)
 
     VALID = (
+        # Handed a framework's bundle of process groups: one rank's code, on the GPU its
+        # set-up made current (INVALID: told its device).
+        "import torch\nfrom framework import ParallelContext\n\n"
+        "def merge_shards(param: torch.Tensor, shards, parallel_context: ParallelContext):\n"
+        '    buffer = torch.zeros_like(param, device="cuda")\n'
+        "    for shard in shards:\n"
+        "        buffer += shard\n"
+        "    return buffer\n",
         # A default read only as autocast's device type names the backend, not one GPU.
         "import torch\n\n"
         'def autocast(enabled, device="cuda"):\n'
@@ -300,6 +316,17 @@ class HardcodedDevice(Rule):
         "    return torch.arange(n, device=device)\n\n"
         "def draw(n, device, **options):\n"
         "    return grid(n, device), grid(n, device=device), grid(n, **options)\n",
+        # A "cuda" default relied on by one rank's code (it runs collectives) in a project
+        # whose set-up makes each rank's GPU current: the current GPU is the rank's.
+        "import pickle\n\nimport torch\nimport torch.distributed as dist\n\n"
+        "def setup(local_rank):\n"
+        "    torch.cuda.set_device(local_rank)\n\n"
+        'def to_tensor(obj, device="cuda"):\n'
+        "    return torch.ByteTensor(list(pickle.dumps(obj))).to(device=device)\n\n"
+        "def broadcast_keys(keys):\n"
+        "    keys_tensor = to_tensor(keys)\n"
+        "    dist.broadcast(keys_tensor, src=0)\n"
+        "    return keys_tensor\n",
         # A class that is no model keeping the device a helper chooses when it is given
         # none: the helper's default index is that class's choice, as a literal it stored.
         "import torch\n\n"
@@ -381,6 +408,24 @@ class HardcodedDevice(Rule):
         "        return x\n",
     )
     INVALID = (
+        Invalid(
+            # Handed a process group, but told its device too.
+            "import torch\nfrom torch.distributed import ProcessGroup\n\n"
+            "def merge_shards(param: torch.Tensor, shards, pg: ProcessGroup, device):\n"
+            '    buffer = torch.zeros_like(param, device="cuda")\n'
+            "    for shard in shards:\n"
+            "        buffer += shard\n"
+            "    return buffer\n",
+            line=5,
+            column=45,
+            fixed="import torch\nfrom torch.distributed import ProcessGroup\n\n"
+            "def merge_shards(param: torch.Tensor, shards, pg: ProcessGroup, device):\n"
+            "    buffer = torch.zeros_like(param, device=device)\n"
+            "    for shard in shards:\n"
+            "        buffer += shard\n"
+            "    return buffer\n",
+            unsafe=True,
+        ),
         Invalid(
             "from typing import Sequence\n\nimport torch\nfrom torch import Tensor\n\n"
             "def device_of(values: Sequence[Tensor]) -> torch.device:\n"
@@ -875,11 +920,15 @@ class HardcodedDevice(Rule):
 
 def _relied_on(candidate: Candidate, literal: str, index: ProjectIndex) -> Resolution | None:
     """A ``device="cuda"`` default is a finding where project code calls the function
-    without a device: that code's tensors go to the GPU whatever its own device is."""
+    without a device: that code's tensors go to the GPU whatever its own device is. Not
+    where that code runs collectives in a project whose set-up makes each rank's GPU
+    current (and no other type's device): one rank's code, whose GPU is the current one."""
     position = candidate.data["position"]
     callers = index.callers_leaving(
         candidate.data["relied_on"], "device", int(position) if position != "-1" else None
     )
+    if index.current_device_types == {"cuda"}:  # its set-up makes each rank's GPU current
+        callers = [caller for caller in callers if not index.runs_collectives(caller)]
     if not callers:
         return None
     shown = ", ".join(f"`{'.'.join(caller.split('.')[-2:])}`" for caller in callers[:3])

@@ -233,6 +233,7 @@ NOT_LIBRARY_NAMES = {
     "HYPERPARAMETER_ROOTS": "attribute paths that users choose",
     "DATASET_MODULE_PREFIXES": "torchvision, which does not install beside this torch",
     "TEST_PACKAGES": "folder names of projects",
+    "PROCESS_GROUP_TYPES": "class names as annotations spell them, frameworks' among them",
     "CUDA_VISIBLE_DEVICES": "an environment variable",
     "GLOBAL_RANK_VARIABLES": "environment variables of launchers",
     "LOCAL_RANK_VARIABLE": "an environment variable of launchers",

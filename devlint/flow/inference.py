@@ -65,6 +65,7 @@ from devlint.nodes import (
     iter_children,
     keyword_argument,
     names_a_device,
+    stateless_module,
 )
 from devlint.symbols import (
     ACCELERATOR_PREDICATES,
@@ -101,7 +102,6 @@ from devlint.symbols import (
     PROGRESS_WRAPPERS,
     SETUP_METHODS,
     SILENT_BUILTINS,
-    STATELESS_NN_MODULES,
     STORABLE_FACTORIES,
     TENSOR_ARGUMENT_METHODS,
     TENSOR_FACTORIES,
@@ -1465,7 +1465,7 @@ class _Inference:
             return UNKNOWN  # another library's custom op: its library places the result
         if qualified == "torch.device":
             return arguments[0][1] if arguments else UNKNOWN
-        if module == "torch.nn" and name in STATELESS_NN_MODULES and not self._in_setup():
+        if module == "torch.nn" and stateless_module(node, name) and not self._in_setup():
             return UNKNOWN  # nn.Softmax(dim=-1)(x) made on the spot: no device of its own
         if name[:1].isupper():
             return FOLLOWS  # nn.Linear(...), nn.Parameter(...): moves with the module

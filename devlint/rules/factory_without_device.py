@@ -73,7 +73,8 @@ class FactoryWithoutDevice(Rule):
     `index_add_`, in an in-place
     update, in a call of a module or model (a class calling itself, `self(x)`, runs its
     own `forward`: the tensor meets what it meets there; a parameter-free module made on
-    the spot, `nn.Softmax(dim=-1)(x)`, has no device), indexed by a device tensor, or
+    the spot, `nn.Softmax(dim=-1)(x)` or a loss without a weight tensor, has no device),
+    indexed by a device tensor, or
     written into
     one: through a tensor index (`x[mask] = torch.zeros(d)`, an `index_put_`) or as its
     `.data` (which some backends refuse across devices, and which moves it on CUDA). It
@@ -231,6 +232,13 @@ class FactoryWithoutDevice(Rule):
         "    def forward(self, batch):\n"
         "        scores = torch.tensor([self.net(b).item() for b in batch])\n"
         "        return nn.Softmax(dim=-1)(scores).numpy()\n",
+        # So has a loss made on the spot without a weight tensor.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Scorer(nn.Module):\n"
+        "    def forward(self, batch):\n"
+        "        scores = torch.tensor([s.item() for s in batch])\n"
+        '        loss = nn.CrossEntropyLoss(reduction="none")\n'
+        "        return loss(scores[None], torch.zeros(1, dtype=torch.long)).tolist()\n",
         # `self(steps)` runs the class's own forward, which moves its input first.
         "import torch\nimport torch.nn as nn\n\n"
         "class Ramp(nn.Module):\n"
@@ -1016,6 +1024,17 @@ class FactoryWithoutDevice(Rule):
         "    return edge_vectors(positions, cell, device)\n",
     )
     INVALID = (
+        # A loss given a weight tensor holds it (a buffer on the computation's device).
+        Invalid(
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Scorer(nn.Module):\n"
+            "    def forward(self, batch, weight):\n"
+            "        scores = torch.tensor([s.item() for s in batch])\n"
+            "        loss = nn.CrossEntropyLoss(weight=weight)\n"
+            "        return loss(scores[None], scores.argmax()[None]).tolist()\n",
+            line=6,
+            column=18,
+        ),
         # `self(steps)` runs the class's own forward, where the steps meet the embedding.
         Invalid(
             "import torch\nimport torch.nn as nn\n\n"

@@ -8,7 +8,12 @@ from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
-from devlint.symbols import DEVICE_TYPES, TORCH_DTYPES
+from devlint.symbols import (
+    DEVICE_TYPES,
+    STATELESS_NN_MODULES,
+    TORCH_DTYPES,
+    WEIGHTED_LOSS_KEYWORDS,
+)
 
 
 def dotted_name(node: cst.CSTNode) -> str | None:
@@ -222,3 +227,15 @@ def _is_main_test(test: cst.BaseExpression) -> bool:
         if isinstance(side, cst.SimpleString) and side.evaluated_value == "__main__"
     ]
     return len(names) == 1 and len(strings) == 1
+
+
+def stateless_module(call: cst.Call, name: str) -> bool:
+    """``call`` builds the ``torch.nn`` module ``name`` without parameters or buffers: one of
+    ``STATELESS_NN_MODULES``, or a loss given no weight tensor (which it would hold as a
+    buffer)."""
+    if name in STATELESS_NN_MODULES:
+        return True
+    weighted = any(
+        arg.keyword is None or arg.keyword.value in WEIGHTED_LOSS_KEYWORDS for arg in call.args
+    )
+    return name.endswith("Loss") and not weighted

@@ -165,6 +165,9 @@ AVAILABILITY_CHECKS = frozenset({"is_available", "device_count", "is_built"})
 DEVICE_PREDICATES = frozenset({"is_cuda", "is_mps", "is_xpu", "is_cpu", "is_meta"})
 """Tensor attributes that make a surrounding ``if`` a deliberate per-device branch."""
 
+ACCELERATOR_PREDICATES = frozenset({"is_cuda", "is_mps", "is_xpu"})
+"""Tensor attributes true where the tensor is on an accelerator (``DEVICE_PREDICATES``)."""
+
 CPU_LIBRARIES = frozenset(
     {"numpy", "matplotlib", "pandas", "PIL", "cv2", "sklearn", "scipy", "math", "seaborn"}
     | {"wandb", "json", "pickle", "csv", "logging", "plotly", "tensorboardX", "mlflow"}

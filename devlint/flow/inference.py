@@ -57,6 +57,7 @@ from devlint.nodes import (
     annotation_names,
     attribute_of_self,
     casts_dtype_only,
+    descendants,
     dotted_name,
     first_positional,
     has_double_star,
@@ -64,8 +65,10 @@ from devlint.nodes import (
     iter_children,
     keyword_argument,
     names_a_device,
+    stateless_module,
 )
 from devlint.symbols import (
+    ACCELERATOR_PREDICATES,
     ARRAY_TENSOR_FACTORIES,
     CARRYING_LIBRARIES,
     COLLECTION_UPDATERS,
@@ -78,6 +81,7 @@ from devlint.symbols import (
     CROSS_DEVICE_METHODS,
     DATA_FACTORIES,
     DATASET_PARAMETER_NAMES,
+    DEVICE_TYPES,
     EXPORT_ONLY_CHECKS,
     FULL_REDUCTIONS,
     FUNCTION_TRANSFORMS,
@@ -98,7 +102,6 @@ from devlint.symbols import (
     PROGRESS_WRAPPERS,
     SETUP_METHODS,
     SILENT_BUILTINS,
-    STATELESS_NN_MODULES,
     STORABLE_FACTORIES,
     TENSOR_ARGUMENT_METHODS,
     TENSOR_FACTORIES,
@@ -639,7 +642,11 @@ class _Inference:
             if host_in_body is not None:
                 self.env[host_in_body] = HOST
             cpu_in_body, cpu_in_orelse = _cpu_test(node.test)
-            self._on_cpu(cpu_in_body, partial(self.run, node.body))
+            body = partial(self.run, node.body)
+            on_accelerator = _accelerator_test(node.test)
+            if on_accelerator is not None:
+                body = partial(self._on_accelerator, on_accelerator, body)
+            self._on_cpu(cpu_in_body, body)
             after_body, self.env = self.env, before
             if host_in_orelse is not None:
                 self.env = {**before, host_in_orelse: HOST}
@@ -654,6 +661,10 @@ class _Inference:
             moved_there = _moved_unless_there(node)
             if moved_there in after_body:
                 self.env[moved_there] = after_body[moved_there]
+            if node.orelse is None and self._asks_availability(node.test):
+                for name, found in after_body.items():
+                    if _moves(before.get(name), found):
+                        self.env[name] = found
         elif isinstance(node, (cst.For, cst.While)):
             self._loop(node)
         elif isinstance(node, cst.With):
@@ -709,6 +720,30 @@ class _Inference:
         if self.env.get(name) is on_cpu:
             made = (site for found in self.env.values() for site in found.made)
             self.env[name] = tied_to(held, tuple(s for s in made if id(s) not in earlier))
+
+    def _on_accelerator(self, name: str, branch: Callable[[], None]) -> None:
+        """Run ``branch``, where the tensor ``name`` is known to be on an accelerator (``if
+        x.is_cuda:``): whatever CPU tensor it may hold elsewhere, it holds none there."""
+        held = self.env.get(name)
+        if held is None or not held.made:
+            branch()
+            return
+        origins = (held.origins & {Origin.FOLLOWS, Origin.LITERAL}) or LITERAL.origins
+        there = replace(held, origins=origins, made=(), scalars=())
+        self.env = {**self.env, name: there}
+        branch()
+        if self.env.get(name) is there:
+            self.env[name] = held
+
+    def _asks_availability(self, test: cst.BaseExpression) -> bool:
+        """``torch.cuda.is_available()`` (alone or joined with ``and``): the branch runs
+        wherever the accelerator exists, and the path that skips it has none to use."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+            return self._asks_availability(test.left) or self._asks_availability(test.right)
+        if not isinstance(test, cst.Call):
+            return False
+        module, _, name = (self._resolve(test.func) or "").rpartition(".")
+        return name == "is_available" and module.rpartition(".")[2] in DEVICE_TYPES
 
     def _dispatch(self, node: cst.If) -> None:
         """``if mode == "a": ... elif mode == "b": ...``: one branch runs, none is skipped
@@ -1430,7 +1465,7 @@ class _Inference:
             return UNKNOWN  # another library's custom op: its library places the result
         if qualified == "torch.device":
             return arguments[0][1] if arguments else UNKNOWN
-        if module == "torch.nn" and name in STATELESS_NN_MODULES and not self._in_setup():
+        if module == "torch.nn" and stateless_module(node, name) and not self._in_setup():
             return UNKNOWN  # nn.Softmax(dim=-1)(x) made on the spot: no device of its own
         if name[:1].isupper():
             return FOLLOWS  # nn.Linear(...), nn.Parameter(...): moves with the module
@@ -1447,7 +1482,9 @@ class _Inference:
             self._meet(node, MeetingKind.FUNCTION, operands, scalars=scalars)
             return combine(*(found for _, found in operands))
         if qualified in COLLECTIVE_FUNCTIONS and not self._places_by_backend():
-            self._record(meetings_in_collective(node, list(self._spread(arguments))))
+            group = keyword_argument(node, "group")
+            sources = self._bindings(group.value) if group is not None else []
+            self._record(meetings_in_collective(node, list(self._spread(arguments)), sources))
         if not arguments:
             return UNKNOWN
         first = arguments[0][1]
@@ -1517,6 +1554,20 @@ class _Inference:
         if not found.only_host:
             return found
         return made_on_cpu(node) if found.sequence else scalar_on_cpu(node)
+
+    def _bindings(self, name: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """What the function assigns to ``name``, a local name (every plain assignment)."""
+        if not isinstance(name, cst.Name) or self.function is None:
+            return []
+        return [
+            node.value
+            for node in descendants(self.function.body)
+            if isinstance(node, cst.Assign)
+            and any(
+                isinstance(target.target, cst.Name) and target.target.value == name.value
+                for target in node.targets
+            )
+        ]
 
     def _places_by_backend(self) -> bool:
         """The function places its collectives' tensors by the backend: they meet nothing
@@ -1671,6 +1722,26 @@ def _cpu_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:
                 return held, None
             return (None, held) if isinstance(target.operator, cst.NotEqual) else (None, None)
     return None, None
+
+
+def _accelerator_test(test: cst.BaseExpression) -> str | None:
+    """``x`` of ``if x.is_cuda:`` (``is_mps``, ``is_xpu``; alone or joined with ``and``):
+    in the body, ``x`` is on an accelerator."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _accelerator_test(test.left) or _accelerator_test(test.right)
+    if isinstance(test, cst.Attribute) and test.attr.value in ACCELERATOR_PREDICATES:
+        return dotted_name(test.value)
+    return None
+
+
+def _moves(held: Value | None, found: Value) -> bool:
+    """``found`` is ``held``, a tensor made on the CPU (0-dim too), moved to a device
+    (``t.cuda()``)."""
+    if held is None or not (held.made or held.scalars):
+        return False
+    if found.made or found.scalars or not found.on_device:
+        return False
+    return set(held.made) <= set(found.moved_sites)
 
 
 def _device_of(node: cst.BaseExpression) -> str | None:

@@ -90,12 +90,17 @@ def places_by_backend(body: cst.CSTNode) -> bool:
     return _spells(body, _BACKEND_WORDS)
 
 
-def meetings_in_collective(at: cst.Call, operands: Sequence[Operand]) -> Iterator[Meeting]:
+def meetings_in_collective(
+    at: cst.Call, operands: Sequence[Operand], group_sources: Sequence[cst.CSTNode] = ()
+) -> Iterator[Meeting]:
     """Every CPU-made tensor among ``operands``, the tensors given to the collective ``at``,
     0-dim ones too: its partner is the collective itself (the process group's device). Not
-    on a group that is a CPU one (``group=cpu_group``)."""
+    on a group that is a CPU one: ``group=cpu_group``, or a name the function binds only
+    to such a group (``group = gpc.get_cpu_group(mode)``: its ``group_sources``)."""
     group = keyword_argument(at, "group")
     if group is not None and _spells(group.value, _CPU_GROUP_WORDS):
+        return
+    if group_sources and all(_spells(source, _CPU_GROUP_WORDS) for source in group_sources):
         return
     for cpu_node, cpu in operands:
         for site in (*cpu.made, *cpu.scalars):

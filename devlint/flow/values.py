@@ -174,11 +174,14 @@ def combine(*values: Value, meets: bool = True) -> Value:
 
 def moved(device: Value) -> Value:
     """A tensor moved to ``device`` (the value of the device expression): it now has that
-    device's origins, whatever it had before; a device we cannot read is unknown."""
+    device's origins, whatever it had before; a device we cannot read is unknown. Moved to
+    a tensor's device (``ret.to(seq)``), it is wherever that tensor is, also where the
+    tensor may be one made on the CPU: tied to those sites."""
     origins = device.origins - {Origin.HOST}
     if not origins:
         return UNKNOWN
-    return Value(origins, device.made, False, device.params, device.tied)
+    tied = _union(device.tied, device.made, device.scalars)
+    return Value(origins, device.made, False, device.params, tied)
 
 
 def moved_from(found: Value, tensor: Value) -> Value:

@@ -73,7 +73,8 @@ class FactoryWithoutDevice(Rule):
     `index_add_`, in an in-place
     update, in a call of a module or model (a class calling itself, `self(x)`, runs its
     own `forward`: the tensor meets what it meets there; a parameter-free module made on
-    the spot, `nn.Softmax(dim=-1)(x)`, has no device), indexed by a device tensor, or
+    the spot, `nn.Softmax(dim=-1)(x)` or a loss without a weight tensor, has no device),
+    indexed by a device tensor, or
     written into
     one: through a tensor index (`x[mask] = torch.zeros(d)`, an `index_put_`) or as its
     `.data` (which some backends refuse across devices, and which moves it on CUDA). It
@@ -143,8 +144,11 @@ class FactoryWithoutDevice(Rule):
     `self.device` in a module's methods that `__init__` calls.
     Not flagged, because no device is mixed: a tensor that is moved before it meets anything
     (`torch.arange(n)[:k].to(x.device)`, `torch.cat([a, b]).to(x.device)`,
-    `if m is not None: m = m.to(x.device)`), also by a helper that returns it moved on one
-    path and as it was on another (`return t.cuda() if nccl else t`: the helper places it),
+    `if m is not None: m = m.to(x.device)`, `if torch.cuda.is_available(): t = t.cuda()`:
+    the path that skips the move has no GPU to meet), also by a helper that returns it
+    moved on one path and as it was on another (`return t.cuda() if nccl else t`: the
+    helper places it), moved to a tensor's device (`ret.to(seq)`), whichever branch made
+    that tensor,
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
     one that only meets Python numbers, host values or other CPU tensors
     (`torch.rand(1) < 0.5`), or meets nothing at all; a CPU index into a device
@@ -154,7 +158,8 @@ class FactoryWithoutDevice(Rule):
     a 0-dim device index (`order[scores.argmax()]`, read as a Python number); one made in
     the branch where the tensor it meets is on the CPU (`if x.device ==
     torch.device("cpu"):`), or in the branch a device flag takes for the CPU (the `else` of
-    `if self.use_gpu:`); one
+    `if self.use_gpu:`); one met only in the branch where it is on the GPU (`if ddp and
+    v.is_cuda:`); one
     combined with a tensor put on the CPU on purpose, such as lengths a file hands to
     `pack_padded_sequence` as they are (its lengths must be on the CPU); counts per item
     (their elements bound slices, `y[b, : counts[b]]`) handed to a module; a branch only
@@ -179,7 +184,8 @@ class FactoryWithoutDevice(Rule):
     it; a parameter of a function wrapped by a decorator not known to pass its arguments
     on as they are (a project's `@auto_move_data` may move them first); a parameter the
     function asks `hasattr` or `getattr` about (an object, not a tensor); a collective on
-    a CPU group (`group=cpu_group`, or in a file that makes a gloo process group:
+    a CPU group (`group=cpu_group`, a name bound only to one, `group =
+    ctx.get_cpu_group()`, or in a file that makes a gloo process group:
     `init_process_group(backend="gloo")`), in a function that asks the backend
     (`get_backend(group)`, `Backend.NCCL`, `"gloo"`) and places its tensors by it, and
     the `*_object` collectives, which place their tensors themselves; a library
@@ -226,6 +232,13 @@ class FactoryWithoutDevice(Rule):
         "    def forward(self, batch):\n"
         "        scores = torch.tensor([self.net(b).item() for b in batch])\n"
         "        return nn.Softmax(dim=-1)(scores).numpy()\n",
+        # So has a loss made on the spot without a weight tensor.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Scorer(nn.Module):\n"
+        "    def forward(self, batch):\n"
+        "        scores = torch.tensor([s.item() for s in batch])\n"
+        '        loss = nn.CrossEntropyLoss(reduction="none")\n'
+        "        return loss(scores[None], torch.zeros(1, dtype=torch.long)).tolist()\n",
         # `self(steps)` runs the class's own forward, which moves its input first.
         "import torch\nimport torch.nn as nn\n\n"
         "class Ramp(nn.Module):\n"
@@ -292,6 +305,41 @@ class FactoryWithoutDevice(Rule):
         "        seed = seed.cuda()\n"
         "    dist.broadcast(seed, 0, group=group)\n"
         "    return seed.item()\n",
+        # Moved to the GPU wherever there is one before the collective (the path that
+        # skips the move has only gloo), on a CPU group bound by name, or handed over only
+        # where it is on the GPU (`v.is_cuda`).
+        "import torch\nimport torch.distributed as dist\n\n"
+        "def count_params(model):\n"
+        "    total = torch.tensor([sum(p.numel() for p in model.parameters())])\n"
+        "    if torch.cuda.is_available():\n"
+        "        total = total.cuda()\n"
+        "    dist.all_reduce(total)\n"
+        "    return total.item()\n\n"
+        "def scatter_state(ctx, shape):\n"
+        "    group = ctx.get_cpu_group()\n"
+        "    output = torch.empty(shape)\n"
+        "    dist.broadcast(output, 0, group=group)\n"
+        "    return output\n\n"
+        "def reduce_metrics(output, distributed):\n"
+        "    for key, v in output.items():\n"
+        "        if isinstance(v, float):\n"
+        "            v = torch.tensor([v])\n"
+        "        if distributed and v.is_cuda:\n"
+        "            dist.all_reduce(v)\n"
+        "        output[key] = v.detach()\n",
+        # Moved to where `seq` is, whichever branch made it: the two never differ.
+        "import torch\nimport torch.nn as nn\n\n"
+        "def pad_to(seq, length, pad_value=0):\n"
+        "    if isinstance(seq, torch.Tensor):\n"
+        "        n = seq.shape[0]\n"
+        "    else:\n"
+        "        n = len(seq)\n"
+        "        seq = torch.tensor(seq)\n"
+        "    ret = torch.stack([pad_value] * (length - n)).to(seq)\n"
+        "    return torch.cat([seq, ret])\n\n"
+        "class Embedder(nn.Module):\n"
+        "    def forward(self, boxes):\n"
+        "        return pad_to(boxes, 16)\n",
         # A trainer's tensor that meets only a Python number and the host.
         "import torch\n\nclass Trainer:\n"
         "    def __init__(self, model):\n        self.model = model\n\n"
@@ -976,6 +1024,17 @@ class FactoryWithoutDevice(Rule):
         "    return edge_vectors(positions, cell, device)\n",
     )
     INVALID = (
+        # A loss given a weight tensor holds it (a buffer on the computation's device).
+        Invalid(
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Scorer(nn.Module):\n"
+            "    def forward(self, batch, weight):\n"
+            "        scores = torch.tensor([s.item() for s in batch])\n"
+            "        loss = nn.CrossEntropyLoss(weight=weight)\n"
+            "        return loss(scores[None], scores.argmax()[None]).tolist()\n",
+            line=6,
+            column=18,
+        ),
         # `self(steps)` runs the class's own forward, where the steps meet the embedding.
         Invalid(
             "import torch\nimport torch.nn as nn\n\n"
@@ -1453,6 +1512,32 @@ class FactoryWithoutDevice(Rule):
             "            seed = torch.tensor(random.randrange(10_000), device=x.device)\n"
             "            dist.all_reduce(seed)\n"
             "        return x\n",
+        ),
+        Invalid(
+            # Moved on a path that does not ask whether the GPU exists: the other path
+            # hands NCCL a CPU tensor.
+            "import torch\nimport torch.distributed as dist\n\n"
+            "def count_params(model, rank):\n"
+            "    total = torch.tensor([sum(p.numel() for p in model.parameters())])\n"
+            "    if rank == 0:\n"
+            "        total = total.cuda()\n"
+            "    dist.all_reduce(total)\n"
+            "    return total.item()\n",
+            line=5,
+            column=13,
+        ),
+        Invalid(
+            # Handed over only where it is not on the GPU.
+            "import torch\nimport torch.distributed as dist\n\n"
+            "def reduce_metrics(output, distributed):\n"
+            "    for key, v in output.items():\n"
+            "        if isinstance(v, float):\n"
+            "            v = torch.tensor([v])\n"
+            "        if distributed and not v.is_cuda:\n"
+            "            dist.all_reduce(v)\n"
+            "        output[key] = v.detach()\n",
+            line=7,
+            column=17,
         ),
         Invalid(
             "import torch\nimport torch.distributed as dist\n\n"

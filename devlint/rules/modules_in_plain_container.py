@@ -12,7 +12,7 @@ from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import FileFacts
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.nodes import attribute_of_self, dotted_name, is_self
+from devlint.nodes import attribute_of_self, dotted_name, is_self, stateless_module
 from devlint.rules.base import (
     FileContext,
     Invalid,
@@ -26,9 +26,7 @@ from devlint.rules.base import (
 from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import (
     MODULE_DICT_TAKEN_KEYS,
-    STATELESS_NN_MODULES,
     TORCH_NN_NON_MODULES,
-    WEIGHTED_LOSS_KEYWORDS,
 )
 
 _REGISTERS = "registers_modules"
@@ -857,7 +855,7 @@ def _classify(node: cst.BaseExpression, context: FileContext) -> _Element | None
         if "." in name or name in TORCH_NN_NON_MODULES:
             return None
         prefix = f"{spelled}." if spelled else None
-        if name in STATELESS_NN_MODULES or (name.endswith("Loss") and not _weighted(node)):
+        if stateless_module(node, name):
             return _Element(stateless=True, prefix=prefix)
         return _Element(torch=True, prefix=prefix)
     if qualified.startswith("torch."):
@@ -908,13 +906,6 @@ def _may_be_module(node: ast.expr, aliases: Mapping[str, str]) -> bool:
         if "." not in callee:
             return True  # a class of this module, or imported by name
     return callee is not None and callee.partition(".")[0] in aliases
-
-
-def _weighted(call: cst.Call) -> bool:
-    """A loss given a weight tensor holds it as a buffer."""
-    return any(
-        arg.keyword is None or arg.keyword.value in WEIGHTED_LOSS_KEYWORDS for arg in call.args
-    )
 
 
 def _usable_key(key: cst.BaseExpression) -> bool:

@@ -45,6 +45,7 @@ from devlint.symbols import (
     TEST_PACKAGES,
     TORCH_MODULE_BASES,
     TORCH_NN_NON_MODULES,
+    TRAINER_BASES,
 )
 
 _HF_MODEL_CLASS = re.compile(
@@ -324,6 +325,8 @@ class ProjectIndex:
             return _MODULE
         if _is_torch_nn_class(module, short):
             return _MODULE
+        if name in TRAINER_BASES:
+            return _STORES_MODEL
         if name in LIGHTNING_DATAMODULE_BASES:
             return _DATAMODULE
         if name in DATASET_BASES:

@@ -66,6 +66,7 @@ from devlint.nodes import (
     names_a_device,
 )
 from devlint.symbols import (
+    ACCELERATOR_CARRYING_METHODS,
     ARRAY_TENSOR_FACTORIES,
     CARRYING_LIBRARIES,
     COLLECTION_UPDATERS,
@@ -104,6 +105,8 @@ from devlint.symbols import (
     TENSOR_FACTORIES,
     TENSOR_HOST_ATTRIBUTES,
     TENSOR_PARAMETER_NAMES,
+    TRAINER_BASES,
+    TRAINER_PLACING_METHODS,
     TRANSPARENT_DECORATORS,
 )
 
@@ -1107,6 +1110,9 @@ class _Inference:
             return made_on_cpu(node)  # processor output: CPU tensors
         if isinstance(func, cst.Attribute) and is_self(func.value):
             return self._self_call(node, func.attr.value, arguments)
+        trainer = self._trainer_call(func, arguments)
+        if trainer is not None:
+            return trainer
         if qualified is not None and qualified.split(".", 1)[0] in CPU_LIBRARIES | NUMBER_LIBRARIES:
             return _host_result(qualified)  # np.random.randint(...), as a named import's
         if receiver is not None and isinstance(func, cst.Attribute):
@@ -1131,6 +1137,29 @@ class _Inference:
         if nested is not None and nested not in self.inlining:
             return self._nested_call(node, nested, arguments)
         return self._closure_call(node, func, callee, arguments)
+
+    def _trainer_call(
+        self, func: cst.BaseExpression, arguments: Sequence[tuple[cst.Arg, Value]]
+    ) -> Value | None:
+        """In a subclass of transformers' Trainer, what the base does with a tensor:
+        ``super()._prepare_inputs(inputs)`` puts it on the device the trainer trains on;
+        ``self.accelerator.gather(t)`` (accelerate's) leaves it on its own. None elsewhere."""
+        if not (isinstance(func, cst.Attribute) and arguments and self._in_trainer()):
+            return None
+        name, receiver = func.attr.value, func.value
+        given = arguments[0][1]
+        if name in TRAINER_PLACING_METHODS and _calls_super(receiver):
+            return moved_from(FOLLOWS, given)
+        if name in ACCELERATOR_CARRYING_METHODS and attribute_of_self(receiver) == "accelerator":
+            return given
+        return None
+
+    def _in_trainer(self) -> bool:
+        """The class this function is a method of names transformers' Trainer as a base."""
+        owner = self._owner.node
+        if owner is None:
+            return False
+        return any(self._resolve(base.value) in TRAINER_BASES for base in owner.bases)
 
     def _nested_call(
         self, node: cst.Call, function: cst.FunctionDef, arguments: Sequence[tuple[cst.Arg, Value]]
@@ -1575,6 +1604,11 @@ class _Inference:
                 met = {p for o in partners if name not in o.params for p in o.params or {""}}
                 if met:
                     self.reaching.setdefault(name, set()).update(met)
+
+
+def _calls_super(node: cst.BaseExpression) -> bool:
+    """``super()`` (or ``super(Cls, self)``): the next class of the method resolution order."""
+    return isinstance(node, cst.Call) and dotted_name(node.func) == "super"
 
 
 def _bound(

@@ -367,6 +367,9 @@ class FileFlows:
         flow = self._returning(callee, owner)
         return flow.returned_parts if flow is not None else ()
 
+    def own_flow(self, callee: cst.FunctionDef, owner: cst.ClassDef | None) -> FunctionFlow | None:
+        return self._returning(callee, owner)
+
     def _returning(
         self, callee: cst.FunctionDef, owner: cst.ClassDef | None
     ) -> FunctionFlow | None:

@@ -176,6 +176,10 @@ class Callees(Protocol):
         """The elements of the tuple ``callee`` returns (``FunctionFlow.returned_parts``)."""
         ...
 
+    def own_flow(self, callee: cst.FunctionDef, owner: cst.ClassDef | None) -> FunctionFlow | None:
+        """The flow of ``callee`` from its own code (None while it is being analysed)."""
+        ...
+
     def called_with(
         self, callee: cst.FunctionDef, owner: cst.ClassDef | None, bound: Mapping[str, Value]
     ) -> FunctionFlow | None:
@@ -230,6 +234,11 @@ class FunctionFlow:
     """Calls of other files' functions whose result it may return: the callee, an argument's
     slot and a parameter that argument follows. Where the callee's result follows that
     slot, this function's result follows the parameter (``FlowSummary.returns_via``)."""
+    passed_on: tuple[tuple[str, int | str, str, tuple[tuple[int | str, str], ...]], ...] = ()
+    """Calls of other files' functions given a tensor that follows a parameter: the callee,
+    the argument's slot, the parameter, and the call's other arguments on the device (each
+    slot with a parameter it follows, ``""`` for none). Where the callee's parameter meets
+    one of those, so does this function's (``FlowSummary.meets_via``)."""
     returned_parts: tuple[Value, ...] = ()
     """The elements of the tuple the function's ``return``s write out (``return a, b``),
     each joined over the returns (one that gives anything else gives its whole value to
@@ -301,6 +310,7 @@ def analyse_function(
         frozenset(inference.results_meeting),
         tuple(site for site in dict.fromkeys(inference.returned_whole) if site in returned.made),
         _returned_via(returned, inference.calls_out, inference.result_parts),
+        passed_on=_passed_on(inference.calls_out, inference.passed_on),
         returned_parts=_positionwise(inference.returned_tuples),
         result_parts=inference.result_parts,
         wrapped=wraps_arguments(function, around.resolve),
@@ -338,6 +348,34 @@ def _returned_via(
         for slot, argument in slots
         for param in argument.params
     }
+    return tuple(sorted(found, key=repr))
+
+
+def _passed_on(
+    calls_out: Mapping[cst.CSTNode, tuple[str, tuple[tuple[int | str, Value], ...]]],
+    through_the_file: Iterable[tuple[str, int | str, str, tuple[tuple[int | str, str], ...]]],
+) -> tuple[tuple[str, int | str, str, tuple[tuple[int | str, str], ...]], ...]:
+    """``FunctionFlow.passed_on``: each parameter's tensor handed to another file's function,
+    with the arguments beside it that are surely on the device (also by a function of the
+    file it calls: ``through_the_file``)."""
+    found = set(through_the_file)
+    for callee, slots in calls_out.values():
+        for slot, argument in slots:
+            if not argument.on_device:
+                continue
+            beside = tuple(
+                sorted(
+                    {
+                        (other_slot, param)
+                        for other_slot, other in slots
+                        if other_slot != slot and surely_on_device(other)
+                        for param in (other.params - argument.params if other.params else {""})
+                    },
+                    key=repr,
+                )
+            )
+            if beside:
+                found.update((callee, slot, param, beside) for param in argument.params)
     return tuple(sorted(found, key=repr))
 
 
@@ -551,6 +589,8 @@ class _Inference:
         """Parameters a caller passes a tensor (not None) and not rebound since: an
         ``if x is None:`` branch on them does not run for that call."""
         self.reaching: dict[str, set[str]] = {}
+        self.passed_on: set[tuple[str, int | str, str, tuple[tuple[int | str, str], ...]]] = set()
+        """``FunctionFlow.passed_on`` through the file's functions it calls."""
         self.handoffs: list[Handoff] = []
         self.results_meeting: set[cst.CSTNode] = set()
         self.calls_out: dict[cst.CSTNode, _CallOut] = {}
@@ -1370,6 +1410,8 @@ class _Inference:
         passes_cpu = any(found.made or Origin.CPU in found.origins for _, found in arguments)
         # A wrapper may move the arguments first: the function's own flow, not the call's.
         wrapped = wraps_arguments(function, self._resolve)
+        if not wrapped:
+            self._reach_through(callees.own_flow(function, owner), bound)
         if wrapped or (not passes_cpu and not _fills_none_default(function, bound)):
             returned = callees.returned(function, owner)
             tied = [bound[name].tied for name in returned.params if name in bound]
@@ -1390,6 +1432,36 @@ class _Inference:
         parts = flow.returned_parts
         self._unpackable[node] = lambda: parts
         return flow.returned
+
+    def _reach_through(self, flow: FunctionFlow | None, bound: Mapping[str, Value]) -> None:
+        """What this function's parameters meet inside a function of the file it passes them
+        to (``bound``: by the callee's parameter names), in this function's terms: which of
+        its parameters meet which there, and which it hands on to other files' functions."""
+        if flow is None:
+            return
+
+        def ours(name: str) -> set[str]:
+            found = bound.get(name)
+            if found is None or not found.on_device:
+                return set()
+            return set(found.params) or ({""} if surely_on_device(found) else set())
+
+        for name, partners in flow.reaching.items():
+            met = set().union(*(({""} if p == "" else ours(p)) for p in partners))
+            for param in ours(name) - {""}:
+                if met - {param}:
+                    self.reaching.setdefault(param, set()).update(met - {param})
+        for callee, slot, name, beside in flow.passed_on:
+            given = tuple(
+                sorted(
+                    {(s, q) for s, p in beside for q in ({""} if p == "" else ours(p))},
+                    key=repr,
+                )
+            )
+            for param in ours(name) - {""}:
+                kept = tuple((s, q) for s, q in given if q != param)
+                if kept:
+                    self.passed_on.add((callee, slot, param, kept))
 
     def _module_call(
         self, node: cst.Call, callee: cst.BaseExpression, arguments: Sequence[tuple[cst.Arg, Value]]

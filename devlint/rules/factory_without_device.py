@@ -201,12 +201,12 @@ class FactoryWithoutDevice(Rule):
     code in tests, which places its tensors where it means to run. A tensor passed to or
     returned from a project function is followed there, in another file too: it is reported
     where it is made if it meets the device inside the function it is passed to (with an
-    argument the caller has on the device), or where a caller uses the result (functions of
-    a module, not methods, for now; returned whole, not as one element of a tuple, and not
-    reduced to 0-dim there), also when that function's result follows the tensor only
-    through another file's function it calls (a few calls deep). In the file, a name
-    unpacking a helper's result (`a, b = f(x)`) holds only the element `f` writes out in its
-    place.
+    argument the caller has on the device), or inside one that function hands it on to with that
+    argument (in its own file or another, a few calls deep), or where a caller uses the result
+    (functions of a module, not methods, for now; returned whole, not as one element of a tuple,
+    and not reduced to 0-dim there), also when that function's result follows the tensor only
+    through another file's function it calls (a few calls deep). In the file, a name unpacking a
+    helper's result (`a, b = f(x)`) holds only the element `f` writes out in its place.
     """
 
     code = "DEV003"

@@ -177,7 +177,8 @@ class Callees(Protocol):
         ...
 
     def own_flow(self, callee: cst.FunctionDef, owner: cst.ClassDef | None) -> FunctionFlow | None:
-        """The flow of ``callee`` from its own code (None while it is being analysed)."""
+        """The flow of ``callee`` from its own code (None while it is being analysed, or
+        while the class model of ``__init__`` is being built)."""
         ...
 
     def called_with(

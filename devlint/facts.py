@@ -171,6 +171,11 @@ class FlowSummary:
     """Calls of other files' functions whose result its result may be: the callee (as its
     file resolves it), an argument's slot, and the parameter that argument follows. Its
     result follows that parameter where the callee's result follows the slot."""
+    meets_via: tuple[tuple[str, int | str, str, tuple[tuple[int | str, str], ...]], ...] = ()
+    """Calls of other files' functions that its parameters reach: the callee (as its file
+    resolves it), the argument's slot, the parameter that argument follows, and the call's
+    other arguments on the device (each slot with the parameter it follows, ``""``: none).
+    The parameter meets those where the callee's parameter at the slot meets them."""
     parts: tuple[str, ...] = ()
     """Where each element of the tuple it returns (``return a, b``) comes from: one of
     ``PART_ORIGINS`` (empty: no ``return`` writes a tuple out)."""

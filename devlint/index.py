@@ -48,6 +48,7 @@ from devlint.symbols import (
     TEST_PACKAGES,
     TORCH_MODULE_BASES,
     TORCH_NN_NON_MODULES,
+    TRAINER_BASES,
 )
 
 _HF_MODEL_CLASS = re.compile(
@@ -56,6 +57,9 @@ _HF_MODEL_CLASS = re.compile(
 """transformers classes that are PreTrainedModel subclasses (``BertModel``, ``...ForCausalLM``)."""
 
 _MAX_ALIAS_HOPS = 8
+
+_MAX_MEETING_HOPS = 3
+"""How many functions of other files a parameter is followed through to where it meets."""
 
 _MOVES = MODULE_MOVING_METHODS | DEVICE_TYPES
 """The module's moves, and a class's own move to a device type (``def mps(self)``)."""
@@ -329,6 +333,8 @@ class ProjectIndex:
             return _MODULE
         if _is_torch_nn_class(module, short):
             return _MODULE
+        if name in TRAINER_BASES:
+            return _STORES_MODEL
         if name in LIGHTNING_DATAMODULE_BASES:
             return _DATAMODULE
         if name in DATASET_BASES:
@@ -577,9 +583,32 @@ class ProjectIndex:
             if name is not None and part is not None and part < len(summary.parts):
                 return summary.parts[part] == "param" and name in summary.parts_via[part]
             return name is not None and self._returns_parameter(function, name, frozenset())
-        partners = dict(summary.meets).get(name or "", ())
         placed = {_parameter_of(summary, slot) for slot in requirement.placed}
-        return "" in partners or any(partner in placed for partner in partners)
+        given = {param for param in placed if param is not None}
+        return name is not None and self._meets(function, name, given, frozenset())
+
+    def _meets(self, function: str, parameter: str, placed: set[str], seen: frozenset[str]) -> bool:
+        """Whether ``parameter`` of ``function`` (canonical) meets a tensor on the device, or
+        one of its ``placed`` parameters (those given one): itself, or inside a function of
+        another file it hands the parameter to (``meets_via``), a few calls deep."""
+        summary = self._summaries.get(function)
+        if summary is None or function in seen or len(seen) >= _MAX_MEETING_HOPS:
+            return False
+        partners = dict(summary.meets).get(parameter, ())
+        if "" in partners or any(partner in placed for partner in partners):
+            return True
+        for callee, slot, param, beside in summary.meets_via:
+            if param != parameter:
+                continue
+            target = self.canonical(self.resolve(callee, self._module_of.get(function, "")))
+            inner = self._summaries.get(target)
+            name = _parameter_of(inner, slot) if inner is not None else None
+            if inner is None or name is None:
+                continue
+            given = {_parameter_of(inner, s) for s, p in beside if p == "" or p in placed}
+            if self._meets(target, name, {g for g in given if g is not None}, seen | {function}):
+                return True
+        return False
 
     def _returns_parameter(self, function: str, parameter: str, seen: frozenset[str]) -> bool:
         """Whether the result of ``function`` (canonical) follows its ``parameter``: itself,
@@ -600,11 +629,13 @@ class ProjectIndex:
         return False
 
     def unsummarised_callees(self) -> frozenset[str]:
-        """Project functions whose results summaries say theirs may be (``returns_via``)
-        and that have no summary yet: a later pass computes theirs."""
+        """Project functions whose results summaries say theirs may be (``returns_via``),
+        or that they hand a parameter to (``meets_via``), and that have no summary yet: a
+        later pass computes theirs."""
         found = set()
         for function, summary in self._summaries.items():
-            for callee, _, _ in summary.returns_via:
+            passed = [(callee, slot, param) for callee, slot, param, _ in summary.meets_via]
+            for callee, _, _ in (*summary.returns_via, *passed):
                 target = self.canonical(self.resolve(callee, self._module_of.get(function, "")))
                 if target in self._functions and target not in self._summaries:
                     found.add(target)

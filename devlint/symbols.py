@@ -373,6 +373,28 @@ whose instances are one (``DataCollatorWithPadding``) spells, in lower case."""
 BATCH_TRANSFER_HOOKS = frozenset({"transfer_batch_to_device", "on_after_batch_transfer"})
 """LightningDataModule hooks that run in the main process with the target device known."""
 
+TRAINER_BASES = frozenset(
+    {
+        "transformers.Trainer",
+        "transformers.trainer.Trainer",
+        "transformers.Seq2SeqTrainer",
+        "transformers.trainer_seq2seq.Seq2SeqTrainer",
+    }
+)
+"""transformers' Trainer: it holds the model and puts each batch on the device it trains on
+before ``compute_loss``, ``training_step`` and ``prediction_step``: a subclass's methods
+are a device context."""
+
+TRAINER_PLACING_METHODS = frozenset({"_prepare_inputs", "_prepare_input"})
+"""Methods of transformers' Trainer that return what they are given on the device it trains
+on (``super()._prepare_inputs(inputs)`` in a subclass)."""
+
+ACCELERATOR_CARRYING_METHODS = frozenset(
+    {"gather", "gather_for_metrics", "reduce", "pad_across_processes"}
+)
+"""Methods of accelerate's ``Accelerator`` (``self.accelerator`` of a transformers Trainer)
+whose result is on the device of the tensor they are given."""
+
 DDP_CLASSES = frozenset(
     {
         "torch.nn.parallel.DistributedDataParallel",

@@ -295,3 +295,101 @@ def test_the_parameters_a_helper_places_are_named_in_the_callers_terms() -> None
     either = module.body[-1]
     assert isinstance(either, cst.FunctionDef)
     assert summarise(flows.function(either, None), "pkg.either").returns == ("t",)
+
+
+JOIN = """\
+import torch
+
+
+def joined(a: torch.Tensor, b: torch.Tensor):
+    return torch.cat([a, b])
+"""
+
+RELAY = """\
+import torch
+
+from pkg.join import joined
+
+
+def relayed(a: torch.Tensor, b: torch.Tensor):
+    return joined(a, b)
+
+
+def relayed_twice(a: torch.Tensor, b: torch.Tensor):
+    return relayed(a.float(), b)
+
+
+def with_itself(a: torch.Tensor, b: torch.Tensor):
+    return joined(a, a) * 2, b
+"""
+
+CALLER = """\
+import torch
+
+from pkg.relay import relayed, relayed_twice, with_itself
+
+
+class Runner:
+    def __init__(self, model):
+        self.model = model
+
+    def run(self, x):
+        {body}
+"""
+
+
+def test_a_summary_names_the_other_files_functions_a_parameter_is_handed_to() -> None:
+    module = cst.parse_module(RELAY)
+
+    def resolve(node: cst.CSTNode) -> str | None:
+        return "pkg.join.joined" if isinstance(node, cst.Name) and node.value == "joined" else None
+
+    flows = FileFlows(lambda: module, resolve)
+    functions = [s for s in module.body if isinstance(s, cst.FunctionDef)]
+    summaries = {f.name.value: summarise(flows.function(f, None), f.name.value) for f in functions}
+    assert summaries["relayed"].meets_via == (
+        ("pkg.join.joined", 0, "a", ((1, "b"),)),
+        ("pkg.join.joined", 1, "b", ((0, "a"),)),
+    )
+    # Through a function of the same file, in the caller's own parameters.
+    assert summaries["relayed_twice"].meets_via == summaries["relayed"].meets_via
+    # Handed on beside itself only: nothing else it could meet there.
+    assert summaries["with_itself"].meets_via == ()
+
+
+def relay(tmp_path: Path, body: str) -> list[tuple[str, int, int, str]]:
+    caller = CALLER.replace("{body}", body)
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/join.py": JOIN,
+        "pkg/relay.py": RELAY,
+        "pkg/run.py": caller,
+    }
+    project = lint_project(tmp_path, files, select=("DEV003",))
+    return [
+        (Path(r.display).name, f.start.row, f.start.column, f.message)
+        for r in project.files
+        for f in r.findings
+    ]
+
+
+def test_a_cpu_tensor_meets_the_device_two_files_away(tmp_path: Path) -> None:
+    assert relay(tmp_path, "return relayed(torch.zeros(3), x)") == [
+        (
+            "run.py",
+            11,
+            24,
+            "`torch.zeros()` makes a CPU tensor that meets the computation's device in "
+            "`relayed` (called at line 11); pass `device=x.device`",
+        )
+    ]
+
+
+def test_a_cpu_tensor_meets_the_device_through_a_helper_of_the_other_file(tmp_path: Path) -> None:
+    found = relay(tmp_path, "return relayed_twice(torch.zeros(3), x)")
+    assert [(name, row, column) for name, row, column, _ in found] == [("run.py", 11, 30)]
+
+
+def test_no_finding_where_it_meets_only_itself_or_cpu_tensors_there(tmp_path: Path) -> None:
+    assert relay(tmp_path, "return with_itself(torch.zeros(3), x)") == []
+    assert relay(tmp_path, "return relayed(torch.zeros(3), torch.ones(3))") == []

@@ -367,6 +367,11 @@ class FileFlows:
         flow = self._returning(callee, owner)
         return flow.returned_parts if flow is not None else ()
 
+    def own_flow(self, callee: cst.FunctionDef, owner: cst.ClassDef | None) -> FunctionFlow | None:
+        if self._building:
+            return None  # what `__init__` builds asks nothing of the summaries: no cost there
+        return self._returning(callee, owner)
+
     def _returning(
         self, callee: cst.FunctionDef, owner: cst.ClassDef | None
     ) -> FunctionFlow | None:

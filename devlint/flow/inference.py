@@ -69,6 +69,7 @@ from devlint.nodes import (
 )
 from devlint.symbols import (
     ACCELERATOR_PREDICATES,
+    ACCELERATOR_CARRYING_METHODS,
     ARRAY_TENSOR_FACTORIES,
     CARRYING_LIBRARIES,
     COLLECTION_UPDATERS,
@@ -107,6 +108,8 @@ from devlint.symbols import (
     TENSOR_FACTORIES,
     TENSOR_HOST_ATTRIBUTES,
     TENSOR_PARAMETER_NAMES,
+    TRAINER_BASES,
+    TRAINER_PLACING_METHODS,
     TRANSPARENT_DECORATORS,
 )
 
@@ -176,6 +179,11 @@ class Callees(Protocol):
         """The elements of the tuple ``callee`` returns (``FunctionFlow.returned_parts``)."""
         ...
 
+    def own_flow(self, callee: cst.FunctionDef, owner: cst.ClassDef | None) -> FunctionFlow | None:
+        """The flow of ``callee`` from its own code (None while it is being analysed, or
+        while the class model of ``__init__`` is being built)."""
+        ...
+
     def called_with(
         self, callee: cst.FunctionDef, owner: cst.ClassDef | None, bound: Mapping[str, Value]
     ) -> FunctionFlow | None:
@@ -230,6 +238,11 @@ class FunctionFlow:
     """Calls of other files' functions whose result it may return: the callee, an argument's
     slot and a parameter that argument follows. Where the callee's result follows that
     slot, this function's result follows the parameter (``FlowSummary.returns_via``)."""
+    passed_on: tuple[tuple[str, int | str, str, tuple[tuple[int | str, str], ...]], ...] = ()
+    """Calls of other files' functions given a tensor that follows a parameter: the callee,
+    the argument's slot, the parameter, and the call's other arguments on the device (each
+    slot with a parameter it follows, ``""`` for none). Where the callee's parameter meets
+    one of those, so does this function's (``FlowSummary.meets_via``)."""
     returned_parts: tuple[Value, ...] = ()
     """The elements of the tuple the function's ``return``s write out (``return a, b``),
     each joined over the returns (one that gives anything else gives its whole value to
@@ -301,6 +314,7 @@ def analyse_function(
         frozenset(inference.results_meeting),
         tuple(site for site in dict.fromkeys(inference.returned_whole) if site in returned.made),
         _returned_via(returned, inference.calls_out, inference.result_parts),
+        passed_on=_passed_on(inference.calls_out, inference.passed_on),
         returned_parts=_positionwise(inference.returned_tuples),
         result_parts=inference.result_parts,
         wrapped=wraps_arguments(function, around.resolve),
@@ -338,6 +352,34 @@ def _returned_via(
         for slot, argument in slots
         for param in argument.params
     }
+    return tuple(sorted(found, key=repr))
+
+
+def _passed_on(
+    calls_out: Mapping[cst.CSTNode, tuple[str, tuple[tuple[int | str, Value], ...]]],
+    through_the_file: Iterable[tuple[str, int | str, str, tuple[tuple[int | str, str], ...]]],
+) -> tuple[tuple[str, int | str, str, tuple[tuple[int | str, str], ...]], ...]:
+    """``FunctionFlow.passed_on``: each parameter's tensor handed to another file's function,
+    with the arguments beside it that are surely on the device (also by a function of the
+    file it calls: ``through_the_file``)."""
+    found = set(through_the_file)
+    for callee, slots in calls_out.values():
+        for slot, argument in slots:
+            if not argument.on_device:
+                continue
+            beside = tuple(
+                sorted(
+                    {
+                        (other_slot, param)
+                        for other_slot, other in slots
+                        if other_slot != slot and surely_on_device(other)
+                        for param in (other.params - argument.params if other.params else {""})
+                    },
+                    key=repr,
+                )
+            )
+            if beside:
+                found.update((callee, slot, param, beside) for param in argument.params)
     return tuple(sorted(found, key=repr))
 
 
@@ -551,6 +593,8 @@ class _Inference:
         """Parameters a caller passes a tensor (not None) and not rebound since: an
         ``if x is None:`` branch on them does not run for that call."""
         self.reaching: dict[str, set[str]] = {}
+        self.passed_on: set[tuple[str, int | str, str, tuple[tuple[int | str, str], ...]]] = set()
+        """``FunctionFlow.passed_on`` through the file's functions it calls."""
         self.handoffs: list[Handoff] = []
         self.results_meeting: set[cst.CSTNode] = set()
         self.calls_out: dict[cst.CSTNode, _CallOut] = {}
@@ -1142,6 +1186,9 @@ class _Inference:
             return made_on_cpu(node)  # processor output: CPU tensors
         if isinstance(func, cst.Attribute) and is_self(func.value):
             return self._self_call(node, func.attr.value, arguments)
+        trainer = self._trainer_call(func, arguments)
+        if trainer is not None:
+            return trainer
         if qualified is not None and qualified.split(".", 1)[0] in CPU_LIBRARIES | NUMBER_LIBRARIES:
             return _host_result(qualified)  # np.random.randint(...), as a named import's
         if receiver is not None and isinstance(func, cst.Attribute):
@@ -1166,6 +1213,29 @@ class _Inference:
         if nested is not None and nested not in self.inlining:
             return self._nested_call(node, nested, arguments)
         return self._closure_call(node, func, callee, arguments)
+
+    def _trainer_call(
+        self, func: cst.BaseExpression, arguments: Sequence[tuple[cst.Arg, Value]]
+    ) -> Value | None:
+        """In a subclass of transformers' Trainer, what the base does with a tensor:
+        ``super()._prepare_inputs(inputs)`` puts it on the device the trainer trains on;
+        ``self.accelerator.gather(t)`` (accelerate's) leaves it on its own. None elsewhere."""
+        if not (isinstance(func, cst.Attribute) and arguments and self._in_trainer()):
+            return None
+        name, receiver = func.attr.value, func.value
+        given = arguments[0][1]
+        if name in TRAINER_PLACING_METHODS and _calls_super(receiver):
+            return moved_from(FOLLOWS, given)
+        if name in ACCELERATOR_CARRYING_METHODS and attribute_of_self(receiver) == "accelerator":
+            return given
+        return None
+
+    def _in_trainer(self) -> bool:
+        """The class this function is a method of names transformers' Trainer as a base."""
+        owner = self._owner.node
+        if owner is None:
+            return False
+        return any(self._resolve(base.value) in TRAINER_BASES for base in owner.bases)
 
     def _nested_call(
         self, node: cst.Call, function: cst.FunctionDef, arguments: Sequence[tuple[cst.Arg, Value]]
@@ -1376,6 +1446,8 @@ class _Inference:
         passes_cpu = any(found.made or Origin.CPU in found.origins for _, found in arguments)
         # A wrapper may move the arguments first: the function's own flow, not the call's.
         wrapped = wraps_arguments(function, self._resolve)
+        if not wrapped:
+            self._reach_through(callees.own_flow(function, owner), bound)
         if wrapped or (not passes_cpu and not _fills_none_default(function, bound)):
             returned = callees.returned(function, owner)
             tied = [bound[name].tied for name in returned.params if name in bound]
@@ -1396,6 +1468,36 @@ class _Inference:
         parts = flow.returned_parts
         self._unpackable[node] = lambda: parts
         return flow.returned
+
+    def _reach_through(self, flow: FunctionFlow | None, bound: Mapping[str, Value]) -> None:
+        """What this function's parameters meet inside a function of the file it passes them
+        to (``bound``: by the callee's parameter names), in this function's terms: which of
+        its parameters meet which there, and which it hands on to other files' functions."""
+        if flow is None:
+            return
+
+        def ours(name: str) -> set[str]:
+            found = bound.get(name)
+            if found is None or not found.on_device:
+                return set()
+            return set(found.params) or ({""} if surely_on_device(found) else set())
+
+        for name, partners in flow.reaching.items():
+            met = set().union(*(({""} if p == "" else ours(p)) for p in partners))
+            for param in ours(name) - {""}:
+                if met - {param}:
+                    self.reaching.setdefault(param, set()).update(met - {param})
+        for callee, slot, name, beside in flow.passed_on:
+            given = tuple(
+                sorted(
+                    {(s, q) for s, p in beside for q in ({""} if p == "" else ours(p))},
+                    key=repr,
+                )
+            )
+            for param in ours(name) - {""}:
+                kept = tuple((s, q) for s, q in given if q != param)
+                if kept:
+                    self.passed_on.add((callee, slot, param, kept))
 
     def _module_call(
         self, node: cst.Call, callee: cst.BaseExpression, arguments: Sequence[tuple[cst.Arg, Value]]
@@ -1626,6 +1728,11 @@ class _Inference:
                 met = {p for o in partners if name not in o.params for p in o.params or {""}}
                 if met:
                     self.reaching.setdefault(name, set()).update(met)
+
+
+def _calls_super(node: cst.BaseExpression) -> bool:
+    """``super()`` (or ``super(Cls, self)``): the next class of the method resolution order."""
+    return isinstance(node, cst.Call) and dotted_name(node.func) == "super"
 
 
 def _bound(

@@ -29,6 +29,7 @@ def summarise(flow: FunctionFlow, name: str) -> FlowSummary:
         meets,
         _followed(returned),
         returns_via=flow.returned_via,
+        meets_via=() if flow.wrapped else flow.passed_on,
         parts=tuple(_part_origin(part) for part in flow.returned_parts),
         parts_via=tuple(_followed(part) for part in flow.returned_parts),
     )

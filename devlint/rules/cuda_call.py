@@ -47,8 +47,9 @@ class CudaCall(Rule):
     """## What it does
     Finds `.cuda()` and `.cuda(N)` calls in code that already knows its device: model
     code (as DEV001 defines it), classes that store a device or a model (samplers,
-    trainers, pipelines), functions told their device (a `device` parameter; the fix
-    there, `.to(device)`, is unsafe), and the project functions all these call; also
+    trainers, pipelines; subclasses of transformers' `Trainer`), functions told their
+    device (a `device` parameter; the fix there, `.to(device)`, is unsafe), and the
+    project functions all these call; also
     functions whose inputs tell them their device (a parameter annotated as a tensor or a
     module, the methods of autograd Functions; not tests), unless the call moves that
     very input (`def to_gpu(x: Tensor): return x.cuda()` is what it is for).
@@ -342,6 +343,17 @@ class CudaCall(Rule):
             "    count = torch.tensor(rows.size(0)).to(rows.device)\n"
             "    return rows.sum(0) / count\n",
             unsafe=True,
+        ),
+        Invalid(
+            # transformers' Trainer put the batch on its device: not always the current GPU.
+            "from transformers import Trainer\n\n"
+            "class Distiller(Trainer):\n"
+            "    def compute_loss(self, model, inputs, return_outputs=False):\n"
+            "        outputs = model(**inputs)\n"
+            "        teacher = self.teacher(**inputs).logits.cuda()\n"
+            "        return ((outputs.logits - teacher) ** 2).mean()\n",
+            line=6,
+            column=49,
         ),
         Invalid(
             "import pytorch_lightning as pl\n\n"

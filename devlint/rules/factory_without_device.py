@@ -85,8 +85,10 @@ class FactoryWithoutDevice(Rule):
     batch-level hooks, methods bound with `functools.partial` for later (a shortcut handed
     to a block; not a weight initialiser handed to `apply`), and what they call.
     Elsewhere, in every method of a class that stores a device or a model (samplers,
-    trainers, pipelines) and in functions told their device (a `device` parameter), and
-    what they call. And in library functions
+    trainers, pipelines) or derives from transformers' `Trainer` (which puts each batch on
+    its device: `super()._prepare_inputs(batch)` is there, and accelerate's
+    `self.accelerator.gather(t)` leaves `t` where it was) and in functions told their
+    device (a `device` parameter), and what they call. And in library functions
     (module-level, not model code, not collate functions) whose tensors follow their
     inputs: the function reads a device itself (`x.device`, `.to(w.device)`, a
     parameter annotated `torch.device`), or its module's functions do (kornia's and
@@ -205,12 +207,12 @@ class FactoryWithoutDevice(Rule):
     code in tests, which places its tensors where it means to run. A tensor passed to or
     returned from a project function is followed there, in another file too: it is reported
     where it is made if it meets the device inside the function it is passed to (with an
-    argument the caller has on the device), or where a caller uses the result (functions of
-    a module, not methods, for now; returned whole, not as one element of a tuple, and not
-    reduced to 0-dim there), also when that function's result follows the tensor only
-    through another file's function it calls (a few calls deep). In the file, a name
-    unpacking a helper's result (`a, b = f(x)`) holds only the element `f` writes out in its
-    place.
+    argument the caller has on the device), or inside one that function hands it on to with that
+    argument (in its own file or another, a few calls deep), or where a caller uses the result
+    (functions of a module, not methods, for now; returned whole, not as one element of a tuple,
+    and not reduced to 0-dim there), also when that function's result follows the tensor only
+    through another file's function it calls (a few calls deep). In the file, a name unpacking a
+    helper's result (`a, b = f(x)`) holds only the element `f` writes out in its place.
     """
 
     code = "DEV003"
@@ -226,6 +228,17 @@ class FactoryWithoutDevice(Rule):
     reports_in_device_context = True  # files with no model code may hold a device context
 
     VALID = (
+        # A Trainer subclass whose own `_prepare_inputs` hands the batch back as it is: the
+        # tokenizer's tensors stay on the CPU, and so does what they meet.
+        "import torch\nfrom transformers import Trainer\n\n"
+        "class Scorer(Trainer):\n"
+        "    def _prepare_inputs(self, inputs):\n"
+        "        return inputs\n\n"
+        "    def compute_loss(self, model, inputs, return_outputs=False):\n"
+        '        batch = self.tokenizer(inputs["text"], return_tensors="pt")\n'
+        "        batch = self._prepare_inputs(batch)\n"
+        '        offsets = torch.arange(batch["input_ids"].shape[1])\n'
+        '        return (batch["input_ids"] + offsets).sum()\n',
         # A parameter-free module made on the spot (`nn.Softmax(dim=-1)`) has no device.
         "import torch\nimport torch.nn as nn\n\n"
         "class Scorer(nn.Module):\n"
@@ -1034,6 +1047,36 @@ class FactoryWithoutDevice(Rule):
             "        return loss(scores[None], scores.argmax()[None]).tolist()\n",
             line=6,
             column=18,
+        ),
+        Invalid(
+            # transformers' Trainer puts the batch on its device (`super()._prepare_inputs`).
+            "import torch\nfrom transformers import Trainer\n\n"
+            "class Scorer(Trainer):\n"
+            "    def compute_loss(self, model, inputs, return_outputs=False):\n"
+            '        batch = self.tokenizer(inputs["text"], return_tensors="pt")\n'
+            "        batch = super()._prepare_inputs(batch)\n"
+            '        offsets = torch.arange(batch["input_ids"].shape[1])\n'
+            '        return (batch["input_ids"] + offsets).sum()\n',
+            line=8,
+            column=19,
+        ),
+        Invalid(
+            # accelerate's `gather` leaves the batch's labels on the trainer's device.
+            "import torch\nfrom transformers import Trainer\n\n"
+            "class Ranker(Trainer):\n"
+            "    def compute_loss(self, model, inputs, return_outputs=False):\n"
+            '        labels = self.accelerator.gather(inputs["labels"])\n'
+            "        weights = torch.ones(labels.shape[0])\n"
+            "        return (labels * weights).sum()\n",
+            line=7,
+            column=19,
+            fixed="import torch\nfrom transformers import Trainer\n\n"
+            "class Ranker(Trainer):\n"
+            "    def compute_loss(self, model, inputs, return_outputs=False):\n"
+            '        labels = self.accelerator.gather(inputs["labels"])\n'
+            "        weights = torch.ones(labels.shape[0])\n"
+            "        return (labels * weights.to(labels.device)).sum()\n",
+            unsafe=True,
         ),
         # `self(steps)` runs the class's own forward, where the steps meet the embedding.
         Invalid(

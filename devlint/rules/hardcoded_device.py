@@ -62,7 +62,8 @@ class HardcodedDevice(Rule):
     `.to()`, to a `device=` argument, or to `torch.device()` in code that already knows its
     device: methods of `nn.Module`, `LightningModule`, `PreTrainedModel` and torchmetrics
     `Metric` subclasses (and of the mixins they inherit); classes that store a device
-    (`self.device = ...`) or a model (`self.model = ...`): samplers, trainers, pipelines;
+    (`self.device = ...`) or a model (`self.model = ...`): samplers, trainers, pipelines,
+    and subclasses of transformers' `Trainer`;
     functions that take a `device` parameter; and the project functions all these call. Also
     functions whose inputs tell them their device: a parameter annotated as a tensor or a
     module (`x: Tensor`, `model: nn.Module`), and the methods of autograd Functions (not

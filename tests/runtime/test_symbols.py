@@ -96,6 +96,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "LIGHTNING_MODULE_BASES": check_qualified,
     "PRETRAINED_MODEL_BASES": check_qualified,
     "METRIC_BASES": check_qualified,
+    "TRAINER_BASES": check_qualified,
     "TORCH_MODULE_BASES": check_qualified,
     "LIGHTNING_DATAMODULE_BASES": check_qualified,
     "DATASET_BASES": check_qualified,
@@ -170,6 +171,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
         - {n for n in v if hasattr(torch.utils.data.Dataset, n)}
         - {n for n in v if hasattr(torch.utils.data.IterableDataset, n)}
     ),
+    "TRAINER_PLACING_METHODS": lambda v: missing_attributes(transformers.Trainer, v),
     "COLLATE_KEYWORDS": lambda v: sorted(
         set(v) - keywords_of(torch.utils.data.DataLoader, transformers.Trainer)
     ),
@@ -249,6 +251,7 @@ NOT_LIBRARY_NAMES = {
     "STATE_FREE_BASES": "torch's, Python's and mmengine's (not a dependency here) bases",
     "COLLECTION_UPDATERS": "methods of Python's containers",
     "INPUT_PLACING_MODELS": "pyannote.audio, not a dependency here",
+    "ACCELERATOR_CARRYING_METHODS": "accelerate's Accelerator, not a dependency here",
 }
 """Lists that name no API of the pinned libraries, and why."""
 

@@ -356,6 +356,8 @@ def _analyse_and_resolve(projects: list[Project], runner: Runner) -> None:
     for result, analysis in zip(results, runner.analyze(work), strict=True):
         result.analysis = analysis
         result.analysed_digest = runner.digests.get(result.job.path)
+        if analysis.facts is not None:  # later passes need not ask CPython again
+            result.job = replace(result.job, read_before=True)
     _bind_star_imports(projects, runner)
     for project in projects:
         _index(project)
@@ -721,7 +723,8 @@ def fix_file(project: Project, result: FileResult, *, unsafe: bool) -> FixOutcom
             return FixOutcome(original, 0, message, _failure_details(culprits, text, new_text))
         text, fixed = new_text, fixed + len(chosen)
         result.replace_text(text)  # the text the findings are about (notebooks map rows by it)
-        result.analysis = analyze_text(replace(result.job, prefilter=False), text)
+        job = replace(result.job, prefilter=False, read_before=False)  # new text
+        result.analysis = analyze_text(job, text)
         resolve(project, result)
     result.replace_text(text)
     return FixOutcome(text, fixed)

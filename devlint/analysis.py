@@ -53,6 +53,9 @@ class FileJob:
     """With ``prefilter``: the rules the project index says may report in this file, which
     the prefilter found were all that needed it (``engine``'s later passes). The file is
     parsed for them, and only they (and those collecting facts) walk it."""
+    read_before: bool = False
+    """An earlier pass of the run read these bytes without a DEV000 (``engine``): CPython
+    accepted them, or they never needed asking (``_needs_python_first``). Not asked again."""
 
 
 @dataclass(frozen=True)
@@ -103,8 +106,9 @@ def analyze_text(job: FileJob, text: str) -> FileAnalysis:
         needs = verdict(found, job.module, job.codes, job.settings) if found else None
         if found is not None and needs is not None and not needs.parse:
             return FileAnalysis(found.facts, parsed=False, pending=needs.pending)
-    # Read by `ast` for the prefilter, the text is one CPython accepts: no need to ask again.
-    if found is None and _needs_python_first(text):
+    # Read by `ast` for the prefilter (or read in an earlier pass), the text is one CPython
+    # accepts: no need to ask again.
+    if found is None and not job.read_before and _needs_python_first(text):
         rejected = _python_rejects(text, job.display)
         if rejected is not None:
             return FileAnalysis(error=rejected)

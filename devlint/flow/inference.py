@@ -68,8 +68,8 @@ from devlint.nodes import (
     stateless_module,
 )
 from devlint.symbols import (
-    ACCELERATOR_PREDICATES,
     ACCELERATOR_CARRYING_METHODS,
+    ACCELERATOR_PREDICATES,
     ARRAY_TENSOR_FACTORIES,
     CARRYING_LIBRARIES,
     COLLECTION_UPDATERS,

@@ -321,41 +321,6 @@ class CudaCall(Rule):
     )
     INVALID = (
         Invalid(
-            # One rank's code, but its project makes NPUs current too: "cuda" is one type.
-            "import torch\nfrom torch.distributed import ProcessGroup\n\n"
-            "def setup(local_rank, npu):\n"
-            "    if npu:\n"
-            "        torch.npu.set_device(local_rank)\n"
-            "    else:\n"
-            "        torch.cuda.set_device(local_rank)\n\n"
-            "def mean_rows(rows: torch.Tensor, pg: ProcessGroup):\n"
-            "    count = torch.tensor(rows.size(0)).cuda()\n"
-            "    return rows.sum(0) / count\n",
-            line=11,
-            column=40,
-            fixed="import torch\nfrom torch.distributed import ProcessGroup\n\n"
-            "def setup(local_rank, npu):\n"
-            "    if npu:\n"
-            "        torch.npu.set_device(local_rank)\n"
-            "    else:\n"
-            "        torch.cuda.set_device(local_rank)\n\n"
-            "def mean_rows(rows: torch.Tensor, pg: ProcessGroup):\n"
-            "    count = torch.tensor(rows.size(0)).to(rows.device)\n"
-            "    return rows.sum(0) / count\n",
-            unsafe=True,
-        ),
-        Invalid(
-            # transformers' Trainer put the batch on its device: not always the current GPU.
-            "from transformers import Trainer\n\n"
-            "class Distiller(Trainer):\n"
-            "    def compute_loss(self, model, inputs, return_outputs=False):\n"
-            "        outputs = model(**inputs)\n"
-            "        teacher = self.teacher(**inputs).logits.cuda()\n"
-            "        return ((outputs.logits - teacher) ** 2).mean()\n",
-            line=6,
-            column=49,
-        ),
-        Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
             "    def forward(self, x):\n"
@@ -826,6 +791,41 @@ class CudaCall(Rule):
             "        return scores * weights\n",
             line=15,
             column=51,
+        ),
+        Invalid(
+            # One rank's code, but its project makes NPUs current too: "cuda" is one type.
+            "import torch\nfrom torch.distributed import ProcessGroup\n\n"
+            "def setup(local_rank, npu):\n"
+            "    if npu:\n"
+            "        torch.npu.set_device(local_rank)\n"
+            "    else:\n"
+            "        torch.cuda.set_device(local_rank)\n\n"
+            "def mean_rows(rows: torch.Tensor, pg: ProcessGroup):\n"
+            "    count = torch.tensor(rows.size(0)).cuda()\n"
+            "    return rows.sum(0) / count\n",
+            line=11,
+            column=40,
+            fixed="import torch\nfrom torch.distributed import ProcessGroup\n\n"
+            "def setup(local_rank, npu):\n"
+            "    if npu:\n"
+            "        torch.npu.set_device(local_rank)\n"
+            "    else:\n"
+            "        torch.cuda.set_device(local_rank)\n\n"
+            "def mean_rows(rows: torch.Tensor, pg: ProcessGroup):\n"
+            "    count = torch.tensor(rows.size(0)).to(rows.device)\n"
+            "    return rows.sum(0) / count\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # transformers' Trainer put the batch on its device: not always the current GPU.
+            "from transformers import Trainer\n\n"
+            "class Distiller(Trainer):\n"
+            "    def compute_loss(self, model, inputs, return_outputs=False):\n"
+            "        outputs = model(**inputs)\n"
+            "        teacher = self.teacher(**inputs).logits.cuda()\n"
+            "        return ((outputs.logits - teacher) ** 2).mean()\n",
+            line=6,
+            column=49,
         ),
     )
 

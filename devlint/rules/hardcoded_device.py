@@ -410,24 +410,6 @@ class HardcodedDevice(Rule):
     )
     INVALID = (
         Invalid(
-            # Handed a process group, but told its device too.
-            "import torch\nfrom torch.distributed import ProcessGroup\n\n"
-            "def merge_shards(param: torch.Tensor, shards, pg: ProcessGroup, device):\n"
-            '    buffer = torch.zeros_like(param, device="cuda")\n'
-            "    for shard in shards:\n"
-            "        buffer += shard\n"
-            "    return buffer\n",
-            line=5,
-            column=45,
-            fixed="import torch\nfrom torch.distributed import ProcessGroup\n\n"
-            "def merge_shards(param: torch.Tensor, shards, pg: ProcessGroup, device):\n"
-            "    buffer = torch.zeros_like(param, device=device)\n"
-            "    for shard in shards:\n"
-            "        buffer += shard\n"
-            "    return buffer\n",
-            unsafe=True,
-        ),
-        Invalid(
             "from typing import Sequence\n\nimport torch\nfrom torch import Tensor\n\n"
             "def device_of(values: Sequence[Tensor]) -> torch.device:\n"
             "    many = len(values) > 2\n"
@@ -740,6 +722,24 @@ class HardcodedDevice(Rule):
             '        return torch.randn(shape, device="cuda")\n',
             line=11,
             column=42,
+        ),
+        Invalid(
+            # Handed a process group, but told its device too.
+            "import torch\nfrom torch.distributed import ProcessGroup\n\n"
+            "def merge_shards(param: torch.Tensor, shards, pg: ProcessGroup, device):\n"
+            '    buffer = torch.zeros_like(param, device="cuda")\n'
+            "    for shard in shards:\n"
+            "        buffer += shard\n"
+            "    return buffer\n",
+            line=5,
+            column=45,
+            fixed="import torch\nfrom torch.distributed import ProcessGroup\n\n"
+            "def merge_shards(param: torch.Tensor, shards, pg: ProcessGroup, device):\n"
+            "    buffer = torch.zeros_like(param, device=device)\n"
+            "    for shard in shards:\n"
+            "        buffer += shard\n"
+            "    return buffer\n",
+            unsafe=True,
         ),
     )
 

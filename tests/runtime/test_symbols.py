@@ -150,6 +150,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "NON_TENSOR_RESULTS": lambda v: missing_attributes(TENSOR, v),
     "DEVICE_PREDICATES": lambda v: missing_attributes(TENSOR, v),
     "PLAIN_VALUE_BUILTINS": lambda v: missing_attributes(builtins, v),
+    "ACCELERATOR_PREDICATES": lambda v: missing_attributes(TENSOR, v),
     "STATELESS_NN_MODULES": lambda v: [
         n for n in sorted(v) if not issubclass(getattr(torch.nn, n, object), MODULE)
     ],

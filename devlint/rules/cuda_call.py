@@ -295,17 +295,6 @@ class CudaCall(Rule):
     )
     INVALID = (
         Invalid(
-            # transformers' Trainer put the batch on its device: not always the current GPU.
-            "from transformers import Trainer\n\n"
-            "class Distiller(Trainer):\n"
-            "    def compute_loss(self, model, inputs, return_outputs=False):\n"
-            "        outputs = model(**inputs)\n"
-            "        teacher = self.teacher(**inputs).logits.cuda()\n"
-            "        return ((outputs.logits - teacher) ** 2).mean()\n",
-            line=6,
-            column=49,
-        ),
-        Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
             "    def forward(self, x):\n"
@@ -776,6 +765,17 @@ class CudaCall(Rule):
             "        return scores * weights\n",
             line=15,
             column=51,
+        ),
+        Invalid(
+            # transformers' Trainer put the batch on its device: not always the current GPU.
+            "from transformers import Trainer\n\n"
+            "class Distiller(Trainer):\n"
+            "    def compute_loss(self, model, inputs, return_outputs=False):\n"
+            "        outputs = model(**inputs)\n"
+            "        teacher = self.teacher(**inputs).logits.cuda()\n"
+            "        return ((outputs.logits - teacher) ** 2).mean()\n",
+            line=6,
+            column=49,
         ),
     )
 

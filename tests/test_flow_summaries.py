@@ -375,12 +375,23 @@ def relayed_twice(a: torch.Tensor, b: torch.Tensor):
 
 def with_itself(a: torch.Tensor, b: torch.Tensor):
     return joined(a, a) * 2, b
+
+
+def placed_together(a: torch.Tensor, b: torch.Tensor, device: torch.device):
+    if a.numel() > 100:
+        a = a.to(device)
+        b = b.to(device)
+    return together(a, b)
+
+
+def together(a: torch.Tensor, b: torch.Tensor):
+    return a @ b
 """
 
 CALLER = """\
 import torch
 
-from pkg.relay import relayed, relayed_twice, with_itself
+from pkg.relay import placed_together, relayed, relayed_twice, with_itself
 
 
 class Runner:
@@ -447,3 +458,10 @@ def test_a_cpu_tensor_meets_the_device_through_a_helper_of_the_other_file(tmp_pa
 def test_no_finding_where_it_meets_only_itself_or_cpu_tensors_there(tmp_path: Path) -> None:
     assert relay(tmp_path, "return with_itself(torch.zeros(3), x)") == []
     assert relay(tmp_path, "return relayed(torch.zeros(3), torch.ones(3))") == []
+
+
+def test_no_finding_where_a_helper_moves_both_tensors_to_the_device_it_is_given(
+    tmp_path: Path,
+) -> None:
+    """Both follow ``device`` on one path: they meet each other there, not ``device``."""
+    assert relay(tmp_path, "return placed_together(torch.zeros(3), torch.ones(3), x.device)") == []

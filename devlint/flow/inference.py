@@ -1482,22 +1482,22 @@ class _Inference:
                 return set()
             return set(found.params) or ({""} if surely_on_device(found) else set())
 
+        # Neither what the callee itself has on a device (``""``: a helper that chooses a
+        # device may choose it for the caller's tensors too, which move together there), nor
+        # a parameter that both sides may follow (`x.to(device)` and `y.to(device)` meet on
+        # the device given: neither meets `device`).
         for name, partners in flow.reaching.items():
-            met = set().union(*(({""} if p == "" else ours(p)) for p in partners))
-            for param in ours(name) - {""}:
-                if met - {param}:
-                    self.reaching.setdefault(param, set()).update(met - {param})
+            own = ours(name)
+            met = set().union(*(ours(p) - own for p in partners if p != ""))
+            for param in own - {""}:
+                if met:
+                    self.reaching.setdefault(param, set()).update(met)
         for callee, slot, name, beside in flow.passed_on:
-            given = tuple(
-                sorted(
-                    {(s, q) for s, p in beside for q in ({""} if p == "" else ours(p))},
-                    key=repr,
-                )
-            )
-            for param in ours(name) - {""}:
-                kept = tuple((s, q) for s, q in given if q != param)
-                if kept:
-                    self.passed_on.add((callee, slot, param, kept))
+            own = ours(name)
+            given = {(s, q) for s, p in beside if p != "" for q in ours(p) - own}
+            for param in own - {""}:
+                if given:
+                    self.passed_on.add((callee, slot, param, tuple(sorted(given, key=repr))))
 
     def _module_call(
         self, node: cst.Call, callee: cst.BaseExpression, arguments: Sequence[tuple[cst.Arg, Value]]

@@ -650,10 +650,13 @@ PROCESS_GROUP_INITS = {"torch.distributed.init_process_group": 0, "torch.distrib
 with a gloo backend (``"gloo"``, ``"cpu:gloo,cuda:nccl"``) hands its collectives CPU
 tensors on purpose: gloo takes them."""
 
-EXPORT_ONLY_CHECKS = frozenset({"torch.onnx.is_in_onnx_export"})
-"""Tests true only while a model is exported to ONNX: the branch they guard is the export's
-graph, not the computation that runs on the device (kornia's ``normalize`` skips its moves
-there, and moves its operands on every other path)."""
+EXPORT_ONLY_CHECKS = frozenset(
+    {"torch.onnx.is_in_onnx_export", "transformers.utils.is_torch_fx_proxy"}
+)
+"""Tests true only while a model is exported to ONNX or traced by ``torch.fx``: the branch
+they guard is the export's graph, not the computation that runs on the device (kornia's
+``normalize`` skips its moves there, and moves its operands on every other path; T5's
+``_shift_right``, copied into trainers, builds its fx branch with a CPU ``torch.full``)."""
 
 DATASET_PARAMETER_NAMES = ("dataset", "_dataset", "_ds")
 """Parameter names (or their endings) that hold a dataset: its samples are what data

@@ -165,7 +165,8 @@ class FactoryWithoutDevice(Rule):
     combined with a tensor put on the CPU on purpose, such as lengths a file hands to
     `pack_padded_sequence` as they are (its lengths must be on the CPU); counts per item
     (their elements bound slices, `y[b, : counts[b]]`) handed to a module; a branch only
-    an ONNX export takes (`if torch.onnx.is_in_onnx_export():`); 0-dim scalars such as
+    an ONNX export or an fx trace takes (`if torch.onnx.is_in_onnx_export():`, `if
+    is_torch_fx_proxy(ids):`); 0-dim scalars such as
     `torch.tensor(3.0)`, `torch.tensor(math.sqrt(d))` or `torch.rand([])`, which PyTorch
     lets meet a device tensor in arithmetic, comparisons, `torch.where` and `masked_fill`
     (but not in `torch.stack`/`cat`, as a tensor bound of `clamp`, in `index_select`,
@@ -228,6 +229,16 @@ class FactoryWithoutDevice(Rule):
     reports_in_device_context = True  # files with no model code may hold a device context
 
     VALID = (
+        # Only torch.fx tracing takes the proxy branch; the eager path uses `new_zeros`.
+        "import torch\nimport torch.nn as nn\nfrom transformers.utils import is_torch_fx_proxy\n\n"
+        "class Shift(nn.Module):\n"
+        "    def forward(self, ids):\n"
+        "        if is_torch_fx_proxy(ids):\n"
+        "            start = torch.full(ids.shape[:-1] + (1,), 0)\n"
+        "            return torch.cat([start, ids[..., :-1]], dim=-1)\n"
+        "        shifted = ids.new_zeros(ids.shape)\n"
+        "        shifted[..., 1:] = ids[..., :-1]\n"
+        "        return shifted\n",
         # A Trainer subclass whose own `_prepare_inputs` hands the batch back as it is: the
         # tokenizer's tensors stay on the CPU, and so does what they meet.
         "import torch\nfrom transformers import Trainer\n\n"

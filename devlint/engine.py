@@ -434,9 +434,6 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
             assert index is not None
             names = frozenset(index.returning_output())
             cache = Cache(project.cache_dir) if project.cache_dir else None
-            # What the candidates so far need of an asked file's flow: computed as it is
-            # parsed, it is seldom worth a parse again (``_parse_files_flow_needs``).
-            needed = _flow_needs(project) if first_round else {}
             for result in project.files:
                 if result.analysis.parsed:
                     continue
@@ -446,7 +443,6 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
                 asked = _asked(project, result) if first_round else ()
                 if asked:
                     new_names = names != result.job.settings.returning_output
-                    settings = _knowing(settings, needed.get(result.job.module))
                     if new_names and _calls_any(result, names):
                         job = replace(result.job, prefilter=False, settings=settings)
                     else:  # no other rule's verdict changes: only the asked ones walk it
@@ -553,15 +549,14 @@ def _follow_returned_output(projects: list[Project], runner: Runner) -> None:
             names = project.index.returning_output() if project.settings.processor_outputs else ()
             if not names:
                 continue
+            settings = replace(project.settings, returning_output=frozenset(names))
             cache = Cache(project.cache_dir) if project.cache_dir else None
             for result in project.files:
-                settings = result.job.settings
-                if result.analysis.facts is None or settings.returning_output == names:
+                if result.analysis.facts is None or result.job.settings == settings:
                     continue  # a DEV000, or analysed knowing these names already
                 if _calls_any(result, names):
                     # A file parsed once (perhaps because the index asked) stays parsed.
                     prefilter = result.job.prefilter and not result.analysis.parsed
-                    settings = replace(settings, returning_output=frozenset(names))
                     job = replace(result.job, settings=settings, prefilter=prefilter)
                     work.append((result, job, cache))
         if not _reanalyse(projects, work, runner):
@@ -585,65 +580,44 @@ def _parse_files_flow_needs(projects: list[Project], runner: Runner) -> None:
     naming what to compute: the summaries of the callees it hands CPU tensors to, and
     in the callers of a function returning one, whether its result meets the device.
     Skipped files are parsed (a helper that makes no tensor has a summary). One round:
-    a file parsed here adds no candidate that needs more (it had no rule's trigger).
-    A file the index asked for was told what the first pass's candidates need
-    (``_parse_skipped_files_that_matter``): unless more (or less) is needed now, it is
-    not parsed again."""
+    a file parsed here adds no candidate that needs more (it had no rule's trigger)."""
     for project in projects:
-        needed = _flow_needs(project)
+        index = project.index
+        assert index is not None
+        rules = {rule.code: rule for rule in project.rules}
+        needs = {
+            need
+            for result in project.files
+            for candidate in result.analysis.candidates
+            if candidate.needs and _reported_if_shown(candidate, rules, index)
+            for need in candidate.needs
+        }
+        summaries: dict[str, set[str]] = {}
+        results: dict[str, set[str]] = {}
+        for need in needs:
+            for module in index.modules_showing(need):
+                if need.kind is Needed.RESULT_MEETS:
+                    results.setdefault(module, set()).add(need.function.rpartition(".")[2])
+                else:
+                    summaries.setdefault(module, set()).add(index.canonical(need.function))
         cache = Cache(project.cache_dir) if project.cache_dir else None
         work = []
         for result in project.files:
-            if result.analysis.facts is None:
+            module = result.job.module
+            if result.analysis.facts is None or (module not in summaries and module not in results):
                 continue
-            settings = _knowing(result.job.settings, needed.get(result.job.module))
-            if settings == result.job.settings:
-                continue  # nothing needed, or analysed knowing what is
+            settings = replace(
+                result.job.settings,
+                flow_summaries=frozenset(summaries.get(module, ())),
+                flow_results=frozenset(results.get(module, ())),
+            )
             prefilter = result.job.prefilter and result.analysis.parsed
             work.append(
                 (result, replace(result.job, settings=settings, prefilter=prefilter), cache)
             )
-        if work:
-            _index(project, same_structure=_analyse_again(work, runner))
-        elif needed:  # what asked files computed as they were parsed: not yet in the index
-            _index(project, same_structure=True)
-
-
-FlowNeeds = tuple[frozenset[str], frozenset[str]]
-"""What a module's flow facts must show: ``RuleSettings.flow_summaries``, ``flow_results``."""
-
-
-def _flow_needs(project: Project) -> dict[str, FlowNeeds]:
-    """By module, the flow facts the candidates found so far need, where the rule would
-    report them were the needs shown."""
-    index = project.index
-    assert index is not None
-    rules = {rule.code: rule for rule in project.rules}
-    needs = {
-        need
-        for result in project.files
-        for candidate in result.analysis.candidates
-        if candidate.needs and _reported_if_shown(candidate, rules, index)
-        for need in candidate.needs
-    }
-    summaries: dict[str, set[str]] = {}
-    results: dict[str, set[str]] = {}
-    for need in needs:
-        for module in index.modules_showing(need):
-            if need.kind is Needed.RESULT_MEETS:
-                results.setdefault(module, set()).add(need.function.rpartition(".")[2])
-            else:
-                summaries.setdefault(module, set()).add(index.canonical(need.function))
-    return {
-        module: (frozenset(summaries.get(module, ())), frozenset(results.get(module, ())))
-        for module in summaries.keys() | results.keys()
-    }
-
-
-def _knowing(settings: RuleSettings, needs: FlowNeeds | None) -> RuleSettings:
-    """``settings`` asking for the flow facts ``needs`` names (None: none)."""
-    summaries, results = needs or (frozenset(), frozenset())
-    return replace(settings, flow_summaries=summaries, flow_results=results)
+        if not work:
+            continue
+        _index(project, same_structure=_analyse_again(work, runner))
 
 
 def _analyse_again(work: list[tuple[FileResult, FileJob, Cache | None]], runner: Runner) -> bool:

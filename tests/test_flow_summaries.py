@@ -7,13 +7,11 @@ import textwrap
 from pathlib import Path
 
 import libcst as cst
-import pytest
 from conftest import lint_project
 
 from devlint.facts import FlowSummary
 from devlint.flow.cache import FileFlows
 from devlint.flow.summary import summarise
-from devlint.traversal import Traversal, TraversalResult
 
 HELPERS = """\
 import torch
@@ -210,58 +208,6 @@ def test_the_same_results_met_by_device_tensors_are_found(tmp_path: Path) -> Non
     project = lint_project(tmp_path, files, select=("DEV003",))
     found = [(Path(r.display).name, f.start.row) for r in project.files for f in r.findings]
     assert found == [("convert.py", 6), ("convert.py", 17)]
-
-
-HEAD = """\
-import torch
-from torch import nn
-
-
-def weighted(logits: torch.Tensor, alpha: torch.Tensor):
-    return alpha * logits
-
-
-class Head(nn.Module):
-    def forward(self, x):
-        return x + torch.ones(3)
-"""
-
-LOADS = """\
-import torch
-from torch import nn
-
-from pkg.head import weighted
-
-
-class Model(nn.Module):
-    def forward(self, x):
-        return weighted(x, torch.full((3,), 0.25))
-
-
-def load(path):
-    return torch.load(path, map_location="cuda:0")
-"""
-
-
-def test_a_file_the_index_asks_for_is_parsed_once_with_the_summaries_needed_so_far(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``model.py`` is parsed at once (its ``map_location`` is DEV006's), and its candidate
-    needs ``weighted``'s summary; ``head.py`` waits for the index (its factory is on a
-    model's forward path) and, parsed then, computes the summary too."""
-    walked: list[str] = []  # each walk follows a parse
-    walk = Traversal.run
-
-    def counting(traversal: Traversal) -> TraversalResult:
-        walked.append(traversal._path)
-        return walk(traversal)
-
-    monkeypatch.setattr(Traversal, "run", counting)
-    files = {"pkg/__init__.py": "", "pkg/head.py": HEAD, "pkg/model.py": LOADS}
-    project = lint_project(tmp_path, files, select=("DEV003", "DEV006"))
-    found = [(Path(r.display).name, f.code, f.start.row) for r in project.files for f in r.findings]
-    assert found == [("head.py", "DEV003", 11), ("model.py", "DEV003", 9)]
-    assert sorted(walked) == ["pkg/head.py", "pkg/model.py"]
 
 
 TESTED = """\

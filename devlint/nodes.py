@@ -39,6 +39,13 @@ def chain_root(node: cst.BaseExpression) -> str | None:
     return node.value if isinstance(node, cst.Name) else None
 
 
+def is_static_method(function: cst.FunctionDef) -> bool:
+    """``@staticmethod``: called on an instance (``self.f(x)``), ``x`` is its first parameter."""
+    return any(
+        dotted_name(decorator.decorator) == "staticmethod" for decorator in function.decorators
+    )
+
+
 def is_self(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and node.value == "self"
 

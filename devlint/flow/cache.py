@@ -29,7 +29,7 @@ from devlint.flow.inference import (
 )
 from devlint.flow.meetings import Meeting, refused_as_scalar
 from devlint.flow.values import CHOSEN_CPU, UNKNOWN, Value
-from devlint.nodes import descendants, dotted_name, iter_children
+from devlint.nodes import descendants, dotted_name, is_static_method, iter_children
 from devlint.symbols import CPU_ARGUMENTS, CPU_LENGTHS_FUNCTIONS, PROCESS_GROUP_INITS
 
 _MAX_CALL_DEPTH = 3
@@ -154,7 +154,7 @@ class FileFlows:
             ]
         if not sites or len(sites) != expected:
             return frozenset()  # called nowhere we see, or also from code no flow evaluates
-        bound_first = method and not _is_static(node)  # `self` or `cls`
+        bound_first = method and not is_static_method(node)  # `self` or `cls`
         return off_device_parameters(node, bound_first, names, sites)
 
     def _passed_on_off_device(
@@ -410,14 +410,8 @@ class FileFlows:
 
 def _without_self(method: cst.FunctionDef) -> bool:
     """A static or class method: callers elsewhere in the file call it on the class."""
-    return _is_static(method) or any(
+    return is_static_method(method) or any(
         dotted_name(decorator.decorator) == "classmethod" for decorator in method.decorators
-    )
-
-
-def _is_static(method: cst.FunctionDef) -> bool:
-    return any(
-        dotted_name(decorator.decorator) == "staticmethod" for decorator in method.decorators
     )
 
 

@@ -62,6 +62,7 @@ from devlint.nodes import (
     first_positional,
     has_double_star,
     is_self,
+    is_static_method,
     iter_children,
     keyword_argument,
     names_a_device,
@@ -482,10 +483,11 @@ def _attribute_classes(init: cst.FunctionDef, resolve: Resolver) -> dict[str, st
 
 
 def _parameter_names(function: cst.FunctionDef, method: bool) -> list[str]:
-    """The names positional arguments bind to, ``self`` left out of a method's."""
+    """The names positional arguments bind to, ``self`` (or ``cls``) left out of a method's
+    (a static method has none)."""
     params = function.params
     names = [param.name.value for param in (*params.posonly_params, *params.params)]
-    return names[1:] if method and names else names
+    return names[1:] if method and names and not is_static_method(function) else names
 
 
 def _parameters(function: cst.FunctionDef) -> Iterable[cst.Param]:

@@ -229,6 +229,20 @@ class FactoryWithoutDevice(Rule):
     reports_in_device_context = True  # files with no model code may hold a device context
 
     VALID = (
+        # A static method called through `self` binds its first parameter to the first
+        # argument: the CPU statistics meet only CPU statistics.
+        "import torch\n\n"
+        "class Gram:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n\n"
+        "    @staticmethod\n"
+        "    def deviation(g: torch.Tensor) -> torch.Tensor:\n"
+        "        return g.sum(dim=1)\n\n"
+        "    def fit(self, g):\n"
+        "        g = self.model(g).cpu()\n"
+        "        dev = torch.zeros(len(g))\n"
+        "        dev += self.deviation(g)\n"
+        "        return dev\n",
         # Only torch.fx tracing takes the proxy branch; the eager path uses `new_zeros`.
         "import torch\nimport torch.nn as nn\nfrom transformers.utils import is_torch_fx_proxy\n\n"
         "class Shift(nn.Module):\n"
@@ -2439,6 +2453,34 @@ class FactoryWithoutDevice(Rule):
             "    def forward(self, x):\n"
             "        noise_fn = torch.randn\n"
             "        return x + noise_fn(x.shape).to(x.device)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A static method called through `self`: the CPU weight meets the activations.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Net(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.proj = nn.Linear(4, 4)\n\n"
+            "    @staticmethod\n"
+            "    def scale(x, w):\n"
+            "        return x * w\n\n"
+            "    def forward(self, x):\n"
+            "        w = torch.ones(4)\n"
+            "        return self.scale(self.proj(x), w)\n",
+            line=14,
+            column=13,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Net(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.proj = nn.Linear(4, 4)\n\n"
+            "    @staticmethod\n"
+            "    def scale(x, w):\n"
+            "        return x * w\n\n"
+            "    def forward(self, x):\n"
+            "        w = torch.ones(4, device=x.device)\n"
+            "        return self.scale(self.proj(x), w)\n",
             unsafe=True,
         ),
     )

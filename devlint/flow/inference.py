@@ -707,7 +707,9 @@ class _Inference:
             moved_there = _moved_unless_there(node)
             if moved_there in after_body:
                 self.env[moved_there] = after_body[moved_there]
-            if node.orelse is None and self._asks_availability(node.test):
+            if node.orelse is None and (
+                self._asks_availability(node.test) or _told_a_device(node.test)
+            ):
                 for name, found in after_body.items():
                     if _moves(before.get(name), found):
                         self.env[name] = found
@@ -1944,6 +1946,18 @@ def _moved_unless_there(node: cst.If) -> str | None:
         if _is_a_device_object(side) and isinstance(side, cst.Attribute):
             return dotted_name(side.value)
     return None
+
+
+def _told_a_device(test: cst.BaseExpression) -> bool:
+    """``if device is not None:`` (no ``else``): a move in the body goes where the caller
+    asked; a caller that gives no device keeps the data where it made it, and all of it
+    with it (whisper features, graph builders, collectives helpers take ``device=None``)."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    comparison = test.comparisons[0]
+    is_none = isinstance(comparison.comparator, cst.Name) and comparison.comparator.value == "None"
+    told = (dotted_name(test.left) or "").endswith("device")
+    return isinstance(comparison.operator, cst.IsNot) and is_none and told
 
 
 def _is_a_device_object(node: cst.BaseExpression) -> bool:

@@ -161,7 +161,8 @@ class FactoryWithoutDevice(Rule):
     the branch where the tensor it meets is on the CPU (`if x.device ==
     torch.device("cpu"):`), or in the branch a device flag takes for the CPU (the `else` of
     `if self.use_gpu:`); one met only in the branch where it is on the GPU (`if ddp and
-    v.is_cuda:`); one
+    v.is_cuda:`); one moved under `if device is not None:` (a caller that gives no device
+    keeps everything where it is made); one
     combined with a tensor put on the CPU on purpose, such as lengths a file hands to
     `pack_padded_sequence` as they are (its lengths must be on the CPU); counts per item
     (their elements bound slices, `y[b, : counts[b]]`) handed to a module; a branch only
@@ -229,6 +230,15 @@ class FactoryWithoutDevice(Rule):
     reports_in_device_context = True  # files with no model code may hold a device context
 
     VALID = (
+        # Moved where the caller says; a caller that gives no device keeps everything here.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Features(nn.Module):\n"
+        "    def forward(self, audio, device=None):\n"
+        "        window = torch.hann_window(400)\n"
+        "        if device is not None:\n"
+        "            audio = audio.to(device)\n"
+        "            window = window.to(device)\n"
+        "        return torch.stft(audio, 400, window=window, return_complex=True)\n",
         # A static method called through `self` binds its first parameter to the first
         # argument: the CPU statistics meet only CPU statistics.
         "import torch\n\n"
@@ -2481,6 +2491,26 @@ class FactoryWithoutDevice(Rule):
             "    def forward(self, x):\n"
             "        w = torch.ones(4, device=x.device)\n"
             "        return self.scale(self.proj(x), w)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Moved only when scaled: a test that names no device leaves the other path.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Features(nn.Module):\n"
+            "    def forward(self, audio, scale=None):\n"
+            "        window = torch.hann_window(400)\n"
+            "        if scale is not None:\n"
+            "            window = window.to(audio.device) * scale\n"
+            "        return torch.stft(audio, 400, window=window, return_complex=True)\n",
+            line=6,
+            column=18,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Features(nn.Module):\n"
+            "    def forward(self, audio, scale=None):\n"
+            "        window = torch.hann_window(400, device=audio.device)\n"
+            "        if scale is not None:\n"
+            "            window = window.to(audio.device) * scale\n"
+            "        return torch.stft(audio, 400, window=window, return_complex=True)\n",
             unsafe=True,
         ),
     )

@@ -857,7 +857,7 @@ class _Inference:
             if self._indexed_by_tensor(target):
                 into = self.values.get(target.value, UNKNOWN)
                 self._write(target, into, target.value, found, source)
-            container = dotted_name(target.value)
+            container = dotted_name(_outermost_container(target.value))
             held = self.env.get(container) if container is not None else None
             if container is not None and held is not None and held.only_host:
                 self.env[container] = join(held, found)  # d["mask"] = torch.ones(n)
@@ -1542,8 +1542,9 @@ class _Inference:
             return HOST_SEQUENCE if name in _SEQUENCE_METHODS else HOST
         if name in FULL_REDUCTIONS and not arguments:
             return _reduced(receiver)
-        if name in COLLECTION_UPDATERS and isinstance(func.value, (cst.Name, cst.Attribute)):
-            container = dotted_name(func.value)
+        holder = _outermost_container(func.value)
+        if name in COLLECTION_UPDATERS and isinstance(holder, (cst.Name, cst.Attribute)):
+            container = dotted_name(holder)
             if container is not None and receiver.origins & HOST.origins:
                 self.env[container] = join(receiver, *(found for _, found in arguments))
             return HOST
@@ -1946,6 +1947,14 @@ def _moved_unless_there(node: cst.If) -> str | None:
         if _is_a_device_object(side) and isinstance(side, cst.Attribute):
             return dotted_name(side.value)
     return None
+
+
+def _outermost_container(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``rows`` for ``rows[c][layer]``: what a list nested in a container holds, the
+    container holds (``rows[c][layer].append(t)``, ``mins[layer][pole] = t``)."""
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    return node
 
 
 def _told_a_device(test: cst.BaseExpression) -> bool:

@@ -230,6 +230,23 @@ class FactoryWithoutDevice(Rule):
     reports_in_device_context = True  # files with no model code may hold a device context
 
     VALID = (
+        # Nested lists hold what their inner lists are given: here CPU statistics only.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Stats(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.proj = nn.Linear(3, 3)\n\n"
+        "    @staticmethod\n"
+        "    def gap(g: torch.Tensor, mins: torch.Tensor) -> torch.Tensor:\n"
+        "        return (g - mins).sum(dim=1)\n\n"
+        "    def fit(self, batches):\n"
+        "        mins = [[None] for _ in range(3)]\n"
+        "        for layer, x in enumerate(batches):\n"
+        "            mins[layer][0] = self.proj(x).cpu()\n"
+        "        g = self.proj(batches[0]).cpu()\n"
+        "        dev = torch.zeros(len(g))\n"
+        "        dev += self.gap(g, mins[0][0])\n"
+        "        return dev\n",
         # Moved where the caller says; a caller that gives no device keeps everything here.
         "import torch\nimport torch.nn as nn\n\n"
         "class Features(nn.Module):\n"
@@ -2511,6 +2528,24 @@ class FactoryWithoutDevice(Rule):
             "        if scale is not None:\n"
             "            window = window.to(audio.device) * scale\n"
             "        return torch.stft(audio, 400, window=window, return_complex=True)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A tensor appended to a list nested in another is in the outer list too.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Pool(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        rows = [[] for _ in range(2)]\n"
+            "        rows[0].append(torch.ones(3))\n"
+            "        return x + torch.cat(rows[0])\n",
+            line=7,
+            column=24,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Pool(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        rows = [[] for _ in range(2)]\n"
+            "        rows[0].append(torch.ones(3, device=x.device))\n"
+            "        return x + torch.cat(rows[0])\n",
             unsafe=True,
         ),
     )

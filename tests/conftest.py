@@ -45,6 +45,17 @@ def lint_project(
     return project
 
 
+def package_findings(folder: Path, files: dict[str, str], code: str) -> list[tuple[str, int, int]]:
+    """``(file name, line, column)`` of each ``code`` finding in a package ``pkg`` made of
+    ``files``."""
+    project = lint_project(folder, {"pkg/__init__.py": "", **files}, select=(code,))
+    return [
+        (Path(result.display).name, finding.start.row, finding.start.column)
+        for result in project.files
+        for finding in result.findings
+    ]
+
+
 @pytest.fixture
 def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Run the test from an empty folder so displayed paths are short and stable."""

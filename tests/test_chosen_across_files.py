@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import lint_project
+from conftest import package_findings as findings
 
 _WEIGHTS = (
     "import torch\nimport torch.distributed as dist\n\n\n"
@@ -20,15 +20,6 @@ _LAUNCH = (
     '    os.environ["MASTER_ADDR"] = {host}\n'
     '    dist.init_process_group("nccl", rank=rank, world_size=world_size)\n'
 )
-
-
-def findings(tmp_path: Path, files: dict[str, str], code: str) -> list[tuple[str, int, int]]:
-    project = lint_project(tmp_path, {"pkg/__init__.py": "", **files}, select=(code,))
-    return [
-        (Path(result.display).name, finding.start.row, finding.start.column)
-        for result in project.files
-        for finding in result.findings
-    ]
 
 
 @pytest.mark.parametrize(

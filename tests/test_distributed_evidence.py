@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import lint_project
+from conftest import package_findings
 
 _LOADER = (
     "from transformers import AutoModel\n\n\n"
@@ -35,15 +35,6 @@ _TRAIN = (
 )
 
 
-def findings(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, int]]:
-    project = lint_project(tmp_path, {"pkg/__init__.py": "", **files}, select=("DEV005",))
-    return [
-        (Path(result.display).name, finding.start.row, finding.start.column)
-        for result in project.files
-        for finding in result.findings
-    ]
-
-
 @pytest.mark.parametrize(
     ("imports", "expected"),
     [
@@ -60,13 +51,13 @@ def test_a_function_counts_the_evidence_of_the_modules_importing_it(
         "pkg/cli.py": "from pkg.loader import load\n",
         "pkg/train.py": _TRAIN.format(imports=imports),
     }
-    assert findings(tmp_path, files) == expected
+    assert package_findings(tmp_path, files, "DEV005") == expected
 
 
 def test_a_model_class_counts_the_evidence_of_the_whole_project(tmp_path: Path) -> None:
     """A trainer builds its model from a configuration: no import shows it."""
     files = {"pkg/backbone.py": _BACKBONE, "pkg/train.py": _TRAIN.format(imports="")}
-    assert findings(tmp_path, files) == [("backbone.py", 8, 67)]
+    assert package_findings(tmp_path, files, "DEV005") == [("backbone.py", 8, 67)]
 
 
 @pytest.mark.parametrize(
@@ -84,4 +75,4 @@ def test_a_main_block_counts_only_its_files_evidence(
         "pkg/demo.py": demo,
         "pkg/train.py": _TRAIN.format(imports="from pkg.demo import helper"),
     }
-    assert findings(tmp_path, files) == expected
+    assert package_findings(tmp_path, files, "DEV005") == expected

@@ -1025,15 +1025,7 @@ class ProjectIndex:
         return self._graph[0]
 
     def _reach(self, roots: Iterable[str]) -> set[str]:
-        edges = self._graph[1]
-        seen = set(roots)
-        todo = list(seen)
-        while todo:
-            for target in edges.get(todo.pop(), ()):
-                if target not in seen:
-                    seen.add(target)
-                    todo.append(target)
-        return seen
+        return _reachable(roots, self._graph[1])
 
     @cached_property
     def _imports(self) -> dict[str, frozenset[str]]:
@@ -1073,15 +1065,7 @@ class ProjectIndex:
 
     def _importing(self, module: str) -> set[str]:
         """``module`` and the modules that import it, directly or through others."""
-        importers = self._importers
-        seen = {module}
-        todo = [module]
-        while todo:
-            for near in importers.get(todo.pop(), ()):
-                if near not in seen:
-                    seen.add(near)
-                    todo.append(near)
-        return seen
+        return _reachable((module,), self._importers)
 
     def _module_named(self, name: str, near: str) -> str | None:
         """The project module that ``name`` (a module or something in one) lives in."""
@@ -1116,3 +1100,15 @@ class ProjectIndex:
             for name in self._reach(entry) - self._reach(other)
             if name in self._functions and not self.imported(self._module_of[name])
         )
+
+
+def _reachable(roots: Iterable[str], edges: Mapping[str, Iterable[str]]) -> set[str]:
+    """``roots`` and every name the ``edges`` lead to from them, however many steps away."""
+    seen = set(roots)
+    todo = list(seen)
+    while todo:
+        for target in edges.get(todo.pop(), ()):
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen

@@ -165,7 +165,7 @@ AVAILABILITY_CHECKS = frozenset({"is_available", "device_count", "is_built"})
 DEVICE_PREDICATES = frozenset({"is_cuda", "is_mps", "is_xpu", "is_cpu", "is_meta"})
 """Tensor attributes that make a surrounding ``if`` a deliberate per-device branch."""
 
-ACCELERATOR_PREDICATES = frozenset({"is_cuda", "is_mps", "is_xpu"})
+ACCELERATOR_PREDICATES = DEVICE_PREDICATES - {"is_cpu", "is_meta"}
 """Tensor attributes true where the tensor is on an accelerator (``DEVICE_PREDICATES``)."""
 
 CPU_LIBRARIES = frozenset(

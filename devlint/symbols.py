@@ -540,6 +540,10 @@ TENSOR_HOST_ATTRIBUTES = frozenset(
 )
 """Attributes of a tensor (or module) that are Python values, on no device."""
 
+NUMBER_TYPES = frozenset({"int", "float", "complex", "bool"})
+"""Builtin number types: ``isinstance(p, (int, float))`` holds where ``p`` is a Python number,
+on no device."""
+
 HOST_ANNOTATIONS = frozenset(
     {"int", "float", "bool", "str", "bytes", "complex", "None", "list", "tuple", "dict"}
     | {"set", "List", "Tuple", "Dict", "Set", "Sequence", "Optional", "Union", "Literal"}

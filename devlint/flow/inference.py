@@ -15,6 +15,7 @@ from typing import Protocol, cast
 
 import libcst as cst
 
+from devlint.device_flags import flag_says_gpu
 from devlint.flow.meetings import (
     Handoff,
     Meeting,
@@ -100,6 +101,7 @@ from devlint.symbols import (
     NON_TENSOR_RESULTS,
     NUMBER_LIBRARIES,
     NUMBER_LIBRARY_SEQUENCES,
+    NUMBER_TYPES,
     PROCESSOR_LOADERS,
     PROGRESS_WRAPPERS,
     SETUP_METHODS,
@@ -707,9 +709,7 @@ class _Inference:
             moved_there = _moved_unless_there(node)
             if moved_there in after_body:
                 self.env[moved_there] = after_body[moved_there]
-            if node.orelse is None and (
-                self._asks_availability(node.test) or _told_a_device(node.test)
-            ):
+            if node.orelse is None and self._decides_the_gpu(node.test):
                 for name, found in after_body.items():
                     if _moves(before.get(name), found):
                         self.env[name] = found
@@ -782,6 +782,13 @@ class _Inference:
         branch()
         if self.env.get(name) is there:
             self.env[name] = held
+
+    def _decides_the_gpu(self, test: cst.BaseExpression) -> bool:
+        """A test that decides whether the code runs on the GPU at all: the accelerator
+        exists, the caller gave a device, the user's device flag says so. A move in its
+        branch (no ``else``) puts the value where everything else that test moved is; the
+        path that skips it moved nothing."""
+        return self._asks_availability(test) or _told_a_device(test) or flag_says_gpu(test) is True
 
     def _asks_availability(self, test: cst.BaseExpression) -> bool:
         """``torch.cuda.is_available()`` (alone or joined with ``and``): the branch runs
@@ -1364,7 +1371,8 @@ class _Inference:
         """``if isinstance(p, Tensor):`` -> (None, ``p``): on the other path ``p`` is no
         tensor; also with ``and p.ndim > 0`` (or ``p.dim() > 0``), where it is at most a
         0-dim one, which meets any device. ``if not isinstance(p, Tensor):`` -> (``p``,
-        None). Python data either way, as after ``if p is None``."""
+        None). ``if isinstance(p, (int, float)):`` -> (``p``, None): a number in the body.
+        Python data either way, as after ``if p is None``."""
         negated = isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
         if negated:
             assert isinstance(test, cst.UnaryOperation)
@@ -1377,7 +1385,10 @@ class _Inference:
         else:
             name = self._tested_tensor(test)
         if name is None:
-            return None, None
+            number = _tested_number(test)
+            if number is None:
+                return None, None
+            return (None, number) if negated else (number, None)
         return (name, None) if negated else (None, name)
 
     def _tested_tensor(self, test: cst.BaseExpression) -> str | None:
@@ -1578,10 +1589,12 @@ class _Inference:
             return FOLLOWS  # nn.Linear(...), nn.Parameter(...): moves with the module
         if module.startswith("torch.nn.") and module.rpartition(".")[2][:1].isupper():
             return FOLLOWS  # nn.Embedding.from_pretrained(t): a module built by its class
+        placed = keyword_argument(node, "device")
+        if placed is not None and module == "torch" and qualified not in MEETING_FUNCTIONS:
+            # torch.sparse_coo_tensor(indices, values, device=d), zeros_like(x, device=d):
+            # a constructor told its device copies what it is given there
+            return moved(self.values.get(placed.value, UNKNOWN))
         if name.endswith("_like"):
-            device = keyword_argument(node, "device")
-            if device is not None:
-                return moved(self.values.get(device.value, UNKNOWN))
             return arguments[0][1] if arguments else UNKNOWN
         if qualified in MEETING_FUNCTIONS:
             operands = list(self._spread(arguments))
@@ -1955,6 +1968,21 @@ def _outermost_container(node: cst.BaseExpression) -> cst.BaseExpression:
     while isinstance(node, cst.Subscript):
         node = node.value
     return node
+
+
+def _tested_number(test: cst.BaseExpression) -> str | None:
+    """``p`` of ``isinstance(p, (int, float))``: a Python number where the test holds."""
+    if not (
+        isinstance(test, cst.Call)
+        and dotted_name(test.func) == "isinstance"
+        and len(test.args) == 2
+    ):
+        return None
+    types = test.args[1].value
+    named = types.elements if isinstance(types, cst.Tuple) else [cst.Element(types)]
+    if not all(dotted_name(element.value) in NUMBER_TYPES for element in named):
+        return None
+    return dotted_name(test.args[0].value)
 
 
 def _told_a_device(test: cst.BaseExpression) -> bool:

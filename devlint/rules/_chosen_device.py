@@ -11,13 +11,13 @@ the flag says.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
 from devlint.candidates import Candidate, ScopeInfo
+from devlint.device_flags import flag_says_gpu
 from devlint.facts import names_the_device
 from devlint.flow.cache import process_group_backend
 from devlint.index import ProjectIndex
@@ -36,56 +36,6 @@ from devlint.symbols import COLLECTIVE_FUNCTIONS, PROCESS_GROUP_TYPES, SET_DEVIC
 if TYPE_CHECKING:
     from devlint.rules.base import FileContext, Rule
 
-_DEVICE_FLAG = re.compile(
-    r"^(?P<prefix>use|using|on|with|enable|runon|want|force|no|n|num)?"
-    r"(?P<device>cuda|gpu|gpus|cpu)(enabled|on|mode)?$"
-)
-"""A flag that says whether to run on the GPU (``use_cuda``, ``self.gpu``, ``args.cpu``,
-``no_cuda``, a count such as ``n_gpus`` compared with 0), spelled in any case, underscores
-dropped."""
-
-
-def _flag_says_gpu(test: cst.BaseExpression) -> bool | None:
-    """Whether ``test`` being true means "on the GPU" (True), "on the CPU" (False), or
-    is no device flag (None). A flag is a name or an attribute (not a call), perhaps under
-    ``not``; under ``and``, any flag operand (a true ``and`` makes every operand true)."""
-    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = _flag_says_gpu(test.expression)
-        return None if inner is None else not inner
-    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        left, right = _flag_says_gpu(test.left), _flag_says_gpu(test.right)
-        return left if left is not None else right
-    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
-        compared = test.comparisons[0]
-        if isinstance(compared.operator, (cst.In, cst.Equal)) and not _says_off(
-            compared.comparator
-        ):
-            return _flag_says_gpu(test.left)  # `if self.use_cuda in ("all", "batch"):`
-        if isinstance(compared.operator, (cst.GreaterThan, cst.NotEqual)) and _says_off(
-            compared.comparator
-        ):
-            return _flag_says_gpu(test.left)  # `if self.gpus > 0:`, a count of GPUs
-        return None
-    if isinstance(test, (cst.Name, cst.Attribute)):
-        name = test.value if isinstance(test, cst.Name) else test.attr.value
-        match = _DEVICE_FLAG.match(name.lower().replace("_", ""))
-        if match is None:
-            return None
-        return (match["device"] != "cpu") != (match["prefix"] == "no")
-    return None
-
-
-def _says_off(value: cst.BaseExpression) -> bool:
-    """``False``, ``None``, ``0``, ``"cpu"``...: a value a GPU flag compared with it is off at
-    (or that says nothing of the GPU)."""
-    if isinstance(value, cst.Name):
-        return value.value in ("False", "None")
-    if isinstance(value, cst.Integer):
-        return value.value == "0"
-    if isinstance(value, cst.SimpleString):
-        return value.evaluated_value in ("", "cpu", "none", "no", "false")
-    return False
-
 
 def under_a_device_flag(ancestors: Sequence[cst.CSTNode], *, cpu: bool = False) -> bool:
     """In the branch an ``if`` (or ``x if ... else y``) on a device flag takes for the GPU:
@@ -96,7 +46,7 @@ def under_a_device_flag(ancestors: Sequence[cst.CSTNode], *, cpu: bool = False) 
         if not isinstance(node, (cst.If, cst.IfExp)):
             continue
         inside = ancestors[position + 1] if position + 1 < len(ancestors) else None
-        says_gpu = _flag_says_gpu(node.test)
+        says_gpu = flag_says_gpu(node.test)
         if says_gpu is None or inside is None or inside is node.test:
             continue
         taken = says_gpu != cpu

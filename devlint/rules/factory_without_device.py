@@ -146,13 +146,15 @@ class FactoryWithoutDevice(Rule):
     `self.device` in a module's methods that `__init__` calls.
     Not flagged, because no device is mixed: a tensor that is moved before it meets anything
     (`torch.arange(n)[:k].to(x.device)`, `torch.cat([a, b]).to(x.device)`,
-    `if m is not None: m = m.to(x.device)`, `if torch.cuda.is_available(): t = t.cuda()`:
-    the path that skips the move has no GPU to meet), also by a helper that returns it
+    `if m is not None: m = m.to(x.device)`, `if torch.cuda.is_available(): t = t.cuda()`,
+    `if self.use_cuda: t = t.cuda()` under the user's device flag: the path that skips the
+    move has no GPU to meet; `torch.sparse_coo_tensor(indices, values, device=d)` copies
+    them to `d`), also by a helper that returns it
     moved on one path and as it was on another (`return t.cuda() if nccl else t`: the
     helper places it), moved to a tensor's device (`ret.to(seq)`), whichever branch made
     that tensor,
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
-    one that only meets Python numbers, host values or other CPU tensors
+    one that only meets Python numbers (`isinstance(v, (int, float))` says so), host values or other CPU tensors
     (`torch.rand(1) < 0.5`), or meets nothing at all; a CPU index into a device
     tensor (`x[torch.arange(n)]`), or one written through a plain index (`x[0] = t`,
     `x[:, :2] = t`: a copy across devices), or through device indices (`mask[(rows, cols)]
@@ -1087,8 +1089,67 @@ class FactoryWithoutDevice(Rule):
         "    positions = torch.from_numpy(atoms)\n"
         "    cell = torch.from_numpy(lattice)\n"
         "    return edge_vectors(positions, cell, device)\n",
+        # Moved under the user's device flag (`use_cuda`), the flag that put the module on
+        # the GPU: the path that skips the move has no GPU to meet.
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n"
+        "class NoisyLinear(nn.Module):\n"
+        "    def __init__(self, n, use_cuda=False):\n"
+        "        super().__init__()\n"
+        "        self.weight = nn.Parameter(torch.zeros(n, n))\n"
+        "        self._use_cuda = use_cuda\n\n"
+        "    def forward(self, x):\n"
+        "        eps = torch.rand(self.weight.shape[0], 1)\n"
+        "        if self._use_cuda:\n"
+        "            eps = eps.cuda()\n"
+        "        return F.linear(x, self.weight * eps)\n",
+        # A constructor told its device copies its CPU indices and values there.
+        "import torch\n\n"
+        "def replace_row(matrix):\n"
+        "    indices = torch.arange(matrix.shape[0])\n"
+        "    removal = torch.sparse_coo_tensor(\n"
+        "        torch.stack([indices] * 2), torch.ones_like(indices), device=matrix.device\n"
+        "    )\n"
+        "    return removal + matrix\n",
+        # `value` is a Python number where `isinstance` says so: the sum meets no device.
+        "import torch\n\n"
+        "def largest(*x):\n"
+        "    for value in x:\n"
+        "        if not isinstance(value, (int, float)):\n"
+        "            shape, device = value.shape, value.device\n"
+        "    tensors = []\n"
+        "    for value in x:\n"
+        "        if isinstance(value, (int, float)):\n"
+        "            value = (torch.zeros(shape) + value).to(device)\n"
+        "        tensors.append(value)\n"
+        "    return torch.stack(tensors, -1).amax(-1)\n",
     )
     INVALID = (
+        # A tensor's own device is no flag: `.cuda()` goes to the current GPU, not to x's.
+        Invalid(
+            "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n"
+            "class NoisyLinear(nn.Module):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        self.weight = nn.Parameter(torch.zeros(n, n))\n\n"
+            "    def forward(self, x):\n"
+            "        eps = torch.rand(self.weight.shape[0], 1)\n"
+            '        if x.device == "cuda":\n'
+            "            eps = eps.cuda()\n"
+            "        return F.linear(x, self.weight * eps)\n",
+            line=11,
+            column=15,
+            fixed="import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n"
+            "class NoisyLinear(nn.Module):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        self.weight = nn.Parameter(torch.zeros(n, n))\n\n"
+            "    def forward(self, x):\n"
+            "        eps = torch.rand(self.weight.shape[0], 1, device=x.device)\n"
+            '        if x.device == "cuda":\n'
+            "            eps = eps.cuda()\n"
+            "        return F.linear(x, self.weight * eps)\n",
+            unsafe=True,
+        ),
         # A loss given a weight tensor holds it (a buffer on the computation's device).
         Invalid(
             "import torch\nimport torch.nn as nn\n\n"

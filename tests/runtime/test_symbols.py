@@ -225,6 +225,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "ITERATING_BUILTINS": lambda v: missing_attributes(builtins, v),
     "UNPACKING_BUILTINS": lambda v: missing_attributes(builtins, v),
     "SILENT_BUILTINS": lambda v: missing_attributes(builtins, v),
+    "NUMBER_TYPES": lambda v: missing_attributes(builtins, v),
 }
 """Each list of ``devlint.symbols`` and how it is checked: the check returns what is wrong."""
 

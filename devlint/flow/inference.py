@@ -8,7 +8,7 @@ functions give unknown values (their summaries are a later layer).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Protocol, cast
@@ -106,6 +106,7 @@ from devlint.symbols import (
     PROGRESS_WRAPPERS,
     SETUP_METHODS,
     SILENT_BUILTINS,
+    STATELESS_NN_MODULES,
     STORABLE_FACTORIES,
     TENSOR_ARGUMENT_METHODS,
     TENSOR_FACTORIES,
@@ -462,12 +463,13 @@ def _named_factory(node: cst.Name | cst.Attribute, resolve: Resolver) -> Value |
 
 
 def _attribute_classes(init: cst.FunctionDef, resolve: Resolver) -> dict[str, str]:
-    """``self.<name> = <Class>(...)`` statements of ``init``'s own body: name -> class; also
-    through ``<Class>.from_pretrained(...)`` and moves of the result (``.to(device)``)."""
+    """``self.<name> = <Class>(...)`` statements of ``init``'s own body, its ``if`` branches
+    too (``if classification: self.softmax = nn.LogSoftmax(1)``): name -> class, unless two
+    branches build different classes; also through ``<Class>.from_pretrained(...)`` and
+    moves of the result (``.to(device)``)."""
     found: dict[str, str] = {}
-    for statement in init.body.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
+    differing: set[str] = set()
+    for statement in _branch_statements(init.body):
         for small in statement.body:
             if not (isinstance(small, cst.Assign) and isinstance(small.value, cst.Call)):
                 continue
@@ -479,9 +481,25 @@ def _attribute_classes(init: cst.FunctionDef, resolve: Resolver) -> dict[str, st
                 qualified = qualified.rpartition(".")[0]
             for target in small.targets:
                 name = dotted_name(target.target)
-                if qualified is not None and name is not None and name.startswith("self."):
-                    found[name[5:]] = qualified
-    return found
+                if qualified is None or name is None or not name.startswith("self."):
+                    continue
+                if found.setdefault(name[5:], qualified) != qualified:
+                    differing.add(name[5:])
+    return {name: built for name, built in found.items() if name not in differing}
+
+
+def _branch_statements(block: cst.BaseSuite) -> Iterator[cst.SimpleStatementLine]:
+    """The simple statements of ``block`` and of the ``if``/``else`` branches in it, in
+    order (not loops, nested functions or classes)."""
+    if not isinstance(block, cst.IndentedBlock):
+        return
+    for statement in block.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield statement
+        branch: cst.If | cst.Else | None = statement if isinstance(statement, cst.If) else None
+        while branch is not None:
+            yield from _branch_statements(branch.body)
+            branch = branch.orelse if isinstance(branch, cst.If) else None
 
 
 def _parameter_names(function: cst.FunctionDef, method: bool) -> list[str]:
@@ -1440,6 +1458,9 @@ class _Inference:
         held = self._owner.classes.get(name)
         if held in INPUT_PLACING_MODELS:
             return FOLLOWS  # it moves what it is given to its own device
+        module, _, built = (held or "").rpartition(".")
+        if module == "torch.nn" and built in STATELESS_NN_MODULES and arguments:
+            return arguments[0][1]  # self.softmax(x): no parameters, no device; x's device
         return self._module_call(node, node.func, _device_arguments(held, arguments))
 
     def _local_call(
@@ -1541,7 +1562,11 @@ class _Inference:
             if target is None:
                 return receiver
             device = self.values.get(target.value, UNKNOWN)
-            said = named is not None or (dotted_name(target.value) or "").endswith("device")
+            said = (
+                named is not None
+                or (dotted_name(target.value) or "").endswith("device")
+                or self._string_parameter(target.value)
+            )
             return moved_from(moved(device), receiver) if said or not device.only_host else receiver
         if name == "cuda":
             return moved_from(LITERAL, receiver)
@@ -1570,6 +1595,19 @@ class _Inference:
             placed = keyword_argument(node, "device")
             return moved(self.values.get(placed.value, UNKNOWN)) if placed else receiver
         return receiver  # views, casts, reductions: on the receiver's device
+
+    def _string_parameter(self, node: cst.BaseExpression) -> bool:
+        """A parameter annotated ``str``: handed to ``.to()``, a device (no dtype is a
+        string), the one the caller names (``def _odin(self, x, dev: str)``)."""
+        if not isinstance(node, cst.Name) or self.function is None:
+            return False
+        return any(
+            param.name.value == node.value
+            and param.annotation is not None
+            and annotation_names(param.annotation.annotation) <= {"str", "Optional", "None"}
+            and "str" in annotation_names(param.annotation.annotation)
+            for param in _parameters(self.function)
+        )
 
     def _torch_call(
         self, node: cst.Call, qualified: str, arguments: Sequence[tuple[cst.Arg, Value]]

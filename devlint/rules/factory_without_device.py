@@ -154,8 +154,9 @@ class FactoryWithoutDevice(Rule):
     helper places it), moved to a tensor's device (`ret.to(seq)`), whichever branch made
     that tensor,
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
-    one that only meets Python numbers (`isinstance(v, (int, float))` says so), host values or other CPU tensors
-    (`torch.rand(1) < 0.5`), or meets nothing at all; a CPU index into a device
+    one that only meets Python numbers (`isinstance(v, (int, float))` says so), host values
+    or other CPU tensors (`torch.rand(1) < 0.5`), a parameter-free module kept on `self`
+    (`self.softmax`), or meets nothing at all; a CPU index into a device
     tensor (`x[torch.arange(n)]`), or one written through a plain index (`x[0] = t`,
     `x[:, :2] = t`: a copy across devices), or through device indices (`mask[(rows, cols)]
     = True`: `index_put_` copies the indices to the mask's device); a CPU tensor indexed by
@@ -1122,8 +1123,52 @@ class FactoryWithoutDevice(Rule):
         "            value = (torch.zeros(shape) + value).to(device)\n"
         "        tensors.append(value)\n"
         "    return torch.stack(tensors, -1).amax(-1)\n",
+        # `dev: str` handed to `.to()` is a device (no dtype is a string): moved there.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Detector(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return self.perturb(x, x.device)\n\n"
+        "    def perturb(self, x, dev: str):\n"
+        "        channel = torch.LongTensor([0]).to(dev)\n"
+        "        return x.index_select(1, channel)\n",
+        # A placeholder that meets only a parameter-free module (kept on self, built under
+        # an `if` of `__init__`): it meets no device on the path that keeps it.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self, n, classification):\n"
+        "        super().__init__()\n"
+        "        self.fc = nn.Linear(n, 2)\n"
+        "        if classification:\n"
+        "            self.softmax = nn.LogSoftmax(dim=1)\n\n"
+        "    def forward(self, x, features):\n"
+        "        out = torch.empty(1)\n"
+        "        if features:\n"
+        "            out = self.fc(x)\n"
+        "        return self.softmax(out)\n",
     )
     INVALID = (
+        # A parameter-free module hands back its input where it is: the CPU mask meets `x`.
+        Invalid(
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Gate(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.act = nn.Sigmoid()\n\n"
+            "    def forward(self, x):\n"
+            "        mask = self.act(torch.ones(x.shape[0]))\n"
+            "        return x * mask\n",
+            line=10,
+            column=25,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Gate(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.act = nn.Sigmoid()\n\n"
+            "    def forward(self, x):\n"
+            "        mask = self.act(torch.ones(x.shape[0], device=x.device))\n"
+            "        return x * mask\n",
+            unsafe=True,
+        ),
         # A tensor's own device is no flag: `.cuda()` goes to the current GPU, not to x's.
         Invalid(
             "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n"

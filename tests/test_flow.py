@@ -793,3 +793,50 @@ def test_a_nested_function_gets_what_the_functions_around_it_pass(
     gram = next(node for node in solve.body.body if isinstance(node, cst.FunctionDef))
     flow = analysed.flows.function(gram, None)
     assert [analysed.code(meeting.made) for meeting in flow.meetings] == meets
+
+
+CURVE = """
+def curve(policy: nn.Module, n: int, weight: torch.Tensor):
+    grid = torch.linspace(0, 1, n)
+    drawn = policy(grid[:, None]).detach().numpy()
+    return drawn, weight * grid
+"""
+
+
+@pytest.mark.parametrize(
+    ("read", "meets"),
+    [
+        # `.numpy()` of the module's output as it comes: the module runs on the CPU here.
+        (".detach().numpy()", [("torch.linspace(0, 1, n)", "operator", "weight * grid")]),
+        # Through `.cpu()` first: the module may run on the device, and the grid meets it.
+        (
+            ".detach().cpu().numpy()",
+            [
+                ("torch.linspace(0, 1, n)", "module call", "policy(grid[:, None])"),
+                ("torch.linspace(0, 1, n)", "operator", "weight * grid"),
+            ],
+        ),
+    ],
+)
+def test_a_module_read_as_an_array_runs_on_the_cpu(
+    read: str, meets: list[tuple[str, str, str]]
+) -> None:
+    analysed = Analysed(CURVE.replace(".detach().numpy()", read))
+    assert analysed.meetings("curve") == meets
+
+
+@pytest.mark.parametrize(
+    ("test", "meets"),
+    [
+        # under the user's device flag, no `else`: the move is where the noise goes
+        ("self.use_cuda", []),
+        ('self.device == "gpu"', []),
+        # a tensor's own device is no flag: `.cuda()` is the current GPU, not x's
+        ('x.device == "cuda"', [("torch.rand(4)", "operator", "x * noise")]),
+    ],
+)
+def test_a_move_under_a_device_flag_places_the_value(
+    test: str, meets: list[tuple[str, str, str]]
+) -> None:
+    moved = f"noise = torch.rand(4)\nif {test}:\n    noise = noise.cuda()\nx * noise\n"
+    assert in_forward(moved).meetings() == meets

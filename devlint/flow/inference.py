@@ -115,6 +115,7 @@ from devlint.symbols import (
     TRAINER_BASES,
     TRAINER_PLACING_METHODS,
     TRANSPARENT_DECORATORS,
+    VIEW_METHODS,
 )
 
 Resolver = Callable[["cst.BaseExpression"], "str | None"]
@@ -303,13 +304,17 @@ def analyse_function(
             inference.not_none.add(name)
     inference.run(function.body)
     returned = as_returned(join(*inference.returns)) if inference.returns else HOST
+    on_cpu = _modules_read_as_arrays(function.body)
     return FunctionFlow(
         function,
         tuple(
             meeting
             for meeting in inference.meetings
             if may_happen(meeting)
-            and not (meeting.kind is MeetingKind.MODULE_CALL and meeting.made in inference.counts)
+            and not (
+                meeting.kind is MeetingKind.MODULE_CALL
+                and (meeting.made in inference.counts or _calls_one_of(meeting.at, on_cpu))
+            )
         ),
         returned,
         inference.values,
@@ -323,6 +328,39 @@ def analyse_function(
         result_parts=inference.result_parts,
         wrapped=wraps_arguments(function, around.resolve),
     )
+
+
+def _modules_read_as_arrays(body: cst.BaseSuite) -> frozenset[str]:
+    """The modules whose output the function turns into a NumPy array as it comes
+    (``policy(x0).detach().numpy()``, no ``.cpu()``): ``.numpy()`` refuses a device tensor,
+    so the function runs them on the CPU (or they hand back CPU data, moving what they are
+    given themselves): a CPU tensor handed to them meets no device."""
+    found = set()
+    for node in descendants(body):
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+            continue
+        if node.func.attr.value != "numpy":
+            continue
+        receiver = node.func.value
+        while _views(receiver):
+            receiver = cast("cst.Attribute", cast("cst.Call", receiver).func).value
+        name = dotted_name(receiver.func) if isinstance(receiver, cst.Call) else None
+        if name is not None:
+            found.add(name)
+    return frozenset(found)
+
+
+def _views(node: cst.BaseExpression) -> bool:
+    """``x.detach()``, ``x.view(...)``: a call that sees its receiver's data another way."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in VIEW_METHODS
+    )
+
+
+def _calls_one_of(node: cst.CSTNode, names: frozenset[str]) -> bool:
+    return bool(names) and isinstance(node, cst.Call) and dotted_name(node.func) in names
 
 
 def wraps_arguments(function: cst.FunctionDef, resolve: Resolver) -> bool:

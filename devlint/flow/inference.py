@@ -1179,14 +1179,26 @@ class _Inference:
 
     def _element_of_one_dimension(self, base: Value, node: cst.Subscript) -> bool:
         """``t[-1]``, ``t[i + 1]`` of a CPU tensor that only one-dimensional factories made:
-        an index that is a Python number (a loop counter) picks one element."""
-        if len(node.slice) != 1 or self._holds_a_list(node.value) or not _cpu_vectors(base):
+        an index that is a Python number (a loop counter) picks one element; so do as many
+        number indices as a factory gave sizes (``m[i][j]``, ``m[i, j]`` of
+        ``torch.rand((n, n))``)."""
+        indices = []
+        current: cst.BaseExpression = node
+        while isinstance(current, cst.Subscript):
+            indices[:0] = current.slice
+            current = current.value
+        if self._holds_a_list(current):
+            indices = indices[1:]  # `xs[k][i]`: the first index picks a tensor of the list
+        if not indices or not _cpu_tensors_of_rank(base, len(indices)):
             return False
-        index = node.slice[0].slice
-        if not isinstance(index, cst.Index) or _adds_or_keeps_dimensions(index.value):
-            return False
-        found = self.eval(index.value)
-        return found.only_host and not found.sequence
+        for element in indices:
+            index = element.slice
+            if not isinstance(index, cst.Index) or _adds_or_keeps_dimensions(index.value):
+                return False
+            found = self.values.get(index.value) or self.eval(index.value)
+            if not found.only_host or found.sequence:
+                return False
+        return True
 
     def _holds_a_list(self, node: cst.BaseExpression) -> bool:
         """``values`` or ``self.values`` bound to a list of tensors: an item is a whole one."""
@@ -2093,6 +2105,32 @@ def _host_result(qualified: str) -> Value:
 _SIZED_FACTORIES = ("zeros", "ones", "empty", "rand", "randn")
 """Factories whose positional arguments are the size: one integer written out (``torch.rand(2)``)
 makes a one-dimensional tensor."""
+
+
+def _cpu_tensors_of_rank(tensor: Value, rank: int) -> bool:
+    """A value that may be a CPU tensor, and whose CPU tensors factories made with ``rank``
+    dimensions (one-dimensional ones: ``_one_dimensional``; more: as many sizes written out,
+    ``torch.rand(n, m)``, ``torch.rand((n, m))``)."""
+    if rank == 1:
+        return _cpu_vectors(tensor)
+    return (
+        Origin.CPU in tensor.origins
+        and bool(tensor.made)
+        and all(isinstance(site, cst.Call) and _sizes_given(site) == rank for site in tensor.made)
+    )
+
+
+def _sizes_given(factory: cst.Call) -> int | None:
+    """How many dimensions a sized factory's sizes written out give it (``torch.rand(n, m)``,
+    ``torch.zeros((n, m))``: 2); None when one name may hold a whole shape."""
+    name = (dotted_name(factory.func) or "").rpartition(".")[2]
+    sizes = [arg.value for arg in factory.args if arg.keyword is None]
+    if name not in _SIZED_FACTORIES or any(arg.star for arg in factory.args) or not sizes:
+        return None
+    if len(sizes) == 1 and isinstance(sizes[0], (cst.Tuple, cst.List)):
+        elements = sizes[0].elements
+        return None if any(isinstance(e, cst.StarredElement) for e in elements) else len(elements)
+    return len(sizes) if len(sizes) > 1 else None
 
 
 def _cpu_vectors(tensor: Value) -> bool:

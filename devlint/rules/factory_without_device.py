@@ -207,7 +207,8 @@ class FactoryWithoutDevice(Rule):
     `collate_fn=` anywhere in the project, or named like one: `pad_collate`), unless it
     moves them to a device first or a model's forward path calls it; a CPU index or mask
     into a device tensor (`x[mask]`); Python's `+` of tuples; the 0-dim elements of
-    `torch.rand(2)` or `torch.tensor([a, b])`; the targets of `nn.CTCLoss`; a placeholder
+    `torch.rand(2)` or `torch.tensor([a, b])`, and of `torch.rand((n, n))` picked with two
+    number indices (`m[i][j]`); the targets of `nn.CTCLoss`; a placeholder
     that every branch of an `if`/`elif` over the options of a mode replaces; an
     `if x is None:` branch that the caller's tensor skips; a device taken from the result
     itself (`device=image.device`); a function passed as a parameter (`Callable`); and
@@ -1147,8 +1148,35 @@ class FactoryWithoutDevice(Rule):
         "        if features:\n"
         "            out = self.fc(x)\n"
         "        return self.softmax(out)\n",
+        # As many number indices as the factory's sizes pick one element: a 0-dim tensor,
+        # which meets any device.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Mixer(nn.Module):\n"
+        "    def forward(self, x, n: int):\n"
+        "        weights = torch.rand((n, n))\n"
+        "        out = torch.zeros_like(x)\n"
+        "        for i in range(n):\n"
+        "            for j in range(n):\n"
+        "                out = out + weights[i][j] * x\n"
+        "        return out + weights[0, 1] * x\n",
     )
     INVALID = (
+        # One index of a matrix is a row: a CPU vector that meets `x`.
+        Invalid(
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Mixer(nn.Module):\n"
+            "    def forward(self, x, n: int):\n"
+            "        weights = torch.rand((n, n))\n"
+            "        return weights[0] * x\n",
+            line=6,
+            column=19,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Mixer(nn.Module):\n"
+            "    def forward(self, x, n: int):\n"
+            "        weights = torch.rand((n, n), device=x.device)\n"
+            "        return weights[0] * x\n",
+            unsafe=True,
+        ),
         # A parameter-free module hands back its input where it is: the CPU mask meets `x`.
         Invalid(
             "import torch\nimport torch.nn as nn\n\n"

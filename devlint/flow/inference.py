@@ -1182,7 +1182,7 @@ class _Inference:
         an index that is a Python number (a loop counter) picks one element; so do as many
         number indices as a factory gave sizes (``m[i][j]``, ``m[i, j]`` of
         ``torch.rand((n, n))``)."""
-        indices = []
+        indices: list[cst.SubscriptElement] = []
         current: cst.BaseExpression = node
         while isinstance(current, cst.Subscript):
             indices[:0] = current.slice

@@ -258,6 +258,10 @@ PROCESSOR_SUFFIXES = ("processor", "tokenizer", "feature_extractor", "image_proc
 PROCESSOR_LOADERS = ("Tokenizer", "Processor", "FeatureExtractor")
 """``X.from_pretrained`` with one of these in X's name loads a processor, not a model."""
 
+IMAGE_ONLY_KEYS = frozenset({"pixel_values"})
+"""What a CLIP-style processor returns when given only ``images=`` (and
+``return_tensors=``): its batch holds the pixels alone."""
+
 REMOVED_PROCESSOR_METHODS = frozenset({"encode_plus", "batch_encode_plus", "prepare_seq2seq_batch"})
 """Tokenizer methods that transformers 5 removed, which code written for 4.x still calls."""
 

@@ -26,6 +26,7 @@ from devlint.rules.base import (
 from devlint.rules.base import replace as edit
 from devlint.skeleton import Skeleton
 from devlint.symbols import (
+    IMAGE_ONLY_KEYS,
     MOVE_HELPER_NAMES,
     PROCESSOR_LOADERS,
     PROCESSOR_METHODS,
@@ -49,6 +50,8 @@ class _Value:
     """The processor call (or the call of the function returning its output)."""
     kind: str = "batch"
     moved_keys: set[str] = field(default_factory=set)
+    keys: frozenset[str] | None = None
+    """Every key the output holds, where the call says (None: not known)."""
 
 
 @dataclass
@@ -169,6 +172,11 @@ class UnmovedProcessorOutput(Rule):
         '    inputs = processor(text=texts, images=images, return_tensors="pt")\n'
         "    other_model = build(name)\n"
         "    return model(**inputs), other_model(**inputs)\n",
+        # Given only images, the processor returns only the pixels: moving them moves it all.
+        "def image_embedding(encoder, processor, img):\n"
+        '    inputs = processor(images=img * 255, return_tensors="pt")\n'
+        "    inputs['pixel_values'] = inputs['pixel_values'].to(img.device)\n"
+        "    return encoder(**inputs).image_embeds\n",
         # Every key moved in a loop.
         "import torch.nn as nn\n\n"
         "class Encoder(nn.Module):\n"
@@ -185,6 +193,17 @@ class UnmovedProcessorOutput(Rule):
         "        return self.onnx_model(**enc)\n",
     )
     INVALID = (
+        Invalid(
+            # Given text too: the token ids stay on the CPU.
+            "import torch\n\n"
+            "class Scorer(torch.nn.Module):\n"
+            "    def forward(self, texts, img):\n"
+            '        inputs = self.processor(text=texts, images=img, return_tensors="pt")\n'
+            "        inputs['pixel_values'] = inputs['pixel_values'].to(img.device)\n"
+            "        return self.encoder(**inputs)\n",
+            line=7,
+            column=29,
+        ),
         Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
@@ -412,6 +431,8 @@ class UnmovedProcessorOutput(Rule):
             flow.values.pop(variable.value)
         else:
             held.moved_keys.add(key)
+            if held.keys is not None and held.keys <= held.moved_keys:
+                flow.values.pop(variable.value)  # every key it holds: all of it moved
 
     def _statement(self, node: cst.Expr, context: FileContext, flow: _Flow) -> None:
         """``inputs.to(device)`` and ``model.cuda()`` as statements move in place."""
@@ -521,7 +542,7 @@ class UnmovedProcessorOutput(Rule):
             return None
         if self._is_source(value, context, state):
             source = f"{context.code_for(value.func)}(...)"
-            return _Value("direct", source, value, value)
+            return _Value("direct", source, value, value, keys=_output_keys(value))
         if callee == "dict" and value.args:
             inner = self._classify(value.args[0].value, context, state, flow)
             return replace(inner, node=value, kind="dict") if inner else None
@@ -688,6 +709,14 @@ def _makes_output(value: ast.expr | None, functions: frozenset[str], callers: se
     arguments = [*value.args, *(keyword.value for keyword in value.keywords)]
     is_dict = isinstance(value.func, ast.Name) and value.func.id == "dict"
     return is_dict and any(_makes_output(argument, functions, callers) for argument in arguments)
+
+
+def _output_keys(call: cst.Call) -> frozenset[str] | None:
+    """The keys a processor's batch holds: given only ``images=``, the pixels."""
+    keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+    if len(keywords) == len(call.args) and keywords == {"images", "return_tensors"}:
+        return IMAGE_ONLY_KEYS
+    return None
 
 
 def _asks_for_pt(call: ast.Call) -> bool:

@@ -13,7 +13,7 @@ from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import ReturnedOutput
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.nodes import dotted_name, keyword_argument
+from devlint.nodes import dotted_name, first_positional, keyword_argument
 from devlint.rules.base import (
     FileContext,
     Invalid,
@@ -35,6 +35,8 @@ from devlint.symbols import (
 )
 
 _MOVE_HELPER = re.compile("|".join(MOVE_HELPER_NAMES))
+_TENSOR_TESTS = frozenset({"hasattr", "isinstance", "torch.is_tensor"})
+"""Calls that ask whether a value is a tensor (or can be moved)."""
 
 
 @dataclass
@@ -177,6 +179,13 @@ class UnmovedProcessorOutput(Rule):
         '    inputs = processor(images=img * 255, return_tensors="pt")\n'
         "    inputs['pixel_values'] = inputs['pixel_values'].to(img.device)\n"
         "    return encoder(**inputs).image_embeds\n",
+        # Every tensor of the batch moved, whatever else it holds kept as it is.
+        "def caption(model, processor, image, device):\n"
+        '    inputs = processor(text="<CAPTION>", images=image, return_tensors="pt")\n'
+        "    batch = {\n"
+        '        k: (v.to(device) if hasattr(v, "to") else v) for k, v in inputs.items()\n'
+        "    }\n"
+        "    return model.generate(**batch)\n",
         # Every key moved in a loop.
         "import torch.nn as nn\n\n"
         "class Encoder(nn.Module):\n"
@@ -193,6 +202,17 @@ class UnmovedProcessorOutput(Rule):
         "        return self.onnx_model(**enc)\n",
     )
     INVALID = (
+        Invalid(
+            # Only what is already on the device is moved: the CPU tensors stay.
+            "def caption(model, processor, image, device):\n"
+            '    inputs = processor(text="<CAPTION>", images=image, return_tensors="pt")\n'
+            "    batch = {\n"
+            "        k: (v.to(device) if v.is_cuda else v) for k, v in inputs.items()\n"
+            "    }\n"
+            "    return model.generate(**batch)\n",
+            line=6,
+            column=27,
+        ),
         Invalid(
             # Given text too: the token ids stay on the CPU.
             "import torch\n\n"
@@ -568,7 +588,7 @@ class UnmovedProcessorOutput(Rule):
         ):
             return None
         held = flow.values.get(iterable.func.value.value)
-        if held is None or (isinstance(value.value, cst.Call) and _moves(value.value)):
+        if held is None or _moves(value.value) or _moves_tensors(value.value):
             return None
         return replace(held, node=value, kind="dict", moved_keys=set())
 
@@ -779,6 +799,25 @@ def _moves(value: cst.BaseExpression) -> bool:
         isinstance(value, cst.Call)
         and isinstance(value.func, cst.Attribute)
         and value.func.attr.value in ("to", "cuda")
+    )
+
+
+def _moves_tensors(value: cst.BaseExpression) -> bool:
+    """``v.to(device) if hasattr(v, "to") else v`` (or ``isinstance(v, torch.Tensor)``,
+    ``torch.is_tensor(v)``): every value that is a tensor is moved, the rest kept."""
+    if not isinstance(value, cst.IfExp) or not isinstance(value.test, cst.Call):
+        return False
+    test = value.test
+    checked = first_positional(test)
+    if dotted_name(test.func) not in _TENSOR_TESTS or checked is None:
+        return False
+    kept = value.orelse
+    return (
+        _moves(value.body)
+        and isinstance(kept, cst.Name)
+        and isinstance(checked.value, cst.Name)
+        and checked.value.value == kept.value
+        and _root(value.body) == kept.value
     )
 
 

@@ -21,6 +21,7 @@ from devlint.nodes import (
     is_self,
     keyword_argument,
 )
+from devlint.rules._chosen_device import moves_to_the_current_device, under_a_device_flag
 from devlint.rules._devices import (
     device_literal,
     places_with_its_device,
@@ -208,6 +209,18 @@ class TensorAttributeNotBuffer(Rule):
     only_in_model_code = True
 
     VALID = (
+        # Placed by the user's device flag, as the class places its network: the flag,
+        # not a `.to()` of the module, says where everything runs.
+        "import torch\nfrom torch import nn\n\n"
+        "class Categorical(nn.Module):\n"
+        "    def __init__(self, n_atoms, use_cuda=False):\n"
+        "        super().__init__()\n"
+        "        self.head = nn.Linear(8, n_atoms)\n"
+        "        self.atoms = torch.arange(n_atoms).float()\n"
+        "        if use_cuda:\n"
+        "            self.atoms = self.atoms.cuda()\n\n"
+        "    def forward(self, x):\n"
+        "        return (self.head(x).softmax(-1) * self.atoms).sum(-1)\n",
         # After `if isinstance(p, Tensor) and p.ndim > 0:` moved it, `p` is a number or a
         # 0-dim tensor on the other path: either meets any device.
         "from typing import List, Union\n\nimport torch\nimport torch.nn as nn\n\n"
@@ -423,6 +436,32 @@ class TensorAttributeNotBuffer(Rule):
         "        return obs[:, None] - self.grid\n",
     )
     INVALID = (
+        Invalid(
+            # On the GPU whenever one exists: no choice of the user's, and a `.to()` of
+            # the module leaves it there.
+            "import torch\nfrom torch import nn\n\n"
+            "class Categorical(nn.Module):\n"
+            "    def __init__(self, n_atoms):\n"
+            "        super().__init__()\n"
+            "        self.head = nn.Linear(8, n_atoms)\n"
+            "        atoms = torch.arange(n_atoms).float()\n"
+            "        self.atoms = atoms.cuda() if torch.cuda.is_available() else atoms\n\n"
+            "    def forward(self, x):\n"
+            "        return (self.head(x).softmax(-1) * self.atoms).sum(-1)\n",
+            line=9,
+            column=9,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Categorical(nn.Module):\n"
+            "    def __init__(self, n_atoms):\n"
+            "        super().__init__()\n"
+            "        self.head = nn.Linear(8, n_atoms)\n"
+            "        atoms = torch.arange(n_atoms).float()\n"
+            '        self.register_buffer("atoms", atoms.cuda() if torch.cuda.is_available() '
+            "else atoms, persistent=False)\n\n"
+            "    def forward(self, x):\n"
+            "        return (self.head(x).softmax(-1) * self.atoms).sum(-1)\n",
+            unsafe=True,
+        ),
         Invalid(
             # The same cache, kept with data: forward may use it before it is made again.
             # No fix: forward re-assigns it with a value not surely a tensor, which a
@@ -1058,6 +1097,15 @@ class TensorAttributeNotBuffer(Rule):
                 context.note(_HANDLED, attribute, per_class=True)
             return
         if attribute is None:
+            return
+        if (
+            isinstance(value, cst.Call)
+            and moves_to_the_current_device(value)
+            and under_a_device_flag(context.ancestors)
+        ):
+            # `if use_cuda: self.x = self.x.cuda()`: the class places its tensors by the
+            # user's device flag, as it does its network; no `.to()` is what moves it.
+            context.note(_HANDLED, attribute, per_class=True)
             return
         assigned = _set(state, "assigned")
         key = f"{scope.function_name}:{attribute}"

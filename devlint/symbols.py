@@ -430,7 +430,7 @@ index it is past the last GPU on every node but the first (the local rank is rig
 
 MAIN_PROCESS_FLAGS = frozenset(
     {"is_main_process", "is_local_main_process", "is_world_process_zero"}
-    | {"is_local_process_zero", "is_global_zero", "is_rank_zero"}
+    | {"is_local_process_zero", "is_global_zero"}
 )
 """Names of what holds or returns whether this process is the first of a distributed job
 (of all nodes or of its own): accelerate's ``is_main_process`` and

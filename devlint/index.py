@@ -738,9 +738,9 @@ class ProjectIndex:
             return False
         return self._in_tests(module) or (at_top_level and not self.imported(module))
 
-    def distributed_in(self, module: str) -> Distributed:
-        """``distributed``, from the signals of ``module`` alone (configuration still wins)."""
-        return self._distributed_among({module}, "in the script or test")
+    def distributed_in(self, *modules: str) -> Distributed:
+        """``distributed``, from the signals of ``modules`` alone (configuration still wins)."""
+        return self._distributed_among(set(modules), "in the script or test")
 
     def distributed_importing(self, module: str) -> Distributed:
         """``distributed``, from the signals of ``module`` and of the modules that import
@@ -953,6 +953,28 @@ class ProjectIndex:
             if found in self._classes:
                 found = self._method_table(found).get("__init__")
         return self.canonical(found) if found is not None else None
+
+    def scripts_running(self, function: str) -> frozenset[str]:
+        """The modules whose ``if __name__ == "__main__":`` blocks are all that run
+        ``function`` (through project functions): a module run as a script (``python
+        tool.py``, a subprocess given its path) runs it in the script's own process, even
+        when other modules import the module for something else. Empty when other code may
+        run it too: a module's top level, or a function the project never calls (an API)."""
+        start = self.canonical(function)
+        seen, todo, scripts = {start}, [start], set()
+        while todo:
+            callers = self._call_sites.get(todo.pop())
+            if not callers:
+                return frozenset()
+            for caller in callers:
+                if caller.endswith(_MAIN_GUARD):
+                    scripts.add(caller.removesuffix(_MAIN_GUARD))
+                elif caller not in self._functions:
+                    return frozenset()
+                elif caller not in seen:
+                    seen.add(caller)
+                    todo.append(caller)
+        return frozenset(scripts)
 
     def imported(self, module: str) -> bool:
         """Another module of the project imports ``module`` (or a module inside it)."""

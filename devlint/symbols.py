@@ -258,6 +258,10 @@ PROCESSOR_SUFFIXES = ("processor", "tokenizer", "feature_extractor", "image_proc
 PROCESSOR_LOADERS = ("Tokenizer", "Processor", "FeatureExtractor")
 """``X.from_pretrained`` with one of these in X's name loads a processor, not a model."""
 
+IMAGE_ONLY_KEYS = frozenset({"pixel_values"})
+"""What a CLIP-style processor returns when given only ``images=`` (and
+``return_tensors=``): its batch holds the pixels alone."""
+
 REMOVED_PROCESSOR_METHODS = frozenset({"encode_plus", "batch_encode_plus", "prepare_seq2seq_batch"})
 """Tokenizer methods that transformers 5 removed, which code written for 4.x still calls."""
 
@@ -423,6 +427,21 @@ GLOBAL_RANK_NAMES = frozenset({"get_rank", "global_rank", "process_index"})
 ``torch.distributed.get_rank`` (and the wrappers that copy its name), Lightning's
 ``Trainer.global_rank``, transformers' and accelerate's ``process_index``. As a device
 index it is past the last GPU on every node but the first (the local rank is right)."""
+
+MAIN_PROCESS_FLAGS = frozenset(
+    {"is_main_process", "is_local_main_process", "is_world_process_zero"}
+    | {"is_local_process_zero", "is_global_zero"}
+)
+"""Names of what holds or returns whether this process is the first of a distributed job
+(of all nodes or of its own): accelerate's ``is_main_process`` and
+``is_local_main_process``, the Hugging Face ``Trainer``'s ``is_world_process_zero()`` and
+``is_local_process_zero()``, Lightning's ``is_global_zero``. Code under one runs in one
+process."""
+
+MAIN_PROCESS_DECORATORS = frozenset({"rank_zero_only", "on_main_process", "on_local_main_process"})
+"""Decorators that run a function in the first process only: Lightning's
+``rank_zero_only``, accelerate's ``Accelerator.on_main_process`` and
+``on_local_main_process``."""
 
 GLOBAL_RANK_VARIABLES = frozenset({"RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK"})
 """Environment variables in which launchers (torchrun, SLURM, Open MPI, MPICH) give a

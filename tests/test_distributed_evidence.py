@@ -76,3 +76,34 @@ def test_a_main_block_counts_only_its_files_evidence(
         "pkg/train.py": _TRAIN.format(imports="from pkg.demo import helper"),
     }
     assert package_findings(tmp_path, files, "DEV005") == expected
+
+
+_RUNNER = (
+    "import sys\nfrom transformers import AutoModel\n\n\n"
+    "def ignored_modules():\n"
+    "    return []\n\n\n"
+    "def load(path):\n"
+    '    return AutoModel.from_pretrained(path, device_map="auto")\n\n\n'
+    "def main():\n"
+    "    load(sys.argv[1])\n\n\n"
+    'if __name__ == "__main__":\n'
+    "    main()\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("also_calls_load", "expected"),
+    [(False, []), (True, [("runner.py", 10, 55)])],
+)
+def test_a_function_only_a_scripts_main_block_runs_counts_only_the_scripts_evidence(
+    also_calls_load: bool, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """A module run by its path (``subprocess.run([sys.executable, "runner.py"])``) runs
+    in a process of its own, even when the trainer imports it for something else; a
+    function the trainer calls too runs in the trainer's processes."""
+    imports = "from pkg.runner import ignored_modules, load"
+    train = _TRAIN.format(imports=imports) + "    ignored_modules()\n"
+    if also_calls_load:
+        train += '    load("m")\n'
+    files = {"pkg/runner.py": _RUNNER, "pkg/train.py": train}
+    assert package_findings(tmp_path, files, "DEV005") == expected

@@ -24,6 +24,7 @@ from devlint.rules._devices import (
     may_be_key,
     may_set_environment,
 )
+from devlint.rules._one_process import on_one_process
 from devlint.rules.base import FileContext, Invalid, Rule, RuleSettings
 from devlint.skeleton import Skeleton
 from devlint.symbols import (
@@ -117,8 +118,15 @@ class DeviceMapUnderDistributed(Rule):
     demo of their own are not under the training script's launcher). Test code, code
     under `if __name__ == "__main__":`, and the top-level code of a script that no
     module of the project imports, start their own processes: there only the file's
-    own evidence counts. `distributed = true|false` in the configuration overrides
-    the evidence.
+    own evidence counts; so does a function that only the `__main__` blocks of
+    scripts run (a module run by its path, by a user or as a subprocess, is a
+    process of its own even when the trainer imports it for something else). Code
+    that runs in the first process only is not flagged: under `if rank == 0:`,
+    `if local_rank in (-1, 0):`, `if accelerator.is_main_process:` (or
+    `is_world_process_zero()`, `is_global_zero`), after `if not is_main_process:
+    return`, or in a function decorated with `@rank_zero_only` or
+    `@accelerator.on_main_process` (an export or an evaluation on rank 0).
+    `distributed = true|false` in the configuration overrides the evidence.
 
     ## Why is this bad?
     `device_map` hands placement to accelerate, which attaches hooks to the model:
@@ -237,6 +245,29 @@ class DeviceMapUnderDistributed(Rule):
         "from lightning.pytorch import Trainer\n\n"
         'trainer = Trainer(accelerator="gpu", devices=2, strategy="ddp")\n\n'
         "from transformers import Trainer\n",
+        # Code that runs in the first process only: under a rank-0 or main-process test,
+        # after the other processes left, or decorated to run on rank 0.
+        "import torch.distributed as dist\n"
+        "from accelerate import Accelerator\n"
+        "from lightning.pytorch.utilities import rank_zero_only\n"
+        "from transformers import AutoModel\n\n"
+        "accelerator = Accelerator()\n\n"
+        "def export(path, args):\n"
+        "    if dist.get_rank() == 0:\n"
+        '        AutoModel.from_pretrained(path, device_map="auto").save_pretrained("a")\n'
+        "    if args.local_rank in (-1, 0) and args.merge:\n"
+        '        AutoModel.from_pretrained(path, device_map="auto").save_pretrained("b")\n'
+        "    if accelerator.process_index != 0:\n"
+        "        pass\n"
+        "    else:\n"
+        '        AutoModel.from_pretrained(path, device_map="auto").save_pretrained("c")\n\n'
+        "def convert(path, is_main_process=True):\n"
+        "    if not is_main_process:\n"
+        "        return None\n"
+        '    return AutoModel.from_pretrained(path, device_map="auto")\n\n'
+        "@rank_zero_only\n"
+        "def evaluate(path):\n"
+        '    return AutoModel.from_pretrained(path, device_map="auto")\n',
         # `device_map="mps"` has one device to choose from.
         "import torch.distributed as dist\n"
         "from transformers import AutoModel\n\n"
@@ -339,6 +370,18 @@ class DeviceMapUnderDistributed(Rule):
             line=5,
             column=64,
         ),
+        Invalid(
+            # The guard covers the message only: every rank loads the model.
+            "from accelerate import Accelerator\n"
+            "from transformers import AutoModel\n\n"
+            "accelerator = Accelerator()\n\n"
+            "def merge(path, rank):\n"
+            "    if accelerator.is_main_process or rank == 1:\n"
+            '        print("merging")\n'
+            '    return AutoModel.from_pretrained(path, device_map="auto")\n',
+            line=9,
+            column=55,
+        ),
     )
 
     def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
@@ -401,7 +444,11 @@ class DeviceMapUnderDistributed(Rule):
                 self._signal(context, _LOCAL_RANK_READ, node)
         if _places_model(node, qualified):
             argument = keyword_argument(node, "device_map")
-            if argument is not None and _pins_one_placement(argument.value):
+            if (
+                argument is not None
+                and _pins_one_placement(argument.value)
+                and not on_one_process(context.ancestors)
+            ):
                 shown = context.code_for(argument.value)
                 if len(shown) > _SHOWN_CHARS:
                     shown = shown[: _SHOWN_CHARS - 3] + "..."
@@ -454,6 +501,8 @@ class DeviceMapUnderDistributed(Rule):
             distributed = index.distributed_in(module)
         elif scope.model_code:
             distributed = index.distributed  # the trainer may build the model from a config
+        elif scripts := _scripts_running(candidate, index):
+            distributed = index.distributed_in(*sorted(scripts))
         else:
             distributed = index.distributed_importing(module)
         if not distributed.value:
@@ -464,6 +513,12 @@ class DeviceMapUnderDistributed(Rule):
             f"and let the trainer place the model, or use `{_PIN_PER_RANK}` "
             "(`PartialState().local_process_index` under accelerate)"
         )
+
+
+def _scripts_running(candidate: Candidate, index: ProjectIndex) -> frozenset[str]:
+    """The scripts whose ``__main__`` blocks alone run the function the call is in."""
+    function = candidate.scope.function_name
+    return index.scripts_running(function) if function is not None else frozenset()
 
 
 def _may_report_or_signal(call: ast.AST, names: Bindings) -> bool:

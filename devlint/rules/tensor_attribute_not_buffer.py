@@ -21,6 +21,7 @@ from devlint.nodes import (
     is_self,
     keyword_argument,
 )
+from devlint.rules._chosen_device import moves_to_the_current_device, under_a_device_flag
 from devlint.rules._devices import (
     device_literal,
     places_with_its_device,
@@ -162,6 +163,9 @@ class TensorAttributeNotBuffer(Rule):
     assignment comes before `super().__init__()` (where `register_buffer` fails),
     when the name already holds something else, or for a function that captured
     the tensor (the message says to register the tensor and read it from `self`).
+    Nor for a tensor the caller gives as it is (`self.alpha = alpha`, `threshold or
+    torch.linspace(...)`): it may be an `nn.Parameter`, which a buffer would take
+    from `parameters()`, the optimizer and `state_dict`.
     Nor for a container (`self.cache = (False, {"k": t})`: a buffer holds one tensor)
     or an attribute another method re-assigns by unpacking (`self.w, self.b = ...`):
     a buffer refuses anything but a tensor or None.
@@ -205,6 +209,18 @@ class TensorAttributeNotBuffer(Rule):
     only_in_model_code = True
 
     VALID = (
+        # Placed by the user's device flag, as the class places its network: the flag,
+        # not a `.to()` of the module, says where everything runs.
+        "import torch\nfrom torch import nn\n\n"
+        "class Categorical(nn.Module):\n"
+        "    def __init__(self, n_atoms, use_cuda=False):\n"
+        "        super().__init__()\n"
+        "        self.head = nn.Linear(8, n_atoms)\n"
+        "        self.atoms = torch.arange(n_atoms).float()\n"
+        "        if use_cuda:\n"
+        "            self.atoms = self.atoms.cuda()\n\n"
+        "    def forward(self, x):\n"
+        "        return (self.head(x).softmax(-1) * self.atoms).sum(-1)\n",
         # After `if isinstance(p, Tensor) and p.ndim > 0:` moved it, `p` is a number or a
         # 0-dim tensor on the other path: either meets any device.
         "from typing import List, Union\n\nimport torch\nimport torch.nn as nn\n\n"
@@ -420,6 +436,32 @@ class TensorAttributeNotBuffer(Rule):
         "        return obs[:, None] - self.grid\n",
     )
     INVALID = (
+        Invalid(
+            # On the GPU whenever one exists: no choice of the user's, and a `.to()` of
+            # the module leaves it there.
+            "import torch\nfrom torch import nn\n\n"
+            "class Categorical(nn.Module):\n"
+            "    def __init__(self, n_atoms):\n"
+            "        super().__init__()\n"
+            "        self.head = nn.Linear(8, n_atoms)\n"
+            "        atoms = torch.arange(n_atoms).float()\n"
+            "        self.atoms = atoms.cuda() if torch.cuda.is_available() else atoms\n\n"
+            "    def forward(self, x):\n"
+            "        return (self.head(x).softmax(-1) * self.atoms).sum(-1)\n",
+            line=9,
+            column=9,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Categorical(nn.Module):\n"
+            "    def __init__(self, n_atoms):\n"
+            "        super().__init__()\n"
+            "        self.head = nn.Linear(8, n_atoms)\n"
+            "        atoms = torch.arange(n_atoms).float()\n"
+            '        self.register_buffer("atoms", atoms.cuda() if torch.cuda.is_available() '
+            "else atoms, persistent=False)\n\n"
+            "    def forward(self, x):\n"
+            "        return (self.head(x).softmax(-1) * self.atoms).sum(-1)\n",
+            unsafe=True,
+        ),
         Invalid(
             # The same cache, kept with data: forward may use it before it is made again.
             # No fix: forward re-assigns it with a value not surely a tensor, which a
@@ -749,15 +791,8 @@ class TensorAttributeNotBuffer(Rule):
             "        return self.net(tokens), tokens[:, 1:] == self.pad_value\n",
             line=8,
             column=9,
-            fixed="import torch\nfrom torch import Tensor, nn\n\n"
-            "class Wrapper(nn.Module):\n"
-            "    def __init__(self, net, pad_value: Tensor):\n"
-            "        super().__init__()\n"
-            "        self.net = net\n"
-            '        self.register_buffer("pad_value", pad_value, persistent=False)\n\n'
-            "    def forward(self, tokens):\n"
-            "        return self.net(tokens), tokens[:, 1:] == self.pad_value\n",
-            unsafe=True,
+            # No fix: the caller may give an `nn.Parameter`, which a buffer would drop
+            # from `parameters()` and the optimizer.
         ),
         Invalid(
             # The caller's thresholds or a default grid: either stays behind.
@@ -770,15 +805,7 @@ class TensorAttributeNotBuffer(Rule):
             "        return preds.unsqueeze(-1) > self.threshold\n",
             line=8,
             column=9,
-            fixed="from typing import Optional\nimport torch\nfrom torch import nn\n\n"
-            "class Binarize(nn.Module):\n"
-            "    def __init__(self, threshold: Optional[torch.Tensor] = None):\n"
-            "        super().__init__()\n"
-            '        self.register_buffer("threshold", threshold or torch.linspace(0.0, 1.0, 51), '
-            "persistent=False)\n\n"
-            "    def forward(self, preds):\n"
-            "        return preds.unsqueeze(-1) > self.threshold\n",
-            unsafe=True,
+            # No fix: the caller's thresholds may be an `nn.Parameter`.
         ),
         Invalid(
             # A tensor kept in a tuple: register_buffer takes a tensor, not a container: no fix.
@@ -1071,6 +1098,15 @@ class TensorAttributeNotBuffer(Rule):
             return
         if attribute is None:
             return
+        if (
+            isinstance(value, cst.Call)
+            and moves_to_the_current_device(value)
+            and under_a_device_flag(context.ancestors)
+        ):
+            # `if use_cuda: self.x = self.x.cuda()`: the class places its tensors by the
+            # user's device flag, as it does its network; no `.to()` is what moves it.
+            context.note(_HANDLED, attribute, per_class=True)
+            return
         assigned = _set(state, "assigned")
         key = f"{scope.function_name}:{attribute}"
         handed = isinstance(value, cst.Name) and (
@@ -1090,8 +1126,9 @@ class TensorAttributeNotBuffer(Rule):
         fixes = {}
         container = _is_container(value)
         cache = _reassigned_later(attribute, context)
+        given = isinstance(meeting.made, cst.Param) or _may_be_given(value, context)
         fixable = (
-            not (closure or container or cache)
+            not (closure or container or cache or given)
             and scope.function_name in _set(state, "initialised")
             and key not in assigned
             and f"{scope.class_name}.{attribute}" not in _set(state, "class_attributes")
@@ -1111,6 +1148,7 @@ class TensorAttributeNotBuffer(Rule):
                 "closure": "yes" if closure else "",
                 "container": "yes" if container else "",
                 "cache": "yes" if cache else "",
+                "given": "yes" if given else "",
             },
             fixes=fixes,
             unless_noted=[(_HANDLED, attribute), (_HANDLED, "*")],
@@ -1147,6 +1185,13 @@ class TensorAttributeNotBuffer(Rule):
                 "used (a buffer would refuse anything but a tensor)"
             )
         register = f'`self.register_buffer("{attribute}", ..., persistent=False)`'
+        if data.get("given"):
+            return Resolution(
+                f"`self.{attribute}` keeps a tensor {data['made']} in an attribute: unless it "
+                f"is an `nn.Parameter`, moving the module leaves it behind, and it {meets}; "
+                f"for a plain tensor use {register} (a buffer would take a parameter from "
+                "the optimizer)"
+            )
         caveat = ""
         if data["kind"] != "int":
             caveat = " (buffers follow dtype casts such as `.half()`)"
@@ -1203,6 +1248,34 @@ def _made_by(site: cst.CSTNode, context: FileContext) -> str:
     if isinstance(site, cst.Call):
         return f"made by `{context.qualified_name(site.func) or dotted_name(site.func)}()`"
     return "made"
+
+
+def _may_be_given(value: cst.BaseExpression, context: FileContext) -> bool:
+    """``value`` may be what the caller gave as it is (``threshold or torch.linspace(...)``,
+    ``w if w is not None else torch.ones(n)``, a parameter ``__init__`` never re-binds):
+    perhaps an ``nn.Parameter``."""
+    if isinstance(value, cst.Name):
+        return _is_parameter(value.value, context) and not _rebound(value.value, context)
+    if isinstance(value, cst.BooleanOperation):
+        return _may_be_given(value.left, context) or _may_be_given(value.right, context)
+    if isinstance(value, cst.IfExp):
+        return _may_be_given(value.body, context) or _may_be_given(value.orelse, context)
+    return False
+
+
+def _rebound(name: str, context: FileContext) -> bool:
+    """The function around the visited node assigns ``name`` (``low, eps = check(low)``)."""
+    function = next(
+        (node for node in reversed(context.ancestors) if isinstance(node, cst.FunctionDef)), None
+    )
+    if function is None:
+        return False
+    return any(
+        isinstance(found, cst.Name) and found.value == name
+        for node in descendants(function.body)
+        if isinstance(node, cst.AssignTarget)
+        for found in _targets(node.target)
+    )
 
 
 def _shown(node: cst.CSTNode, context: FileContext) -> str:

@@ -13,7 +13,7 @@ from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import ReturnedOutput
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.nodes import dotted_name, keyword_argument
+from devlint.nodes import dotted_name, first_positional, keyword_argument
 from devlint.rules.base import (
     FileContext,
     Invalid,
@@ -26,6 +26,7 @@ from devlint.rules.base import (
 from devlint.rules.base import replace as edit
 from devlint.skeleton import Skeleton
 from devlint.symbols import (
+    IMAGE_ONLY_KEYS,
     MOVE_HELPER_NAMES,
     PROCESSOR_LOADERS,
     PROCESSOR_METHODS,
@@ -34,6 +35,8 @@ from devlint.symbols import (
 )
 
 _MOVE_HELPER = re.compile("|".join(MOVE_HELPER_NAMES))
+_TENSOR_TESTS = frozenset({"hasattr", "isinstance", "torch.is_tensor"})
+"""Calls that ask whether a value is a tensor (or can be moved)."""
 
 
 @dataclass
@@ -49,6 +52,8 @@ class _Value:
     """The processor call (or the call of the function returning its output)."""
     kind: str = "batch"
     moved_keys: set[str] = field(default_factory=set)
+    keys: frozenset[str] | None = None
+    """Every key the output holds, where the call says (None: not known)."""
 
 
 @dataclass
@@ -169,6 +174,18 @@ class UnmovedProcessorOutput(Rule):
         '    inputs = processor(text=texts, images=images, return_tensors="pt")\n'
         "    other_model = build(name)\n"
         "    return model(**inputs), other_model(**inputs)\n",
+        # Given only images, the processor returns only the pixels: moving them moves it all.
+        "def image_embedding(encoder, processor, img):\n"
+        '    inputs = processor(images=img * 255, return_tensors="pt")\n'
+        "    inputs['pixel_values'] = inputs['pixel_values'].to(img.device)\n"
+        "    return encoder(**inputs).image_embeds\n",
+        # Every tensor of the batch moved, whatever else it holds kept as it is.
+        "def caption(model, processor, image, device):\n"
+        '    inputs = processor(text="<CAPTION>", images=image, return_tensors="pt")\n'
+        "    batch = {\n"
+        '        k: (v.to(device) if hasattr(v, "to") else v) for k, v in inputs.items()\n'
+        "    }\n"
+        "    return model.generate(**batch)\n",
         # Every key moved in a loop.
         "import torch.nn as nn\n\n"
         "class Encoder(nn.Module):\n"
@@ -185,6 +202,28 @@ class UnmovedProcessorOutput(Rule):
         "        return self.onnx_model(**enc)\n",
     )
     INVALID = (
+        Invalid(
+            # Only what is already on the device is moved: the CPU tensors stay.
+            "def caption(model, processor, image, device):\n"
+            '    inputs = processor(text="<CAPTION>", images=image, return_tensors="pt")\n'
+            "    batch = {\n"
+            "        k: (v.to(device) if v.is_cuda else v) for k, v in inputs.items()\n"
+            "    }\n"
+            "    return model.generate(**batch)\n",
+            line=6,
+            column=27,
+        ),
+        Invalid(
+            # Given text too: the token ids stay on the CPU.
+            "import torch\n\n"
+            "class Scorer(torch.nn.Module):\n"
+            "    def forward(self, texts, img):\n"
+            '        inputs = self.processor(text=texts, images=img, return_tensors="pt")\n'
+            "        inputs['pixel_values'] = inputs['pixel_values'].to(img.device)\n"
+            "        return self.encoder(**inputs)\n",
+            line=7,
+            column=29,
+        ),
         Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
@@ -412,6 +451,8 @@ class UnmovedProcessorOutput(Rule):
             flow.values.pop(variable.value)
         else:
             held.moved_keys.add(key)
+            if held.keys is not None and held.keys <= held.moved_keys:
+                flow.values.pop(variable.value)  # every key it holds: all of it moved
 
     def _statement(self, node: cst.Expr, context: FileContext, flow: _Flow) -> None:
         """``inputs.to(device)`` and ``model.cuda()`` as statements move in place."""
@@ -521,7 +562,7 @@ class UnmovedProcessorOutput(Rule):
             return None
         if self._is_source(value, context, state):
             source = f"{context.code_for(value.func)}(...)"
-            return _Value("direct", source, value, value)
+            return _Value("direct", source, value, value, keys=_output_keys(value))
         if callee == "dict" and value.args:
             inner = self._classify(value.args[0].value, context, state, flow)
             return replace(inner, node=value, kind="dict") if inner else None
@@ -547,7 +588,7 @@ class UnmovedProcessorOutput(Rule):
         ):
             return None
         held = flow.values.get(iterable.func.value.value)
-        if held is None or (isinstance(value.value, cst.Call) and _moves(value.value)):
+        if held is None or _moves(value.value) or _moves_tensors(value.value):
             return None
         return replace(held, node=value, kind="dict", moved_keys=set())
 
@@ -690,6 +731,14 @@ def _makes_output(value: ast.expr | None, functions: frozenset[str], callers: se
     return is_dict and any(_makes_output(argument, functions, callers) for argument in arguments)
 
 
+def _output_keys(call: cst.Call) -> frozenset[str] | None:
+    """The keys a processor's batch holds: given only ``images=``, the pixels."""
+    keywords = {arg.keyword.value for arg in call.args if arg.keyword is not None}
+    if len(keywords) == len(call.args) and keywords == {"images", "return_tensors"}:
+        return IMAGE_ONLY_KEYS
+    return None
+
+
 def _asks_for_pt(call: ast.Call) -> bool:
     """``f(..., return_tensors="pt")`` (what ``_is_source`` requires, as ``ast`` sees it)."""
     return any(
@@ -750,6 +799,25 @@ def _moves(value: cst.BaseExpression) -> bool:
         isinstance(value, cst.Call)
         and isinstance(value.func, cst.Attribute)
         and value.func.attr.value in ("to", "cuda")
+    )
+
+
+def _moves_tensors(value: cst.BaseExpression) -> bool:
+    """``v.to(device) if hasattr(v, "to") else v`` (or ``isinstance(v, torch.Tensor)``,
+    ``torch.is_tensor(v)``): every value that is a tensor is moved, the rest kept."""
+    if not isinstance(value, cst.IfExp) or not isinstance(value.test, cst.Call):
+        return False
+    test = value.test
+    checked = first_positional(test)
+    if dotted_name(test.func) not in _TENSOR_TESTS or checked is None:
+        return False
+    kept = value.orelse
+    return (
+        _moves(value.body)
+        and isinstance(kept, cst.Name)
+        and isinstance(checked.value, cst.Name)
+        and checked.value.value == kept.value
+        and _root(value.body) == kept.value
     )
 
 

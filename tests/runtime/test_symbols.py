@@ -88,6 +88,12 @@ PLUGIN_DEVICE_TYPES = {
     "musa": "registered at run time by the torch_musa plugin",
 }
 
+FIRST_PROCESS_OWNERS = (lightning.pytorch.Trainer, transformers.Trainer)
+"""Where ``MAIN_PROCESS_FLAGS`` live, but for accelerate's."""
+ACCELERATE_ONLY = frozenset(
+    {"is_main_process", "is_local_main_process", "on_main_process", "on_local_main_process"}
+)
+"""Names of accelerate's ``PartialState`` and ``Accelerator`` (not a dependency here)."""
 RANK_OWNERS = (torch.distributed, lightning.pytorch.Trainer, transformers.TrainingArguments)
 """Where the names of a process's global rank come from."""
 
@@ -107,6 +113,17 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     ),
     "BARRIER_FUNCTIONS": lambda v: (
         check_qualified(v) or sorted({"device_ids"} - keywords_of(*map(resolve, v)))
+    ),
+    "MAIN_PROCESS_FLAGS": lambda v: [
+        n
+        for n in sorted(set(v) - ACCELERATE_ONLY)
+        if not any(hasattr(owner, n) for owner in FIRST_PROCESS_OWNERS)
+    ],
+    "MAIN_PROCESS_DECORATORS": lambda v: missing_attributes(
+        lightning.pytorch.utilities, set(v) - ACCELERATE_ONLY
+    ),
+    "IMAGE_ONLY_KEYS": lambda v: sorted(
+        set(v) ^ set(transformers.CLIPImageProcessor.model_input_names)
     ),
     "GLOBAL_RANK_NAMES": lambda v: [
         n for n in sorted(v) if not any(hasattr(owner, n) for owner in RANK_OWNERS)

@@ -115,9 +115,11 @@ class TensorAttributeNotBuffer(Rule):
     the computation, in `forward`, `__call__`, `generate`, the Lightning `*_step`
     methods and batch hooks, torchmetrics' `update`/`compute`, or the methods of
     the class they call, also where those are a base class's of the file that calls an
-    override (`Transform.forward` calling `self._apply_transform`) (not in a branch
-    only an ONNX export takes, `if torch.onnx.is_in_onnx_export():`, which is no run
-    on the device).
+    override (`Transform.forward` calling `self._apply_transform`), and inside a
+    function of another file those methods hand it to, where that function's flow
+    shows it meets the device (`_update(preds, target, self.thresholds)` of a metric's
+    functional module) (not in a branch only an ONNX export takes,
+    `if torch.onnx.is_in_onnx_export():`, which is no run on the device).
 
     ## Why is this bad?
     `model.to(device)`, `model.cuda()` and Lightning's trainer move parameters and
@@ -1079,9 +1081,9 @@ class TensorAttributeNotBuffer(Rule):
             f"{scope.function_name}:{value.value}" in _set(state, "given_to_base")
         )
         meetings = () if handed else _meetings(value, context)
-        if fresh is not None and fresh.scalar:  # 0-dim: only where PyTorch refuses one
-            meetings = tuple(meeting for meeting in meetings if refused_as_scalar(meeting))
         scalar = fresh is not None and fresh.scalar
+        if scalar:  # 0-dim: only where PyTorch refuses one
+            meetings = tuple(meeting for meeting in meetings if refused_as_scalar(meeting))
         handoffs = () if handed or meetings or scalar else _handoffs(value, context)
         if not (meetings or handoffs):
             if fresh is None:

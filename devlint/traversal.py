@@ -43,7 +43,7 @@ from devlint.facts import (
 from devlint.findings import Edit, Location
 from devlint.flow.cache import FileFlows
 from devlint.flow.inference import FunctionFlow
-from devlint.flow.meetings import Meeting
+from devlint.flow.meetings import Handoff, Meeting
 from devlint.flow.summary import summarise
 from devlint.nodes import (
     annotation_names,
@@ -546,6 +546,14 @@ class Traversal:
         if found is None or found[1] is None:
             return ()
         return self._flows.construction_meetings(built, found[1], runs_with_batch)
+
+    def construction_handoffs(
+        self, built: cst.BaseExpression, runs_with_batch: Callable[[str], bool]
+    ) -> tuple[tuple[Handoff, FunctionFlow], ...]:
+        found = self._innermost_function()
+        if found is None or found[1] is None:
+            return ()
+        return self._flows.construction_handoffs(built, found[1], runs_with_batch)
 
     def _innermost_function(self) -> tuple[cst.FunctionDef, cst.ClassDef | None] | None:
         """The innermost function around the visited node, and its class if a method."""

@@ -151,6 +151,62 @@ def test_no_finding_when_the_caller_moves_the_result(tmp_path: Path) -> None:
     assert check(tmp_path, "return x * ones_like_rows(x).to(x.device)\n") == []
 
 
+KEEPER = """\
+import torch
+from torch import nn
+
+from pkg.helpers import doubled, weighted, weighted_after_move, wrapped
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.alpha = {made}
+
+    def forward(self, x, labels):
+        {body}
+"""
+
+
+def kept(tmp_path: Path, body: str, made: str = "torch.full((3,), 0.25)") -> list[tuple[int, str]]:
+    """DEV007 in a module that keeps ``made`` as ``self.alpha`` and runs ``body``."""
+    model = KEEPER.replace("{made}", made).replace("{body}", body)
+    files = {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "pkg/model.py": model}
+    project = lint_project(tmp_path, files, select=("DEV007",))
+    return [(f.start.row, f.message) for r in project.files for f in r.findings]
+
+
+def test_a_kept_cpu_tensor_handed_to_a_helper_that_meets_it_with_the_device(
+    tmp_path: Path,
+) -> None:
+    assert kept(tmp_path, "return weighted(x, labels, self.alpha)") == [
+        (
+            10,
+            "`self.alpha` is a plain tensor attribute (made by `torch.full()`), not a buffer: "
+            "moving the module leaves it behind, and it meets the device in `weighted()`, "
+            'called at line 13; use `self.register_buffer("alpha", ..., persistent=False)` '
+            "(buffers follow dtype casts such as `.half()`)",
+        )
+    ]
+
+
+def test_a_kept_cpu_tensor_passed_through_a_helper_meets_the_device_here(
+    tmp_path: Path,
+) -> None:
+    assert [row for row, _ in kept(tmp_path, "return x + doubled(self.alpha)")] == [10]
+
+
+def test_no_finding_when_the_helper_moves_the_kept_tensor_or_may(tmp_path: Path) -> None:
+    assert kept(tmp_path, "return weighted_after_move(x, self.alpha)") == []
+    assert kept(tmp_path, "return wrapped(x, self.alpha)") == []
+    assert kept(tmp_path, "return doubled(self.alpha).sum().item() * x") == []
+
+
+def test_no_finding_for_a_kept_0_dim_tensor_handed_to_a_helper(tmp_path: Path) -> None:
+    # Arithmetic takes a 0-dim CPU tensor: what the helper does with it decides.
+    assert kept(tmp_path, "return weighted(x, labels, self.alpha)", "torch.tensor(0.25)") == []
+
+
 CONVERT = """\
 import numpy as np
 import torch

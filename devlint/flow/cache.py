@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from functools import partial
 
@@ -27,7 +27,7 @@ from devlint.flow.inference import (
     class_model,
     wraps_arguments,
 )
-from devlint.flow.meetings import Meeting, refused_as_scalar
+from devlint.flow.meetings import Handoff, Meeting, refused_as_scalar
 from devlint.flow.values import CHOSEN_CPU, UNKNOWN, Value
 from devlint.nodes import descendants, dotted_name, is_static_method, iter_children
 from devlint.symbols import CPU_ARGUMENTS, CPU_LENGTHS_FUNCTIONS, PROCESS_GROUP_INITS
@@ -292,17 +292,8 @@ class FileFlows:
         built (``ClassModel.built``) meet the device: in the methods ``runs_with_batch``
         names and the methods of the class they call, first first. A tensor that may be
         0-dim (``ClassModel.scalars``) only where even a 0-dim one fails (``x.clamp(max=t)``)."""
-        model = self.owner(owner)
-        value = model.built.get(built, UNKNOWN)
-        sites, scalars = value.made, model.scalars.union(value.scalars)
-        sites += value.scalars
-        if not sites:
-            return ()
         found: list[Meeting] = []
-        methods = self.owner(owner).methods
-        roots = [name for name in methods if runs_with_batch(name)]
-        for method in self._reached(owner, roots + self._hooks(owner, runs_with_batch)):
-            flow = self.function(method, owner)
+        for flow, sites, scalars in self._construction_flows(built, owner, runs_with_batch):
             found += [
                 meeting
                 for meeting in flow.meetings
@@ -310,6 +301,43 @@ class FileFlows:
                 and (meeting.made not in scalars or refused_as_scalar(meeting))
             ]
         return tuple(found)
+
+    def construction_handoffs(
+        self,
+        built: cst.BaseExpression,
+        owner: cst.ClassDef,
+        runs_with_batch: Callable[[str], bool],
+    ) -> tuple[tuple[Handoff, FunctionFlow], ...]:
+        """Where the tensors ``built`` holds (as ``construction_meetings`` reads it) are
+        handed to functions of other files by those methods, each with the method's flow:
+        whether they meet the device there is the callees' summaries' to say. Not a tensor
+        that may be 0-dim: what the callee does with it decides whether it fails."""
+        found: list[tuple[Handoff, FunctionFlow]] = []
+        for flow, sites, scalars in self._construction_flows(built, owner, runs_with_batch):
+            found += [
+                (handoff, flow)
+                for handoff in flow.handoffs
+                if handoff.made in sites and handoff.made not in scalars
+            ]
+        return tuple(found)
+
+    def _construction_flows(
+        self,
+        built: cst.BaseExpression,
+        owner: cst.ClassDef,
+        runs_with_batch: Callable[[str], bool],
+    ) -> Iterator[tuple[FunctionFlow, tuple[cst.CSTNode, ...], frozenset[cst.CSTNode]]]:
+        """The flows of the methods that run with the batch (and those they reach), with
+        where ``built``'s tensors were made and which of those may be 0-dim."""
+        model = self.owner(owner)
+        value = model.built.get(built, UNKNOWN)
+        sites, scalars = value.made, model.scalars.union(value.scalars)
+        sites += value.scalars
+        if not sites:
+            return
+        roots = [name for name in model.methods if runs_with_batch(name)]
+        for method in self._reached(owner, roots + self._hooks(owner, runs_with_batch)):
+            yield self.function(method, owner), sites, scalars
 
     def _hooks(self, owner: cst.ClassDef, runs_with_batch: Callable[[str], bool]) -> list[str]:
         """Methods of ``owner`` that the batch methods of a base class of the file call on

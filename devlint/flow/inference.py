@@ -265,6 +265,15 @@ class FunctionFlow:
         """Where the tensor made at ``made`` meets the computation's device, first first."""
         return tuple(meeting for meeting in self.meetings if meeting.made is made)
 
+    def parts_meeting(self, call: cst.CSTNode) -> list[int | None]:
+        """What of the result of ``call`` (another file's function) meets the device here:
+        the result itself (None), or elements of the tuple it returns, first first."""
+        found: list[int | None] = [None] if call in self.results_meeting else []
+        for stand_in, (of, part) in self.result_parts.items():
+            if of is call and stand_in in self.results_meeting:
+                found.append(part)
+        return found
+
 
 def analyse_function(
     function: cst.FunctionDef, around: Surroundings, bound: Mapping[str, Value] | None = None

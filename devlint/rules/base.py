@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # a warm run loads this module, and must load none of these
     from devlint.candidates import Candidate, Requirement, Resolution, Scope, ScopeInfo
     from devlint.facts import Fact, FileFacts
     from devlint.flow.inference import FunctionFlow
-    from devlint.flow.meetings import Meeting
+    from devlint.flow.meetings import Handoff, Meeting
     from devlint.index import ProjectIndex
     from devlint.skeleton import Skeleton
 
@@ -137,6 +137,14 @@ class FileContext(Protocol):
         """In a class's ``__init__``: where the tensors ``built`` (an expression there) holds
         as built meet the device, in the class's methods that ``runs_with_batch`` names and
         the methods they call on ``self`` (``FileFlows.construction_meetings``)."""
+        ...
+
+    def construction_handoffs(
+        self, built: cst.BaseExpression, runs_with_batch: Callable[[str], bool]
+    ) -> tuple[tuple[Handoff, FunctionFlow], ...]:
+        """In a class's ``__init__``: where those same methods hand the tensors ``built``
+        holds to functions of other files, each with the flow of the method that does
+        (``FileFlows.construction_handoffs``)."""
         ...
 
     def code_for(self, node: cst.CSTNode) -> str:

@@ -25,6 +25,7 @@ from devlint.rules._anchors import (
 )
 from devlint.rules._chosen_device import under_a_device_flag
 from devlint.rules._devices import BINDING_TYPES, Bindings
+from devlint.rules._handoffs import handoff_needs
 from devlint.rules.base import (
     FileContext,
     Invalid,
@@ -2835,13 +2836,7 @@ class FactoryWithoutDevice(Rule):
         for handoff in flow.handoffs:
             if handoff.made is not node:
                 continue
-            needs.append(
-                Requirement(Needed.PARAMETER_MEETS, handoff.callee, handoff.slot, handoff.placed)
-            )
-            for part in _parts_meeting(flow, handoff.call):
-                needs.append(
-                    Requirement(Needed.PARAMETER_RETURNED, handoff.callee, handoff.slot, part=part)
-                )
+            needs += handoff_needs(handoff, flow)
             data.setdefault("callee", handoff.callee.rpartition(".")[2])
             lines.setdefault("line", handoff.call)
         function = context.scope.function_name
@@ -3198,16 +3193,6 @@ def _describe(meeting: Meeting, context: FileContext) -> str:
         if len(text) <= _MAX_SHOWN:
             return text
     return text[: _MAX_SHOWN - 3] + "..."
-
-
-def _parts_meeting(flow: FunctionFlow, call: cst.CSTNode) -> list[int | None]:
-    """What of the result of ``call`` (another file's function) meets the device here: the
-    result itself (None), or elements of the tuple it returns, first first."""
-    found: list[int | None] = [None] if call in flow.results_meeting else []
-    for stand_in, (of, part) in flow.result_parts.items():
-        if of is call and stand_in in flow.results_meeting:
-            found.append(part)
-    return found
 
 
 def _fixes(

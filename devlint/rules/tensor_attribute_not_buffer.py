@@ -9,7 +9,8 @@ import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
-from devlint.flow.meetings import Meeting, MeetingKind, refused_as_scalar
+from devlint.flow.inference import FunctionFlow
+from devlint.flow.meetings import Handoff, Meeting, MeetingKind, refused_as_scalar
 from devlint.index import ProjectIndex, is_forward_method
 from devlint.nodes import (
     annotation_names,
@@ -28,6 +29,7 @@ from devlint.rules._devices import (
     self_attribute,
     stores_its_device_parameter,
 )
+from devlint.rules._handoffs import handoff_needs
 from devlint.rules.base import FileContext, Invalid, PendingEdit, Rule, choose_fix
 from devlint.symbols import (
     ARRAY_TENSOR_FACTORIES,
@@ -114,9 +116,11 @@ class TensorAttributeNotBuffer(Rule):
     the computation, in `forward`, `__call__`, `generate`, the Lightning `*_step`
     methods and batch hooks, torchmetrics' `update`/`compute`, or the methods of
     the class they call, also where those are a base class's of the file that calls an
-    override (`Transform.forward` calling `self._apply_transform`) (not in a branch
-    only an ONNX export takes, `if torch.onnx.is_in_onnx_export():`, which is no run
-    on the device).
+    override (`Transform.forward` calling `self._apply_transform`), and inside a
+    function of another file those methods hand it to, where that function's flow
+    shows it meets the device (`_update(preds, target, self.thresholds)` of a metric's
+    functional module) (not in a branch only an ONNX export takes,
+    `if torch.onnx.is_in_onnx_export():`, which is no run on the device).
 
     ## Why is this bad?
     `model.to(device)`, `model.cuda()` and Lightning's trainer move parameters and
@@ -1113,16 +1117,17 @@ class TensorAttributeNotBuffer(Rule):
             f"{scope.function_name}:{value.value}" in _set(state, "given_to_base")
         )
         meetings = () if handed else _meetings(value, context)
-        if fresh is not None and fresh.scalar:  # 0-dim: only where PyTorch refuses one
+        scalar = fresh is not None and fresh.scalar
+        if scalar:  # 0-dim: only where PyTorch refuses one
             meetings = tuple(meeting for meeting in meetings if refused_as_scalar(meeting))
-        if not meetings:
+        handoffs = () if handed or meetings or scalar else _handoffs(value, context)
+        if not (meetings or handoffs):
             if fresh is None:
                 assigned.add(key)  # a plain attribute: register_buffer would refuse the name
             return
         if _built_on_its_device(value, context):
             return
-        meeting = meetings[0]
-        closure = meeting.kind is MeetingKind.CLOSURE
+        closure = bool(meetings) and meetings[0].kind is MeetingKind.CLOSURE
         fixes = {}
         container = _is_container(value)
         cache = _reassigned_later(attribute, context)
@@ -1136,6 +1141,11 @@ class TensorAttributeNotBuffer(Rule):
         if fixable:
             fixes["buffer"] = _register_edits(statement, target, value, attribute)
         assigned.add(key)
+        if meetings:
+            made, meets, at = meetings[0].made, _shown(meetings[0].partner, context), meetings[0].at
+        else:  # handed to another file's function: its summary decides (the first call's)
+            handoff = handoffs[0][0]
+            made, meets, at = handoff.made, "", handoff.call
         context.report(
             self.code,
             target,
@@ -1143,8 +1153,9 @@ class TensorAttributeNotBuffer(Rule):
             data={
                 "attribute": attribute,
                 "kind": fresh.kind if fresh is not None else "unknown",
-                "made": _made_by(meeting.made, context),
-                "meets": _shown(meeting.partner, context),
+                "made": _made_by(made, context),
+                "meets": meets,
+                "callee": handoffs[0][0].callee.rpartition(".")[2] if handoffs else "",
                 "closure": "yes" if closure else "",
                 "container": "yes" if container else "",
                 "cache": "yes" if cache else "",
@@ -1152,7 +1163,12 @@ class TensorAttributeNotBuffer(Rule):
             },
             fixes=fixes,
             unless_noted=[(_HANDLED, attribute), (_HANDLED, "*")],
-            lines={"line": meeting.at},
+            lines={"line": at},
+            needs=tuple(
+                dict.fromkeys(
+                    need for handoff, flow in handoffs for need in handoff_needs(handoff, flow)
+                )
+            ),
         )
 
     def resolve(
@@ -1163,6 +1179,8 @@ class TensorAttributeNotBuffer(Rule):
         data = candidate.data
         attribute = data["attribute"]
         meets = f"meets `{data['meets']}` at line {data['line']}"
+        if data.get("callee"):
+            meets = f"meets the device in `{data['callee']}()`, called at line {data['line']}"
         if data["closure"]:
             return Resolution(
                 f"`self.{attribute}` captures a tensor {data['made']} in `__init__`, not a "
@@ -1213,6 +1231,14 @@ def runs_with_batch(method: str) -> bool:
 def _meetings(value: cst.BaseExpression, context: FileContext) -> tuple[Meeting, ...]:
     """Where what ``value`` holds, as ``__init__`` builds it, meets the device later."""
     return context.construction_meetings(value, runs_with_batch)
+
+
+def _handoffs(
+    value: cst.BaseExpression, context: FileContext
+) -> tuple[tuple[Handoff, FunctionFlow], ...]:
+    """Where what ``value`` holds, as ``__init__`` builds it, is handed to functions of
+    other files by the methods that run with the batch."""
+    return context.construction_handoffs(value, runs_with_batch)
 
 
 def _built_on_its_device(value: cst.BaseExpression, context: FileContext) -> bool:

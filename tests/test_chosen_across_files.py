@@ -98,3 +98,39 @@ def test_collectives_run_on_the_gpu_the_projects_set_up_made_current(
     project abstracts its accelerator, and ``.cuda()`` is one type among several."""
     files = {"pkg/sync.py": _SYNC, "pkg/launch.py": launch}
     assert findings(tmp_path, files, "DEV002") == expected
+
+
+_FAST = (
+    "import torch\n\n\n"
+    'def install(pipe, dtype, device="cuda"):\n'
+    "    return torch.zeros(3, dtype=dtype, device=device)\n"
+)
+_SLOW = "def install(pipe, logger):\n    logger.info(pipe)\n"
+
+
+@pytest.mark.parametrize(
+    ("fast_call", "expected"),
+    [
+        ("install(ctx.pipe, ctx.dtype, ctx.device)", []),
+        ("install(ctx.pipe, ctx.dtype)", [("fast.py", 4, 33)]),
+    ],
+    ids=["passes the device", "relies on the default"],
+)
+def test_a_call_runs_the_function_its_own_import_binds(
+    fast_call: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """Sibling closures each import their own ``install``: a call runs the one its
+    function imported last, not the module's last binding of the name (the slow
+    ``install``'s caller, which passes no device, is no caller of the fast one)."""
+    patches = (
+        "def specs():\n"
+        "    def slow(ctx):\n"
+        "        from pkg.slow import install\n"
+        "        return install(ctx.pipe, ctx.logger)\n\n"
+        "    def fast(ctx):\n"
+        "        from pkg.fast import install\n"
+        f"        return {fast_call}\n\n"
+        "    return [slow, fast]\n"
+    )
+    files = {"pkg/fast.py": _FAST, "pkg/slow.py": _SLOW, "pkg/patches.py": patches}
+    assert findings(tmp_path, files, "DEV001") == expected

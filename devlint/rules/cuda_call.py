@@ -20,6 +20,8 @@ from devlint.rules._anchors import device_anchor, known_tensor, outermost_functi
 from devlint.rules._chosen_device import chose_the_device, own_choice, placements_cache
 from devlint.rules._devices import (
     cuda_target_is_literal,
+    in_a_callback,
+    in_a_probe,
     leaves_the_host,
     moves_its_input,
     under_a_test_of_the_device,
@@ -856,6 +858,8 @@ class CudaCall(Rule):
             return  # .cuda(index), .cuda(t.device): chosen at run time, as .to(device) is
         if under_a_test_of_the_device(context.ancestors):
             return  # `if device == "cuda": model.cuda()` does what it is told
+        if in_a_probe(context.ancestors) or in_a_callback(context.ancestors):
+            return  # asks whether the GPU works, or runs where a library calls it
         device = first_positional(node) or keyword_argument(node, "device")
         kept = [
             arg

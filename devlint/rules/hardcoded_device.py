@@ -18,7 +18,12 @@ from devlint.nodes import (
     iter_children,
     keyword_argument,
 )
-from devlint.rules._anchors import device_anchor, known_tensor, outermost_function
+from devlint.rules._anchors import (
+    device_anchor,
+    known_tensor,
+    may_be_none,
+    outermost_function,
+)
 from devlint.rules._chosen_device import (
     chose_the_device,
     own_choice,
@@ -29,10 +34,15 @@ from devlint.rules._devices import (
     BINDING_TYPES,
     Bindings,
     device_literal,
+    in_a_callback,
+    in_a_probe,
+    innermost_function,
     is_map_location,
     may_be_device_literal,
     moves_its_input,
+    only_compared,
     places_with_its_device,
+    returned_as_is,
     stores_its_device_parameter,
     under_a_test_of_the_device,
 )
@@ -787,7 +797,7 @@ class HardcodedDevice(Rule):
         if keyword is not None:
             literal = device_literal(keyword.value)
             if literal is not None:
-                self._report(context, node, keyword.value, literal)
+                self._report(context, node, keyword.value, literal, callee=name)
 
     def _visit_default(self, param: cst.Param, context: FileContext) -> None:
         """``def __init__(self, device="cuda"): self.device = device``: a default the module
@@ -800,6 +810,8 @@ class HardcodedDevice(Rule):
         if literal is None:
             return
         ancestors = context.ancestors
+        if in_a_probe(ancestors):
+            return  # `def probe_int8(module, device="mps") -> bool`: asks, places nothing
         function = ancestors[-2] if len(ancestors) > 1 else None  # not a lambda's
         if not isinstance(function, cst.FunctionDef):
             return
@@ -807,7 +819,13 @@ class HardcodedDevice(Rule):
         if scope.method == "__init__" and stores_its_device_parameter(function):
             classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
             if classdef is not None and places_with_its_device(classdef):
-                context.report(self.code, default, data={"literal": literal, "default": "1"})
+                position = str(_position(function, param, skip_first=True))
+                data = {
+                    "literal": literal,
+                    "default": scope.function_name or "",
+                    "position": position,
+                }
+                context.report(self.code, default, data=data)
             return  # kept and never placed with: the class only chooses (and reports) it
         name = scope.function_name or ""
         if name.rpartition(".")[2] != function.name.value:
@@ -826,9 +844,13 @@ class HardcodedDevice(Rule):
         literal: str,
         *,
         legacy: bool = False,
+        callee: str = "",
     ) -> None:
-        if under_a_test_of_the_device(context.ancestors):
+        ancestors = context.ancestors
+        if under_a_test_of_the_device(ancestors):
             return  # `if device == "gpu": return torch.device("cuda")` translates it
+        if only_compared(node, ancestors) or in_a_probe(ancestors) or in_a_callback(ancestors):
+            return  # names, asks about or probes a device: places nothing that stays
         chosen = None
         if legacy or (without_index(literal) and not _has_any_index(call, node)):
             placements = placements_cache(self, context)
@@ -842,6 +864,8 @@ class HardcodedDevice(Rule):
         fixes = {"self_device": (replace(node, "self.device"),)}
         function = outermost_function(context.ancestors)
         told = context.scope.device_param and device_anchor(function)
+        if told and node is call and function is not None and may_be_none("device", function):
+            told = False  # `torch.device("cuda")` is a device value: `device` may be None
         if told:
             fixes["device_param"] = (replace(node, "device"),)
         param = context.scope.tensor_param
@@ -859,12 +883,20 @@ class HardcodedDevice(Rule):
             data["device_index"] = "yes"  # `if device >= 0`: a CUDA index, -1 the CPU
         if chosen is not None:
             data["chosen"] = chosen
+        if callee and not callee.startswith("torch."):
+            data["callee"] = callee  # perhaps a record's constructor: a label, not a placement
         if moves_its_input(moved, param, context.ancestors):
             data["moves_input"] = moved or ""
         if _stored_as_the_device(context):
             data["stored"] = "self.device"
         elif _returned_as_the_device(context):
             data["stored"] = "device property"
+        elif (
+            node is call
+            and returned_as_is(call, ancestors)
+            and innermost_function(ancestors) is function
+        ):
+            data["returned"] = context.scope.function_name or ""
         context.report(self.code, node, data=data, fixes=fixes)
 
     def resolve(
@@ -876,6 +908,11 @@ class HardcodedDevice(Rule):
             return None  # a sampler or trainer choosing the device it keeps or reports: its job
         if not scope.device_context and "moves_input" in candidate.data:
             return None  # `def to_gpu(x: Tensor): return x.to("cuda")`: what it is for
+        if "callee" in candidate.data and index.is_record(candidate.data["callee"]):
+            return None  # `Target(device="cuda", dtype=...)`: a record's label, read elsewhere
+        returned = candidate.data.get("returned")
+        if returned is not None and not (returned and index.callers_placing_with(returned)):
+            return None  # which device a helper answers; no caller places with it
         literal = candidate.data["literal"]
         if ("legacy" in candidate.data or "cuda" in literal) and index.cuda_only(candidate.scope):
             return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
@@ -886,6 +923,8 @@ class HardcodedDevice(Rule):
         if "default" in candidate.data:
             if not scope.model_code:
                 return None  # a sampler or trainer choosing the device it keeps: its job
+            if _every_caller_passes_it(candidate, index):
+                return None  # the project builds it only with a device of its own choosing
             return Resolution(
                 f"Default device {literal} of a module that stores it as `self.device` and "
                 "places tensors there: every caller that relies on it is pinned to the GPU "
@@ -939,6 +978,17 @@ def _relied_on(candidate: Candidate, literal: str, index: ProjectIndex) -> Resol
         f"Default device {literal} that {shown}{more} {verb} on, calling it without a "
         "device: the tensors go there whatever the caller's device is; pass the device at "
         "the call (and default to `None`)"
+    )
+
+
+def _every_caller_passes_it(candidate: Candidate, index: ProjectIndex) -> bool:
+    """The project constructs the module (``default``: its ``__init__``), and every such
+    call passes a device: no code of the project relies on the default. A module the
+    project never constructs is its users' to build, and they rely on it."""
+    init = candidate.data["default"]
+    position = candidate.data["position"]
+    return bool(init and index.callers(init.rpartition(".")[0])) and not index.callers_leaving(
+        init, "device", int(position) if position != "-1" else None
     )
 
 

@@ -417,8 +417,81 @@ class HardcodedDevice(Rule):
         "        if _has_mps():\n"
         '            return x.to(torch.device("mps", 0))\n'
         "        return x\n",
+        # A literal device that places nothing: a name only compared, tensors made to ask
+        # whether the device works (a yes/no function, its default too), a callback a
+        # library calls where it runs, a record's label, a helper's answer that no caller
+        # places with (INVALID: one keeps it as its device).
+        "import torch\nfrom torch import nn\n\n"
+        "def attach_hooks(model: nn.Module):\n"
+        "    devices = {p.device for p in model.parameters()}\n"
+        '    default = torch.device("cuda", 0)\n'
+        "    if devices == {default}:\n"
+        "        return\n"
+        "    dispatch(model)\n",
+        "import torch\nfrom torch import nn\n\n"
+        "def xpu_works(model: nn.Module):\n"
+        '    x = torch.rand(8, device="xpu:0")\n'
+        "    try:\n"
+        "        model(x)\n"
+        "        return True\n"
+        "    except RuntimeError:\n"
+        "        return False\n\n"
+        'def int8_is_fast(model: nn.Module, device="mps") -> bool:\n'
+        "    return time(model.to(device)) < 1.0\n\n"
+        "def quantize(model: nn.Module):\n"
+        "    return int8_is_fast(model)\n",
+        "import torch\nimport triton\n\n"
+        "def launch(x: torch.Tensor):\n"
+        "    def alloc(size: int, alignment: int, stream):\n"
+        '        return torch.empty(size, device="cuda", dtype=torch.int8)\n\n'
+        "    triton.set_allocator(alloc)\n"
+        "    return kernel(x)\n",
+        "from dataclasses import dataclass\n\nimport torch\n\n"
+        "@dataclass\n"
+        "class Target:\n"
+        "    device: str\n"
+        "    dtype: torch.dtype\n\n"
+        "def cuda_target(model: torch.nn.Module) -> Target:\n"
+        '    return Target(device="cuda", dtype=torch.float16)\n',
+        "import torch\n\n"
+        "def engine_device(model: torch.nn.Module):\n"
+        '    return torch.device("cuda", 0)\n\n'
+        "def engine_is_new(model: torch.nn.Module):\n"
+        "    return torch.cuda.get_device_capability(engine_device(model))[0] >= 8\n",
+        # A module's "cuda" default that every constructor in the project overrides.
+        "import torch\nfrom torch import nn\n\nclass Embedder(nn.Module):\n"
+        '    def __init__(self, width, device="cuda"):\n'
+        "        super().__init__()\n        self.device = device\n\n"
+        "    def forward(self, tokens):\n        return tokens.to(self.device)\n\n"
+        "def build(width, device):\n    return Embedder(width, device=device)\n",
     )
     INVALID = (
+        Invalid(
+            # A helper's answer that a caller keeps as its device places there.
+            "import torch\n\n"
+            "def engine_device(model: torch.nn.Module):\n"
+            '    return torch.device("cuda")\n\n'
+            "def warm(model: torch.nn.Module):\n"
+            "    device = engine_device(model)\n"
+            "    return torch.zeros(3, device=device)\n",
+            line=4,
+            column=12,
+        ),
+        Invalid(
+            # `return device` would return None where the literal stood: no fix.
+            "import torch\n\n"
+            "def resolve(device=None, device_map=None):\n"
+            "    candidates = []\n"
+            "    if device is not None:\n"
+            "        candidates.append(device)\n"
+            "    if not candidates:\n"
+            '        return torch.device("cuda")\n'
+            "    return torch.device(candidates[0])\n\n"
+            "def warm(shape, device=None):\n"
+            "    return torch.zeros(shape, device=resolve(device))\n",
+            line=8,
+            column=16,
+        ),
         Invalid(
             "from typing import Sequence\n\nimport torch\nfrom torch import Tensor\n\n"
             "def device_of(values: Sequence[Tensor]) -> torch.device:\n"

@@ -334,15 +334,37 @@ def in_a_probe(ancestors: Sequence[cst.CSTNode]) -> bool:
     """The literal is in a function that answers yes or no (``-> bool``, or every
     ``return`` gives ``True``/``False``, ``bool(...)``, a comparison or ``not x``):
     ``_mps_supports_bfloat16``, ``triton_xpu_available``. Its tensors are made to ask
-    whether something works on that device; nothing it places outlives the question."""
+    whether something works on that device, and it keeps none of them (``self.buffer =
+    x.cuda()``, ``cache[k] = torch.ones(1, device="cuda")``: one that does places it)."""
     function = innermost_function(ancestors)
-    if function is None:
+    if function is None or _keeps_a_placed_value(function):
         return False
     returns = function.returns
     if returns is not None and dotted_name(returns.annotation) == "bool":
         return True
     values = [node.value for node in descendants(function.body) if isinstance(node, cst.Return)]
     return bool(values) and all(_truth_value(value) for value in values)
+
+
+def _keeps_a_placed_value(function: cst.FunctionDef) -> bool:
+    """The function stores, in an attribute or an item, a value moved with ``.to``/``.cuda``
+    or made with ``device=``."""
+    for node in descendants(function.body):
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and node.value is not None:
+            targets = (
+                [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            )
+            if any(isinstance(t, (cst.Attribute, cst.Subscript)) for t in targets) and any(
+                isinstance(part, cst.Call) and _places(part) for part in descendants(node.value)
+            ):
+                return True
+    return False
+
+
+def _places(call: cst.Call) -> bool:
+    func = call.func
+    moves = isinstance(func, cst.Attribute) and func.attr.value in ("to", "cuda")
+    return moves or keyword_argument(call, "device") is not None
 
 
 def _truth_value(value: cst.BaseExpression | None) -> bool:

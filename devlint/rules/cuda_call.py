@@ -320,8 +320,30 @@ class CudaCall(Rule):
         "        self.net = build_net(config).cuda()\n\n"
         "    def sample(self, shape):\n"
         "        return self.net(torch.randn(shape).cuda())\n",
+        # A yes/no function makes its tensors to ask whether the GPU works (INVALID: it
+        # keeps one).
+        "import torch\nfrom torch import nn\n\n"
+        "def cuda_works(model: nn.Module) -> bool:\n"
+        "    try:\n"
+        "        return bool(model(torch.ones(1).cuda()).isfinite().all())\n"
+        "    except RuntimeError:\n"
+        "        return False\n",
     )
     INVALID = (
+        Invalid(
+            "import torch\n\nclass Optimizer:\n"
+            "    def __init__(self, device):\n        self.device = device\n\n"
+            "    def has_overflow(self):\n"
+            "        self.flag = torch.zeros(1).cuda()\n"
+            "        return bool(self.flag.item())\n",
+            line=8,
+            column=36,
+            fixed="import torch\n\nclass Optimizer:\n"
+            "    def __init__(self, device):\n        self.device = device\n\n"
+            "    def has_overflow(self):\n"
+            "        self.flag = torch.zeros(1).to(self.device)\n"
+            "        return bool(self.flag.item())\n",
+        ),
         Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"

@@ -16,7 +16,7 @@ from devlint.nodes import (
     names_a_device,
 )
 from devlint.skeleton import Skeleton, dotted
-from devlint.symbols import CONFIG_PARAMETERS, CPU_RESULT_METHODS
+from devlint.symbols import CONFIG_PARAMETERS, CPU_RESULT_METHODS, DEVICE_TYPES
 
 
 def device_literal(node: cst.BaseExpression) -> str | None:
@@ -301,6 +301,14 @@ def places_with_its_device(classdef: cst.ClassDef) -> bool:
 # A literal device is a finding where it places a tensor or module: handed to `.to(...)`,
 # `device=`, `.cuda(...)`, directly or through a name, attribute or return that then
 # places. Not where it only names, compares or probes a device: these say so.
+
+
+def asks_a_backend(name: str) -> bool:
+    """``name`` (qualified) is a function of a device backend's module
+    (``torch.cuda.get_device_properties``, ``torch.xpu.get_device_capability``): it asks
+    about or sets up that backend's devices, and places no tensor."""
+    parts = name.split(".")
+    return len(parts) > 2 and parts[0] == "torch" and parts[1] in DEVICE_TYPES
 
 
 def only_compared(literal: cst.CSTNode, ancestors: Sequence[cst.CSTNode]) -> bool:

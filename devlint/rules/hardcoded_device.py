@@ -33,6 +33,7 @@ from devlint.rules._chosen_device import (
 from devlint.rules._devices import (
     BINDING_TYPES,
     Bindings,
+    asks_a_backend,
     device_literal,
     in_a_callback,
     in_a_probe,
@@ -458,6 +459,10 @@ class HardcodedDevice(Rule):
         '    return torch.device("cuda", 0)\n\n'
         "def engine_is_new(model: torch.nn.Module):\n"
         "    return torch.cuda.get_device_capability(engine_device(model))[0] >= 8\n",
+        # Any backend's query, not only CUDA's.
+        "import torch\nfrom torch import nn\n\n"
+        "def xpu_name(model: nn.Module):\n"
+        '    return torch.xpu.get_device_properties(torch.device("xpu")).name\n',
         # A module's "cuda" default that every constructor in the project overrides.
         "import torch\nfrom torch import nn\n\nclass Embedder(nn.Module):\n"
         '    def __init__(self, width, device="cuda"):\n'
@@ -846,7 +851,7 @@ class HardcodedDevice(Rule):
         if name in _LEGACY_CUDA_CONSTRUCTORS:
             self._report(context, node, node.func, name, legacy=True)
             return
-        if name.startswith("torch.cuda."):
+        if asks_a_backend(name):
             return  # a query such as torch.cuda.get_device_properties(0) places nothing
         if name == "torch.device":
             first = first_positional(node)
@@ -1222,12 +1227,12 @@ def _moved_variable(call: cst.Call, context: FileContext) -> str | None:
 
 def _is_query(context: FileContext) -> bool:
     """``device == torch.device("mps")``, ``torch.device("cuda").type`` or
-    ``torch.cuda.x(torch.device(0))`` asks, not places."""
+    ``torch.xpu.x(torch.device("xpu"))`` asks, not places."""
     ancestors = context.ancestors
     parent = ancestors[-1] if ancestors else None
     if isinstance(parent, (cst.Comparison, cst.ComparisonTarget, cst.Attribute)):
         return True
     grandparent = ancestors[-2] if len(ancestors) > 1 else None
     if isinstance(parent, cst.Arg) and isinstance(grandparent, cst.Call):
-        return (context.qualified_name(grandparent.func) or "").startswith("torch.cuda.")
+        return asks_a_backend(context.qualified_name(grandparent.func) or "")
     return False

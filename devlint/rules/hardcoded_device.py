@@ -88,9 +88,16 @@ class HardcodedDevice(Rule):
     device: those calls place their tensors on the GPU whatever their own device is (not
     a default read only as a device type, which names every CUDA GPU: `torch.autocast`'s,
     or compared, `if device == "cuda":`; nor one that only code running collectives relies
-    on, in a project whose set-up makes each rank's GPU current: the rank's GPU). Nor a
+    on, in a project whose set-up makes each rank's GPU current: the rank's GPU; nor a
+    module's default that every constructor in the project overrides). Nor a
     branch on a device the code was told (`if device_str == "mps":`,
-    `if out_device.startswith("cuda"):`).
+    `if out_device.startswith("cuda"):`). Nor a literal that places nothing: a name only
+    compared (`default = torch.device("cuda", 0)`, `if devices == {default}:`), any
+    backend's query (`torch.xpu.get_device_properties("xpu")`), the tensors of a function
+    that answers yes or no (`-> bool`: a probe of the device, unless it keeps one), a
+    callback handed to a library (`triton.set_allocator(alloc)`), the `device=` of a
+    record (a dataclass's field, a label), or the device a helper returns where no
+    caller places with it (`x.to(helper())`, `device = helper()`: a finding).
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
     a sampler or trainer stores as its `self.device` (or `self.current_device`), or that
     its `device` property returns: choosing it is that class's job (also through a helper's
@@ -133,7 +140,9 @@ class HardcodedDevice(Rule):
     (`_anchors.py`: one with a default, or read as a mapping, unpacked, iterated, compared
     with None or tested for truth). A function told its device gets `device` instead of the
     literal, also unsafe (a caller may pass `None`, or another device on purpose), unless
-    `device` is a CUDA index with `-1` for the CPU (`if device >= 0`). A legacy constructor
+    `device` is a CUDA index with `-1` for the CPU (`if device >= 0`), or the literal
+    is a device value (`return torch.device("cuda")`) and `device` may be None (it
+    defaults to None, or the function tests it for None): `return device` would give None. A legacy constructor
     gets no fix: its arguments mix sizes or data, and its
     name a dtype; nor does a default (what to default to is the function's contract with
     its callers; the caller relying on it is where to pass the device). Code under

@@ -142,8 +142,8 @@ class HardcodedDevice(Rule):
     literal, also unsafe (a caller may pass `None`, or another device on purpose), unless
     `device` is a CUDA index with `-1` for the CPU (`if device >= 0`), or the literal
     is a device value (`return torch.device("cuda")`) and `device` may be None (it
-    defaults to None, or the function tests it for None): `return device` would give None. A legacy constructor
-    gets no fix: its arguments mix sizes or data, and its
+    defaults to None, or the function tests it for None): `return device` would give
+    None. A legacy constructor gets no fix: its arguments mix sizes or data, and its
     name a dtype; nor does a default (what to default to is the function's contract with
     its callers; the caller relying on it is where to pass the device). Code under
     `if torch.cuda.is_available():` is an explicit choice and is not flagged, and neither

@@ -906,11 +906,11 @@ class HardcodedDevice(Rule):
         if scope.method == "__init__" and stores_its_device_parameter(function):
             classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
             if classdef is not None and places_with_its_device(classdef):
-                position = str(_position(function, param, skip_first=True))
+                position = _position(function, param, skip_first=True)
                 data = {
                     "literal": literal,
                     "default": scope.function_name or "",
-                    "position": position,
+                    "position": str(position),
                 }
                 context.report(self.code, default, data=data)
             return  # kept and never placed with: the class only chooses (and reports) it

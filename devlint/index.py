@@ -954,7 +954,9 @@ class ProjectIndex:
         """The callers of ``function`` (outside scripts and tests) with a call that
         ``counts``; not the value of a device kept by an object that is no model."""
         target = self.canonical(function)
-        last = target.rpartition(".")[2]
+        defined_in, _, last = target.rpartition(".")
+        if last == "__init__" and defined_in in self._classes:
+            last = defined_in.rpartition(".")[2]  # `Embedder(width)` runs its `__init__`
         found = set()
         for caller, facts in self._functions.items():
             owner = self._owner(caller)

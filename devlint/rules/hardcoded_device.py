@@ -481,6 +481,16 @@ class HardcodedDevice(Rule):
     )
     INVALID = (
         Invalid(
+            # A module's "cuda" default that a constructor in the project relies on.
+            "import torch\nfrom torch import nn\n\nclass Embedder(nn.Module):\n"
+            '    def __init__(self, width, device="cuda"):\n'
+            "        super().__init__()\n        self.device = device\n\n"
+            "    def forward(self, tokens):\n        return tokens.to(self.device)\n\n"
+            "def build(width, device):\n    return Embedder(width)\n",
+            line=5,
+            column=38,
+        ),
+        Invalid(
             # A helper's answer that a caller keeps as its device places there.
             "import torch\n\n"
             "def engine_device(model: torch.nn.Module):\n"

@@ -331,20 +331,6 @@ class CudaCall(Rule):
     )
     INVALID = (
         Invalid(
-            "import torch\n\nclass Optimizer:\n"
-            "    def __init__(self, device):\n        self.device = device\n\n"
-            "    def has_overflow(self):\n"
-            "        self.flag = torch.zeros(1).cuda()\n"
-            "        return bool(self.flag.item())\n",
-            line=8,
-            column=36,
-            fixed="import torch\n\nclass Optimizer:\n"
-            "    def __init__(self, device):\n        self.device = device\n\n"
-            "    def has_overflow(self):\n"
-            "        self.flag = torch.zeros(1).to(self.device)\n"
-            "        return bool(self.flag.item())\n",
-        ),
-        Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
             "    def forward(self, x):\n"
@@ -850,6 +836,20 @@ class CudaCall(Rule):
             "        return ((outputs.logits - teacher) ** 2).mean()\n",
             line=6,
             column=49,
+        ),
+        Invalid(
+            "import torch\n\nclass Optimizer:\n"
+            "    def __init__(self, device):\n        self.device = device\n\n"
+            "    def has_overflow(self):\n"
+            "        self.flag = torch.zeros(1).cuda()\n"
+            "        return bool(self.flag.item())\n",
+            line=8,
+            column=36,
+            fixed="import torch\n\nclass Optimizer:\n"
+            "    def __init__(self, device):\n        self.device = device\n\n"
+            "    def has_overflow(self):\n"
+            "        self.flag = torch.zeros(1).to(self.device)\n"
+            "        return bool(self.flag.item())\n",
         ),
     )
 

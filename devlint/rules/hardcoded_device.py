@@ -481,42 +481,6 @@ class HardcodedDevice(Rule):
     )
     INVALID = (
         Invalid(
-            # A module's "cuda" default that a constructor in the project relies on.
-            "import torch\nfrom torch import nn\n\nclass Embedder(nn.Module):\n"
-            '    def __init__(self, width, device="cuda"):\n'
-            "        super().__init__()\n        self.device = device\n\n"
-            "    def forward(self, tokens):\n        return tokens.to(self.device)\n\n"
-            "def build(width, device):\n    return Embedder(width)\n",
-            line=5,
-            column=38,
-        ),
-        Invalid(
-            # A helper's answer that a caller keeps as its device places there.
-            "import torch\n\n"
-            "def engine_device(model: torch.nn.Module):\n"
-            '    return torch.device("cuda")\n\n'
-            "def warm(model: torch.nn.Module):\n"
-            "    device = engine_device(model)\n"
-            "    return torch.zeros(3, device=device)\n",
-            line=4,
-            column=12,
-        ),
-        Invalid(
-            # `return device` would return None where the literal stood: no fix.
-            "import torch\n\n"
-            "def resolve(device=None, device_map=None):\n"
-            "    candidates = []\n"
-            "    if device is not None:\n"
-            "        candidates.append(device)\n"
-            "    if not candidates:\n"
-            '        return torch.device("cuda")\n'
-            "    return torch.device(candidates[0])\n\n"
-            "def warm(shape, device=None):\n"
-            "    return torch.zeros(shape, device=resolve(device))\n",
-            line=8,
-            column=16,
-        ),
-        Invalid(
             "from typing import Sequence\n\nimport torch\nfrom torch import Tensor\n\n"
             "def device_of(values: Sequence[Tensor]) -> torch.device:\n"
             "    many = len(values) > 2\n"
@@ -847,6 +811,42 @@ class HardcodedDevice(Rule):
             "        buffer += shard\n"
             "    return buffer\n",
             unsafe=True,
+        ),
+        Invalid(
+            # A module's "cuda" default that a constructor in the project relies on.
+            "import torch\nfrom torch import nn\n\nclass Embedder(nn.Module):\n"
+            '    def __init__(self, width, device="cuda"):\n'
+            "        super().__init__()\n        self.device = device\n\n"
+            "    def forward(self, tokens):\n        return tokens.to(self.device)\n\n"
+            "def build(width, device):\n    return Embedder(width)\n",
+            line=5,
+            column=38,
+        ),
+        Invalid(
+            # A helper's answer that a caller keeps as its device places there.
+            "import torch\n\n"
+            "def engine_device(model: torch.nn.Module):\n"
+            '    return torch.device("cuda")\n\n'
+            "def warm(model: torch.nn.Module):\n"
+            "    device = engine_device(model)\n"
+            "    return torch.zeros(3, device=device)\n",
+            line=4,
+            column=12,
+        ),
+        Invalid(
+            # `return device` would return None where the literal stood: no fix.
+            "import torch\n\n"
+            "def resolve(device=None, device_map=None):\n"
+            "    candidates = []\n"
+            "    if device is not None:\n"
+            "        candidates.append(device)\n"
+            "    if not candidates:\n"
+            '        return torch.device("cuda")\n'
+            "    return torch.device(candidates[0])\n\n"
+            "def warm(shape, device=None):\n"
+            "    return torch.zeros(shape, device=resolve(device))\n",
+            line=8,
+            column=16,
         ),
     )
 

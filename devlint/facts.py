@@ -6,7 +6,7 @@ Plain data, so they can be cached and sent between processes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
@@ -31,6 +31,10 @@ class CallShape:
     kept_as_device: bool = False
     """It is (part of) the value a method assigns to the device its object keeps
     (``self.device = assign_device(gpu)[0]``: ``names_the_device``)."""
+    places: bool = False
+    """Its value is used as a device: kept as one (``kept_as_device``, or a local
+    ``device = pick()``) or handed straight to a placement (``x.to(pick())``,
+    ``torch.zeros(n, device=pick())``): a device the callee returns places tensors."""
 
 
 @dataclass(frozen=True)
@@ -336,12 +340,16 @@ def function_facts(
     takes_inputs: bool = False,
     bound_methods: Iterable[str] = (),
     call_shapes: Iterable[CallShape] = (),
+    resolved: Collection[str] = frozenset(),
 ) -> FunctionFacts:
-    """A function as a walk saw it; calls that no alias resolves are left out."""
-    found = (resolve_alias(call, aliases) for call in sorted(calls))
+    """A function as a walk saw it; calls that no alias resolves are left out. Names in
+    ``resolved`` were resolved as the walk met their call, through an import of the
+    function's own: sibling closures may each import a
+    different ``install``, and the module's last binding is not theirs."""
+    found = (call if call in resolved else resolve_alias(call, aliases) for call in sorted(calls))
     shapes = set()
     for shape in call_shapes:
-        if not shape.callee.startswith("self."):
+        if not shape.callee.startswith("self.") and shape.callee not in resolved:
             callee = resolve_alias(shape.callee, aliases)
             if callee is None:
                 continue
@@ -407,6 +415,14 @@ def _annotated_type(annotation: str | None, aliases: Mapping[str, str]) -> str:
     if annotation is None:
         return ""
     return (resolve_alias(annotation, aliases) or annotation).rpartition(".")[2]
+
+
+def placed_arguments(method: str | None, args: Sequence[T], device: T | None) -> list[T]:
+    """The arguments of a call that place with their value: ``x.to(d)``'s and
+    ``x.cuda(d)``'s first positional (``method`` the called attribute's name), and any
+    ``device=`` keyword (``device``)."""
+    placed = [args[0]] if method in ("to", "cuda") and args else []
+    return [*placed, device] if device is not None else placed
 
 
 def names_the_device(attribute: str) -> bool:

@@ -8,13 +8,14 @@ called from a forward path?
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
 from pathlib import PurePath
 
 from devlint.candidates import Needed, Requirement, Scope, ScopeInfo
 from devlint.facts import (
+    CallShape,
     ClassFacts,
     DeviceConstant,
     DistributedSignal,
@@ -504,6 +505,20 @@ class ProjectIndex:
         module, _, short = name.rpartition(".")
         return module.split(".", 1)[0] == "transformers" and short.startswith("AutoModel")
 
+    def is_record(self, name: str) -> bool:
+        """``name`` (qualified) is a project class whose objects hold what they are given:
+        it declares ``device`` in its body (``device: str``, a dataclass or NamedTuple
+        field), no ``__init__`` of its own or of a project base, and is no model. Its
+        ``device=`` is a label its readers may place with, not a placement."""
+        name = self.canonical(name)
+        facts = self._classes.get(name)
+        return (
+            facts is not None
+            and facts.defines_device
+            and "__init__" not in self._method_table(name)
+            and not self.class_kind(name).model
+        )
+
     def holds_no_state(self, name: str, near: str) -> bool:
         """Whether objects of ``name`` (as written in ``near``), a module class of the
         project, have no parameters, buffers or train/eval behaviour: it and its project
@@ -920,20 +935,36 @@ class ProjectIndex:
         only), nor perhaps through ``*args``/``**kwargs``, nor as the device an object that
         is no model keeps (``self.device = assign_device()``: choosing it is that class's
         job, as a literal it stored would be). Sorted."""
+        return self._library_callers(
+            function,
+            lambda shape: (
+                not shape.unpacks
+                and parameter not in shape.keywords
+                and (position is None or shape.positional <= position)
+            ),
+        )
+
+    def callers_placing_with(self, function: str) -> list[str]:
+        """The project functions, outside scripts and tests, that use what ``function``
+        returns as a device (``CallShape.places``), but for an object that is no model
+        keeping it as its device (its choice, as in ``callers_leaving``). Sorted."""
+        return self._library_callers(function, lambda shape: shape.places)
+
+    def _library_callers(self, function: str, counts: Callable[[CallShape], bool]) -> list[str]:
+        """The callers of ``function`` (outside scripts and tests) with a call that
+        ``counts``; not the value of a device kept by an object that is no model."""
         target = self.canonical(function)
-        last = target.rpartition(".")[2]
+        defined_in, _, last = target.rpartition(".")
+        if last == "__init__" and defined_in in self._classes:
+            last = defined_in.rpartition(".")[2]  # `Embedder(width)` runs its `__init__`
         found = set()
         for caller, facts in self._functions.items():
             owner = self._owner(caller)
             chooses = owner is not None and not self._model_kind(owner).model
             for shape in facts.call_shapes:
-                if shape.callee.rpartition(".")[2] != last or shape.unpacks:
+                if shape.callee.rpartition(".")[2] != last or not counts(shape):
                     continue
                 if shape.kept_as_device and chooses:
-                    continue
-                if parameter in shape.keywords:
-                    continue
-                if position is not None and shape.positional > position:
                     continue
                 if self._called(shape.callee, caller) == target:
                     found.add(caller)

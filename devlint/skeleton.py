@@ -38,6 +38,7 @@ from devlint.facts import (
     function_facts,
     input_annotation,
     names_the_device,
+    placed_arguments,
     resolve_alias,
     stored_evidence,
     stored_method,
@@ -105,6 +106,10 @@ class _Function:
     """As the traversal's: methods ``partial`` binds, and those handed to ``apply``."""
     applied: set[str] = field(default_factory=set)
     call_shapes: set[CallShape] = field(default_factory=set)
+    imported: dict[str, str] = field(default_factory=dict)
+    """What its own imports bind so far (name -> qualified name)."""
+    resolved: set[str] = field(default_factory=set)
+    """``function_facts``'s: calls resolved through ``imported`` as the walk met them."""
 
     @property
     def class_name(self) -> str | None:
@@ -155,6 +160,8 @@ class _Walk:
         self._function: _Function | None = None
         self._kept_as_device: set[int] = set()
         """The calls in values assigned to the device an object keeps (by id)."""
+        self._placed_with: set[int] = set()
+        """The calls whose value is used as a device (``CallShape.places``, by id)."""
         self._facts: list[Fact] = []
         self._seen_references: set[tuple[str, bool]] = set()
         self._main_guards = 0
@@ -244,6 +251,7 @@ class _Walk:
                     f.takes_inputs,
                     f.bound - f.applied,
                     f.call_shapes,
+                    f.resolved,
                 )
                 for f in self._functions
             ),
@@ -381,13 +389,20 @@ class _Walk:
             before = self._lines[row].rstrip("\r\n")[:-1].encode()
         return bool(before.strip())
 
+    def _bind_import(self, name: str, target: str) -> None:
+        """An import binds ``name`` in the module, and from here on in the function that
+        runs it (``_Function.imported``)."""
+        self._aliases[name] = target
+        if self._function is not None:
+            self._function.imported[name] = target
+
     def _import(self, node: ast.Import) -> None:
         for alias in node.names:
             if alias.asname is not None:
-                self._aliases[alias.asname] = alias.name
+                self._bind_import(alias.asname, alias.name)
             else:
                 head = alias.name.split(".", 1)[0]
-                self._aliases[head] = head
+                self._bind_import(head, head)
                 if self._references and "." in alias.name:  # `import pkg.env` runs pkg/env.py
                     caller = self._function.name if self._function else ""
                     guarded = self._main_guards > 0
@@ -401,11 +416,18 @@ class _Walk:
                 self._stars.append(base)
                 return
             bound = alias.asname or alias.name
-            self._aliases[bound] = f"{base}.{alias.name}" if base else alias.name
+            self._bind_import(bound, f"{base}.{alias.name}" if base else alias.name)
 
     def _assign(self, node: ast.Assign | ast.AnnAssign) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         owner = self._function.owner if self._function is not None else None
+        if (
+            self._function is not None
+            and node.value is not None
+            and any(isinstance(t, ast.Name) and names_the_device(t.id) for t in targets)
+        ):
+            calls = (part for part in ast.walk(node.value) if isinstance(part, ast.Call))
+            self._placed_with.update(id(call) for call in calls)  # `device = pick()`
         if owner is not None:
             for target in targets:
                 name = dotted(target)
@@ -442,6 +464,15 @@ class _Walk:
             added = _literal_strings(node.value) if isinstance(node.op, ast.Add) else None
             self._exports = exports_after(self._exports, added, added=True)
 
+    def _mark_placed_arguments(self, node: ast.Call) -> None:
+        """The calls ``node`` places with (``placed_arguments``) join ``_placed_with``."""
+        attribute = node.func.attr if isinstance(node.func, ast.Attribute) else None
+        first = node.args[:1] if node.args and not isinstance(node.args[0], ast.Starred) else []
+        device = next((k.value for k in node.keywords if k.arg == "device"), None)
+        for arg in placed_arguments(attribute, first, device):
+            if isinstance(arg, ast.Call):
+                self._placed_with.add(id(arg))
+
     def _bound_method(self, node: ast.Call) -> str | None:
         first = node.args[0] if node.args else None
         if first is None or isinstance(first, ast.Starred):
@@ -453,9 +484,14 @@ class _Walk:
             owner = self._function.owner
             if owner is not None and _calls_an_init(self._function.name, node.func):
                 owner.init_calls_init = True
+            self._mark_placed_arguments(node)
             name = dotted(node.func)
             if name is None:
                 return
+            local = resolve_alias(name, self._function.imported)
+            if local is not None:  # the function's own import of the name: the one in force here
+                name = local
+                self._function.resolved.add(local)
             if owner is not None and name == "setattr" and node.args:
                 target = dotted(node.args[0])
                 if target is not None and target.startswith("self"):
@@ -476,7 +512,9 @@ class _Walk:
             positional = sum(1 for a in node.args if not isinstance(a, ast.Starred))
             unpacks = len(node.args) != positional or any(k.arg is None for k in node.keywords)
             kept = id(node) in self._kept_as_device
-            self._function.call_shapes.add(CallShape(name, positional, keywords, unpacks, kept))
+            places = kept or id(node) in self._placed_with
+            shape = CallShape(name, positional, keywords, unpacks, kept, places)
+            self._function.call_shapes.add(shape)
             return
         if not self._references:
             return

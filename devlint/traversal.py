@@ -35,6 +35,7 @@ from devlint.facts import (
     function_facts,
     input_annotation,
     names_the_device,
+    placed_arguments,
     resolve_alias,
     stored_evidence,
     stored_method,
@@ -50,7 +51,9 @@ from devlint.nodes import (
     child_fields,
     descendants,
     dotted_name,
+    first_positional,
     iter_children,
+    keyword_argument,
     names_a_device,
     push_children,
 )
@@ -402,6 +405,10 @@ class _Function:
     ``apply`` (``FunctionFacts.bound_methods`` is the difference)."""
     applied: set[str] = field(default_factory=set)
     call_shapes: set[CallShape] = field(default_factory=set)
+    imported: dict[str, str] = field(default_factory=dict)
+    """What its own imports bind so far (name -> qualified name)."""
+    resolved: set[str] = field(default_factory=set)
+    """``function_facts``'s: calls resolved through ``imported`` as the walk met them."""
     takes_inputs: bool = False
     """``FunctionFacts.takes_inputs``."""
     node: cst.FunctionDef | None = None
@@ -473,6 +480,8 @@ class Traversal:
         self._function: _Function | None = None
         self._kept_as_device: set[int] = set()
         """The calls in values assigned to the device an object keeps (by id)."""
+        self._placed_with: set[int] = set()
+        """The calls whose value is used as a device (``CallShape.places``, by id)."""
         self._scope = Scope()
         self._checked: set[int] = set()
         """Nodes that open an explicitly checked region (``if torch.cuda.is_available()``)."""
@@ -796,15 +805,22 @@ class Traversal:
         self._function = frame if isinstance(frame, _Function) else None
         self._scope = frame.scope if frame is not None else Scope()
 
+    def _bind_import(self, name: str, target: str) -> None:
+        """An import binds ``name`` in the module, and from here on in the function that
+        runs it (``_Function.imported``)."""
+        self._aliases[name] = target
+        if self._function is not None:
+            self._function.imported[name] = target
+
     def _record_import(self, node: cst.Import | cst.ImportFrom) -> None:
         if isinstance(node, cst.Import):
             for alias in node.names:
                 full = dotted_name(alias.name) or ""
                 if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    self._aliases[alias.asname.name.value] = full
+                    self._bind_import(alias.asname.name.value, full)
                 else:
                     head = full.split(".", 1)[0]
-                    self._aliases[head] = head
+                    self._bind_import(head, head)
             return
         target = dotted_name(node.module) if node.module is not None else None
         base = absolute_module(self._module_name, self._is_package, len(node.relative), target)
@@ -818,13 +834,20 @@ class Traversal:
             bound = name
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 bound = alias.asname.name.value
-            self._aliases[bound] = f"{base}.{name}" if base else name
+            self._bind_import(bound, f"{base}.{name}" if base else name)
 
     def _record_assignment(self, node: cst.Assign | cst.AnnAssign) -> None:
         targets = (
             [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         )
         owner = self._function.owner if self._function is not None else None
+        if (
+            self._function is not None
+            and node.value is not None
+            and any(isinstance(t, cst.Name) and names_the_device(t.value) for t in targets)
+        ):
+            calls = (part for part in descendants(node.value) if isinstance(part, cst.Call))
+            self._placed_with.update(id(call) for call in calls)  # `device = pick()`
         if owner is not None:
             for target in targets:
                 name = dotted_name(target)
@@ -869,9 +892,14 @@ class Traversal:
         owner = self._function.owner
         if owner is not None and _calls_an_init(self._function.name, node.func):
             owner.init_calls_init = True
+        self._mark_placed_arguments(node)
         dotted = dotted_name(node.func)
         if dotted is None:
             return
+        local = resolve_alias(dotted, self._function.imported)
+        if local is not None:  # the function's own import of the name: the one in force here
+            dotted = local
+            self._function.resolved.add(local)
         if owner is not None and dotted == "setattr" and node.args:
             target = dotted_name(node.args[0].value)
             if target is not None and target.startswith("self"):
@@ -894,7 +922,22 @@ class Traversal:
         positional = sum(1 for a in args if a.keyword is None and not a.star)
         unpacks = any(a.star for a in args)
         kept = id(node) in self._kept_as_device
-        self._function.call_shapes.add(CallShape(dotted, positional, keywords, unpacks, kept))
+        places = kept or id(node) in self._placed_with
+        shape = CallShape(dotted, positional, keywords, unpacks, kept, places)
+        self._function.call_shapes.add(shape)
+
+    def _mark_placed_arguments(self, node: cst.Call) -> None:
+        """The calls ``node`` places with (``placed_arguments``) join ``_placed_with``."""
+        attribute = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+        first = first_positional(node)
+        device = keyword_argument(node, "device")
+        for arg in placed_arguments(
+            attribute,
+            [first.value] if first is not None else [],
+            device.value if device is not None else None,
+        ):
+            if isinstance(arg, cst.Call):
+                self._placed_with.add(id(arg))
 
     def _bound_method(self, node: cst.Call) -> str | None:
         first = node.args[0] if node.args else None
@@ -933,6 +976,7 @@ class Traversal:
                     f.takes_inputs,
                     f.bound - f.applied,
                     f.call_shapes,
+                    f.resolved,
                 )
                 for f in self._functions
             ),

@@ -98,3 +98,100 @@ def test_collectives_run_on_the_gpu_the_projects_set_up_made_current(
     project abstracts its accelerator, and ``.cuda()`` is one type among several."""
     files = {"pkg/sync.py": _SYNC, "pkg/launch.py": launch}
     assert findings(tmp_path, files, "DEV002") == expected
+
+
+_FAST = (
+    "import torch\n\n\n"
+    'def install(pipe, dtype, device="cuda"):\n'
+    "    return torch.zeros(3, dtype=dtype, device=device)\n"
+)
+_SLOW = "def install(pipe, logger):\n    logger.info(pipe)\n"
+
+
+@pytest.mark.parametrize(
+    ("fast_call", "expected"),
+    [
+        ("install(ctx.pipe, ctx.dtype, ctx.device)", []),
+        ("install(ctx.pipe, ctx.dtype)", [("fast.py", 4, 33)]),
+    ],
+    ids=["passes the device", "relies on the default"],
+)
+def test_a_call_runs_the_function_its_own_import_binds(
+    fast_call: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """Sibling closures each import their own ``install``: a call runs the one its
+    function imported last, not the module's last binding of the name (the slow
+    ``install``'s caller, which passes no device, is no caller of the fast one)."""
+    patches = (
+        "def specs():\n"
+        "    def slow(ctx):\n"
+        "        from pkg.slow import install\n"
+        "        return install(ctx.pipe, ctx.logger)\n\n"
+        "    def fast(ctx):\n"
+        "        from pkg.fast import install\n"
+        f"        return {fast_call}\n\n"
+        "    return [slow, fast]\n"
+    )
+    files = {"pkg/fast.py": _FAST, "pkg/slow.py": _SLOW, "pkg/patches.py": patches}
+    assert findings(tmp_path, files, "DEV001") == expected
+
+
+_RECORD = (
+    "from dataclasses import dataclass\n\n\n"
+    "@dataclass\n"
+    "class DeviceMemory:\n"
+    "    device: str\n"
+    "    free: int\n"
+)
+_PLACING = (
+    "import torch\n\n\n"
+    "class DeviceMemory:\n"
+    "    def __init__(self, device, free):\n"
+    "        self.pool = torch.empty(free, device=device)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("memory", "expected"),
+    [(_RECORD, []), (_PLACING, [("gpus.py", 6, 32)])],
+    ids=["record", "places"],
+)
+def test_a_records_device_is_a_label(
+    memory: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """``device=`` of another module's dataclass names the device in a record (its
+    readers place with it, or not); a class whose ``__init__`` places with it is placed."""
+    gpus = (
+        "from torch import nn\n\n\n"
+        "def secondary_memory(model: nn.Module, free):\n"
+        "    from pkg.memory import DeviceMemory\n"
+        '    return DeviceMemory(device="cuda", free=free)\n'
+    )
+    files = {"pkg/memory.py": memory, "pkg/gpus.py": gpus}
+    assert findings(tmp_path, files, "DEV001") == expected
+
+
+@pytest.mark.parametrize(
+    ("use", "expected"),
+    [
+        ("torch.cuda.get_device_capability(engine_device(model))", []),
+        ("torch.zeros(3, device=engine_device(model))", [("engine.py", 6, 12)]),
+    ],
+    ids=["asks about it", "places with it"],
+)
+def test_a_returned_device_places_where_a_caller_places_with_it(
+    use: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """A helper's ``return torch.device("cuda")`` answers which device; it places only
+    where a caller of another module places with the answer."""
+    engine = (
+        "import torch\nfrom torch import nn\n\n\n"
+        "def engine_device(model: nn.Module):\n"
+        '    return torch.device("cuda")\n'
+    )
+    caller = (
+        "import torch\n\nfrom pkg.engine import engine_device\n\n\n"
+        f"def warm(model):\n    return {use}\n"
+    )
+    files = {"pkg/engine.py": engine, "pkg/warm.py": caller}
+    assert findings(tmp_path, files, "DEV001") == expected

@@ -69,6 +69,20 @@ def device_anchor(function: cst.FunctionDef | None) -> bool:
     return function is not None and not device_is_an_index("device", function)
 
 
+def may_be_none(parameter: str, function: cst.FunctionDef) -> bool:
+    """``parameter`` may be None where the function runs: it defaults to None, or the
+    function compares it with None or tests its truth. ``x.to(device)`` then stays
+    where it is, but a device *value* written as ``device`` (``return device``) is None:
+    ``if device is not None: candidates.append(device)`` ... ``if not candidates:
+    return torch.device("cuda")`` returns None there."""
+    found = _parameter(parameter, function)
+    if found is None:
+        return False
+    if found.default is not None and _is_none(found.default):
+        return True
+    return any(_tests_for_none(node, parameter) for node in descendants(function.body))
+
+
 def device_is_an_index(parameter: str, function: cst.FunctionDef) -> bool:
     """``device`` is an int with a ``-1`` CPU sentinel (``cuda_device: int = -1``,
     ``if device >= 0``): ``device=device`` would hand ``-1`` to torch."""
@@ -120,11 +134,8 @@ def _doubts_a_tensor(node: cst.CSTNode, name: str) -> bool:
         return _is_name(node.value, name) and any(
             isinstance(target.target, (cst.Tuple, cst.List)) for target in node.targets
         )
-    if isinstance(node, cst.Comparison):
-        return any(
-            _is_name(side, name) and any(_is_none(other) for other in _sides(node))
-            for side in _sides(node)
-        )
+    if _tests_for_none(node, name):
+        return True
     if isinstance(node, cst.Call):
         func = node.func
         return (
@@ -132,6 +143,17 @@ def _doubts_a_tensor(node: cst.CSTNode, name: str) -> bool:
             and func.value == "isinstance"
             and bool(node.args)
             and _is_name(node.args[0].value, name)
+        )
+    return False
+
+
+def _tests_for_none(node: cst.CSTNode, name: str) -> bool:
+    """``node`` compares ``name`` with None or tests its truth (``if x:``, ``not x``,
+    ``x or y``): where the code expects it may be None (or empty, or 0)."""
+    if isinstance(node, cst.Comparison):
+        return any(
+            _is_name(side, name) and any(_is_none(other) for other in _sides(node))
+            for side in _sides(node)
         )
     if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.Assert)):
         return _is_name(node.test, name)

@@ -16,7 +16,7 @@ from devlint.nodes import (
     names_a_device,
 )
 from devlint.skeleton import Skeleton, dotted
-from devlint.symbols import CONFIG_PARAMETERS, CPU_RESULT_METHODS
+from devlint.symbols import CONFIG_PARAMETERS, CPU_RESULT_METHODS, DEVICE_TYPES
 
 
 def device_literal(node: cst.BaseExpression) -> str | None:
@@ -294,3 +294,132 @@ def places_with_its_device(classdef: cst.ClassDef) -> bool:
         ):
             return True
     return False
+
+
+# Whether a literal device places anything ----------------------------------------------
+#
+# A literal device is a finding where it places a tensor or module: handed to `.to(...)`,
+# `device=`, `.cuda(...)`, directly or through a name, attribute or return that then
+# places. Not where it only names, compares or probes a device: these say so.
+
+
+def asks_a_backend(name: str) -> bool:
+    """``name`` (qualified) is a function of a device backend's module
+    (``torch.cuda.get_device_properties``, ``torch.xpu.get_device_capability``): it asks
+    about or sets up that backend's devices, and places no tensor."""
+    parts = name.split(".")
+    return len(parts) > 2 and parts[0] == "torch" and parts[1] in DEVICE_TYPES
+
+
+def only_compared(literal: cst.CSTNode, ancestors: Sequence[cst.CSTNode]) -> bool:
+    """The literal is the value of a local name that its function reads only in
+    comparisons (``default = torch.device("cuda", 0)``, ``if devices == {default}:``):
+    it asks where tensors are and places none."""
+    parent = ancestors[-1] if ancestors else None
+    function = innermost_function(ancestors)
+    if not (isinstance(parent, cst.Assign) and parent.value is literal and function):
+        return False
+    if len(parent.targets) != 1 or not isinstance(parent.targets[0].target, cst.Name):
+        return False
+    name = parent.targets[0].target.value
+    compared = {
+        id(node)
+        for comparison in descendants(function.body)
+        if isinstance(comparison, cst.Comparison)
+        for node in descendants(comparison)
+    }
+    reads = [
+        node
+        for node in descendants(function.body)
+        if isinstance(node, cst.Name)
+        and node.value == name
+        and node is not parent.targets[0].target
+    ]
+    return all(id(node) in compared for node in reads)
+
+
+def in_a_probe(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """The literal is in a function that answers yes or no (``-> bool``, or every
+    ``return`` gives ``True``/``False``, ``bool(...)``, a comparison or ``not x``):
+    ``_mps_supports_bfloat16``, ``triton_xpu_available``. Its tensors are made to ask
+    whether something works on that device, and it keeps none of them (``self.buffer =
+    x.cuda()``, ``cache[k] = torch.ones(1, device="cuda")``: one that does places it)."""
+    function = innermost_function(ancestors)
+    if function is None or _keeps_a_placed_value(function):
+        return False
+    returns = function.returns
+    if returns is not None and dotted_name(returns.annotation) == "bool":
+        return True
+    values = [node.value for node in descendants(function.body) if isinstance(node, cst.Return)]
+    return bool(values) and all(_truth_value(value) for value in values)
+
+
+def _keeps_a_placed_value(function: cst.FunctionDef) -> bool:
+    """The function stores, in an attribute or an item, a value moved with ``.to``/``.cuda``
+    or made with ``device=``."""
+    for node in descendants(function.body):
+        if isinstance(node, (cst.Assign, cst.AugAssign, cst.AnnAssign)) and node.value is not None:
+            targets = (
+                [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+            )
+            if any(isinstance(t, (cst.Attribute, cst.Subscript)) for t in targets) and any(
+                isinstance(part, cst.Call) and _places(part) for part in descendants(node.value)
+            ):
+                return True
+    return False
+
+
+def _places(call: cst.Call) -> bool:
+    func = call.func
+    moves = isinstance(func, cst.Attribute) and func.attr.value in ("to", "cuda")
+    return moves or keyword_argument(call, "device") is not None
+
+
+def _truth_value(value: cst.BaseExpression | None) -> bool:
+    if isinstance(value, cst.Name):
+        return value.value in ("True", "False")
+    if isinstance(value, cst.Call):
+        return dotted_name(value.func) == "bool"
+    if isinstance(value, cst.UnaryOperation):
+        return isinstance(value.operator, cst.Not)
+    return isinstance(value, cst.Comparison)
+
+
+def returned_as_is(literal: cst.CSTNode, ancestors: Sequence[cst.CSTNode]) -> bool:
+    """The literal is what its function returns (``return torch.device("cuda")``, or a
+    branch of ``a if test else b`` or ``a or b`` returned): that function's answer to
+    "which device?", which places only where a caller places with it."""
+    node = literal
+    for parent in reversed(ancestors):
+        if isinstance(parent, cst.Return):
+            return True
+        if not (
+            (isinstance(parent, cst.IfExp) and node in (parent.body, parent.orelse))
+            or isinstance(parent, cst.BooleanOperation)
+        ):
+            return False
+        node = parent
+    return False
+
+
+def in_a_callback(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """The literal is in a nested function that its enclosing function hands to another
+    (``triton.set_allocator(alloc_fn)``) and never calls: it runs where that library
+    calls it, on the device the library works on (the current one)."""
+    functions = [node for node in ancestors if isinstance(node, cst.FunctionDef)]
+    if len(functions) < 2:
+        return False
+    enclosing, nested = functions[-2], functions[-1]
+    name = nested.name.value
+    handed = called = False
+    for node in descendants(enclosing.body):
+        if isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Name) and node.func.value == name:
+                called = True
+            handed |= any(dotted_name(arg.value) == name for arg in node.args)
+    return handed and not called
+
+
+def innermost_function(ancestors: Sequence[cst.CSTNode]) -> cst.FunctionDef | None:
+    """The function the visited node is directly in (``outermost_function``'s opposite)."""
+    return next((n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef)), None)

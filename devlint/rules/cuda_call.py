@@ -20,6 +20,8 @@ from devlint.rules._anchors import device_anchor, known_tensor, outermost_functi
 from devlint.rules._chosen_device import chose_the_device, own_choice, placements_cache
 from devlint.rules._devices import (
     cuda_target_is_literal,
+    in_a_callback,
+    in_a_probe,
     leaves_the_host,
     moves_its_input,
     under_a_test_of_the_device,
@@ -318,6 +320,14 @@ class CudaCall(Rule):
         "        self.net = build_net(config).cuda()\n\n"
         "    def sample(self, shape):\n"
         "        return self.net(torch.randn(shape).cuda())\n",
+        # A yes/no function makes its tensors to ask whether the GPU works (INVALID: it
+        # keeps one).
+        "import torch\nfrom torch import nn\n\n"
+        "def cuda_works(model: nn.Module) -> bool:\n"
+        "    try:\n"
+        "        return bool(model(torch.ones(1).cuda()).isfinite().all())\n"
+        "    except RuntimeError:\n"
+        "        return False\n",
     )
     INVALID = (
         Invalid(
@@ -827,6 +837,20 @@ class CudaCall(Rule):
             line=6,
             column=49,
         ),
+        Invalid(
+            "import torch\n\nclass Optimizer:\n"
+            "    def __init__(self, device):\n        self.device = device\n\n"
+            "    def has_overflow(self):\n"
+            "        self.flag = torch.zeros(1).cuda()\n"
+            "        return bool(self.flag.item())\n",
+            line=8,
+            column=36,
+            fixed="import torch\n\nclass Optimizer:\n"
+            "    def __init__(self, device):\n        self.device = device\n\n"
+            "    def has_overflow(self):\n"
+            "        self.flag = torch.zeros(1).to(self.device)\n"
+            "        return bool(self.flag.item())\n",
+        ),
     )
 
     screen_types = (ast.Call,)
@@ -856,6 +880,8 @@ class CudaCall(Rule):
             return  # .cuda(index), .cuda(t.device): chosen at run time, as .to(device) is
         if under_a_test_of_the_device(context.ancestors):
             return  # `if device == "cuda": model.cuda()` does what it is told
+        if in_a_probe(context.ancestors) or in_a_callback(context.ancestors):
+            return  # asks whether the GPU works, or runs where a library calls it
         device = first_positional(node) or keyword_argument(node, "device")
         kept = [
             arg

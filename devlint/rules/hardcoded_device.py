@@ -18,7 +18,12 @@ from devlint.nodes import (
     iter_children,
     keyword_argument,
 )
-from devlint.rules._anchors import device_anchor, known_tensor, outermost_function
+from devlint.rules._anchors import (
+    device_anchor,
+    known_tensor,
+    may_be_none,
+    outermost_function,
+)
 from devlint.rules._chosen_device import (
     chose_the_device,
     own_choice,
@@ -28,11 +33,17 @@ from devlint.rules._chosen_device import (
 from devlint.rules._devices import (
     BINDING_TYPES,
     Bindings,
+    asks_a_backend,
     device_literal,
+    in_a_callback,
+    in_a_probe,
+    innermost_function,
     is_map_location,
     may_be_device_literal,
     moves_its_input,
+    only_compared,
     places_with_its_device,
+    returned_as_is,
     stores_its_device_parameter,
     under_a_test_of_the_device,
 )
@@ -77,9 +88,16 @@ class HardcodedDevice(Rule):
     device: those calls place their tensors on the GPU whatever their own device is (not
     a default read only as a device type, which names every CUDA GPU: `torch.autocast`'s,
     or compared, `if device == "cuda":`; nor one that only code running collectives relies
-    on, in a project whose set-up makes each rank's GPU current: the rank's GPU). Nor a
+    on, in a project whose set-up makes each rank's GPU current: the rank's GPU; nor a
+    module's default that every constructor in the project overrides). Nor a
     branch on a device the code was told (`if device_str == "mps":`,
-    `if out_device.startswith("cuda"):`).
+    `if out_device.startswith("cuda"):`). Nor a literal that places nothing: a name only
+    compared (`default = torch.device("cuda", 0)`, `if devices == {default}:`), any
+    backend's query (`torch.xpu.get_device_properties("xpu")`), the tensors of a function
+    that answers yes or no (`-> bool`: a probe of the device, unless it keeps one), a
+    callback handed to a library (`triton.set_allocator(alloc)`), the `device=` of a
+    record (a dataclass's field, a label), or the device a helper returns where no
+    caller places with it (`x.to(helper())`, `device = helper()`: a finding).
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
     a sampler or trainer stores as its `self.device` (or `self.current_device`), or that
     its `device` property returns: choosing it is that class's job (also through a helper's
@@ -122,8 +140,10 @@ class HardcodedDevice(Rule):
     (`_anchors.py`: one with a default, or read as a mapping, unpacked, iterated, compared
     with None or tested for truth). A function told its device gets `device` instead of the
     literal, also unsafe (a caller may pass `None`, or another device on purpose), unless
-    `device` is a CUDA index with `-1` for the CPU (`if device >= 0`). A legacy constructor
-    gets no fix: its arguments mix sizes or data, and its
+    `device` is a CUDA index with `-1` for the CPU (`if device >= 0`), or the literal
+    is a device value (`return torch.device("cuda")`) and `device` may be None (it
+    defaults to None, or the function tests it for None): `return device` would give
+    None. A legacy constructor gets no fix: its arguments mix sizes or data, and its
     name a dtype; nor does a default (what to default to is the function's contract with
     its callers; the caller relying on it is where to pass the device). Code under
     `if torch.cuda.is_available():` is an explicit choice and is not flagged, and neither
@@ -407,6 +427,57 @@ class HardcodedDevice(Rule):
         "        if _has_mps():\n"
         '            return x.to(torch.device("mps", 0))\n'
         "        return x\n",
+        # A literal device that places nothing: a name only compared, tensors made to ask
+        # whether the device works (a yes/no function, its default too), a callback a
+        # library calls where it runs, a record's label, a helper's answer that no caller
+        # places with (INVALID: one keeps it as its device).
+        "import torch\nfrom torch import nn\n\n"
+        "def attach_hooks(model: nn.Module):\n"
+        "    devices = {p.device for p in model.parameters()}\n"
+        '    default = torch.device("cuda", 0)\n'
+        "    if devices == {default}:\n"
+        "        return\n"
+        "    dispatch(model)\n",
+        "import torch\nfrom torch import nn\n\n"
+        "def xpu_works(model: nn.Module):\n"
+        '    x = torch.rand(8, device="xpu:0")\n'
+        "    try:\n"
+        "        model(x)\n"
+        "        return True\n"
+        "    except RuntimeError:\n"
+        "        return False\n\n"
+        'def int8_is_fast(model: nn.Module, device="mps") -> bool:\n'
+        "    return time(model.to(device)) < 1.0\n\n"
+        "def quantize(model: nn.Module):\n"
+        "    return int8_is_fast(model)\n",
+        "import torch\nimport triton\n\n"
+        "def launch(x: torch.Tensor):\n"
+        "    def alloc(size: int, alignment: int, stream):\n"
+        '        return torch.empty(size, device="cuda", dtype=torch.int8)\n\n'
+        "    triton.set_allocator(alloc)\n"
+        "    return kernel(x)\n",
+        "from dataclasses import dataclass\n\nimport torch\n\n"
+        "@dataclass\n"
+        "class Target:\n"
+        "    device: str\n"
+        "    dtype: torch.dtype\n\n"
+        "def cuda_target(model: torch.nn.Module) -> Target:\n"
+        '    return Target(device="cuda", dtype=torch.float16)\n',
+        "import torch\n\n"
+        "def engine_device(model: torch.nn.Module):\n"
+        '    return torch.device("cuda", 0)\n\n'
+        "def engine_is_new(model: torch.nn.Module):\n"
+        "    return torch.cuda.get_device_capability(engine_device(model))[0] >= 8\n",
+        # Any backend's query, not only CUDA's.
+        "import torch\nfrom torch import nn\n\n"
+        "def xpu_name(model: nn.Module):\n"
+        '    return torch.xpu.get_device_properties(torch.device("xpu")).name\n',
+        # A module's "cuda" default that every constructor in the project overrides.
+        "import torch\nfrom torch import nn\n\nclass Embedder(nn.Module):\n"
+        '    def __init__(self, width, device="cuda"):\n'
+        "        super().__init__()\n        self.device = device\n\n"
+        "    def forward(self, tokens):\n        return tokens.to(self.device)\n\n"
+        "def build(width, device):\n    return Embedder(width, device=device)\n",
     )
     INVALID = (
         Invalid(
@@ -741,6 +812,42 @@ class HardcodedDevice(Rule):
             "    return buffer\n",
             unsafe=True,
         ),
+        Invalid(
+            # A module's "cuda" default that a constructor in the project relies on.
+            "import torch\nfrom torch import nn\n\nclass Embedder(nn.Module):\n"
+            '    def __init__(self, width, device="cuda"):\n'
+            "        super().__init__()\n        self.device = device\n\n"
+            "    def forward(self, tokens):\n        return tokens.to(self.device)\n\n"
+            "def build(width, device):\n    return Embedder(width)\n",
+            line=5,
+            column=38,
+        ),
+        Invalid(
+            # A helper's answer that a caller keeps as its device places there.
+            "import torch\n\n"
+            "def engine_device(model: torch.nn.Module):\n"
+            '    return torch.device("cuda")\n\n'
+            "def warm(model: torch.nn.Module):\n"
+            "    device = engine_device(model)\n"
+            "    return torch.zeros(3, device=device)\n",
+            line=4,
+            column=12,
+        ),
+        Invalid(
+            # `return device` would return None where the literal stood: no fix.
+            "import torch\n\n"
+            "def resolve(device=None, device_map=None):\n"
+            "    candidates = []\n"
+            "    if device is not None:\n"
+            "        candidates.append(device)\n"
+            "    if not candidates:\n"
+            '        return torch.device("cuda")\n'
+            "    return torch.device(candidates[0])\n\n"
+            "def warm(shape, device=None):\n"
+            "    return torch.zeros(shape, device=resolve(device))\n",
+            line=8,
+            column=16,
+        ),
     )
 
     def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
@@ -763,7 +870,7 @@ class HardcodedDevice(Rule):
         if name in _LEGACY_CUDA_CONSTRUCTORS:
             self._report(context, node, node.func, name, legacy=True)
             return
-        if name.startswith("torch.cuda."):
+        if asks_a_backend(name):
             return  # a query such as torch.cuda.get_device_properties(0) places nothing
         if name == "torch.device":
             first = first_positional(node)
@@ -787,7 +894,7 @@ class HardcodedDevice(Rule):
         if keyword is not None:
             literal = device_literal(keyword.value)
             if literal is not None:
-                self._report(context, node, keyword.value, literal)
+                self._report(context, node, keyword.value, literal, callee=name)
 
     def _visit_default(self, param: cst.Param, context: FileContext) -> None:
         """``def __init__(self, device="cuda"): self.device = device``: a default the module
@@ -800,6 +907,8 @@ class HardcodedDevice(Rule):
         if literal is None:
             return
         ancestors = context.ancestors
+        if in_a_probe(ancestors):
+            return  # `def probe_int8(module, device="mps") -> bool`: asks, places nothing
         function = ancestors[-2] if len(ancestors) > 1 else None  # not a lambda's
         if not isinstance(function, cst.FunctionDef):
             return
@@ -807,7 +916,13 @@ class HardcodedDevice(Rule):
         if scope.method == "__init__" and stores_its_device_parameter(function):
             classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
             if classdef is not None and places_with_its_device(classdef):
-                context.report(self.code, default, data={"literal": literal, "default": "1"})
+                position = _position(function, param, skip_first=True)
+                data = {
+                    "literal": literal,
+                    "default": scope.function_name or "",
+                    "position": str(position),
+                }
+                context.report(self.code, default, data=data)
             return  # kept and never placed with: the class only chooses (and reports) it
         name = scope.function_name or ""
         if name.rpartition(".")[2] != function.name.value:
@@ -826,9 +941,13 @@ class HardcodedDevice(Rule):
         literal: str,
         *,
         legacy: bool = False,
+        callee: str = "",
     ) -> None:
-        if under_a_test_of_the_device(context.ancestors):
+        ancestors = context.ancestors
+        if under_a_test_of_the_device(ancestors):
             return  # `if device == "gpu": return torch.device("cuda")` translates it
+        if only_compared(node, ancestors) or in_a_probe(ancestors) or in_a_callback(ancestors):
+            return  # names, asks about or probes a device: places nothing that stays
         chosen = None
         if legacy or (without_index(literal) and not _has_any_index(call, node)):
             placements = placements_cache(self, context)
@@ -842,6 +961,8 @@ class HardcodedDevice(Rule):
         fixes = {"self_device": (replace(node, "self.device"),)}
         function = outermost_function(context.ancestors)
         told = context.scope.device_param and device_anchor(function)
+        if told and node is call and function is not None and may_be_none("device", function):
+            told = False  # `torch.device("cuda")` is a device value: `device` may be None
         if told:
             fixes["device_param"] = (replace(node, "device"),)
         param = context.scope.tensor_param
@@ -859,12 +980,20 @@ class HardcodedDevice(Rule):
             data["device_index"] = "yes"  # `if device >= 0`: a CUDA index, -1 the CPU
         if chosen is not None:
             data["chosen"] = chosen
+        if callee and not callee.startswith("torch."):
+            data["callee"] = callee  # perhaps a record's constructor: a label, not a placement
         if moves_its_input(moved, param, context.ancestors):
             data["moves_input"] = moved or ""
         if _stored_as_the_device(context):
             data["stored"] = "self.device"
         elif _returned_as_the_device(context):
             data["stored"] = "device property"
+        elif (
+            node is call
+            and returned_as_is(call, ancestors)
+            and innermost_function(ancestors) is function
+        ):
+            data["returned"] = context.scope.function_name or ""
         context.report(self.code, node, data=data, fixes=fixes)
 
     def resolve(
@@ -876,6 +1005,11 @@ class HardcodedDevice(Rule):
             return None  # a sampler or trainer choosing the device it keeps or reports: its job
         if not scope.device_context and "moves_input" in candidate.data:
             return None  # `def to_gpu(x: Tensor): return x.to("cuda")`: what it is for
+        if "callee" in candidate.data and index.is_record(candidate.data["callee"]):
+            return None  # `Target(device="cuda", dtype=...)`: a record's label, read elsewhere
+        returned = candidate.data.get("returned")
+        if returned is not None and not (returned and index.callers_placing_with(returned)):
+            return None  # which device a helper answers; no caller places with it
         literal = candidate.data["literal"]
         if ("legacy" in candidate.data or "cuda" in literal) and index.cuda_only(candidate.scope):
             return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
@@ -886,6 +1020,8 @@ class HardcodedDevice(Rule):
         if "default" in candidate.data:
             if not scope.model_code:
                 return None  # a sampler or trainer choosing the device it keeps: its job
+            if _every_caller_passes_it(candidate, index):
+                return None  # the project builds it only with a device of its own choosing
             return Resolution(
                 f"Default device {literal} of a module that stores it as `self.device` and "
                 "places tensors there: every caller that relies on it is pinned to the GPU "
@@ -939,6 +1075,17 @@ def _relied_on(candidate: Candidate, literal: str, index: ProjectIndex) -> Resol
         f"Default device {literal} that {shown}{more} {verb} on, calling it without a "
         "device: the tensors go there whatever the caller's device is; pass the device at "
         "the call (and default to `None`)"
+    )
+
+
+def _every_caller_passes_it(candidate: Candidate, index: ProjectIndex) -> bool:
+    """The project constructs the module (``default``: its ``__init__``), and every such
+    call passes a device: no code of the project relies on the default. A module the
+    project never constructs is its users' to build, and they rely on it."""
+    init = candidate.data["default"]
+    position = candidate.data["position"]
+    return bool(init and index.callers(init.rpartition(".")[0])) and not index.callers_leaving(
+        init, "device", int(position) if position != "-1" else None
     )
 
 
@@ -1099,12 +1246,12 @@ def _moved_variable(call: cst.Call, context: FileContext) -> str | None:
 
 def _is_query(context: FileContext) -> bool:
     """``device == torch.device("mps")``, ``torch.device("cuda").type`` or
-    ``torch.cuda.x(torch.device(0))`` asks, not places."""
+    ``torch.xpu.x(torch.device("xpu"))`` asks, not places."""
     ancestors = context.ancestors
     parent = ancestors[-1] if ancestors else None
     if isinstance(parent, (cst.Comparison, cst.ComparisonTarget, cst.Attribute)):
         return True
     grandparent = ancestors[-2] if len(ancestors) > 1 else None
     if isinstance(parent, cst.Arg) and isinstance(grandparent, cst.Call):
-        return (context.qualified_name(grandparent.func) or "").startswith("torch.cuda.")
+        return asks_a_backend(context.qualified_name(grandparent.func) or "")
     return False

@@ -205,3 +205,35 @@ def test_a_rebuilt_index_reuses_what_the_structure_answers(tmp_path: Path) -> No
     assert [reused.scope_info(s) for s in scopes] == [fresh.scope_info(s) for s in scopes]
     assert reused.scope_info(scopes[1]).forward_path
     assert reused._forward_functions is first._forward_functions
+
+
+def test_0_dim_factories_count_only_where_an_operation_refuses_them(tmp_path: Path) -> None:
+    """A 0-dim CPU tensor (``torch.rand([])``, ``torch.tensor(0.0)``) meets a device tensor
+    in arithmetic and comparisons; the flow blames it only in an operation that refuses it
+    (``torch.stack``, also imported under another name) in its own function: one in
+    another method of the class does not make the file worth parsing."""
+    model = (
+        "import torch\nimport torch.nn as nn\nfrom torch import stack as pile\n\n\n"
+        "class Net(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        if torch.rand([]) < 0.1:\n            return x\n"
+        "        return x * torch.tensor(0.5)\n\n"
+        "    def pair(self, x):\n        return torch.cat([x, x])\n"
+    )
+    stacked = "return torch.stack([x.mean(), torch.rand([])])"
+    renamed = "return pile([x.mean(), torch.tensor(0.0)])"
+    project = lint_project(
+        tmp_path,
+        {
+            "dropout.py": model,
+            "stacked.py": model.replace("return x * torch.tensor(0.5)", stacked),
+            "renamed.py": model.replace("return x * torch.tensor(0.5)", renamed),
+        },
+        select=("DEV003",),
+    )
+    assert _findings(project, "DEV003") == [("renamed.py", 10), ("stacked.py", 10)]
+    assert _answers(project, "DEV003") == {
+        "dropout.py": False,  # `torch.cat` is in `pair`, which makes no 0-dim tensor
+        "renamed.py": True,
+        "stacked.py": True,
+    }

@@ -501,3 +501,31 @@ def test_same_findings_with_and_without_the_prefilter_on_a_corpus_sample(
 
 
 _NOT_SOURCE = shutil.ignore_patterns("__pycache__", "*.pyc")
+
+
+@pytest.mark.parametrize(
+    ("use", "screened"),
+    [
+        ("random.seed(rank)", False),  # a rank given to a call that takes no device
+        ('print(f"cuda:{rank}", rank)', False),
+        ("torch.cuda.set_device(rank)", True),
+        ("model.to(rank)", True),
+        ("model.cuda(rank)", True),
+        ('torch.device("cuda", rank)', True),
+        ("spawn(model, device=rank)", True),
+        ("DDP(model, device_ids=[rank])", True),
+    ],
+)
+def test_dev009s_screen_reads_a_rank_only_where_its_visit_reads_a_device(
+    use: str, screened: bool
+) -> None:
+    text = (
+        "import os\nimport random\nimport torch\nfrom torch.nn.parallel import "
+        "DistributedDataParallel as DDP\n\n\ndef setup(model, spawn):\n"
+        f'    rank = int(os.environ["RANK"])\n    {use}\n'
+    )
+    (rule,) = [rule for rule in RULES if rule.code == "DEV009"]
+    found = skeleton(
+        ast.parse(text), text, "pkg.mod", False, "pkg/mod.py", references=True, collect=SCREENED
+    )
+    assert rule.screen(found, EVERYTHING) is screened

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import libcst as cst
 
@@ -1627,6 +1627,22 @@ class FactoryWithoutDevice(Rule):
             "        return torch.stack([x.mean(), empty])\n",
         ),
         Invalid(
+            # The same under another name: the flow reads the qualified name, `torch.stack`.
+            "import torch\nimport torch.nn as nn\nfrom torch import stack as pile\n\n"
+            "class Scores(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        floor = torch.tensor(0.0)\n"
+            "        return pile([x.mean(), floor])\n",
+            line=7,
+            column=17,
+            fixed="import torch\nimport torch.nn as nn\nfrom torch import stack as pile\n\n"
+            "class Scores(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        floor = torch.tensor(0.0, device=x.device)\n"
+            "        return pile([x.mean(), floor])\n",
+            unsafe=True,
+        ),
+        Invalid(
             # A 0-dim CPU bound of `clamp` next to a parameter: no CPU-scalar exemption.
             "import torch\nimport torch.nn as nn\n\n"
             "class Attention(nn.Module):\n"
@@ -2695,13 +2711,19 @@ class FactoryWithoutDevice(Rule):
         and ``as_tensor`` take data that may be Python's), is not in a setup method, nor
         the receiver of a chain that surely moves it. In a file that may call a collective
         (``COLLECTIVE_FUNCTIONS``), which blames a CPU tensor in any scope: anywhere. A 0-dim
-        one (``torch.tensor(1.0)``) only in a file that may call a collective or an
-        operation that refuses it (``SCALAR_REFUSING_OPERATIONS``: ``torch.stack``)."""
+        one (``torch.tensor(1.0)``, ``torch.rand([])``) only in a file that may call a
+        collective, or in a scope that may call an operation that refuses it
+        (``SCALAR_REFUSING_OPERATIONS``: ``torch.stack``): the flow blames it nowhere else,
+        and never follows it out of its function (a call, a return, an attribute)."""
         names = Bindings.of(found)
         calls = [call for call in found.of_type(ast.Call) if isinstance(call, ast.Call)]
         collective = any(names.may_be(call.func, COLLECTIVE_FUNCTIONS) for call in calls)
-        scalars = collective or any(_may_refuse_scalars(call) for call in calls)
-        fresh = [call for call in calls if _may_create_without_device(call, names, scalars)]
+        refusing = {found.scope_of(call) for call in calls if _may_refuse_scalars(call, names)}
+
+        def refused_here(call: ast.Call) -> bool:
+            return collective or found.scope_of(call) in refusing
+
+        fresh = [call for call in calls if _may_create_without_device(call, names, refused_here)]
         fresh += _stored_factory_calls(found, names, calls)
         if not fresh:
             return frozenset()
@@ -3388,38 +3410,56 @@ def _self_attribute(node: ast.expr) -> bool:
     )
 
 
-def _may_refuse_scalars(call: ast.Call) -> bool:
-    """``call`` may be an operation that a 0-dim CPU tensor cannot meet the device in."""
+def _may_refuse_scalars(call: ast.Call, names: Bindings) -> bool:
+    """``call`` may be an operation that a 0-dim CPU tensor cannot meet the device in: a
+    method, or a function under any name it may resolve to (``from torch import stack as
+    join``: the flow reads the qualified name's last part)."""
     func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-    return name in SCALAR_REFUSING_OPERATIONS
+    if isinstance(func, ast.Attribute) and func.attr in SCALAR_REFUSING_OPERATIONS:
+        return True
+    return any(
+        name.rpartition(".")[2] in SCALAR_REFUSING_OPERATIONS for name in names.resolutions(func)
+    )
 
 
-def _may_create_without_device(call: ast.Call, names: Bindings, scalars: bool) -> bool:
+def _may_create_without_device(
+    call: ast.Call, names: Bindings, refused_here: Callable[[ast.Call], bool]
+) -> bool:
     """Whether ``call`` may resolve to a factory the flow blames (``visit`` reports it
-    where it meets the device), judging by its arguments; a 0-dim one too if ``scalars``
-    (the file calls a collective or a ``SCALAR_REFUSING_OPERATIONS``' operation, which a
-    0-dim CPU tensor cannot meet)."""
+    where it meets the device), judging by its arguments; a 0-dim one only if
+    ``refused_here`` (a collective or an operation of ``SCALAR_REFUSING_OPERATIONS``, which
+    a 0-dim CPU tensor cannot meet, may take it)."""
     if isinstance(call.func, ast.Attribute) and call.func.attr not in _FACTORIES:
         return False  # `a.f(...)` resolves to `<what a is>.f`
     return any(
-        module == "torch" and _may_lack_device(call, factory, scalars)
+        module == "torch" and _may_lack_device(call, factory, refused_here)
         for module, _, factory in (name.rpartition(".") for name in names.resolutions(call.func))
     )
 
 
-def _may_lack_device(call: ast.Call, factory: str, scalars: bool) -> bool:
-    """Whether ``visit`` could report ``call`` as a call of ``torch.<factory>``."""
+def _may_lack_device(
+    call: ast.Call, factory: str, refused_here: Callable[[ast.Call], bool]
+) -> bool:
+    """Whether ``visit`` could report ``call`` as a call of ``torch.<factory>``: as the
+    flow makes it (``_Inference._factory``), a tensor of data but one number, or of a shape
+    but ``[]``; a 0-dim one only where ``refused_here``."""
     if factory not in _FACTORIES:
         return False
     if any(keyword.arg in (None, "device", "out") for keyword in call.keywords):
         return False
-    if factory not in DATA_FACTORIES:
+    first = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None
+    if factory in DATA_FACTORIES:
+        if first is None:
+            return False
+        return _may_be_data(first) or refused_here(call)
+    if factory in _WITHOUT_DEVICE or first is None or not _empty_shape(first):
         return True
-    first = call.args[0] if call.args else None
-    if first is None or isinstance(first, ast.Starred):
-        return False
-    return scalars or _may_be_data(first)
+    return refused_here(call)
+
+
+def _empty_shape(node: ast.expr) -> bool:
+    """``[]`` or ``()`` as a factory's size: a 0-dim tensor (``torch.rand([])``)."""
+    return isinstance(node, (ast.List, ast.Tuple)) and not node.elts
 
 
 def _may_be_data(node: ast.expr) -> bool:

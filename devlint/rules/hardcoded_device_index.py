@@ -42,6 +42,10 @@ _ENVIRONMENT_SETTERS = frozenset({"os.environ.update", "os.putenv"})
 """Calls that set environment variables; ``os.environ.setdefault`` keeps what the
 launcher set, so it is a default the user can override, not a hard-coded choice."""
 _TORCH_DEVICE = frozenset({"torch.device"})
+_TAKING_A_DEVICE = _TORCH_DEVICE | SET_DEVICE_FUNCTIONS
+"""Callees whose positional arguments ``visit`` reads as a device (or its index)."""
+_MOVES_TO_ARGUMENT = frozenset({"to", "cuda"})
+"""Tensor (and module) methods whose first positional argument is the device: ``.to(d)``."""
 _PINNING_CALLS = DDP_CLASSES | BARRIER_FUNCTIONS
 """Calls whose ``DDP_DEVICE_KEYWORDS`` keywords name the GPU each process uses."""
 _RANK_WORDS = GLOBAL_RANK_NAMES | GLOBAL_RANK_VARIABLES
@@ -535,12 +539,18 @@ def _spells_rank(node: ast.AST, ranks: set[str]) -> bool:
 
 
 def _may_use_rank(call: ast.AST, names: Bindings, ranks: set[str]) -> bool:
-    """A device index or device argument of ``call`` (as ``visit`` finds them) spells a
-    global rank."""
+    """A device index or device argument of ``call`` (as ``visit`` finds them: ``device=``
+    and the DDP keywords of any call, the positional arguments only of ``.to(d)``,
+    ``.cuda(i)`` and of what may resolve to ``torch.device`` or a ``SET_DEVICE_FUNCTIONS``
+    function) spells a global rank."""
     assert isinstance(call, ast.Call)
     keywords = {keyword.arg: keyword.value for keyword in call.keywords}
-    given = [keywords.get("device"), *call.args]  # `.to(d)`, `torch.device("cuda", i)`
-    given += [keywords.get(keyword) for keyword in DDP_DEVICE_KEYWORDS]
+    given = [keywords.get(keyword) for keyword in ("device", *DDP_DEVICE_KEYWORDS)]
+    func = call.func
+    if (isinstance(func, ast.Attribute) and func.attr in _MOVES_TO_ARGUMENT) or names.may_be(
+        func, _TAKING_A_DEVICE
+    ):
+        given += call.args
     return any(value is not None and _spells_rank(value, ranks) for value in given)
 
 
@@ -650,7 +660,7 @@ def _device_arguments(call: cst.Call, callee: str) -> list[cst.BaseExpression]:
     if callee == "torch.device":
         positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
         found.extend(positional[1:2] if len(positional) == 2 else positional[:1])
-    elif isinstance(call.func, cst.Attribute) and call.func.attr.value in ("to", "cuda"):
+    elif isinstance(call.func, cst.Attribute) and call.func.attr.value in _MOVES_TO_ARGUMENT:
         first = first_positional(call)
         if first is not None:
             found.append(first.value)

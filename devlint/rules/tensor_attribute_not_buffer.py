@@ -1131,7 +1131,12 @@ class TensorAttributeNotBuffer(Rule):
         fixes = {}
         container = _is_container(value)
         cache = _reassigned_later(attribute, context)
-        given = isinstance(meeting.made, cst.Param) or _may_be_given(value, context)
+        if meetings:
+            made, meets, at = meetings[0].made, _shown(meetings[0].partner, context), meetings[0].at
+        else:  # handed to another file's function: its summary decides (the first call's)
+            handoff = handoffs[0][0]
+            made, meets, at = handoff.made, "", handoff.call
+        given = isinstance(made, cst.Param) or _may_be_given(value, context)
         fixable = (
             not (closure or container or cache or given)
             and scope.function_name in _set(state, "initialised")
@@ -1141,11 +1146,6 @@ class TensorAttributeNotBuffer(Rule):
         if fixable:
             fixes["buffer"] = _register_edits(statement, target, value, attribute)
         assigned.add(key)
-        if meetings:
-            made, meets, at = meetings[0].made, _shown(meetings[0].partner, context), meetings[0].at
-        else:  # handed to another file's function: its summary decides (the first call's)
-            handoff = handoffs[0][0]
-            made, meets, at = handoff.made, "", handoff.call
         context.report(
             self.code,
             target,

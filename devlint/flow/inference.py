@@ -1173,6 +1173,7 @@ class _Inference:
                     continue  # `t[index] = v` (index_put_) copies the index to `t`'s device
                 if (
                     (base.made or base.params or base.calls)
+                    and Origin.HOST not in base.origins  # a dict or list of tensors: an item
                     and index.on_device
                     and not index.single
                 ):
@@ -1957,11 +1958,11 @@ def _accelerator_test(test: cst.BaseExpression) -> str | None:
 
 
 def _moves(held: Value | None, found: Value) -> bool:
-    """``found`` is ``held``, a tensor made on the CPU (0-dim too), moved to a device
-    (``t.cuda()``)."""
+    """``found`` is ``held``, a tensor made on the CPU (0-dim too), moved (``t.cuda()``,
+    ``t.to(device)`` with a ``device`` a helper may return as None elsewhere)."""
     if held is None or not (held.made or held.scalars):
         return False
-    if found.made or found.scalars or not found.on_device:
+    if found.made or found.scalars:
         return False
     return set(held.made) <= set(found.moved_sites)
 
@@ -2083,15 +2084,33 @@ def _tested_number(test: cst.BaseExpression) -> str | None:
 
 
 def _told_a_device(test: cst.BaseExpression) -> bool:
-    """``if device is not None:`` (no ``else``): a move in the body goes where the caller
-    asked; a caller that gives no device keeps the data where it made it, and all of it
+    """``if device is not None:`` (no ``else``), also with a test of the device's type
+    (``and device.type != "cpu"``): a move in the body goes where the caller asked; a
+    caller that gives no device (or the CPU) keeps the data where it made it, and all of it
     with it (whisper features, graph builders, collectives helpers take ``device=None``)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        parts = (test.left, test.right)
+        return any(map(_told_a_device, parts)) and all(
+            _told_a_device(part) or _tests_device_type(part) for part in parts
+        )
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return False
     comparison = test.comparisons[0]
     is_none = isinstance(comparison.comparator, cst.Name) and comparison.comparator.value == "None"
     told = (dotted_name(test.left) or "").endswith("device")
     return isinstance(comparison.operator, cst.IsNot) and is_none and told
+
+
+def _tests_device_type(test: cst.BaseExpression) -> bool:
+    """``device.type != "cpu"``, ``device.type == "cuda"``: a test of the device asked for."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    operator = test.comparisons[0].operator
+    return (
+        (dotted_name(test.left) or "").endswith("device.type")
+        and isinstance(operator, (cst.Equal, cst.NotEqual))
+        and isinstance(test.comparisons[0].comparator, cst.SimpleString)
+    )
 
 
 def _is_a_device_object(node: cst.BaseExpression) -> bool:

@@ -88,7 +88,9 @@ class CudaCall(Rule):
     ## Fix safety
     Outside `__init__` of a class that has `.device`, `.cuda()` becomes
     `.to(self.device)` (safe; `non_blocking=` and `memory_format=` are kept; any other
-    argument leaves no fix, since `.to()` would drop it). In `__init__` of a
+    argument leaves no fix, since `.to()` would drop it); unsafe under a device flag
+    (`x.cuda() if self.use_cuda else x`), which may say "GPU" where the kept device is
+    the CPU. In `__init__` of a
     LightningModule the call is deleted where the value is known to be a module that
     the trainer moves (safe): a submodule assigned to `self` (`self.layer =
     nn.Linear(3, 4).cuda()`, `self.adapter = adapter.cuda()` with `adapter: nn.Module`
@@ -631,6 +633,7 @@ class CudaCall(Rule):
             "    def sample(self):\n"
             "        result = torch.randperm(self.size, device=self.device)\n"
             "        return result.to(self.device) if self.use_cuda else result\n",
+            unsafe=True,  # the flag may say "GPU" where the kept device is the CPU
         ),
         Invalid(
             # Under the flag, but an index pins every process to that GPU.
@@ -979,7 +982,11 @@ class CudaCall(Rule):
         if scope.in_init:
             return Resolution(f"{where}: take the device from the device or model it is given")
         if scope.device_aware:
-            fix = choose_fix(candidate, "self_device", Applicability.SAFE, "Use `.to(self.device)`")
+            # Under a device flag (`x.cuda() if self.use_cuda else x`) the flag, not the
+            # kept device, said "GPU": the two may disagree (`use_cuda=True`, device unset).
+            flagged = candidate.data.get("chosen") in ("flag", "distributed_flag")
+            safety = Applicability.UNSAFE if flagged else Applicability.SAFE
+            fix = choose_fix(candidate, "self_device", safety, "Use `.to(self.device)`")
             return Resolution(f"{where}; use `.to(self.device)`", fix)
         if candidate.scope.device_param and "device_index" not in candidate.data:
             # Unsafe: a caller may pass None, or another device on purpose.

@@ -167,8 +167,8 @@ class FactoryWithoutDevice(Rule):
     the branch where the tensor it meets is on the CPU (`if x.device ==
     torch.device("cpu"):`), or in the branch a device flag takes for the CPU (the `else` of
     `if self.use_gpu:`); one met only in the branch where it is on the GPU (`if ddp and
-    v.is_cuda:`); one moved under `if device is not None:` (a caller that gives no device
-    keeps everything where it is made); one
+    v.is_cuda:`); one moved under `if device is not None:` (also `and device.type !=
+    "cpu"`: a caller that gives no device keeps everything where it is made); one
     combined with a tensor put on the CPU on purpose, such as lengths a file hands to
     `pack_padded_sequence` as they are (its lengths must be on the CPU); counts per item
     (their elements bound slices, `y[b, : counts[b]]`) handed to a module; a branch only
@@ -263,6 +263,28 @@ class FactoryWithoutDevice(Rule):
         "            audio = audio.to(device)\n"
         "            window = window.to(device)\n"
         "        return torch.stft(audio, 400, window=window, return_complex=True)\n",
+        # Moved where a helper says the module is, unless it is on the CPU (or has no
+        # parameters: `None`); items of a dict picked by name are no index of a tensor.
+        "import numpy as np\nimport torch\nimport torch.nn as nn\n\n"
+        "def get_device(model):\n"
+        "    params = list(model.parameters())\n"
+        "    return params[0].device if params else None\n\n"
+        "class Executor(nn.Module):\n"
+        "    def __init__(self, input_names, operators):\n"
+        "        super().__init__()\n"
+        "        self.input_names = input_names\n"
+        "        self.operators = nn.ModuleList(operators)\n\n"
+        "    def forward(self, *inputs):\n"
+        "        device = get_device(self)\n"
+        "        variables = {}\n"
+        "        for name, array in zip(self.input_names, inputs):\n"
+        "            value = torch.from_numpy(np.asarray(array))\n"
+        '            if device is not None and device.type != "cpu":\n'
+        "                value = value.to(device)\n"
+        "            variables[name] = value\n"
+        "        for operator in self.operators:\n"
+        "            outputs = operator(*(variables[n] for n in operator.inputs))\n"
+        "        return outputs\n",
         # A static method called through `self` binds its first parameter to the first
         # argument: the CPU statistics meet only CPU statistics.
         "import torch\n\n"
@@ -1224,6 +1246,31 @@ class FactoryWithoutDevice(Rule):
             '        if x.device == "cuda":\n'
             "            eps = eps.cuda()\n"
             "        return F.linear(x, self.weight * eps)\n",
+            unsafe=True,
+        ),
+        # A pipeline's input, rebound from what the caller passed, is on the caller's
+        # device, not surely on `self.device`: the fix borrows the input's device.
+        Invalid(
+            "import torch\n\n"
+            "class Streamer:\n"
+            '    def __init__(self, model, device="cpu"):\n'
+            "        self.model = model.to(device)\n"
+            "        self.device = device\n\n"
+            "    def pad(self, speech, buffer, width):\n"
+            "        speech = torch.cat([buffer, speech], dim=0)\n"
+            "        pad = torch.zeros(width - speech.size(0))\n"
+            "        return torch.cat([speech, pad], dim=0)\n",
+            line=10,
+            column=15,
+            fixed="import torch\n\n"
+            "class Streamer:\n"
+            '    def __init__(self, model, device="cpu"):\n'
+            "        self.model = model.to(device)\n"
+            "        self.device = device\n\n"
+            "    def pad(self, speech, buffer, width):\n"
+            "        speech = torch.cat([buffer, speech], dim=0)\n"
+            "        pad = torch.zeros(width - speech.size(0), device=speech.device)\n"
+            "        return torch.cat([speech, pad], dim=0)\n",
             unsafe=True,
         ),
         # A loss given a weight tensor holds it (a buffer on the computation's device).
@@ -3283,13 +3330,16 @@ def _inside_nested_function(node: cst.CSTNode, function: cst.FunctionDef) -> boo
 
 
 def _meets_raw_input(meeting: Meeting, function: cst.FunctionDef) -> bool:
-    """The tensor meets a parameter as the caller passed it (``images * w``, never
-    ``images = images.to(self.device)``): on the caller's device, whatever ``self.device``."""
+    """The tensor meets a parameter as the caller passed it (``images * w``, or rebound
+    from what the caller passed: ``speech = torch.cat([buf, speech])``, never ``images =
+    images.to(self.device)``): on the caller's device, whatever ``self.device``."""
     root = _tensor_root(meeting.partner)
     if root is None or root not in _parameter_names(function):
         return False
     return not any(
-        isinstance(node, cst.AssignTarget) and _tensor_root(node.target) == root
+        isinstance(node, cst.Assign)
+        and any(_tensor_root(target.target) == root for target in node.targets)
+        and any(isinstance(part, cst.Name) and is_self(part) for part in descendants(node.value))
         for node in descendants(function.body)
     )
 

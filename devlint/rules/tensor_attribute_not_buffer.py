@@ -165,7 +165,8 @@ class TensorAttributeNotBuffer(Rule):
     are not cast, and the message says which case applies. `persistent=False`
     keeps `state_dict` (and old checkpoints) as they were. There is no fix when the
     assignment comes before `super().__init__()` (where `register_buffer` fails),
-    when the name already holds something else, or for a function that captured
+    when the name already holds something else (also where a method `__init__`
+    calls sets it: `self._init_drop(n)`), or for a function that captured
     the tensor (the message says to register the tensor and read it from `self`).
     Nor for a tensor the caller gives as it is (`self.alpha = alpha`, `threshold or
     torch.linspace(...)`): it may be an `nn.Parameter`, which a buffer would take
@@ -586,6 +587,22 @@ class TensorAttributeNotBuffer(Rule):
             "    def forward(self, x):\n"
             "        return x + self.pe[: x.size(1)]\n",
             unsafe=True,
+        ),
+        Invalid(
+            # A method `__init__` calls set it first: `register_buffer` would refuse the
+            # name (it already exists), so there is no fix.
+            "import torch\nfrom torch import nn\n\n"
+            "class Recurrent(nn.Module):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        self._init_drop(n)\n"
+            "        self.drop_mask = torch.ones(1)\n\n"
+            "    def _init_drop(self, n):\n"
+            "        self.drop_mask = torch.ones(1)\n\n"
+            "    def forward(self, x):\n"
+            "        return x * self.drop_mask\n",
+            line=8,
+            column=9,
         ),
         Invalid(
             # Through a local variable and a method chain; met in a method forward calls.
@@ -1139,6 +1156,7 @@ class TensorAttributeNotBuffer(Rule):
         given = isinstance(made, cst.Param) or _may_be_given(value, context)
         fixable = (
             not (closure or container or cache or given)
+            and not _set_by_a_method_init_calls(attribute, context)
             and scope.function_name in _set(state, "initialised")
             and key not in assigned
             and f"{scope.class_name}.{attribute}" not in _set(state, "class_attributes")
@@ -1350,6 +1368,34 @@ def _reassigned_later(attribute: str, context: FileContext) -> bool:
                     unpacked or _fresh(inner.value, context, {}, "") is None
                 ):
                     return True
+    return False
+
+
+def _set_by_a_method_init_calls(attribute: str, context: FileContext) -> bool:
+    """``__init__`` calls a method of the class (``self._init_drop(n)``) that assigns
+    ``self.<attribute>`` too: the plain attribute may exist before the statement, where
+    ``register_buffer`` would refuse the name (``KeyError: attribute already exists``)."""
+    owner = next((n for n in reversed(context.ancestors) if isinstance(n, cst.ClassDef)), None)
+    init = next((n for n in reversed(context.ancestors) if isinstance(n, cst.FunctionDef)), None)
+    if owner is None or init is None:
+        return False
+    called = {
+        node.func.attr.value
+        for node in descendants(init.body)
+        if isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and is_self(node.func.value)
+    }
+    for method in owner.body.body:
+        if not isinstance(method, cst.FunctionDef) or method.name.value not in called:
+            continue
+        for inner in descendants(method.body):
+            if isinstance(inner, cst.Assign) and any(
+                attribute_of_self(found) == attribute
+                for target in inner.targets
+                for found in _targets(target.target)
+            ):
+                return True
     return False
 
 

@@ -684,3 +684,8 @@ they guard is the export's graph, not the computation that runs on the device (k
 DATASET_PARAMETER_NAMES = ("dataset", "_dataset", "_ds")
 """Parameter names (or their endings) that hold a dataset: its samples are what data
 loading made, on the CPU (``train_dataset``)."""
+
+
+ALLOCATOR_REGISTRARS = frozenset({"triton.set_allocator"})
+"""Functions that keep a callback the library calls on the device it works on (the
+current one): a literal device inside such a callback places nothing of the caller's."""

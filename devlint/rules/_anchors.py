@@ -22,6 +22,11 @@ def outermost_function(ancestors: Sequence[cst.CSTNode]) -> cst.FunctionDef | No
     return next((node for node in ancestors if isinstance(node, cst.FunctionDef)), None)
 
 
+def innermost_function(ancestors: Sequence[cst.CSTNode]) -> cst.FunctionDef | None:
+    """The function the visited node is directly in (``outermost_function``'s opposite)."""
+    return next((n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef)), None)
+
+
 def known_tensor(parameter: str, function: cst.FunctionDef) -> bool:
     """``parameter`` surely holds a tensor whenever ``function`` runs, so a fix may read its
     ``.device``: it has no default (often None) and the function reads it only as a tensor.

@@ -15,8 +15,14 @@ from devlint.nodes import (
     keyword_argument,
     names_a_device,
 )
+from devlint.rules._anchors import innermost_function
 from devlint.skeleton import Skeleton, dotted
-from devlint.symbols import CONFIG_PARAMETERS, CPU_RESULT_METHODS, DEVICE_TYPES
+from devlint.symbols import (
+    ALLOCATOR_REGISTRARS,
+    CONFIG_PARAMETERS,
+    CPU_RESULT_METHODS,
+    DEVICE_TYPES,
+)
 
 
 def device_literal(node: cst.BaseExpression) -> str | None:
@@ -366,7 +372,20 @@ def _keeps_a_placed_value(function: cst.FunctionDef) -> bool:
                 isinstance(part, cst.Call) and _places(part) for part in descendants(node.value)
             ):
                 return True
+        elif isinstance(node, cst.Expr) and _moves_in_place(node.value):
+            return True
     return False
+
+
+def _moves_in_place(value: cst.BaseExpression) -> bool:
+    """``self.model.cuda()``, ``model.to("cuda")`` as a statement: a module moved in place
+    (not ``torch.zeros(1).cuda()``, a probe's tensor dropped at once)."""
+    if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
+        return False
+    receiver = value.func.value
+    return value.func.attr.value in ("to", "cuda") and isinstance(
+        receiver, (cst.Name, cst.Attribute)
+    )
 
 
 def _places(call: cst.Call) -> bool:
@@ -403,9 +422,11 @@ def returned_as_is(literal: cst.CSTNode, ancestors: Sequence[cst.CSTNode]) -> bo
 
 
 def in_a_callback(ancestors: Sequence[cst.CSTNode]) -> bool:
-    """The literal is in a nested function that its enclosing function hands to another
-    (``triton.set_allocator(alloc_fn)``) and never calls: it runs where that library
-    calls it, on the device the library works on (the current one)."""
+    """The literal is in a nested function that its enclosing function hands to a library
+    that keeps it as an allocator (``triton.set_allocator(alloc_fn)``,
+    ``ALLOCATOR_REGISTRARS``) and never calls: it runs where that library calls it, on the
+    device the library works on (the current one). Not any callee: ``checkpoint(fn, x)``
+    or ``model.apply(init)`` run it with the caller's tensors."""
     functions = [node for node in ancestors if isinstance(node, cst.FunctionDef)]
     if len(functions) < 2:
         return False
@@ -416,10 +437,6 @@ def in_a_callback(ancestors: Sequence[cst.CSTNode]) -> bool:
         if isinstance(node, cst.Call):
             if isinstance(node.func, cst.Name) and node.func.value == name:
                 called = True
-            handed |= any(dotted_name(arg.value) == name for arg in node.args)
+            elif dotted_name(node.func) in ALLOCATOR_REGISTRARS:
+                handed |= any(dotted_name(arg.value) == name for arg in node.args)
     return handed and not called
-
-
-def innermost_function(ancestors: Sequence[cst.CSTNode]) -> cst.FunctionDef | None:
-    """The function the visited node is directly in (``outermost_function``'s opposite)."""
-    return next((n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef)), None)

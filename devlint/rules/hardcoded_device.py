@@ -20,6 +20,7 @@ from devlint.nodes import (
 )
 from devlint.rules._anchors import (
     device_anchor,
+    innermost_function,
     known_tensor,
     may_be_none,
     outermost_function,
@@ -37,7 +38,6 @@ from devlint.rules._devices import (
     device_literal,
     in_a_callback,
     in_a_probe,
-    innermost_function,
     is_map_location,
     may_be_device_literal,
     moves_its_input,
@@ -491,6 +491,39 @@ class HardcodedDevice(Rule):
             '        self.register_buffer("values", torch.stack(values).to(device_of(values)))\n',
             line=8,
             column=12,
+        ),
+        Invalid(
+            # A function handed to `checkpoint` runs with the caller's tensors, not where a
+            # library that keeps it as an allocator works.
+            "import torch\nfrom torch import nn\nfrom torch.utils.checkpoint import checkpoint\n\n"
+            "class Block(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        def custom_forward(h):\n"
+            '            return h * torch.ones(4, device="cuda")\n\n'
+            "        return checkpoint(custom_forward, x)\n",
+            line=8,
+            column=45,
+            fixed="import torch\nfrom torch import nn\n"
+            "from torch.utils.checkpoint import checkpoint\n\n"
+            "class Block(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        def custom_forward(h):\n"
+            "            return h * torch.ones(4, device=x.device)\n\n"
+            "        return checkpoint(custom_forward, x)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A yes/no method that moves its model in place places it: no probe.
+            "import torch\nfrom torch import nn\n\n"
+            "class Loader(nn.Module):\n"
+            "    def __init__(self, model):\n"
+            "        super().__init__()\n"
+            "        self.model = model\n\n"
+            "    def load(self) -> bool:\n"
+            '        self.model.to("cuda")\n'
+            "        return True\n",
+            line=10,
+            column=23,
         ),
         Invalid(
             # A module's stored `self.device` goes stale once `.to()` moves it: no fix.

@@ -22,6 +22,7 @@ from devlint.nodes import (
     is_self,
     keyword_argument,
 )
+from devlint.rules._anchors import innermost_function
 from devlint.rules._chosen_device import moves_to_the_current_device, under_a_device_flag
 from devlint.rules._devices import (
     device_literal,
@@ -816,6 +817,21 @@ class TensorAttributeNotBuffer(Rule):
             # from `parameters()` and the optimizer.
         ),
         Invalid(
+            # Re-bound only when the caller gave none: on the other path it is the caller's.
+            "import torch\nfrom torch import nn\n\n"
+            "class Binarize(nn.Module):\n"
+            "    def __init__(self, threshold=None):\n"
+            "        super().__init__()\n"
+            "        if threshold is None:\n"
+            "            threshold = torch.linspace(0.0, 1.0, 51)\n"
+            "        self.threshold = threshold\n\n"
+            "    def forward(self, preds):\n"
+            "        return preds.unsqueeze(-1) > self.threshold\n",
+            line=9,
+            column=9,
+            # No fix: the caller's thresholds may be an `nn.Parameter`.
+        ),
+        Invalid(
             # The caller's thresholds or a default grid: either stays behind.
             "from typing import Optional\nimport torch\nfrom torch import nn\n\n"
             "class Binarize(nn.Module):\n"
@@ -1308,18 +1324,30 @@ def _may_be_given(value: cst.BaseExpression, context: FileContext) -> bool:
 
 
 def _rebound(name: str, context: FileContext) -> bool:
-    """The function around the visited node assigns ``name`` (``low, eps = check(low)``)."""
-    function = next(
-        (node for node in reversed(context.ancestors) if isinstance(node, cst.FunctionDef)), None
-    )
-    if function is None:
-        return False
-    return any(
-        isinstance(found, cst.Name) and found.value == name
-        for node in descendants(function.body)
-        if isinstance(node, cst.AssignTarget)
-        for found in _targets(node.target)
-    )
+    """The function around the visited node surely re-binds ``name`` before it: a statement
+    of its body, not in a branch (``low, eps = check(low)``). A re-binding only some paths
+    run (``if w is None: w = torch.ones(n)``) leaves the caller's tensor on the others."""
+    function = innermost_function(context.ancestors)
+    statements = getattr(function.body, "body", ()) if function is not None else ()
+    for statement in statements:
+        if any(statement is node for node in context.ancestors):
+            return False
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign):
+                targets = [target.target for target in small.targets]
+            elif isinstance(small, cst.AnnAssign):
+                targets = [small.target]
+            else:
+                continue
+            if any(
+                isinstance(found, cst.Name) and found.value == name
+                for target in targets
+                for found in _targets(target)
+            ):
+                return True
+    return False
 
 
 def _shown(node: cst.CSTNode, context: FileContext) -> str:
@@ -1376,7 +1404,7 @@ def _set_by_a_method_init_calls(attribute: str, context: FileContext) -> bool:
     ``self.<attribute>`` too: the plain attribute may exist before the statement, where
     ``register_buffer`` would refuse the name (``KeyError: attribute already exists``)."""
     owner = next((n for n in reversed(context.ancestors) if isinstance(n, cst.ClassDef)), None)
-    init = next((n for n in reversed(context.ancestors) if isinstance(n, cst.FunctionDef)), None)
+    init = innermost_function(context.ancestors)
     if owner is None or init is None:
         return False
     called = {

@@ -271,6 +271,7 @@ NOT_LIBRARY_NAMES = {
     "COLLECTION_UPDATERS": "methods of Python's containers",
     "INPUT_PLACING_MODELS": "pyannote.audio, not a dependency here",
     "ACCELERATOR_CARRYING_METHODS": "accelerate's Accelerator, not a dependency here",
+    "ALLOCATOR_REGISTRARS": "Triton's, not a dependency here",
 }
 """Lists that name no API of the pinned libraries, and why."""
 

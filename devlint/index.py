@@ -505,6 +505,13 @@ class ProjectIndex:
         module, _, short = name.rpartition(".")
         return module.split(".", 1)[0] == "transformers" and short.startswith("AutoModel")
 
+    def subclassed(self, name: str) -> bool:
+        """A class of the project names ``name`` (qualified) among its bases: its objects
+        run ``name``'s ``__init__`` too, under another name."""
+        target = self.canonical(name)
+        bases = (base for facts in self._classes.values() for base in facts.bases)
+        return any(self.canonical(base) == target for base in bases)
+
     def is_record(self, name: str) -> bool:
         """``name`` (qualified) is a project class whose objects hold what they are given:
         it declares ``device`` in its body (``device: str``, a dataclass or NamedTuple

@@ -1519,7 +1519,7 @@ class _Inference:
         if held in INPUT_PLACING_MODELS:
             return FOLLOWS  # it moves what it is given to its own device
         module, _, built = (held or "").rpartition(".")
-        if module == "torch.nn" and built in STATELESS_NN_MODULES and arguments:
+        if module == "torch.nn" and built in STATELESS_NN_MODULES and len(arguments) == 1:
             return arguments[0][1]  # self.softmax(x): no parameters, no device; x's device
         return self._module_call(node, node.func, _device_arguments(held, arguments))
 
@@ -2084,33 +2084,44 @@ def _tested_number(test: cst.BaseExpression) -> str | None:
 
 
 def _told_a_device(test: cst.BaseExpression) -> bool:
-    """``if device is not None:`` (no ``else``), also with a test of the device's type
-    (``and device.type != "cpu"``): a move in the body goes where the caller asked; a
-    caller that gives no device (or the CPU) keeps the data where it made it, and all of it
-    with it (whisper features, graph builders, collectives helpers take ``device=None``)."""
+    """``if device is not None:`` (no ``else``), also with a test that the same device is
+    an accelerator (``and device.type != "cpu"``): a move in the body goes where the caller
+    asked; a caller that gives no device (or the CPU) keeps the data where it made it, and
+    all of it with it (whisper features, graph builders, collectives helpers take
+    ``device=None``)."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        parts = (test.left, test.right)
-        return any(map(_told_a_device, parts)) and all(
-            _told_a_device(part) or _tests_device_type(part) for part in parts
+        told = _given_device(test.left) or _given_device(test.right)
+        return told is not None and all(
+            _given_device(part) == told or _tests_accelerator(part, told)
+            for part in (test.left, test.right)
         )
+    return _given_device(test) is not None
+
+
+def _given_device(test: cst.BaseExpression) -> str | None:
+    """``device`` of ``device is not None`` (any name ending in ``device``)."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return None
+    comparison = test.comparisons[0]
+    is_none = isinstance(comparison.comparator, cst.Name) and comparison.comparator.value == "None"
+    name = dotted_name(test.left) or ""
+    told = isinstance(comparison.operator, cst.IsNot) and is_none and name.endswith("device")
+    return name if told else None
+
+
+def _tests_accelerator(test: cst.BaseExpression, device: str) -> bool:
+    """``device.type != "cpu"``, ``device.type == "cuda"`` of the ``device`` the caller
+    gave (not ``== "cpu"``, nor another name's type: ``x.device.type`` is a tensor's)."""
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return False
     comparison = test.comparisons[0]
-    is_none = isinstance(comparison.comparator, cst.Name) and comparison.comparator.value == "None"
-    told = (dotted_name(test.left) or "").endswith("device")
-    return isinstance(comparison.operator, cst.IsNot) and is_none and told
-
-
-def _tests_device_type(test: cst.BaseExpression) -> bool:
-    """``device.type != "cpu"``, ``device.type == "cuda"``: a test of the device asked for."""
-    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+    compared = comparison.comparator
+    if dotted_name(test.left) != f"{device}.type" or not isinstance(compared, cst.SimpleString):
         return False
-    operator = test.comparisons[0].operator
-    return (
-        (dotted_name(test.left) or "").endswith("device.type")
-        and isinstance(operator, (cst.Equal, cst.NotEqual))
-        and isinstance(test.comparisons[0].comparator, cst.SimpleString)
-    )
+    kind = compared.evaluated_value
+    if isinstance(comparison.operator, cst.NotEqual):
+        return kind == "cpu"
+    return isinstance(comparison.operator, cst.Equal) and kind in DEVICE_TYPES
 
 
 def _is_a_device_object(node: cst.BaseExpression) -> bool:

@@ -856,6 +856,18 @@ class HardcodedDevice(Rule):
             column=38,
         ),
         Invalid(
+            # Every direct constructor passes a device, but a subclass's relies on it.
+            "import torch\nfrom torch import nn\n\nclass Embedder(nn.Module):\n"
+            '    def __init__(self, width, device="cuda"):\n'
+            "        super().__init__()\n        self.device = device\n\n"
+            "    def forward(self, tokens):\n        return tokens.to(self.device)\n\n"
+            "class Small(Embedder):\n    pass\n\n"
+            "def build(width, device):\n"
+            "    return Embedder(width, device=device), Small(width)\n",
+            line=5,
+            column=38,
+        ),
+        Invalid(
             # A helper's answer that a caller keeps as its device places there.
             "import torch\n\n"
             "def engine_device(model: torch.nn.Module):\n"
@@ -1114,12 +1126,14 @@ def _relied_on(candidate: Candidate, literal: str, index: ProjectIndex) -> Resol
 def _every_caller_passes_it(candidate: Candidate, index: ProjectIndex) -> bool:
     """The project constructs the module (``default``: its ``__init__``), and every such
     call passes a device: no code of the project relies on the default. A module the
-    project never constructs is its users' to build, and they rely on it."""
+    project never constructs is its users' to build, and they rely on it; so may a
+    subclass's (``Small(width)`` runs the same ``__init__``)."""
     init = candidate.data["default"]
     position = candidate.data["position"]
-    return bool(init and index.callers(init.rpartition(".")[0])) and not index.callers_leaving(
-        init, "device", int(position) if position != "-1" else None
-    )
+    cls = init.rpartition(".")[0]
+    if not init or not index.callers(cls) or index.subclassed(cls):
+        return False
+    return not index.callers_leaving(init, "device", int(position) if position != "-1" else None)
 
 
 def _places_nothing_with(body: cst.CSTNode, name: str) -> bool:

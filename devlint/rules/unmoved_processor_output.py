@@ -118,7 +118,11 @@ class UnmovedProcessorOutput(Rule):
     collate function (the trainer moves batches), models loaded with
     `device_map=...` (accelerate's hooks move their inputs), and a local `model`
     that a call made (`model, processor = load(name)`) and nothing here moved: it
-    is where that call left it, as a loaded model never moved is on the CPU.
+    is where that call left it, as a loaded model never moved is on the CPU. Nor a
+    batch whose every key is moved: `pixel_values` of a processor given only `images=`
+    (CLIP's, ViT's and SigLIP's return nothing else; one that adds a mask, as DETR's
+    `pixel_mask`, is missed there), or a batch rebuilt with every tensor moved (`{k:
+    v.to(d) if hasattr(v, "to") else v ...}`).
     """
 
     code = "DEV004"

@@ -23,22 +23,25 @@ _ACCELERATOR_NAMES = frozenset({"gpu", "cuda"})
 """What a device setting compared with a string says "on the GPU" with."""
 
 
-def flag_says_gpu(test: cst.BaseExpression) -> bool | None:
+def flag_says_gpu(test: cst.BaseExpression, *, settings: bool = True) -> bool | None:
     """Whether ``test`` being true means "on the GPU" (True), "on the CPU" (False), or
     is no device flag (None). A flag is a name or an attribute (not a call), perhaps under
-    ``not``; under ``and``, any flag operand (a true ``and`` makes every operand true)."""
+    ``not``; under ``and``, any flag operand (a true ``and`` makes every operand true).
+    Without ``settings``, a device setting compared with a string (``self.device ==
+    "cuda"``) is no flag: its false side may be another accelerator (``"mps"``), not the
+    CPU."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = flag_says_gpu(test.expression)
+        inner = flag_says_gpu(test.expression, settings=settings)
         return None if inner is None else not inner
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        left, right = flag_says_gpu(test.left), flag_says_gpu(test.right)
-        return left if left is not None else right
+        left = flag_says_gpu(test.left, settings=settings)
+        return left if left is not None else flag_says_gpu(test.right, settings=settings)
     if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
         compared = test.comparisons[0]
         if isinstance(compared.operator, cst.Equal) and _device_setting_says_gpu(
             test.left, compared.comparator
         ):
-            return True  # `if self.device == "gpu":`
+            return True if settings else None  # `if self.device == "gpu":`
         if isinstance(compared.operator, (cst.In, cst.Equal)) and not _says_off(
             compared.comparator
         ):

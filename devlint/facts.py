@@ -417,12 +417,12 @@ def _annotated_type(annotation: str | None, aliases: Mapping[str, str]) -> str:
     return (resolve_alias(annotation, aliases) or annotation).rpartition(".")[2]
 
 
-def placed_arguments(method: str | None, args: Sequence[T], device: T | None) -> list[T]:
+def placed_arguments(method: str | None, args: Sequence[T], keywords: Sequence[T]) -> list[T]:
     """The arguments of a call that place with their value: ``x.to(d)``'s and
-    ``x.cuda(d)``'s first positional (``method`` the called attribute's name), and any
-    ``device=`` keyword (``device``)."""
+    ``x.cuda(d)``'s first positional (``method`` the called attribute's name), and the
+    values of its ``PLACING_KEYWORDS`` (``keywords``)."""
     placed = [args[0]] if method in ("to", "cuda") and args else []
-    return [*placed, device] if device is not None else placed
+    return [*placed, *keywords]
 
 
 def names_the_device(attribute: str) -> bool:

@@ -44,6 +44,7 @@ from devlint.facts import (
     stored_method,
 )
 from devlint.source import split_lines
+from devlint.symbols import PLACING_KEYWORDS
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -428,6 +429,8 @@ class _Walk:
         ):
             calls = (part for part in ast.walk(node.value) if isinstance(part, ast.Call))
             self._placed_with.update(id(call) for call in calls)  # `device = pick()`
+        elif isinstance(node.value, ast.Call) and any(isinstance(t, ast.Name) for t in targets):
+            self._placed_with.add(id(node.value))  # `dev = pick()`: its uses are not followed
         if owner is not None:
             for target in targets:
                 name = dotted(target)
@@ -468,8 +471,8 @@ class _Walk:
         """The calls ``node`` places with (``placed_arguments``) join ``_placed_with``."""
         attribute = node.func.attr if isinstance(node.func, ast.Attribute) else None
         first = node.args[:1] if node.args and not isinstance(node.args[0], ast.Starred) else []
-        device = next((k.value for k in node.keywords if k.arg == "device"), None)
-        for arg in placed_arguments(attribute, first, device):
+        keywords = [k.value for k in node.keywords if k.arg in PLACING_KEYWORDS]
+        for arg in placed_arguments(attribute, first, keywords):
             if isinstance(arg, ast.Call):
                 self._placed_with.add(id(arg))
 

@@ -689,3 +689,7 @@ loading made, on the CPU (``train_dataset``)."""
 ALLOCATOR_REGISTRARS = frozenset({"triton.set_allocator"})
 """Functions that keep a callback the library calls on the device it works on (the
 current one): a literal device inside such a callback places nothing of the caller's."""
+
+PLACING_KEYWORDS = ("device", "map_location")
+"""Keywords whose value is where a call puts what it makes (``torch.zeros(device=)``) or
+loads (``torch.load(map_location=)``)."""

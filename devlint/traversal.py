@@ -53,7 +53,6 @@ from devlint.nodes import (
     dotted_name,
     first_positional,
     iter_children,
-    keyword_argument,
     names_a_device,
     push_children,
 )
@@ -63,6 +62,7 @@ from devlint.symbols import (
     AVAILABILITY_CHECKS,
     DEVICE_PREDICATES,
     DEVICE_TYPES,
+    PLACING_KEYWORDS,
     TENSOR_PARAMETER_NAMES,
 )
 
@@ -848,6 +848,8 @@ class Traversal:
         ):
             calls = (part for part in descendants(node.value) if isinstance(part, cst.Call))
             self._placed_with.update(id(call) for call in calls)  # `device = pick()`
+        elif isinstance(node.value, cst.Call) and any(isinstance(t, cst.Name) for t in targets):
+            self._placed_with.add(id(node.value))  # `dev = pick()`: its uses are not followed
         if owner is not None:
             for target in targets:
                 name = dotted_name(target)
@@ -930,11 +932,13 @@ class Traversal:
         """The calls ``node`` places with (``placed_arguments``) join ``_placed_with``."""
         attribute = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
         first = first_positional(node)
-        device = keyword_argument(node, "device")
+        keywords = [
+            arg.value
+            for arg in node.args
+            if arg.keyword is not None and arg.keyword.value in PLACING_KEYWORDS
+        ]
         for arg in placed_arguments(
-            attribute,
-            [first.value] if first is not None else [],
-            device.value if device is not None else None,
+            attribute, [first.value] if first is not None else [], keywords
         ):
             if isinstance(arg, cst.Call):
                 self._placed_with.add(id(arg))

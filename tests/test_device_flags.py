@@ -33,3 +33,17 @@ from devlint.device_flags import flag_says_gpu
 )
 def test_flag_says_gpu(test: str, says_gpu: bool | None) -> None:
     assert flag_says_gpu(cst.parse_expression(test)) is says_gpu
+
+
+@pytest.mark.parametrize(
+    ("test", "says_gpu"),
+    [
+        ("use_cuda", True),
+        ("args.cpu", False),
+        # the false side of a device setting may be "mps" or "xpu", not the CPU
+        ('self.device == "gpu"', None),
+        ('not device == "cuda"', None),
+    ],
+)
+def test_without_settings_a_device_string_is_no_flag(test: str, says_gpu: bool | None) -> None:
+    assert flag_says_gpu(cst.parse_expression(test), settings=False) is says_gpu

@@ -46,7 +46,7 @@ def under_a_device_flag(ancestors: Sequence[cst.CSTNode], *, cpu: bool = False) 
         if not isinstance(node, (cst.If, cst.IfExp)):
             continue
         inside = ancestors[position + 1] if position + 1 < len(ancestors) else None
-        says_gpu = flag_says_gpu(node.test)
+        says_gpu = flag_says_gpu(node.test, settings=not cpu)
         if says_gpu is None or inside is None or inside is node.test:
             continue
         taken = says_gpu != cpu

@@ -95,9 +95,12 @@ class HardcodedDevice(Rule):
     compared (`default = torch.device("cuda", 0)`, `if devices == {default}:`), any
     backend's query (`torch.xpu.get_device_properties("xpu")`), the tensors of a function
     that answers yes or no (`-> bool`: a probe of the device, unless it keeps one), a
-    callback handed to a library (`triton.set_allocator(alloc)`), the `device=` of a
-    record (a dataclass's field, a label), or the device a helper returns where no
-    caller places with it (`x.to(helper())`, `device = helper()`: a finding).
+    callback handed to an allocator registrar (`triton.set_allocator(alloc)`; not
+    `checkpoint(fn, x)`'s), the `device=` of a record (a dataclass's field, a label), or
+    the device a helper returns where no caller places with it (`x.to(helper())`,
+    `map_location=helper()`, `device = helper()` or any local `dev = helper()`, whose
+    uses are not followed: a finding); nor a module default every constructor in the
+    project overrides, unless a subclass may rely on it.
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
     a sampler or trainer stores as its `self.device` (or `self.current_device`), or that
     its `device` property returns: choosing it is that class's job (also through a helper's
@@ -866,6 +869,27 @@ class HardcodedDevice(Rule):
             "    return Embedder(width, device=device), Small(width)\n",
             line=5,
             column=38,
+        ),
+        Invalid(
+            # A helper's answer kept in a local (whose uses are not followed) may place.
+            "import torch\n\n"
+            "def engine_device(model: torch.nn.Module):\n"
+            '    return torch.device("cuda", 0)\n\n'
+            "def load(model: torch.nn.Module, path):\n"
+            "    dev = engine_device(model)\n"
+            "    return torch.load(path, map_location=dev)\n",
+            line=4,
+            column=12,
+        ),
+        Invalid(
+            # `map_location=` places what `torch.load` loads.
+            "import torch\n\n"
+            "def engine_device(model: torch.nn.Module):\n"
+            '    return torch.device("cuda", 0)\n\n'
+            "def restore(model: torch.nn.Module, path):\n"
+            "    return torch.load(path, map_location=engine_device(model))\n",
+            line=4,
+            column=12,
         ),
         Invalid(
             # A helper's answer that a caller keeps as its device places there.

@@ -272,6 +272,7 @@ NOT_LIBRARY_NAMES = {
     "INPUT_PLACING_MODELS": "pyannote.audio, not a dependency here",
     "ACCELERATOR_CARRYING_METHODS": "accelerate's Accelerator, not a dependency here",
     "ALLOCATOR_REGISTRARS": "Triton's, not a dependency here",
+    "PLACING_KEYWORDS": "keyword names of torch's functions, not attributes",
 }
 """Lists that name no API of the pinned libraries, and why."""
 

@@ -808,6 +808,14 @@ def curve(policy: nn.Module, n: int, weight: torch.Tensor):
     [
         # `.numpy()` of the module's output as it comes: the module runs on the CPU here.
         (".detach().numpy()", [("torch.linspace(0, 1, n)", "operator", "weight * grid")]),
+        # `.numpy(force=True)` copies a device tensor first: the module may be on the device.
+        (
+            ".detach().numpy(force=True)",
+            [
+                ("torch.linspace(0, 1, n)", "module call", "policy(grid[:, None])"),
+                ("torch.linspace(0, 1, n)", "operator", "weight * grid"),
+            ],
+        ),
         # Through `.cpu()` first: the module may run on the device, and the grid meets it.
         (
             ".detach().cpu().numpy()",

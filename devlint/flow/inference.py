@@ -348,8 +348,8 @@ def _modules_read_as_arrays(body: cst.BaseSuite) -> frozenset[str]:
     for node in descendants(body):
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
             continue
-        if node.func.attr.value != "numpy":
-            continue
+        if node.func.attr.value != "numpy" or node.args:
+            continue  # `.numpy(force=True)` copies a device tensor to the CPU first
         receiver = node.func.value
         while _views(receiver):
             receiver = cast("cst.Attribute", cast("cst.Call", receiver).func).value

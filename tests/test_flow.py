@@ -848,3 +848,28 @@ def test_a_move_under_a_device_flag_places_the_value(
 ) -> None:
     moved = f"noise = torch.rand(4)\nif {test}:\n    noise = noise.cuda()\nx * noise\n"
     assert in_forward(moved).meetings() == meets
+
+
+@pytest.mark.parametrize(
+    ("test", "meets"),
+    [
+        # the caller gave a device: the move is where the noise goes
+        ("device is not None", []),
+        ('device is not None and device.type != "cpu"', []),
+        ('device is not None and device.type == "cuda"', []),
+        # moved only to the CPU, or by another tensor's device: the other path keeps it
+        (
+            'device is not None and device.type == "cpu"',
+            [("torch.rand(4)", "operator", "x * noise")],
+        ),
+        (
+            'device is not None and x.device.type != "cpu"',
+            [("torch.rand(4)", "operator", "x * noise")],
+        ),
+    ],
+)
+def test_a_move_to_the_device_the_caller_gave_places_the_value(
+    test: str, meets: list[tuple[str, str, str]]
+) -> None:
+    moved = f"noise = torch.rand(4)\nif {test}:\n    noise = noise.to(device)\nx * noise\n"
+    assert in_forward(moved).meetings() == meets

@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
-from devlint.symbols import PLAIN_VALUE_BUILTINS, STATELESS_NN_MODULES
+from devlint.symbols import DEVICE_ARGUMENT_MOVES, PLAIN_VALUE_BUILTINS, STATELESS_NN_MODULES
 
 T = TypeVar("T")
 
@@ -421,7 +421,7 @@ def placed_arguments(method: str | None, args: Sequence[T], keywords: Sequence[T
     """The arguments of a call that place with their value: ``x.to(d)``'s and
     ``x.cuda(d)``'s first positional (``method`` the called attribute's name), and the
     values of its ``PLACING_KEYWORDS`` (``keywords``)."""
-    placed = [args[0]] if method in ("to", "cuda") and args else []
+    placed = [args[0]] if method in DEVICE_ARGUMENT_MOVES and args else []
     return [*placed, *keywords]
 
 

@@ -125,6 +125,9 @@ CPU_RESULT_METHODS = frozenset({"cpu", "numpy", "tolist", "item"})
 MOVE_METHODS = frozenset({"to", "cuda", "type_as"})
 """Methods that move a fresh tensor somewhere explicitly."""
 
+DEVICE_ARGUMENT_MOVES = MOVE_METHODS - {"type_as"}
+"""Moves whose first positional argument is the device: ``.to(d)``, ``.cuda(d)``."""
+
 VIEW_METHODS = frozenset(
     {
         "view",

@@ -21,6 +21,7 @@ import libcst as cst
 from devlint.flow.inference import FunctionFlow, _parameter_names
 from devlint.flow.values import UNKNOWN, Origin, Value
 from devlint.nodes import casts_dtype_only, descendants, iter_children
+from devlint.symbols import DEVICE_ARGUMENT_MOVES
 
 _OFF_DEVICE = frozenset({Origin.HOST, Origin.CPU})
 _PASSED_ON = frozenset({Origin.FOLLOWS, Origin.UNKNOWN})
@@ -141,7 +142,7 @@ def _result_moved(call: cst.Call, flow: FunctionFlow) -> bool:
             continue
         receiver = node.func.value
         named = isinstance(receiver, cst.Name) and receiver.value in names
-        if not (receiver is call or named) or node.func.attr.value not in ("to", "cuda"):
+        if not (receiver is call or named) or node.func.attr.value not in DEVICE_ARGUMENT_MOVES:
             continue
         if node.func.attr.value == "cuda" or (node.args and not casts_dtype_only(node)):
             return True

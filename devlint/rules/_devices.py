@@ -21,6 +21,7 @@ from devlint.symbols import (
     ALLOCATOR_REGISTRARS,
     CONFIG_PARAMETERS,
     CPU_RESULT_METHODS,
+    DEVICE_ARGUMENT_MOVES,
     DEVICE_TYPES,
 )
 
@@ -295,7 +296,7 @@ def places_with_its_device(classdef: cst.ClassDef) -> bool:
         if (
             first is not None
             and isinstance(node.func, cst.Attribute)
-            and node.func.attr.value in ("to", "cuda")
+            and node.func.attr.value in DEVICE_ARGUMENT_MOVES
             and dotted_name(first.value) == "self.device"
         ):
             return True
@@ -383,14 +384,14 @@ def _moves_in_place(value: cst.BaseExpression) -> bool:
     if not isinstance(value, cst.Call) or not isinstance(value.func, cst.Attribute):
         return False
     receiver = value.func.value
-    return value.func.attr.value in ("to", "cuda") and isinstance(
+    return value.func.attr.value in DEVICE_ARGUMENT_MOVES and isinstance(
         receiver, (cst.Name, cst.Attribute)
     )
 
 
 def _places(call: cst.Call) -> bool:
     func = call.func
-    moves = isinstance(func, cst.Attribute) and func.attr.value in ("to", "cuda")
+    moves = isinstance(func, cst.Attribute) and func.attr.value in DEVICE_ARGUMENT_MOVES
     return moves or keyword_argument(call, "device") is not None
 
 

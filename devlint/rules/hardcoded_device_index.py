@@ -31,6 +31,7 @@ from devlint.symbols import (
     CUDA_VISIBLE_DEVICES,
     DDP_CLASSES,
     DDP_DEVICE_KEYWORDS,
+    DEVICE_ARGUMENT_MOVES,
     DEVICE_TYPES,
     GLOBAL_RANK_NAMES,
     GLOBAL_RANK_VARIABLES,
@@ -44,8 +45,6 @@ launcher set, so it is a default the user can override, not a hard-coded choice.
 _TORCH_DEVICE = frozenset({"torch.device"})
 _TAKING_A_DEVICE = _TORCH_DEVICE | SET_DEVICE_FUNCTIONS
 """Callees whose positional arguments ``visit`` reads as a device (or its index)."""
-_MOVES_TO_ARGUMENT = frozenset({"to", "cuda"})
-"""Tensor (and module) methods whose first positional argument is the device: ``.to(d)``."""
 _PINNING_CALLS = DDP_CLASSES | BARRIER_FUNCTIONS
 """Calls whose ``DDP_DEVICE_KEYWORDS`` keywords name the GPU each process uses."""
 _RANK_WORDS = GLOBAL_RANK_NAMES | GLOBAL_RANK_VARIABLES
@@ -547,7 +546,7 @@ def _may_use_rank(call: ast.AST, names: Bindings, ranks: set[str]) -> bool:
     keywords = {keyword.arg: keyword.value for keyword in call.keywords}
     given = [keywords.get(keyword) for keyword in ("device", *DDP_DEVICE_KEYWORDS)]
     func = call.func
-    if (isinstance(func, ast.Attribute) and func.attr in _MOVES_TO_ARGUMENT) or names.may_be(
+    if (isinstance(func, ast.Attribute) and func.attr in DEVICE_ARGUMENT_MOVES) or names.may_be(
         func, _TAKING_A_DEVICE
     ):
         given += call.args
@@ -660,7 +659,7 @@ def _device_arguments(call: cst.Call, callee: str) -> list[cst.BaseExpression]:
     if callee == "torch.device":
         positional = [arg.value for arg in call.args if arg.keyword is None and not arg.star]
         found.extend(positional[1:2] if len(positional) == 2 else positional[:1])
-    elif isinstance(call.func, cst.Attribute) and call.func.attr.value in _MOVES_TO_ARGUMENT:
+    elif isinstance(call.func, cst.Attribute) and call.func.attr.value in DEVICE_ARGUMENT_MOVES:
         first = first_positional(call)
         if first is not None:
             found.append(first.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import replace as changed
 
@@ -1388,14 +1389,10 @@ def _reassigned_later(attribute: str, context: FileContext) -> bool:
     for node in descendants(owner.body):
         if not isinstance(node, cst.FunctionDef) or node.name.value == "__init__":
             continue
-        for inner in descendants(node.body):
-            if isinstance(inner, cst.Assign):
-                targets = [found for target in inner.targets for found in _targets(target.target)]
-                unpacked = any(isinstance(t.target, (cst.Tuple, cst.List)) for t in inner.targets)
-                if any(attribute_of_self(target) == attribute for target in targets) and (
-                    unpacked or _fresh(inner.value, context, {}, "") is None
-                ):
-                    return True
+        for assignment in _assignments_of(attribute, node):
+            unpacked = any(isinstance(t.target, (cst.Tuple, cst.List)) for t in assignment.targets)
+            if unpacked or _fresh(assignment.value, context, {}, "") is None:
+                return True
     return False
 
 
@@ -1414,17 +1411,23 @@ def _set_by_a_method_init_calls(attribute: str, context: FileContext) -> bool:
         and isinstance(node.func, cst.Attribute)
         and is_self(node.func.value)
     }
-    for method in owner.body.body:
-        if not isinstance(method, cst.FunctionDef) or method.name.value not in called:
-            continue
-        for inner in descendants(method.body):
-            if isinstance(inner, cst.Assign) and any(
-                attribute_of_self(found) == attribute
-                for target in inner.targets
-                for found in _targets(target.target)
-            ):
-                return True
-    return False
+    return any(
+        isinstance(method, cst.FunctionDef)
+        and method.name.value in called
+        and any(_assignments_of(attribute, method))
+        for method in owner.body.body
+    )
+
+
+def _assignments_of(attribute: str, method: cst.FunctionDef) -> Iterator[cst.Assign]:
+    """The assignments in ``method`` to ``self.<attribute>`` (also by unpacking)."""
+    for node in descendants(method.body):
+        if isinstance(node, cst.Assign) and any(
+            attribute_of_self(found) == attribute
+            for target in node.targets
+            for found in _targets(target.target)
+        ):
+            yield node
 
 
 def _targets(node: cst.BaseExpression) -> list[cst.BaseExpression]:

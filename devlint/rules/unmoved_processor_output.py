@@ -26,6 +26,7 @@ from devlint.rules.base import (
 from devlint.rules.base import replace as edit
 from devlint.skeleton import Skeleton
 from devlint.symbols import (
+    DEVICE_ARGUMENT_MOVES,
     IMAGE_ONLY_KEYS,
     MOVE_HELPER_NAMES,
     PROCESSOR_LOADERS,
@@ -802,7 +803,7 @@ def _moves(value: cst.BaseExpression) -> bool:
     return (
         isinstance(value, cst.Call)
         and isinstance(value.func, cst.Attribute)
-        and value.func.attr.value in ("to", "cuda")
+        and value.func.attr.value in DEVICE_ARGUMENT_MOVES
     )
 
 

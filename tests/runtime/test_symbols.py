@@ -163,6 +163,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "TENSOR_ARGUMENT_METHODS": lambda v: missing_attributes(TENSOR, v),
     "CPU_RESULT_METHODS": lambda v: missing_attributes(TENSOR, v),
     "MOVE_METHODS": lambda v: missing_attributes(TENSOR, v),
+    "DEVICE_ARGUMENT_MOVES": lambda v: missing_attributes(TENSOR, v),
     "VIEW_METHODS": lambda v: missing_attributes(TENSOR, v),
     "NON_TENSOR_RESULTS": lambda v: missing_attributes(TENSOR, v),
     "DEVICE_PREDICATES": lambda v: missing_attributes(TENSOR, v),

@@ -1599,7 +1599,11 @@ class _Inference:
         self, node: cst.Call, callee: cst.BaseExpression, arguments: Sequence[tuple[cst.Arg, Value]]
     ) -> Value:
         """A module or model called with tensors: they must be on its device, which is the
-        one a module moved to a tensor's device took (``T.Resample(a, b).to(wave.device)``)."""
+        one a module moved to a tensor's device took (``T.Resample(a, b).to(wave.device)``).
+        One told the device (``denoiser(audio=a, device=d)``) puts what it is given there
+        itself: the caller chose where it computes, and the tensors meet nothing here."""
+        if _told_the_device(node):
+            return FOLLOWS
         operands: list[Operand] = [(arg.value, found) for arg, found in arguments]
         held = self.values.get(callee)
         placed = held if held is not None and held.on_device else FOLLOWS
@@ -2270,6 +2274,12 @@ def _is_string(node: cst.BaseExpression, text: str) -> bool:
 
 def _is_empty_shape(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.List, cst.Tuple)) and not node.elements
+
+
+def _told_the_device(call: cst.Call) -> bool:
+    """``call`` names the device to compute on: a ``device=`` that is not ``None``."""
+    told = keyword_argument(call, "device")
+    return told is not None and not (isinstance(told.value, cst.Name) and told.value.value == "None")
 
 
 def _device_arguments(

@@ -2279,7 +2279,9 @@ def _is_empty_shape(node: cst.BaseExpression) -> bool:
 def _told_the_device(call: cst.Call) -> bool:
     """``call`` names the device to compute on: a ``device=`` that is not ``None``."""
     told = keyword_argument(call, "device")
-    return told is not None and not (isinstance(told.value, cst.Name) and told.value.value == "None")
+    return told is not None and not (
+        isinstance(told.value, cst.Name) and told.value.value == "None"
+    )
 
 
 def _device_arguments(

@@ -254,9 +254,32 @@ class FactoryWithoutDevice(Rule):
         "        dev = torch.zeros(len(g))\n"
         "        dev += self.gap(g, mins[0][0])\n"
         "        return dev\n",
+        # Every caller moves what the helper returns to the device at once: it is a host
+        # step (a collation), given host data (INVALID: one caller keeps a result as is).
+        "import torch\n"
+        "\n"
+        "\n"
+        "def mask_tokens(inputs, mask_id):\n"
+        "    probability = torch.full(inputs.shape, 0.15)\n"
+        "    masked = torch.bernoulli(probability * (inputs != 0)).bool()\n"
+        "    labels = inputs.clone()\n"
+        "    inputs[masked] = mask_id\n"
+        "    return inputs, labels\n"
+        "\n"
+        "\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, device):\n"
+        "        self.model = model\n"
+        "        self.device = device\n"
+        "\n"
+        "    def step(self, batch):\n"
+        "        inputs, labels = mask_tokens(batch, 4)\n"
+        "        inputs = inputs.to(self.device)\n"
+        "        labels = labels.to(self.device)\n"
+        "        return self.model(inputs, labels=labels)\n",
         # A model told the device (`device=`) puts what it is given there itself.
         "import numpy as np\nimport torch\n\n"
-        "def denoise(path, model, device: str = \"cuda\") -> torch.Tensor:\n"
+        'def denoise(path, model, device: str = "cuda") -> torch.Tensor:\n'
         "    audio = torch.from_numpy(np.load(path))\n"
         "    if model.samplerate != 16000:\n"
         "        raise ValueError(path)\n"
@@ -1191,6 +1214,32 @@ class FactoryWithoutDevice(Rule):
         "        return out + weights[0, 1] * x\n",
     )
     INVALID = (
+        # One caller keeps the helper's result where it is: the helper may get device data.
+        Invalid(
+            "import torch\n"
+            "\n"
+            "\n"
+            "def mask_tokens(inputs, mask_id):\n"
+            "    probability = torch.full(inputs.shape, 0.15)\n"
+            "    masked = torch.bernoulli(probability * (inputs != 0)).bool()\n"
+            "    labels = inputs.clone()\n"
+            "    inputs[masked] = mask_id\n"
+            "    return inputs, labels\n"
+            "\n"
+            "\n"
+            "class Trainer:\n"
+            "    def __init__(self, model, device):\n"
+            "        self.model = model\n"
+            "        self.device = device\n"
+            "\n"
+            "    def step(self, batch):\n"
+            "        inputs, labels = mask_tokens(batch, 4)\n"
+            "        inputs = inputs.to(self.device)\n"
+            "        inputs = inputs.float()\n"
+            "        return self.model(inputs, labels=labels)\n",
+            line=5,
+            column=19,
+        ),
         # One index of a matrix is a row: a CPU vector that meets `x`.
         Invalid(
             "import torch\nimport torch.nn as nn\n\n"
@@ -2838,6 +2887,8 @@ class FactoryWithoutDevice(Rule):
             meeting, flow, context
         ):
             evidence["raw_input"] = "yes"
+        if _meets_only_parameters(flow, meetings):
+            evidence["meets_parameters"] = "yes"
         context.report(
             self.code,
             node,
@@ -2949,6 +3000,9 @@ class FactoryWithoutDevice(Rule):
         library = evidence and _library_function(candidate.scope, index)
         if not (_reports_in(scope) or library or data.get("collective")):
             return None
+        function = candidate.scope.function_name
+        if "meets_parameters" in data and function and index.callers_moving_result(function):
+            return None  # every caller moves what it computes: it gets host data from them
         made = f"`{data['factory']}()` makes a CPU tensor that meets the computation's device"
         if data.get("collective"):
             message = (
@@ -3110,6 +3164,16 @@ def _visited_follows_inputs(
     if reading.get(id(outermost)):
         return bool(inputs)
     return any(reading.values()) and bool(inputs & _tensor_parameters(flow.function, context))
+
+
+def _meets_only_parameters(flow: FunctionFlow, meetings: Sequence[Meeting]) -> bool:
+    """Every tensor the CPU one meets derives from what the function's callers pass (its
+    parameters other than ``self``): where they are is theirs to say."""
+    for meeting in meetings:
+        partner = flow.values.get(meeting.partner)  # None: it met in a function it calls
+        if partner is None or not partner.params or "self" in partner.params:
+            return False
+    return True
 
 
 def _hands_tensors_to_numpy(function: cst.FunctionDef) -> bool:

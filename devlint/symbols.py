@@ -177,6 +177,16 @@ CPU_LIBRARIES = frozenset(
 )
 """Libraries whose functions take CPU tensors (or convert them): not model code."""
 
+ARGUMENT_PLACED_PACKAGES = ("torch.distributions",)
+"""Packages of torch classes whose instances hold the tensors they are built from, on those
+tensors' device (``Normal(loc, scale)``): no module, nothing ``.to()`` moves."""
+
+HOST_ARRAY_LIBRARIES = frozenset(
+    {"numpy", "scipy", "sklearn", "pandas", "cv2", "PIL", "matplotlib", "seaborn"}
+)
+"""The ``CPU_LIBRARIES`` that read an array's host memory: a tensor handed to one
+(``np.isnan(m)``) must be on the CPU, unlike one handed to ``logging`` or ``math``."""
+
 NUMBER_LIBRARIES = frozenset({"math", "random"})
 """Standard-library modules whose functions return Python numbers: ``torch.tensor`` of one
 makes a 0-dim scalar."""

@@ -72,6 +72,7 @@ from devlint.nodes import (
 from devlint.symbols import (
     ACCELERATOR_CARRYING_METHODS,
     ACCELERATOR_PREDICATES,
+    ARGUMENT_PLACED_PACKAGES,
     ARRAY_TENSOR_FACTORIES,
     CARRYING_LIBRARIES,
     COLLECTION_UPDATERS,
@@ -89,6 +90,7 @@ from devlint.symbols import (
     FULL_REDUCTIONS,
     FUNCTION_TRANSFORMS,
     HOST_ANNOTATIONS,
+    HOST_ARRAY_LIBRARIES,
     HYPERPARAMETER_ROOTS,
     INPUT_PLACING_MODELS,
     ITERATING_BUILTINS,
@@ -1279,6 +1281,7 @@ class _Inference:
         if trainer is not None:
             return trainer
         if qualified is not None and qualified.split(".", 1)[0] in CPU_LIBRARIES | NUMBER_LIBRARIES:
+            self._read_on_host(qualified, arguments)
             return _host_result(qualified)  # np.random.randint(...), as a named import's
         if receiver is not None and isinstance(func, cst.Attribute):
             found = self._method(node, func, receiver, arguments)
@@ -1302,6 +1305,17 @@ class _Inference:
         if nested is not None and nested not in self.inlining:
             return self._nested_call(node, nested, arguments)
         return self._closure_call(node, func, callee, arguments)
+
+    def _read_on_host(self, qualified: str, arguments: Sequence[tuple[cst.Arg, Value]]) -> None:
+        """A name handed to a library that reads host memory (``np.isnan(m)``): the code holds
+        it on the host, so from here on it is no tensor on the device for a CPU one to meet
+        (``torch.Tensor(m)`` after it is host data too). Not a CPU tensor made here, which
+        stays blamed wherever it meets the device."""
+        if qualified.split(".", 1)[0] not in HOST_ARRAY_LIBRARIES:
+            return
+        for arg, found in arguments:
+            if isinstance(arg.value, cst.Name) and found.on_device and not found.made:
+                self.env[arg.value.value] = CHOSEN_CPU
 
     def _trainer_call(
         self, func: cst.BaseExpression, arguments: Sequence[tuple[cst.Arg, Value]]
@@ -1687,6 +1701,8 @@ class _Inference:
             return arguments[0][1] if arguments else UNKNOWN
         if module == "torch.nn" and stateless_module(node, name) and not self._in_setup():
             return UNKNOWN  # nn.Softmax(dim=-1)(x) made on the spot: no device of its own
+        if name[:1].isupper() and module.startswith(ARGUMENT_PLACED_PACKAGES):
+            return self._constructed(arguments)  # Normal(loc, scale): where loc and scale are
         if name[:1].isupper():
             return FOLLOWS  # nn.Linear(...), nn.Parameter(...): moves with the module
         if module.startswith("torch.nn.") and module.rpartition(".")[2][:1].isupper():

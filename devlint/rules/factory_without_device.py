@@ -277,6 +277,39 @@ class FactoryWithoutDevice(Rule):
         "        inputs = inputs.to(self.device)\n"
         "        labels = labels.to(self.device)\n"
         "        return self.model(inputs, labels=labels)\n",
+        # What the code hands to NumPy it holds on the host (INVALID: `logging` takes
+        # device tensors too); a distribution is where the tensors it is built from are.
+        "import numpy as np\n"
+        "import torch\n"
+        "from torch.distributions import Normal\n"
+        "\n"
+        "\n"
+        "class Tuner:\n"
+        "    def __init__(self, model: torch.nn.Module, device):\n"
+        "        self.model = model\n"
+        "        self.device = device\n"
+        "\n"
+        "    def pick(self, x):\n"
+        "        m, v = self.model(x)\n"
+        "        if np.isnan(m).any() or np.isnan(v).any():\n"
+        "            return None\n"
+        "        mean = torch.Tensor(m)\n"
+        "        u = (mean - torch.Tensor([0.95]).expand_as(mean)) / torch.Tensor(v)\n"
+        "        normal = Normal(torch.zeros_like(u), torch.ones_like(u))\n"
+        "        return u * normal.cdf(u)\n",
+        # A distribution built from CPU tensors samples on the CPU (INVALID: from a model's).
+        "import torch\n"
+        "from torch.distributions import Normal\n"
+        "\n"
+        "\n"
+        "class Sampler:\n"
+        "    def __init__(self, model: torch.nn.Module, device):\n"
+        "        self.model = model\n"
+        "        self.device = device\n"
+        "\n"
+        "    def draw(self, n: int):\n"
+        "        normal = Normal(torch.zeros(n), torch.ones(n))\n"
+        "        return normal.sample() + torch.rand(n)\n",
         # A model told the device (`device=`) puts what it is given there itself.
         "import numpy as np\nimport torch\n\n"
         'def denoise(path, model, device: str = "cuda") -> torch.Tensor:\n'
@@ -1214,6 +1247,68 @@ class FactoryWithoutDevice(Rule):
         "        return out + weights[0, 1] * x\n",
     )
     INVALID = (
+        # `logging` reads device tensors too: the model's scores stay on its device.
+        Invalid(
+            "import logging\n"
+            "\n"
+            "import torch\n"
+            "\n"
+            "\n"
+            "class Scorer:\n"
+            "    def __init__(self, model: torch.nn.Module, device):\n"
+            "        self.model = model\n"
+            "        self.device = device\n"
+            "\n"
+            "    def score(self, x):\n"
+            "        scores = self.model(x)\n"
+            '        logging.info("scores: %s", scores)\n'
+            "        return scores * torch.ones(3)\n",
+            line=14,
+            column=25,
+            fixed="import logging\n"
+            "\n"
+            "import torch\n"
+            "\n"
+            "\n"
+            "class Scorer:\n"
+            "    def __init__(self, model: torch.nn.Module, device):\n"
+            "        self.model = model\n"
+            "        self.device = device\n"
+            "\n"
+            "    def score(self, x):\n"
+            "        scores = self.model(x)\n"
+            '        logging.info("scores: %s", scores)\n'
+            "        return scores * torch.ones(3, device=self.device)\n",
+        ),
+        # A distribution built from a model's output samples on the model's device.
+        Invalid(
+            "import torch\n"
+            "from torch.distributions import Normal\n"
+            "\n"
+            "\n"
+            "class Sampler:\n"
+            "    def __init__(self, model: torch.nn.Module, device):\n"
+            "        self.model = model\n"
+            "        self.device = device\n"
+            "\n"
+            "    def draw(self, x, n: int):\n"
+            "        normal = Normal(self.model(x), 1.0)\n"
+            "        return normal.sample() + torch.rand(n)\n",
+            line=12,
+            column=34,
+            fixed="import torch\n"
+            "from torch.distributions import Normal\n"
+            "\n"
+            "\n"
+            "class Sampler:\n"
+            "    def __init__(self, model: torch.nn.Module, device):\n"
+            "        self.model = model\n"
+            "        self.device = device\n"
+            "\n"
+            "    def draw(self, x, n: int):\n"
+            "        normal = Normal(self.model(x), 1.0)\n"
+            "        return normal.sample() + torch.rand(n, device=self.device)\n",
+        ),
         # One caller keeps the helper's result where it is: the helper may get device data.
         Invalid(
             "import torch\n"

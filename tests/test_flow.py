@@ -873,3 +873,23 @@ def test_a_move_to_the_device_the_caller_gave_places_the_value(
 ) -> None:
     moved = f"noise = torch.rand(4)\nif {test}:\n    noise = noise.to(device)\nx * noise\n"
     assert in_forward(moved).meetings() == meets
+
+
+def test_an_item_of_a_dict_is_read_back_until_the_dict_or_its_key_is_bound_again() -> None:
+    analysed = in_forward(
+        """
+        found = {"a": torch.zeros(2, 3)}
+        found["a"] = found["a"].to(x.device)
+        kept = found["a"]
+        key = "a"
+        found[key] = torch.ones(2)
+        key = "b"
+        other = found[key]
+        """
+    )
+    assert origins(analysed.value("found[\"a\"].to(x.device)")) == {F_}
+    assert origins(analysed.value("found[\"a\"]")) == {F_}
+    assert origins(analysed.value("found[key]")) == {CPU}
+    assert [analysed.code(site) for site in analysed.value("found[key]").made] == [
+        "torch.zeros(2, 3)"
+    ]

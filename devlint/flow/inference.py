@@ -658,6 +658,9 @@ class _Inference:
         self.function: cst.FunctionDef | None = None
         self._by_backend: bool | None = None
         self.lists: set[str] = set()
+        self.dicts: set[str] = set()
+        """Names bound to a dict written out (``{...}``, a comprehension): ``d[k] = v`` stores
+        ``v`` there for ``d[k]`` to give back (``_item_key``), as a name does."""
         """Names last bound to a list or tuple written out: ``torch.tensor`` of one makes a
         CPU tensor, even of tensors on a device (it copies their values)."""
         self.not_none: set[str] = set()
@@ -708,6 +711,10 @@ class _Inference:
                 held = _list_holder(target.target)
                 if held is not None and self._is_a_list(node.value):
                     self.lists.add(held)
+                if isinstance(target.target, cst.Name) and isinstance(
+                    node.value, (cst.Dict, cst.DictComp)
+                ):
+                    self.dicts.add(target.target.value)
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             self._bind(node.target, self.eval(node.value), node.value)
         elif isinstance(node, cst.AugAssign):
@@ -906,6 +913,28 @@ class _Inference:
 
     # Bindings ----------------------------------------------------------------
 
+    def _item_key(self, node: cst.Subscript) -> str | None:
+        """``d[k]`` or ``d["mask"]`` of a dict written out here (``dicts``), by a name or a
+        string: the item a write there stores and a read gives back, until ``d`` or ``k`` is
+        bound again (``_forget_items``)."""
+        container = node.value
+        if not (isinstance(container, cst.Name) and container.value in self.dicts):
+            return None
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return None
+        key = node.slice[0].slice.value
+        if isinstance(key, (cst.Name, cst.SimpleString)):
+            return f"{container.value}[{key.value}]"
+        return None
+
+    def _forget_items(self, name: str) -> None:
+        """``name`` is bound again: the items it held as a dict, or picked as a key, are gone."""
+        if not self.dicts:
+            return
+        stale = [k for k in self.env if k.startswith(f"{name}[") or k.endswith(f"[{name}]")]
+        for key in stale:
+            del self.env[key]
+
     def _is_a_list(self, node: cst.BaseExpression) -> bool:
         """A list or tuple written out, or a name bound to one."""
         return _is_sequence_literal(node) or (
@@ -914,10 +943,12 @@ class _Inference:
 
     def _bind(self, target: cst.BaseExpression, found: Value, source: cst.CSTNode) -> None:
         if isinstance(target, cst.Name):
+            self._forget_items(target.value)
             self.env[target.value] = found
             self.nested.pop(target.value, None)
             self.not_none.discard(target.value)
             self.lists.discard(target.value)
+            self.dicts.discard(target.value)
         elif isinstance(target, cst.Attribute):
             self.lists.discard(_list_holder(target) or "")
             if target.attr.value == "data":
@@ -935,6 +966,9 @@ class _Inference:
             held = self.env.get(container) if container is not None else None
             if container is not None and held is not None and held.only_host:
                 self.env[container] = join(held, found)  # d["mask"] = torch.ones(n)
+            key = self._item_key(target)
+            if key is not None:
+                self.env[key] = found
         elif isinstance(target, (cst.Tuple, cst.List)):
             parts = self._parts(source, len(target.elements))
             call = self._call_result(found)
@@ -1125,6 +1159,7 @@ class _Inference:
         inner = _Inference(self._around, construction=self._construction)
         inner.function = self.function
         inner.env = dict(self.env)
+        inner.dicts = set(self.dicts)
         for param in _parameters_of(params):
             inner.env[param.name.value] = from_parameter(param.name.value)
         if isinstance(body, cst.BaseExpression):
@@ -1162,6 +1197,12 @@ class _Inference:
     def _subscript(self, node: cst.Subscript) -> Value:
         written, self._written = node is self._written, None
         base = self.eval(node.value)
+        key = None if written else self._item_key(node)
+        if key is not None and key in self.env:
+            index = node.slice[0].slice
+            assert isinstance(index, cst.Index)  # as `_item_key` asked
+            self.eval(index.value)
+            return self.env[key]
         if self._element_of_one_dimension(base, node):
             return element_of_cpu_vectors(base)  # `torch.linspace(0, 1, n)[i]`: 0-dim
         call = self._call_result(base)
@@ -1351,6 +1392,7 @@ class _Inference:
         inner = _Inference(self._around, construction=self._construction)
         inner.function = self.function
         inner.env = dict(self.env)
+        inner.dicts = set(self.dicts)
         inner.nested = dict(self.nested)
         inner.inlining = self.inlining | {function}
         bound = _bound(function, arguments, method=False)
@@ -2244,12 +2286,18 @@ def _reduced(tensor: Value) -> Value:
 
 
 def _join_envs(*envs: Mapping[str, Value]) -> dict[str, Value]:
-    """Names bound on any path, each holding what any path left in it."""
+    """Names bound on any path, each holding what any path left in it; an item of a dict
+    (``Inference._item_key``) that a path did not write holds there what the dict held."""
     joined: dict[str, Value] = {}
     for env in envs:
         for name, found in env.items():
             held = joined.get(name)
             joined[name] = found if held is None or held == found else join(held, found)
+    for name in [name for name in joined if name.endswith("]")]:
+        container = name.partition("[")[0]
+        for env in envs:
+            if name not in env:
+                joined[name] = join(joined[name], env.get(container, UNKNOWN))
     return joined
 
 

@@ -310,6 +310,20 @@ class FactoryWithoutDevice(Rule):
         "    def draw(self, n: int):\n"
         "        normal = Normal(torch.zeros(n), torch.ones(n))\n"
         "        return normal.sample() + torch.rand(n)\n",
+        # An item of a dict, moved where it is kept, is read back moved (INVALID: moved on
+        # one path only).
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "\n"
+        "\n"
+        "class Multi(nn.Module):\n"
+        "    def forward(self, x, tasks):\n"
+        "        indices = {task: torch.LongTensor(rows) for task, rows in tasks.items()}\n"
+        "        outputs = []\n"
+        "        for task in indices:\n"
+        "            indices[task] = indices[task].to(x.device)\n"
+        "            outputs.append(torch.index_select(x, 0, indices[task]))\n"
+        "        return outputs\n",
         # A model told the device (`device=`) puts what it is given there itself.
         "import numpy as np\nimport torch\n\n"
         'def denoise(path, model, device: str = "cuda") -> torch.Tensor:\n'
@@ -1247,6 +1261,38 @@ class FactoryWithoutDevice(Rule):
         "        return out + weights[0, 1] * x\n",
     )
     INVALID = (
+        # The item is moved on one path only: on the other it is still the CPU tensor.
+        Invalid(
+            "import torch\n"
+            "import torch.nn as nn\n"
+            "\n"
+            "\n"
+            "class Multi(nn.Module):\n"
+            "    def forward(self, x, tasks, moved: bool):\n"
+            "        indices = {task: torch.LongTensor(rows) for task, rows in tasks.items()}\n"
+            "        outputs = []\n"
+            "        for task in indices:\n"
+            "            if moved:\n"
+            "                indices[task] = indices[task].to(x.device)\n"
+            "            outputs.append(torch.index_select(x, 0, indices[task]))\n"
+            "        return outputs\n",
+            line=7,
+            column=26,
+            fixed="import torch\n"
+            "import torch.nn as nn\n"
+            "\n"
+            "\n"
+            "class Multi(nn.Module):\n"
+            "    def forward(self, x, tasks, moved: bool):\n"
+            "        indices = {task: torch.LongTensor(rows) for task, rows in tasks.items()}\n"
+            "        outputs = []\n"
+            "        for task in indices:\n"
+            "            if moved:\n"
+            "                indices[task] = indices[task].to(x.device)\n"
+            "            outputs.append(torch.index_select(x, 0, indices[task].to(x.device)))\n"
+            "        return outputs\n",
+            unsafe=True,
+        ),
         # `logging` reads device tensors too: the model's scores stay on its device.
         Invalid(
             "import logging\n"

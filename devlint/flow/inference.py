@@ -1199,9 +1199,9 @@ class _Inference:
         base = self.eval(node.value)
         key = None if written else self._item_key(node)
         if key is not None and key in self.env:
-            index = node.slice[0].slice
-            assert isinstance(index, cst.Index)  # as `_item_key` asked
-            self.eval(index.value)
+            picked = node.slice[0].slice
+            assert isinstance(picked, cst.Index)  # as `_item_key` asked
+            self.eval(picked.value)
             return self.env[key]
         if self._element_of_one_dimension(base, node):
             return element_of_cpu_vectors(base)  # `torch.linspace(0, 1, n)[i]`: 0-dim

@@ -162,6 +162,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     # torch.Tensor / torch.nn
     "TENSOR_ARGUMENT_METHODS": lambda v: missing_attributes(TENSOR, v),
     "CPU_RESULT_METHODS": lambda v: missing_attributes(TENSOR, v),
+    "ARGUMENT_PLACED_PACKAGES": check_qualified,
     "MOVE_METHODS": lambda v: missing_attributes(TENSOR, v),
     "DEVICE_ARGUMENT_MOVES": lambda v: missing_attributes(TENSOR, v),
     "VIEW_METHODS": lambda v: missing_attributes(TENSOR, v),
@@ -249,6 +250,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
 
 NOT_LIBRARY_NAMES = {
     "CPU_LIBRARIES": "names of other libraries (numpy, matplotlib...), not dependencies here",
+    "HOST_ARRAY_LIBRARIES": "names of other libraries (numpy, scipy...), not dependencies here",
     "CUDA_ONLY_LIBRARIES": "names of other libraries (Megatron-LM), not dependencies here",
     "PROCESSOR_SUFFIXES": "endings of variable names that users choose",
     "MOVE_HELPER_NAMES": "fragments of helper names that users choose",

@@ -887,8 +887,8 @@ def test_an_item_of_a_dict_is_read_back_until_the_dict_or_its_key_is_bound_again
         other = found[key]
         """
     )
-    assert origins(analysed.value("found[\"a\"].to(x.device)")) == {F_}
-    assert origins(analysed.value("found[\"a\"]")) == {F_}
+    assert origins(analysed.value('found["a"].to(x.device)')) == {F_}
+    assert origins(analysed.value('found["a"]')) == {F_}
     assert origins(analysed.value("found[key]")) == {CPU}
     assert [analysed.code(site) for site in analysed.value("found[key]").made] == [
         "torch.zeros(2, 3)"

@@ -711,12 +711,10 @@ class _Inference:
                 held = _list_holder(target.target)
                 if held is not None and self._is_a_list(node.value):
                     self.lists.add(held)
-                if isinstance(target.target, cst.Name) and isinstance(
-                    node.value, (cst.Dict, cst.DictComp)
-                ):
-                    self.dicts.add(target.target.value)
+                self._note_dict(target.target, node.value)
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             self._bind(node.target, self.eval(node.value), node.value)
+            self._note_dict(node.target, node.value)
         elif isinstance(node, cst.AugAssign):
             current = self.eval(node.target)
             change = self.eval(node.value)
@@ -912,6 +910,11 @@ class _Inference:
         self.env = _join_envs(before, self.env)
 
     # Bindings ----------------------------------------------------------------
+
+    def _note_dict(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+        """``d = {...}`` (or a dict comprehension): ``d`` is a dict written out (``dicts``)."""
+        if isinstance(target, cst.Name) and isinstance(value, (cst.Dict, cst.DictComp)):
+            self.dicts.add(target.value)
 
     def _item_key(self, node: cst.Subscript) -> str | None:
         """``d[k]`` or ``d["mask"]`` of a dict written out here (``dicts``), by a name or a

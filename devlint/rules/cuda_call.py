@@ -21,6 +21,7 @@ from devlint.rules._chosen_device import chose_the_device, own_choice, placement
 from devlint.rules._devices import (
     cuda_target_is_literal,
     in_a_callback,
+    in_a_data_parallel_wrapper,
     in_a_probe,
     leaves_the_host,
     moves_its_input,
@@ -111,7 +112,9 @@ class CudaCall(Rule):
     function is told (`if device == "cuda":`) or on which devices exist or where a tensor
     is (`if x.is_cuda:`; but an input taken to the host, `x.cpu()...cuda()`, comes back to
     the current GPU, not to its own: that is flagged), code of a CUDA-only library (a module
-    importing Megatron-LM, whose set-up makes each rank's GPU current), and anything inside the
+    importing Megatron-LM, whose set-up makes each rank's GPU current), a class built around
+    `nn.DataParallel` (it derives from it or builds one: CUDA-only, and DataParallel scatters
+    its inputs from any GPU), and anything inside the
     class's own `cuda`, `to`, `cpu`, `_apply`, `to_empty` or move to a device type such as
     `mps` (or a method they call on `self`): moving the module is what that code is for.
 
@@ -330,6 +333,15 @@ class CudaCall(Rule):
         "        return bool(model(torch.ones(1).cuda()).isfinite().all())\n"
         "    except RuntimeError:\n"
         "        return False\n",
+        # A wrapper built around nn.DataParallel runs only on CUDA GPUs, and DataParallel
+        # scatters its inputs from any of them (INVALID: the same wrapper without it).
+        "import torch\nfrom torch import nn\n\n"
+        "class DataParallelNet(nn.Module):\n"
+        "    def __init__(self, net):\n"
+        "        super().__init__()\n"
+        "        self.net = nn.DataParallel(net)\n\n"
+        "    def forward(self, obs):\n"
+        "        return self.net(torch.as_tensor(obs).cuda())\n",
     )
     INVALID = (
         Invalid(
@@ -854,6 +866,18 @@ class CudaCall(Rule):
             "        self.flag = torch.zeros(1).to(self.device)\n"
             "        return bool(self.flag.item())\n",
         ),
+        Invalid(
+            # The look-alike of the DataParallel wrapper (VALID) with a plain module inside.
+            "import torch\nfrom torch import nn\n\n"
+            "class Wrapped(nn.Module):\n"
+            "    def __init__(self, net):\n"
+            "        super().__init__()\n"
+            "        self.net = net\n\n"
+            "    def forward(self, obs):\n"
+            "        return self.net(torch.as_tensor(obs).cuda())\n",
+            line=10,
+            column=46,
+        ),
     )
 
     screen_types = (ast.Call,)
@@ -885,6 +909,8 @@ class CudaCall(Rule):
             return  # `if device == "cuda": model.cuda()` does what it is told
         if in_a_probe(context.ancestors) or in_a_callback(context.ancestors):
             return  # asks whether the GPU works, or runs where a library calls it
+        if in_a_data_parallel_wrapper(context.ancestors, context.qualified_name):
+            return  # nn.DataParallel runs only on CUDA GPUs, taking inputs from any of them
         device = first_positional(node) or keyword_argument(node, "device")
         kept = [
             arg

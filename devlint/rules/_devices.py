@@ -336,7 +336,7 @@ def only_compared(literal: cst.CSTNode, ancestors: Sequence[cst.CSTNode]) -> boo
     return not places_with(parent.targets[0].target.value, function.body)
 
 
-def places_with(name: str, body: cst.CSTNode) -> bool:
+def places_with(name: str, body: cst.CSTNode, owner: cst.ClassDef | None = None) -> bool:
     """Whether the device ``name`` holds may place a tensor or module in ``body``: a read of
     it, or of a local name set from it (``device_type = str(device).split(":")[0]``), may
     reach a use that does more than name the device. Uses that only name it: a comparison
@@ -344,41 +344,62 @@ def places_with(name: str, body: cst.CSTNode) -> bool:
     (``streams[device]``), autocast's device type and the keywords that name a backend
     (``pin_memory_device=``, ``DEVICE_NAMING_KEYWORDS``), the backend whose devices a call
     counts (``backend(device).device_count()``), a builtin that reads it (``print``,
-    ``isinstance``), an exception's message. Any other use (a call, a return, an attribute
-    or container that keeps it) may place."""
+    ``isinstance``), an exception's message. A private attribute of ``owner`` (the class
+    of ``body``'s method) set from it, ``self._device = device``, is followed through the
+    class: only the class reads it. Any other use (a call, a return, a public attribute or
+    a container that keeps it) may place."""
+    scope = owner if owner is not None else body
     parents: dict[int, cst.CSTNode] = {}
-    reads: dict[str, list[cst.Name]] = {}
-    for node in descendants(body):
+    for node in descendants(scope):
         for child in iter_children(node):
             parents[id(child)] = node
-    bound = {id(target) for target in _rebound_names(body)}
-    for node in descendants(body):
-        if isinstance(node, cst.Name) and id(node) not in bound and _is_read(node, parents):
+    local = {id(node) for node in descendants(body)}
+    bound = {id(target) for target in _rebound(scope)}
+    reads: dict[str, list[cst.CSTNode]] = {}
+    for node in descendants(scope):
+        if id(node) in bound:
+            continue
+        if isinstance(node, cst.Name) and id(node) in local and _is_read(node, parents):
             reads.setdefault(node.value, []).append(node)
+        elif owner is not None and _private_of_self(node):
+            assert isinstance(node, cst.Attribute)
+            reads.setdefault(f"self.{node.attr.value}", []).append(node)
     tracked, pending = {name}, [name]
     while pending:
         for read in reads.get(pending.pop(), ()):
             reached = _names_reached(read, parents)
-            if reached is None:
+            if reached is None or (owner is None and any("." in key for key in reached)):
                 return True
             pending.extend(set(reached) - tracked)
             tracked.update(reached)
     return False
 
 
-def _rebound_names(body: cst.CSTNode) -> list[cst.Name]:
-    """The names assignments bind (``device, enabled = "cpu", False``): no reads."""
-    found = []
+def _rebound(body: cst.CSTNode) -> list[cst.CSTNode]:
+    """The names and attributes assignments bind (``device, enabled = "cpu", False``,
+    ``self._device = device``): no reads."""
+    found: list[cst.CSTNode] = []
     for node in descendants(body):
         if isinstance(node, (cst.AssignTarget, cst.AnnAssign)):
             stack: list[cst.CSTNode] = [node.target]
             while stack:
                 target = stack.pop()
-                if isinstance(target, cst.Name):
+                if isinstance(target, (cst.Name, cst.Attribute)):
                     found.append(target)
                 elif isinstance(target, (cst.Tuple, cst.List)):
                     stack.extend(element.value for element in target.elements)
     return found
+
+
+def _private_of_self(node: cst.CSTNode) -> bool:
+    """``self._device``: an attribute only its class reads, by convention."""
+    return (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+        and node.attr.value.startswith("_")
+        and not node.attr.value.startswith("__")
+    )
 
 
 def _is_read(name: cst.Name, parents: dict[int, cst.CSTNode]) -> bool:
@@ -444,9 +465,16 @@ def _names_reached(read: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> tuple[
                 if isinstance(parent, cst.Assign)
                 else [parent.target]
             )
-            if not all(isinstance(target, cst.Name) for target in targets):
-                return None
-            return tuple(target.value for target in targets if isinstance(target, cst.Name))
+            keys = []
+            for target in targets:
+                if isinstance(target, cst.Name):
+                    keys.append(target.value)
+                elif _private_of_self(target):
+                    assert isinstance(target, cst.Attribute)
+                    keys.append(f"self.{target.attr.value}")
+                else:
+                    return None
+            return tuple(keys)
         else:
             return None
 

@@ -87,7 +87,8 @@ class HardcodedDevice(Rule):
     function that the project's own code (not a script's, not a test's) calls without a
     device: those calls place their tensors on the GPU whatever their own device is (not
     a default that only names the device, directly or through the names set from it
-    (`kind = str(device).split(":")[0]`): compared (`if device == "cuda":`), replaced,
+    (`kind = str(device).split(":")[0]`) and the private attributes its class sets from it
+    (`self._device = device`): compared, a lookup key (`if device == "cuda":`), replaced,
     quoted in an error, read as `torch.autocast`'s device type or a loader's
     `pin_memory_device`, or to count a backend's devices for worker counts
     (`torch.get_device_module(kind).device_count()`); nor one that only code running
@@ -242,6 +243,15 @@ class HardcodedDevice(Rule):
         "    return DataLoader(dataset, num_workers=workers, pin_memory=pin, **options)\n\n"
         "def calibration_loader(dataset):\n"
         "    return build_loader(dataset, 0)\n",
+        # A default kept in a private attribute nothing reads, and used as a lookup key.
+        "import torch\n\n"
+        "class DeviceMesh:\n"
+        '    _BACKENDS = {"cuda": "nccl", "cpu": "gloo"}\n\n'
+        '    def __init__(self, shape, device="cuda"):\n'
+        "        self._device = device\n"
+        "        self._backend = self._BACKENDS[device]\n\n"
+        "def build_mesh(shape):\n"
+        "    return DeviceMesh(shape)\n",
         # A device chosen by the caller, the tensor's own device, the module's device.
         "import torch\nimport pytorch_lightning as pl\n\n"
         "class M(pl.LightningModule):\n"
@@ -909,6 +919,19 @@ class HardcodedDevice(Rule):
             column=31,
         ),
         Invalid(
+            # A private attribute set from the default is followed to where the class places.
+            "import torch\n\n"
+            "class Streams:\n"
+            '    def __init__(self, size, device="cuda"):\n'
+            "        self._device = device\n\n"
+            "    def buffer(self, n):\n"
+            "        return torch.zeros(n, device=self._device)\n\n"
+            "def build(size):\n"
+            "    return Streams(size)\n",
+            line=4,
+            column=37,
+        ),
+        Invalid(
             # A helper's answer kept in a local (whose uses are not followed) may place.
             "import torch\n\n"
             "def engine_device(model: torch.nn.Module):\n"
@@ -1034,7 +1057,8 @@ class HardcodedDevice(Rule):
         name = scope.function_name or ""
         if name.rpartition(".")[2] != function.name.value:
             return  # a nested function's: no other code calls it by name
-        if not places_with(param.name.value, function.body):
+        owner = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
+        if not places_with(param.name.value, function.body, owner if scope.method else None):
             return  # `torch.autocast(device, ...)`, `device == "cuda"`: names, places nothing
         position = _position(function, param, skip_first=scope.method is not None)
         data = {"literal": literal, "relied_on": name, "position": str(position)}

@@ -27,6 +27,7 @@ from devlint.symbols import (
     DEVICE_ARGUMENT_MOVES,
     DEVICE_NAMING_KEYWORDS,
     DEVICE_TYPES,
+    MODULE_MOVING_METHODS,
     SILENT_BUILTINS,
 )
 
@@ -630,3 +631,68 @@ def in_a_data_parallel_wrapper(
         isinstance(node, cst.Call) and qualified_name(node.func) in CUDA_ONLY_WRAPPERS
         for node in descendants(classdef.body)
     )
+
+
+def moves_only_its_parts(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """The code is in a method that does nothing but move the object's parts, some to the
+    host and some to a device (``self.model = self.model.cuda()``, ``self.vae.cpu()``,
+    perhaps under ``if``/``else``): an offload switch, whose job is placing, as the class's
+    own ``cuda``/``to`` overrides are. (One that only moves parts to the GPU may be state
+    set up on the forward path.)"""
+    function = innermost_function(ancestors)
+    if function is None or not _is_method(function):
+        return False
+    statements: list[cst.CSTNode] = [function.body]
+    moves: set[str] = set()
+    while statements:
+        statement = statements.pop()
+        if isinstance(statement, cst.IndentedBlock):
+            statements.extend(statement.body)
+        elif isinstance(statement, cst.Else):
+            statements.append(statement.body)
+        elif isinstance(statement, cst.If):
+            statements.append(statement.body)
+            if statement.orelse is not None:
+                statements.append(statement.orelse)
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                move = _part_move(small)
+                if move is None:
+                    return False
+                moves.add(move)
+        else:
+            return False
+    return "cpu" in moves and len(moves) > 1
+
+
+def _is_method(function: cst.FunctionDef) -> bool:
+    params = [*function.params.posonly_params, *function.params.params]
+    return bool(params) and params[0].name.value == "self"
+
+
+def _part_move(small: cst.BaseSmallStatement) -> str | None:
+    """``cuda`` for ``self.model.cuda()`` or ``self.model = self.model.cuda()``."""
+    if isinstance(small, cst.Expr):
+        value = small.value
+    elif isinstance(small, cst.Assign) and len(small.targets) == 1:
+        value = small.value
+        if dotted_name(small.targets[0].target) != _moved_part(value):
+            return None
+    else:
+        return None
+    if _moved_part(value) is None:
+        return None
+    assert isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+    return value.func.attr.value
+
+
+def _moved_part(value: cst.BaseExpression) -> str | None:
+    """``self.model`` for ``self.model.cuda()`` (a move, ``MODULE_MOVING_METHODS``)."""
+    if not (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in MODULE_MOVING_METHODS
+    ):
+        return None
+    part = dotted_name(value.func.value)
+    return part if part is not None and part.startswith("self.") else None

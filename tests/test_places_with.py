@@ -30,10 +30,12 @@ def _function(source: str) -> cst.FunctionDef:
             False,
         ),
         ('    return {"cuda": "nccl"}[device]\n', False),
+        ('    if torch.device(device).type == "cuda":\n        return 1\n', False),
         ("    return x\n", False),  # never read
         # Placing, or perhaps: a move, a call, a return, a public attribute, a log line.
         ('    kind = str(device).split(":")[0]\n    return x.to(kind)\n', True),
         ("    return torch.zeros(3, device=device)\n", True),
+        ("    return x.to(torch.device(device))\n", True),
         ("    return device\n", True),
         ("    self.device = device\n", True),
         ('    logger.info(f"on {device}")\n', True),

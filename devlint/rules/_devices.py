@@ -451,7 +451,7 @@ def _names_reached(read: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> tuple[
                 return None
             if _only_names(call, parent, parents):
                 return ()
-            if dotted_name(call.func) not in (*_STRING_BUILDERS, "getattr"):
+            if dotted_name(call.func) not in _SAME_DEVICE_BUILDERS:
                 return None
             child = call
         elif isinstance(parent, cst.DictElement):
@@ -493,6 +493,8 @@ _CARRIERS = (
 """Expressions whose value holds the device read in them, followed to their use."""
 
 _STRING_BUILDERS = ("str", "repr", "format")
+_SAME_DEVICE_BUILDERS = (*_STRING_BUILDERS, "getattr", "torch.device")
+"""Calls whose result is the device (or its text, or its ``type``): followed."""
 _STRING_METHODS = frozenset({"split", "rsplit", "partition", "lower", "upper", "strip"})
 """Text made from a device (``str(device).split(":")[0]``): still the device, followed."""
 

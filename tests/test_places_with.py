@@ -46,6 +46,12 @@ def test_a_device_places_only_through_a_use_that_may_place(body: str, places: bo
     assert places_with("device", function.body) is places
 
 
+def test_a_gpu_index_used_as_a_key_picks_that_gpus_entry() -> None:
+    function = _function("def f(traces, device=0):\n    return traces[device]\n")
+    assert places_with("device", function.body) is False  # a backend's key
+    assert places_with("device", function.body, indexed=True) is True
+
+
 @pytest.mark.parametrize(
     ("methods", "places"),
     [

@@ -337,18 +337,21 @@ def only_compared(literal: cst.CSTNode, ancestors: Sequence[cst.CSTNode]) -> boo
     return not places_with(parent.targets[0].target.value, function.body)
 
 
-def places_with(name: str, body: cst.CSTNode, owner: cst.ClassDef | None = None) -> bool:
+def places_with(
+    name: str, body: cst.CSTNode, owner: cst.ClassDef | None = None, *, indexed: bool = False
+) -> bool:
     """Whether the device ``name`` holds may place a tensor or module in ``body``: a read of
     it, or of a local name set from it (``device_type = str(device).split(":")[0]``), may
     reach a use that does more than name the device. Uses that only name it: a comparison
     or truth test (``device == "cuda"``, ``.startswith("cuda")``), a lookup key
-    (``streams[device]``), autocast's device type and the keywords that name a backend
-    (``pin_memory_device=``, ``DEVICE_NAMING_KEYWORDS``), the backend whose devices a call
-    counts (``backend(device).device_count()``), a builtin that reads it (``print``,
-    ``isinstance``), an exception's message. A private attribute of ``owner`` (the class
-    of ``body``'s method) set from it, ``self._device = device``, is followed through the
-    class: only the class reads it. Any other use (a call, a return, a public attribute or
-    a container that keeps it) may place."""
+    (``backends[device]``; not for an ``indexed`` device, ``0`` or ``"cuda:1"``, which
+    picks one GPU's entry: ``traces[device]``), autocast's device type and the keywords
+    that name a backend (``pin_memory_device=``, ``DEVICE_NAMING_KEYWORDS``), the backend
+    whose devices a call counts (``backend(device).device_count()``), a builtin that reads
+    it (``print``, ``isinstance``), an exception's message. A private attribute of
+    ``owner`` (the class of ``body``'s method) set from it, ``self._device = device``, is
+    followed through the class: only the class reads it. Any other use (a call, a return,
+    a public attribute or a container that keeps it) may place."""
     scope = owner if owner is not None else body
     parents: dict[int, cst.CSTNode] = {}
     for node in descendants(scope):
@@ -368,7 +371,7 @@ def places_with(name: str, body: cst.CSTNode, owner: cst.ClassDef | None = None)
     tracked, pending = {name}, [name]
     while pending:
         for read in reads.get(pending.pop(), ()):
-            reached = _names_reached(read, parents)
+            reached = _names_reached(read, parents, indexed=indexed)
             if reached is None or (owner is None and any("." in key for key in reached)):
                 return True
             pending.extend(set(reached) - tracked)
@@ -415,7 +418,9 @@ def _is_read(name: cst.Name, parents: dict[int, cst.CSTNode]) -> bool:
     )
 
 
-def _names_reached(read: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> tuple[str, ...] | None:
+def _names_reached(
+    read: cst.CSTNode, parents: dict[int, cst.CSTNode], *, indexed: bool
+) -> tuple[str, ...] | None:
     """The local names a read device is assigned to, if it only names the device on the
     way (``places_with``); None where it may place."""
     child = read
@@ -430,7 +435,7 @@ def _names_reached(read: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> tuple[
         if isinstance(parent, _CARRIERS):
             child = parent  # the value, in a container, or text made from it
         elif isinstance(parent, (cst.Index, cst.SubscriptElement)):
-            return ()  # a lookup key
+            return None if indexed else ()  # a lookup key: a backend's, or one GPU's entry
         elif isinstance(parent, cst.Subscript) and parent.value is child:
             child = parent  # `str(device).split(":")[0]`
         elif isinstance(parent, cst.Attribute) and parent.value is child:

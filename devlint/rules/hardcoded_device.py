@@ -1058,7 +1058,10 @@ class HardcodedDevice(Rule):
         if name.rpartition(".")[2] != function.name.value:
             return  # a nested function's: no other code calls it by name
         owner = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
-        if not places_with(param.name.value, function.body, owner if scope.method else None):
+        indexed = not without_index(literal)
+        if not places_with(
+            param.name.value, function.body, owner if scope.method else None, indexed=indexed
+        ):
             return  # `torch.autocast(device, ...)`, `device == "cuda"`: names, places nothing
         position = _position(function, param, skip_first=scope.method is not None)
         data = {"literal": literal, "relied_on": name, "position": str(position)}

@@ -165,6 +165,11 @@ epoch-level hooks, where results are commonly gathered on the CPU."""
 AVAILABILITY_CHECKS = frozenset({"is_available", "device_count", "is_built"})
 """Calls that make a surrounding ``if`` an explicit, checked device choice."""
 
+DEVICE_NAMING_KEYWORDS = frozenset({"device_type", "pin_memory_device"})
+"""Keywords whose value names a backend and places no tensor there: which autocast to
+configure (``torch.autocast(device_type=)``), whose pinned host memory a loader uses
+(``DataLoader(pin_memory_device=)``)."""
+
 DEVICE_PREDICATES = frozenset({"is_cuda", "is_mps", "is_xpu", "is_cpu", "is_meta"})
 """Tensor attributes that make a surrounding ``if`` a deliberate per-device branch."""
 
@@ -421,6 +426,16 @@ DDP_CLASSES = frozenset(
     }
 )
 """Wrappers whose ``device_ids=``/``output_device=``/``device_id=`` pin a process to a GPU."""
+
+CUDA_ONLY_WRAPPERS = frozenset(
+    {
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+        "torch.nn.parallel.data_parallel.DataParallel",
+    }
+)
+"""Wrappers that run only on CUDA GPUs and take their inputs from any of them
+(``nn.DataParallel`` scatters from wherever the inputs are)."""
 
 DDP_DEVICE_KEYWORDS = ("device_ids", "output_device", "device_id")
 """The keywords of ``DDP_CLASSES`` that name GPUs."""

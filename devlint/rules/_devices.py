@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import libcst as cst
 
@@ -12,6 +12,7 @@ from devlint.nodes import (
     descendants,
     dotted_name,
     first_positional,
+    iter_children,
     keyword_argument,
     names_a_device,
 )
@@ -19,10 +20,15 @@ from devlint.rules._anchors import innermost_function
 from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import (
     ALLOCATOR_REGISTRARS,
+    AVAILABILITY_CHECKS,
     CONFIG_PARAMETERS,
     CPU_RESULT_METHODS,
+    CUDA_ONLY_WRAPPERS,
     DEVICE_ARGUMENT_MOVES,
+    DEVICE_NAMING_KEYWORDS,
     DEVICE_TYPES,
+    MODULE_MOVING_METHODS,
+    SILENT_BUILTINS,
 )
 
 
@@ -319,8 +325,8 @@ def asks_a_backend(name: str) -> bool:
 
 
 def only_compared(literal: cst.CSTNode, ancestors: Sequence[cst.CSTNode]) -> bool:
-    """The literal is the value of a local name that its function reads only in
-    comparisons (``default = torch.device("cuda", 0)``, ``if devices == {default}:``):
+    """The literal is the value of a local name whose every use only names the device
+    (``default = torch.device("cuda", 0)``, ``if devices == {default}:``; ``places_with``):
     it asks where tensors are and places none."""
     parent = ancestors[-1] if ancestors else None
     function = innermost_function(ancestors)
@@ -328,21 +334,194 @@ def only_compared(literal: cst.CSTNode, ancestors: Sequence[cst.CSTNode]) -> boo
         return False
     if len(parent.targets) != 1 or not isinstance(parent.targets[0].target, cst.Name):
         return False
-    name = parent.targets[0].target.value
-    compared = {
-        id(node)
-        for comparison in descendants(function.body)
-        if isinstance(comparison, cst.Comparison)
-        for node in descendants(comparison)
-    }
-    reads = [
-        node
-        for node in descendants(function.body)
-        if isinstance(node, cst.Name)
-        and node.value == name
-        and node is not parent.targets[0].target
-    ]
-    return all(id(node) in compared for node in reads)
+    return not places_with(parent.targets[0].target.value, function.body)
+
+
+def places_with(
+    name: str, body: cst.CSTNode, owner: cst.ClassDef | None = None, *, indexed: bool = False
+) -> bool:
+    """Whether the device ``name`` holds may place a tensor or module in ``body``: a read of
+    it, or of a local name set from it (``device_type = str(device).split(":")[0]``), may
+    reach a use that does more than name the device. Uses that only name it: a comparison
+    or truth test (``device == "cuda"``, ``.startswith("cuda")``), a lookup key
+    (``backends[device]``; not for an ``indexed`` device, ``0`` or ``"cuda:1"``, which
+    picks one GPU's entry: ``traces[device]``), autocast's device type and the keywords
+    that name a backend (``pin_memory_device=``, ``DEVICE_NAMING_KEYWORDS``), the backend
+    whose devices a call counts (``backend(device).device_count()``), a builtin that reads
+    it (``print``, ``isinstance``), an exception's message. A private attribute of
+    ``owner`` (the class of ``body``'s method) set from it, ``self._device = device``, is
+    followed through the class: only the class reads it. Any other use (a call, a return,
+    a public attribute or a container that keeps it) may place."""
+    scope = owner if owner is not None else body
+    parents: dict[int, cst.CSTNode] = {}
+    for node in descendants(scope):
+        for child in iter_children(node):
+            parents[id(child)] = node
+    local = {id(node) for node in descendants(body)}
+    bound = {id(target) for target in _rebound(scope)}
+    reads: dict[str, list[cst.CSTNode]] = {}
+    for node in descendants(scope):
+        if id(node) in bound:
+            continue
+        if isinstance(node, cst.Name) and id(node) in local and _is_read(node, parents):
+            reads.setdefault(node.value, []).append(node)
+        elif owner is not None and _private_of_self(node):
+            assert isinstance(node, cst.Attribute)
+            reads.setdefault(f"self.{node.attr.value}", []).append(node)
+    tracked, pending = {name}, [name]
+    while pending:
+        for read in reads.get(pending.pop(), ()):
+            reached = _names_reached(read, parents, indexed=indexed)
+            if reached is None or (owner is None and any("." in key for key in reached)):
+                return True
+            pending.extend(set(reached) - tracked)
+            tracked.update(reached)
+    return False
+
+
+def _rebound(body: cst.CSTNode) -> list[cst.CSTNode]:
+    """The names and attributes assignments bind (``device, enabled = "cpu", False``,
+    ``self._device = device``): no reads."""
+    found: list[cst.CSTNode] = []
+    for node in descendants(body):
+        if isinstance(node, (cst.AssignTarget, cst.AnnAssign)):
+            stack: list[cst.CSTNode] = [node.target]
+            while stack:
+                target = stack.pop()
+                if isinstance(target, (cst.Name, cst.Attribute)):
+                    found.append(target)
+                elif isinstance(target, (cst.Tuple, cst.List)):
+                    stack.extend(element.value for element in target.elements)
+    return found
+
+
+def _private_of_self(node: cst.CSTNode) -> bool:
+    """``self._device``: an attribute only its class reads, by convention."""
+    return (
+        isinstance(node, cst.Attribute)
+        and isinstance(node.value, cst.Name)
+        and node.value.value == "self"
+        and node.attr.value.startswith("_")
+        and not node.attr.value.startswith("__")
+    )
+
+
+def _is_read(name: cst.Name, parents: dict[int, cst.CSTNode]) -> bool:
+    """``name`` is a name read, not an attribute's, a keyword's or a definition's."""
+    parent = parents.get(id(name))
+    if isinstance(parent, cst.Attribute):
+        return parent.value is name
+    if isinstance(parent, cst.Arg):
+        return parent.value is name
+    return not isinstance(
+        parent, (cst.Param, cst.FunctionDef, cst.ClassDef, cst.AsName, cst.ImportAlias)
+    )
+
+
+def _names_reached(
+    read: cst.CSTNode, parents: dict[int, cst.CSTNode], *, indexed: bool
+) -> tuple[str, ...] | None:
+    """The local names a read device is assigned to, if it only names the device on the
+    way (``places_with``); None where it may place."""
+    child = read
+    while True:
+        parent = parents.get(id(child))
+        if isinstance(parent, (cst.Comparison, cst.ComparisonTarget)):
+            return ()
+        if isinstance(parent, (cst.If, cst.While, cst.IfExp)) and parent.test is child:
+            return ()
+        if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+            return ()
+        if isinstance(parent, _CARRIERS):
+            child = parent  # the value, in a container, or text made from it
+        elif isinstance(parent, (cst.Index, cst.SubscriptElement)):
+            return None if indexed else ()  # a lookup key: a backend's, or one GPU's entry
+        elif isinstance(parent, cst.Subscript) and parent.value is child:
+            child = parent  # `str(device).split(":")[0]`
+        elif isinstance(parent, cst.Attribute) and parent.value is child:
+            call = parents.get(id(parent))
+            if isinstance(call, cst.Call) and call.func is parent:
+                if parent.attr.value in ("startswith", "endswith"):
+                    return ()
+                if parent.attr.value not in _STRING_METHODS:
+                    return None
+                child = call
+            elif parent.attr.value == "type":
+                child = parent
+            else:
+                return None
+        elif isinstance(parent, cst.Arg) and parent.value is child:
+            call = parents.get(id(parent))
+            if not isinstance(call, cst.Call):
+                return None
+            if _only_names(call, parent, parents):
+                return ()
+            if dotted_name(call.func) not in _SAME_DEVICE_BUILDERS:
+                return None
+            child = call
+        elif isinstance(parent, cst.DictElement):
+            key = parent.key
+            named = (
+                isinstance(key, cst.SimpleString) and key.evaluated_value in DEVICE_NAMING_KEYWORDS
+            )
+            return () if key is child or named else None
+        elif isinstance(parent, (cst.Assign, cst.AnnAssign)) and parent.value is child:
+            targets = (
+                [t.target for t in parent.targets]
+                if isinstance(parent, cst.Assign)
+                else [parent.target]
+            )
+            keys = []
+            for target in targets:
+                if isinstance(target, cst.Name):
+                    keys.append(target.value)
+                elif _private_of_self(target):
+                    assert isinstance(target, cst.Attribute)
+                    keys.append(f"self.{target.attr.value}")
+                else:
+                    return None
+            return tuple(keys)
+        else:
+            return None
+
+
+_CARRIERS = (
+    cst.IfExp,
+    cst.BooleanOperation,
+    cst.Element,
+    cst.Tuple,
+    cst.List,
+    cst.Set,
+    cst.FormattedString,
+    cst.FormattedStringExpression,
+)
+"""Expressions whose value holds the device read in them, followed to their use."""
+
+_STRING_BUILDERS = ("str", "repr", "format")
+_SAME_DEVICE_BUILDERS = (*_STRING_BUILDERS, "getattr", "torch.device")
+"""Calls whose result is the device (or its text, or its ``type``): followed."""
+_STRING_METHODS = frozenset({"split", "rsplit", "partition", "lower", "upper", "strip"})
+"""Text made from a device (``str(device).split(":")[0]``): still the device, followed."""
+
+
+def _only_names(call: cst.Call, arg: cst.Arg, parents: dict[int, cst.CSTNode]) -> bool:
+    """``arg`` of ``call`` names a device without placing on it: autocast's device type, a
+    backend-naming keyword, a builtin that reads it, the backend a call then counts or
+    asks about (``backend(device).device_count()``), an exception's message."""
+    func = dotted_name(call.func) or ""
+    keyword = arg.keyword.value if arg.keyword is not None else None
+    if keyword in DEVICE_NAMING_KEYWORDS:
+        return True
+    if func.endswith("autocast") and arg is first_positional(call):
+        return True
+    if func in SILENT_BUILTINS and func not in _STRING_BUILDERS:
+        return True
+    parent = parents.get(id(call))
+    if isinstance(parent, cst.Raise):
+        return True
+    if isinstance(parent, cst.Attribute) and parent.attr.value in AVAILABILITY_CHECKS:
+        return isinstance(parents.get(id(parent)), cst.Call)
+    return False
 
 
 def in_a_probe(ancestors: Sequence[cst.CSTNode]) -> bool:
@@ -441,3 +620,86 @@ def in_a_callback(ancestors: Sequence[cst.CSTNode]) -> bool:
             elif dotted_name(node.func) in ALLOCATOR_REGISTRARS:
                 handed |= any(dotted_name(arg.value) == name for arg in node.args)
     return handed and not called
+
+
+def in_a_data_parallel_wrapper(
+    ancestors: Sequence[cst.CSTNode],
+    qualified_name: Callable[[cst.BaseExpression], str | None],
+) -> bool:
+    """The code is in a class built around ``nn.DataParallel`` (``CUDA_ONLY_WRAPPERS``: it
+    derives from it, or a method builds one): CUDA-only by construction, and DataParallel
+    scatters its inputs from any GPU, so the current one is right there."""
+    classdef = next((node for node in reversed(ancestors) if isinstance(node, cst.ClassDef)), None)
+    if classdef is None:
+        return False
+    if any(qualified_name(base.value) in CUDA_ONLY_WRAPPERS for base in classdef.bases):
+        return True
+    return any(
+        isinstance(node, cst.Call) and qualified_name(node.func) in CUDA_ONLY_WRAPPERS
+        for node in descendants(classdef.body)
+    )
+
+
+def moves_only_its_parts(ancestors: Sequence[cst.CSTNode]) -> bool:
+    """The code is in a method that does nothing but move the object's parts, some to the
+    host and some to a device (``self.model = self.model.cuda()``, ``self.vae.cpu()``,
+    perhaps under ``if``/``else``): an offload switch, whose job is placing, as the class's
+    own ``cuda``/``to`` overrides are. (One that only moves parts to the GPU may be state
+    set up on the forward path.)"""
+    function = innermost_function(ancestors)
+    if function is None or not _is_method(function):
+        return False
+    statements: list[cst.CSTNode] = [function.body]
+    moves: set[str] = set()
+    while statements:
+        statement = statements.pop()
+        if isinstance(statement, cst.IndentedBlock):
+            statements.extend(statement.body)
+        elif isinstance(statement, cst.Else):
+            statements.append(statement.body)
+        elif isinstance(statement, cst.If):
+            statements.append(statement.body)
+            if statement.orelse is not None:
+                statements.append(statement.orelse)
+        elif isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                move = _part_move(small)
+                if move is None:
+                    return False
+                moves.add(move)
+        else:
+            return False
+    return "cpu" in moves and len(moves) > 1
+
+
+def _is_method(function: cst.FunctionDef) -> bool:
+    params = [*function.params.posonly_params, *function.params.params]
+    return bool(params) and params[0].name.value == "self"
+
+
+def _part_move(small: cst.BaseSmallStatement) -> str | None:
+    """``cuda`` for ``self.model.cuda()`` or ``self.model = self.model.cuda()``."""
+    if isinstance(small, cst.Expr):
+        value = small.value
+    elif isinstance(small, cst.Assign) and len(small.targets) == 1:
+        value = small.value
+        if dotted_name(small.targets[0].target) != _moved_part(value):
+            return None
+    else:
+        return None
+    if _moved_part(value) is None:
+        return None
+    assert isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+    return value.func.attr.value
+
+
+def _moved_part(value: cst.BaseExpression) -> str | None:
+    """``self.model`` for ``self.model.cuda()`` (a move, ``MODULE_MOVING_METHODS``)."""
+    if not (
+        isinstance(value, cst.Call)
+        and isinstance(value.func, cst.Attribute)
+        and value.func.attr.value in MODULE_MOVING_METHODS
+    ):
+        return None
+    part = dotted_name(value.func.value)
+    return part if part is not None and part.startswith("self.") else None

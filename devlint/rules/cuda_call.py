@@ -21,9 +21,11 @@ from devlint.rules._chosen_device import chose_the_device, own_choice, placement
 from devlint.rules._devices import (
     cuda_target_is_literal,
     in_a_callback,
+    in_a_data_parallel_wrapper,
     in_a_probe,
     leaves_the_host,
     moves_its_input,
+    moves_only_its_parts,
     under_a_test_of_the_device,
 )
 from devlint.rules.base import (
@@ -111,7 +113,11 @@ class CudaCall(Rule):
     function is told (`if device == "cuda":`) or on which devices exist or where a tensor
     is (`if x.is_cuda:`; but an input taken to the host, `x.cpu()...cuda()`, comes back to
     the current GPU, not to its own: that is flagged), code of a CUDA-only library (a module
-    importing Megatron-LM, whose set-up makes each rank's GPU current), and anything inside the
+    importing Megatron-LM, whose set-up makes each rank's GPU current), a class built around
+    `nn.DataParallel` (it derives from it or builds one: CUDA-only, and DataParallel scatters
+    its inputs from any GPU), a method that does nothing but move the object's parts, some
+    to the host (`self.unet = self.unet.cuda()`, `self.vae = self.vae.cpu()`: an offload
+    switch), and anything inside the
     class's own `cuda`, `to`, `cpu`, `_apply`, `to_empty` or move to a device type such as
     `mps` (or a method they call on `self`): moving the module is what that code is for.
 
@@ -330,6 +336,29 @@ class CudaCall(Rule):
         "        return bool(model(torch.ones(1).cuda()).isfinite().all())\n"
         "    except RuntimeError:\n"
         "        return False\n",
+        # A wrapper built around nn.DataParallel runs only on CUDA GPUs, and DataParallel
+        # scatters its inputs from any of them (INVALID: the same wrapper without it).
+        "import torch\nfrom torch import nn\n\n"
+        "class DataParallelNet(nn.Module):\n"
+        "    def __init__(self, net):\n"
+        "        super().__init__()\n"
+        "        self.net = nn.DataParallel(net)\n\n"
+        "    def forward(self, obs):\n"
+        "        return self.net(torch.as_tensor(obs).cuda())\n",
+        # An offload switch: a method that only moves the object's parts between the host
+        # and the GPU is placing them, as the class's own `cuda` override would.
+        "import torch\nfrom torch import nn\n\n"
+        "class Pipeline(nn.Module):\n"
+        "    def __init__(self, unet, vae):\n"
+        "        super().__init__()\n"
+        "        self.unet, self.vae = unet, vae\n\n"
+        "    def low_vram_shift(self, is_diffusing):\n"
+        "        if is_diffusing:\n"
+        "            self.unet = self.unet.cuda()\n"
+        "            self.vae = self.vae.cpu()\n"
+        "        else:\n"
+        "            self.unet = self.unet.cpu()\n"
+        "            self.vae.cuda()\n",
     )
     INVALID = (
         Invalid(
@@ -854,6 +883,40 @@ class CudaCall(Rule):
             "        self.flag = torch.zeros(1).to(self.device)\n"
             "        return bool(self.flag.item())\n",
         ),
+        Invalid(
+            # The look-alike of the DataParallel wrapper (VALID) with a plain module inside.
+            "import torch\nfrom torch import nn\n\n"
+            "class Wrapped(nn.Module):\n"
+            "    def __init__(self, net):\n"
+            "        super().__init__()\n"
+            "        self.net = net\n\n"
+            "    def forward(self, obs):\n"
+            "        return self.net(torch.as_tensor(obs).cuda())\n",
+            line=10,
+            column=46,
+        ),
+        Invalid(
+            # The offload switch's look-alike (VALID) that also computes with the moved part.
+            "import torch\nfrom torch import nn\n\n"
+            "class Pipeline(nn.Module):\n"
+            "    def __init__(self, unet):\n"
+            "        super().__init__()\n"
+            "        self.unet = unet\n\n"
+            "    def denoise(self, x):\n"
+            "        self.unet = self.unet.cuda()\n"
+            "        return self.unet(x)\n",
+            line=10,
+            column=31,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Pipeline(nn.Module):\n"
+            "    def __init__(self, unet):\n"
+            "        super().__init__()\n"
+            "        self.unet = unet\n\n"
+            "    def denoise(self, x):\n"
+            "        self.unet = self.unet.to(x.device)\n"
+            "        return self.unet(x)\n",
+            unsafe=True,
+        ),
     )
 
     screen_types = (ast.Call,)
@@ -885,6 +948,10 @@ class CudaCall(Rule):
             return  # `if device == "cuda": model.cuda()` does what it is told
         if in_a_probe(context.ancestors) or in_a_callback(context.ancestors):
             return  # asks whether the GPU works, or runs where a library calls it
+        if in_a_data_parallel_wrapper(context.ancestors, context.qualified_name):
+            return  # nn.DataParallel runs only on CUDA GPUs, taking inputs from any of them
+        if moves_only_its_parts(context.ancestors):
+            return  # an offload switch: placing the object's parts is its job
         device = first_positional(node) or keyword_argument(node, "device")
         kept = [
             arg

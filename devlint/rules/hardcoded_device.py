@@ -15,7 +15,6 @@ from devlint.nodes import (
     chain_root,
     dotted_name,
     first_positional,
-    iter_children,
     keyword_argument,
 )
 from devlint.rules._anchors import (
@@ -42,6 +41,7 @@ from devlint.rules._devices import (
     may_be_device_literal,
     moves_its_input,
     only_compared,
+    places_with,
     places_with_its_device,
     returned_as_is,
     stores_its_device_parameter,
@@ -86,13 +86,18 @@ class HardcodedDevice(Rule):
     `device="cuda"` default of any
     function that the project's own code (not a script's, not a test's) calls without a
     device: those calls place their tensors on the GPU whatever their own device is (not
-    a default read only as a device type, which names every CUDA GPU: `torch.autocast`'s,
-    or compared, `if device == "cuda":`; nor one that only code running collectives relies
-    on, in a project whose set-up makes each rank's GPU current: the rank's GPU; nor a
-    module's default that every constructor in the project overrides). Nor a
+    a default that only names the device, directly or through the names set from it
+    (`kind = str(device).split(":")[0]`) and the private attributes its class sets from it
+    (`self._device = device`): compared, a lookup key (`if device == "cuda":`), replaced,
+    quoted in an error, read as `torch.autocast`'s device type or a loader's
+    `pin_memory_device`, or to count a backend's devices for worker counts
+    (`torch.get_device_module(kind).device_count()`); nor one that only code running
+    collectives relies on, in a project whose set-up makes each rank's GPU current: the
+    rank's GPU; nor a module's default that every constructor in the project overrides). Nor a
     branch on a device the code was told (`if device_str == "mps":`,
-    `if out_device.startswith("cuda"):`). Nor a literal that places nothing: a name only
-    compared (`default = torch.device("cuda", 0)`, `if devices == {default}:`), any
+    `if out_device.startswith("cuda"):`). Nor a literal that places nothing: a name whose
+    uses only name the device, as such a default's (`default = torch.device("cuda", 0)`,
+    `if devices == {default}:`), any
     backend's query (`torch.xpu.get_device_properties("xpu")`), the tensors of a function
     that answers yes or no (`-> bool`: a probe of the device, unless it keeps one), a
     callback handed to an allocator registrar (`triton.set_allocator(alloc)`; not
@@ -215,6 +220,38 @@ class HardcodedDevice(Rule):
         "def train_step(model, batch, amp):\n"
         "    with autocast(amp):\n"
         "        return model(batch)\n",
+        # A function whose job is to choose the device: its default is only compared,
+        # replaced and quoted in an error, and places nothing.
+        "import torch\n\n"
+        'def setup_device(num_gpus=None, device="cuda"):\n'
+        '    if device == "cuda" and not torch.cuda.is_available():\n'
+        '        num_gpus, device = 0, "cpu"\n'
+        '    if device not in ("cpu", "cuda"):\n'
+        '        raise ValueError(f"Unknown device {device!r}")\n'
+        "    return num_gpus\n\n"
+        "def setup_gpu_mode(num_gpus):\n"
+        "    return setup_device(num_gpus)\n",
+        # A loader's default device only sizes its workers and names its pinned memory's
+        # backend, through the type taken from it: no tensor is placed.
+        "import os\n\nimport torch\nfrom torch.utils.data import DataLoader\n\n"
+        'def build_loader(dataset, workers, device="cuda"):\n'
+        '    kind = getattr(device, "type", str(device).split(":")[0])\n'
+        '    count = torch.get_device_module(kind).device_count() if kind != "cpu" else 0\n'
+        "    pin = count > 0\n"
+        '    options = {"pin_memory_device": kind} if pin else {}\n'
+        "    workers = min(os.cpu_count() // max(count, 1), workers)\n"
+        "    return DataLoader(dataset, num_workers=workers, pin_memory=pin, **options)\n\n"
+        "def calibration_loader(dataset):\n"
+        "    return build_loader(dataset, 0)\n",
+        # A default kept in a private attribute nothing reads, and used as a lookup key.
+        "import torch\n\n"
+        "class DeviceMesh:\n"
+        '    _BACKENDS = {"cuda": "nccl", "cpu": "gloo"}\n\n'
+        '    def __init__(self, shape, device="cuda"):\n'
+        "        self._device = device\n"
+        "        self._backend = self._BACKENDS[device]\n\n"
+        "def build_mesh(shape):\n"
+        "    return DeviceMesh(shape)\n",
         # A device chosen by the caller, the tensor's own device, the module's device.
         "import torch\nimport pytorch_lightning as pl\n\n"
         "class M(pl.LightningModule):\n"
@@ -871,6 +908,30 @@ class HardcodedDevice(Rule):
             column=38,
         ),
         Invalid(
+            # The type taken from a default is still the device when it places.
+            "import torch\n\n"
+            'def make_batch(values, device="cuda"):\n'
+            '    kind = str(device).split(":")[0]\n'
+            "    return torch.tensor(values).to(kind)\n\n"
+            "def sample(values):\n"
+            "    return make_batch(values)\n",
+            line=3,
+            column=31,
+        ),
+        Invalid(
+            # A private attribute set from the default is followed to where the class places.
+            "import torch\n\n"
+            "class Streams:\n"
+            '    def __init__(self, size, device="cuda"):\n'
+            "        self._device = device\n\n"
+            "    def buffer(self, n):\n"
+            "        return torch.zeros(n, device=self._device)\n\n"
+            "def build(size):\n"
+            "    return Streams(size)\n",
+            line=4,
+            column=37,
+        ),
+        Invalid(
             # A helper's answer kept in a local (whose uses are not followed) may place.
             "import torch\n\n"
             "def engine_device(model: torch.nn.Module):\n"
@@ -996,8 +1057,12 @@ class HardcodedDevice(Rule):
         name = scope.function_name or ""
         if name.rpartition(".")[2] != function.name.value:
             return  # a nested function's: no other code calls it by name
-        if _places_nothing_with(function.body, param.name.value):
-            return  # `torch.autocast(device, ...)`, `device == "cuda"`: a type, not a GPU
+        owner = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
+        indexed = not without_index(literal)
+        if not places_with(
+            param.name.value, function.body, owner if scope.method else None, indexed=indexed
+        ):
+            return  # `torch.autocast(device, ...)`, `device == "cuda"`: names, places nothing
         position = _position(function, param, skip_first=scope.method is not None)
         data = {"literal": literal, "relied_on": name, "position": str(position)}
         context.report(self.code, default, data=data)
@@ -1158,35 +1223,6 @@ def _every_caller_passes_it(candidate: Candidate, index: ProjectIndex) -> bool:
     if not init or not index.callers(cls) or index.subclassed(cls):
         return False
     return not index.callers_leaving(init, "device", int(position) if position != "-1" else None)
-
-
-def _places_nothing_with(body: cst.CSTNode, name: str) -> bool:
-    """``name`` is read, and only as a device type, which names a backend, not one GPU:
-    ``torch.autocast``'s (its first argument or ``device_type=``), or compared
-    (``if device == "cuda":``, ``device.type != "cpu"``, ``device.startswith("cuda")``).
-    Nothing is placed with it."""
-    reads = as_type = 0
-    stack: list[cst.CSTNode] = [body]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, cst.Name) and current.value == name:
-            reads += 1
-        if isinstance(current, cst.Call) and (dotted_name(current.func) or "").endswith("autocast"):
-            for arg in (first_positional(current), keyword_argument(current, "device_type")):
-                if arg is not None and dotted_name(arg.value) == name:
-                    as_type += 1
-        elif isinstance(current, cst.Comparison):
-            sides = (current.left, *(c.comparator for c in current.comparisons))
-            as_type += sum(dotted_name(side) in (name, f"{name}.type") for side in sides)
-        elif (
-            isinstance(current, cst.Call)
-            and isinstance(current.func, cst.Attribute)
-            and current.func.attr.value == "startswith"
-            and dotted_name(current.func.value) == name
-        ):
-            as_type += 1
-        stack.extend(iter_children(current))
-    return reads > 0 and reads == as_type
 
 
 def _position(function: cst.FunctionDef, param: cst.Param, *, skip_first: bool) -> int:

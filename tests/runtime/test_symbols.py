@@ -107,6 +107,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "LIGHTNING_DATAMODULE_BASES": check_qualified,
     "DATASET_BASES": check_qualified,
     "DDP_CLASSES": check_qualified,
+    "CUDA_ONLY_WRAPPERS": check_qualified,
     "AUTOGRAD_FUNCTION_BASES": check_qualified,
     "SET_DEVICE_FUNCTIONS": lambda v: check_qualified(
         n for n in v if n.split(".")[1] not in PLUGIN_DEVICE_TYPES
@@ -157,6 +158,14 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
         for n in sorted(v)
         if not any(
             hasattr(resolve(m), n) for m in ("torch.cuda", "torch.backends.cuda", "torch.mps")
+        )
+    ],
+    "DEVICE_NAMING_KEYWORDS": lambda v: [
+        k
+        for k in sorted(v)
+        if not any(
+            k in inspect.signature(resolve(f)).parameters
+            for f in ("torch.autocast", "torch.utils.data.DataLoader")
         )
     ],
     # torch.Tensor / torch.nn

@@ -152,6 +152,7 @@ class CudaCall(Rule):
     name = "cuda-call"
     summary = "`.cuda()` in code that already knows its device"
     fix_safety = "safe/unsafe"
+    replaces_literal_devices = True
     node_types = ("IndentedBlock", "Call")
     # The only report is for a call of an attribute spelled `cuda` (`x.cuda()`); the
     # IndentedBlock visit only marks nodes.
@@ -555,6 +556,17 @@ class CudaCall(Rule):
             "def inside(points: Tensor, polygons: Tensor) -> Tensor:\n"
             "    return torch.zeros(len(points), len(polygons)).to(points.device)\n",
             unsafe=True,
+        ),
+        Invalid(
+            # `qweight.cuda()` moves the function's own input and stays (DEV002 drops it):
+            # moving `scales` to `qweight.device` alone would leave it on the CPU next to
+            # the weight on the GPU. The fixes of one function's literals go together.
+            "import torch\nfrom torch import Tensor\n\n"
+            "def dequantize(qweight: Tensor, scales: Tensor) -> Tensor:\n"
+            "    weight = qweight.cuda()\n"
+            "    return weight * scales.cuda()\n",
+            line=6,
+            column=28,
         ),
         Invalid(
             # Back from the host to the current GPU, not to the GPU the input was on.

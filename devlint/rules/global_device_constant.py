@@ -101,6 +101,7 @@ class GlobalDeviceConstant(Rule):
         'Module-level device constant such as `DEVICE = torch.device("cuda")` in a device context'
     )
     fix_safety = "safe"
+    replaces_literal_devices = True
     node_types = (
         "Assign",
         "AnnAssign",

@@ -101,8 +101,8 @@ def _mentions_availability_check(test: cst.CSTNode, *, tensor_predicates: bool =
                 return True  # x.device == torch.device("cuda"): x.is_cuda spelled out
             inner = node.value
             device_type = isinstance(inner, cst.Attribute) and inner.attr.value == "device"
-            if node.attr.value == "type" and device_type:
-                return True  # x.device.type == "mps"
+            if node.attr.value in ("type", "index") and device_type:
+                return True  # x.device.type == "mps", x.device.index != current_device()
         if tensor_predicates and _compares_a_values_device(node):
             return True  # get_device(layer) == CPU: x.device asked through a helper
         stack.extend(iter_children(node))

@@ -162,6 +162,12 @@ class CudaCall(Rule):
     reports_where_inputs_tell = True
 
     VALID = (
+        # Asked where the value is (its device's index), and brought to the current GPU.
+        "import torch\nfrom torch import Tensor\n\n"
+        "def receive(obj: Tensor, device=None):\n"
+        "    if obj.device.index != torch.cuda.current_device():\n"
+        "        obj = obj.cuda()\n"
+        "    return obj.to(device)\n",
         # One rank's code, handed its process group: the set-up made the rank's GPU current.
         "import torch\nfrom torch.distributed import ProcessGroup\n\n"
         "class ShardedEmbedding(torch.nn.Module):\n"
@@ -556,6 +562,19 @@ class CudaCall(Rule):
             "def inside(points: Tensor, polygons: Tensor) -> Tensor:\n"
             "    return torch.zeros(len(points), len(polygons)).to(points.device)\n",
             unsafe=True,
+        ),
+        Invalid(
+            # A `device="cpu"` default is where the results go, not where the function
+            # computes: `.to(device)` would take the work off the GPU. No fix.
+            "import torch\n\n"
+            'def gather_state(state, device=torch.device("cpu")):\n'
+            "    out = {}\n"
+            "    for k, v in state.items():\n"
+            "        v = v.cuda()\n"
+            "        out[k] = (v * 2).to(device)\n"
+            "    return out\n",
+            line=6,
+            column=15,
         ),
         Invalid(
             # `qweight.cuda()` moves the function's own input and stays (DEV002 drops it):

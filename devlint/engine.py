@@ -268,17 +268,16 @@ class _LiteralMoves:
     def together(self, findings: list[Finding]) -> list[Finding]:
         changed: dict[int, Finding] = {}
         for function, found in self._found.items():
-            fixed = [finding for finding in found if finding.fix is not None]
-            if len(fixed) < len(found) or any(
+            fixes = [(finding, finding.fix) for finding in found if finding.fix is not None]
+            if len(fixes) < len(found) or any(
                 # another rule may report the same call (DEV001 its literal, DEV011 the move)
                 not any(f.start <= dropped.end and dropped.start <= f.end for f in found)
                 for dropped in self._dropped.get(function, ())
             ):
-                changed.update((id(finding), replace(finding, fix=None)) for finding in fixed)
-            elif any(f.fix is not None and f.fix.applicability is Applicability.UNSAFE for f in fixed):
-                for finding in fixed:
-                    assert finding.fix is not None
-                    unsafe = replace(finding.fix, applicability=Applicability.UNSAFE)
+                changed.update((id(finding), replace(finding, fix=None)) for finding, _ in fixes)
+            elif any(fix.applicability is Applicability.UNSAFE for _, fix in fixes):
+                for finding, fix in fixes:
+                    unsafe = replace(fix, applicability=Applicability.UNSAFE)
                     changed[id(finding)] = replace(finding, fix=unsafe)
         return [changed.get(id(finding), finding) for finding in findings]
 

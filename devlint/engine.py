@@ -24,7 +24,7 @@ from devlint.candidates import Candidate, Needed, Requirement
 from devlint.config import Config, ConfigError
 from devlint.discovery import find_project_root
 from devlint.facts import ReturnedOutput
-from devlint.findings import Finding
+from devlint.findings import Applicability, Finding
 from devlint.fixer import apply_fixes, choose_fixes, verify
 from devlint.notebook import NotebookSource, decode_file, is_notebook
 from devlint.rules import SelectionError, all_rules, select_codes
@@ -214,6 +214,7 @@ def resolve(project: Project, result: FileResult) -> None:
     ignored = project.config.ignored_codes(result.path)
     rules = {rule.code: rule for rule in project.rules}
     findings = []
+    literal_moves = _LiteralMoves()
     for candidate in result.analysis.candidates:
         rule = rules.get(candidate.code)
         if rule is None or _matches_any(candidate.code, ignored):
@@ -223,21 +224,62 @@ def resolve(project: Project, result: FileResult) -> None:
         scope = project.index.scope_info(candidate.scope)
         verdict = rule.resolve(candidate, scope, project.index)
         if verdict is None:
+            if rule.replaces_literal_devices:
+                literal_moves.drop(candidate)
             continue
-        findings.append(
-            Finding(
-                result.display,
-                rule.code,
-                rule.name,
-                verdict.message,
-                candidate.start,
-                candidate.end,
-                verdict.fix,
-            )
+        finding = Finding(
+            result.display,
+            rule.code,
+            rule.name,
+            verdict.message,
+            candidate.start,
+            candidate.end,
+            verdict.fix,
         )
+        if rule.replaces_literal_devices:
+            literal_moves.add(candidate, finding)
+        findings.append(finding)
+    findings = literal_moves.together(findings)
     if is_notebook(result.path) and isinstance(result.source, NotebookSource):
         findings = result.source.restrict(findings)  # none on masked IPython lines
     result.findings = sorted(findings, key=Finding.sort_key)
+
+
+class _LiteralMoves:
+    """The literal device choices of a file's functions (``Rule.replaces_literal_devices``),
+    whose fixes go together: a function that keeps one literal (its rules drop it, or find
+    it without a fix) keeps them all, as a fix would move its other values to an anchor that
+    may not be the device the literal names (a CPU input's ``.device`` next to a kept
+    ``.cuda()``); and one unsafe fix makes the function's other fixes unsafe too, so that a
+    run without ``--unsafe-fixes`` does not apply half of them."""
+
+    def __init__(self) -> None:
+        self._found: dict[str, list[Finding]] = {}
+        self._dropped: dict[str, list[Candidate]] = {}
+
+    def drop(self, candidate: Candidate) -> None:
+        if candidate.scope.function_name is not None:
+            self._dropped.setdefault(candidate.scope.function_name, []).append(candidate)
+
+    def add(self, candidate: Candidate, finding: Finding) -> None:
+        if candidate.scope.function_name is not None:  # module level: no values to keep together
+            self._found.setdefault(candidate.scope.function_name, []).append(finding)
+
+    def together(self, findings: list[Finding]) -> list[Finding]:
+        changed: dict[int, Finding] = {}
+        for function, found in self._found.items():
+            fixes = [(finding, finding.fix) for finding in found if finding.fix is not None]
+            if len(fixes) < len(found) or any(
+                # another rule may report the same call (DEV001 its literal, DEV011 the move)
+                not any(f.start <= dropped.end and dropped.start <= f.end for f in found)
+                for dropped in self._dropped.get(function, ())
+            ):
+                changed.update((id(finding), replace(finding, fix=None)) for finding, _ in fixes)
+            elif any(fix.applicability is Applicability.UNSAFE for _, fix in fixes):
+                for finding, fix in fixes:
+                    unsafe = replace(fix, applicability=Applicability.UNSAFE)
+                    changed[id(finding)] = replace(finding, fix=unsafe)
+        return [changed.get(id(finding), finding) for finding in findings]
 
 
 def _matches_any(code: str, selectors: Iterable[str]) -> bool:

@@ -103,9 +103,33 @@ def _mentions_availability_check(test: cst.CSTNode, *, tensor_predicates: bool =
                 return True  # x.device == torch.device("cuda"): x.is_cuda spelled out
             inner = node.value
             device_type = isinstance(inner, cst.Attribute) and inner.attr.value == "device"
-            if node.attr.value == "type" and device_type:
-                return True  # x.device.type == "mps"
+            if node.attr.value in ("type", "index") and device_type:
+                return True  # x.device.type == "mps", x.device.index != current_device()
+        if tensor_predicates and _compares_a_values_device(node):
+            return True  # get_device(layer) == CPU: x.device asked through a helper
         stack.extend(iter_children(node))
+    return False
+
+
+_DEVICE_OF_HELPER = re.compile(r"^_?(get|infer|find)_(\w+_)?device$")
+"""Helpers that say where a value is (``get_device(model)``, ``infer_module_device(m)``)."""
+
+
+def _compares_a_values_device(node: cst.CSTNode) -> bool:
+    """``get_device(layers[0]) == CPU``: an ``==``/``!=`` with a helper's answer to where its
+    argument is on one side, as ``x.device == ...`` asks it."""
+    if not isinstance(node, cst.Comparison) or len(node.comparisons) != 1:
+        return False
+    if not isinstance(node.comparisons[0].operator, (cst.Equal, cst.NotEqual)):
+        return False
+    for side in (node.left, node.comparisons[0].comparator):
+        if isinstance(side, cst.Call) and side.args:
+            func = side.func
+            name = func.value if isinstance(func, cst.Name) else None
+            if isinstance(func, cst.Attribute):
+                name = func.attr.value
+            if name is not None and _DEVICE_OF_HELPER.match(name):
+                return True
     return False
 
 

@@ -88,23 +88,77 @@ def test_an_argument_to_would_not_take_leaves_no_fix(tmp_path: Path) -> None:
     assert [(f.code, f.start.row, f.fix) for f in result.findings] == [("DEV002", 5, None)]
 
 
-def test_a_module_class_from_another_file_makes_the_deletion_safe(tmp_path: Path) -> None:
-    model = (
+_BLOCKS = "import torch.nn as nn\n\nclass Adapter(nn.Module):\n    pass\n\nclass Table:\n    pass\n"
+
+
+def _lightning_init(*moves: str) -> str:
+    """A LightningModule whose ``__init__`` stores each ``name.cuda()`` of ``moves``."""
+    stores = "".join(f"        self.{name} = {name}.cuda()\n" for name in moves)
+    return (
         "import pytorch_lightning as pl\n"
         "from blocks import Adapter, Table\n\n"
         "class M(pl.LightningModule):\n"
         "    def __init__(self, adapter: Adapter, table: Table):\n"
-        "        super().__init__()\n"
-        "        self.adapter = adapter.cuda()\n"
-        "        self.table = table.cuda()\n"
+        "        super().__init__()\n" + stores
     )
-    blocks = (
-        "import torch.nn as nn\n\nclass Adapter(nn.Module):\n    pass\n\nclass Table:\n    pass\n"
-    )
-    project = lint_project(tmp_path, {"model.py": model, "blocks.py": blocks}, select=("DEV002",))
+
+
+def test_a_module_class_from_another_file_makes_the_deletion_safe(tmp_path: Path) -> None:
+    files = {"model.py": _lightning_init("adapter"), "blocks.py": _BLOCKS}
+    project = lint_project(tmp_path, files, select=("DEV002",))
     (result,) = [r for r in project.files if r.path.name == "model.py"]
-    adapter, table = result.findings
-    assert (adapter.start.row, table.start.row) == (7, 8)
+    (adapter,) = result.findings
+    assert adapter.start.row == 7
     assert adapter.fix is not None and adapter.fix.applicability is Applicability.SAFE
-    assert table.fix is None
+
+
+def test_a_class_not_known_to_be_a_module_leaves_no_fix(tmp_path: Path) -> None:
+    files = {"model.py": _lightning_init("table"), "blocks.py": _BLOCKS}
+    project = lint_project(tmp_path, files, select=("DEV002",))
+    (result,) = [r for r in project.files if r.path.name == "model.py"]
+    (table,) = result.findings
+    assert (table.start.row, table.fix) == (7, None)
     assert "not known to be one" in table.message
+
+
+def test_a_literal_left_in_the_function_withdraws_its_other_fixes(tmp_path: Path) -> None:
+    """The fixes of one function's literal devices go together: with ``table.cuda()`` kept,
+    deleting ``adapter.cuda()`` alone would split the two (engine ``_LiteralMoves``)."""
+    files = {"model.py": _lightning_init("adapter", "table"), "blocks.py": _BLOCKS}
+    project = lint_project(tmp_path, files, select=("DEV002",))
+    (result,) = [r for r in project.files if r.path.name == "model.py"]
+    assert [(f.start.row, f.fix) for f in result.findings] == [(7, None), (8, None)]
+
+
+def test_a_literal_another_rule_reports_is_not_one_left(tmp_path: Path) -> None:
+    """DEV001 drops the literal of ``.to("cuda")`` in a collate function, which DEV011
+    reports and fixes: the function keeps no literal, so its fixes stay."""
+    source = (
+        "import torch\n\n"
+        "def pad_collate(batch):\n"
+        "    images = torch.stack([image for image, _ in batch])\n"
+        "    labels = torch.stack([label for _, label in batch])\n"
+        '    return images.to("cuda"), labels.cuda()\n'
+    )
+    _, result = lint_snippet(tmp_path, source, select=("ALL",))
+    fixes = [(f.code, f.start.column, f.fix and f.fix.applicability) for f in result.findings]
+    assert fixes == [("DEV011", 19, Applicability.UNSAFE), ("DEV011", 38, Applicability.UNSAFE)]
+
+
+def test_one_unsafe_fix_makes_the_functions_other_fixes_unsafe(tmp_path: Path) -> None:
+    """Applying only the safe half of one function's fixes would split its values."""
+    source = (
+        "import torch\n\n"
+        "class Sampler:\n"
+        "    def __init__(self, model, device, use_cuda):\n"
+        "        self.model = model\n"
+        "        self.device = device\n"
+        "        self.use_cuda = use_cuda\n\n"
+        "    def sample(self, x):\n"
+        "        noise = torch.randn(3).cuda()\n"
+        "        x = x.cuda() if self.use_cuda else x\n"
+        "        return self.model(x + noise)\n"
+    )
+    _, result = lint_snippet(tmp_path, source, select=("DEV002",))
+    fixes = [(f.start.row, f.fix and f.fix.applicability) for f in result.findings]
+    assert fixes == [(10, Applicability.UNSAFE), (11, Applicability.UNSAFE)]

@@ -69,9 +69,22 @@ def updated_in_place(operand: cst.BaseExpression, at: cst.CSTNode) -> bool:
 
 
 def device_anchor(function: cst.FunctionDef | None) -> bool:
-    """The function's ``device`` parameter may be written as ``device=device``: there is
-    one, and it is no CUDA index with a ``-1`` CPU sentinel."""
-    return function is not None and not device_is_an_index("device", function)
+    """The function's ``device`` parameter may replace a literal accelerator: there is one,
+    it is no CUDA index with a ``-1`` CPU sentinel, and it does not default to the CPU.
+    A ``device="cpu"`` default names where results are delivered (a checkpoint gathered
+    for saving, an offload), not where the function computes: its ``.cuda()`` for a
+    collective must stay on the GPU."""
+    if function is None or device_is_an_index("device", function):
+        return False
+    found = _parameter("device", function)
+    return found is None or found.default is None or not _names_the_cpu(found.default)
+
+
+def _names_the_cpu(value: cst.BaseExpression) -> bool:
+    """``"cpu"`` or ``torch.device("cpu")``."""
+    if isinstance(value, cst.Call) and len(value.args) == 1:
+        value = value.args[0].value
+    return isinstance(value, cst.SimpleString) and value.evaluated_value == "cpu"
 
 
 def may_be_none(parameter: str, function: cst.FunctionDef) -> bool:

@@ -253,6 +253,11 @@ class Rule:
     it is not selected (its own candidates are then dropped)."""
     fix_safety: ClassVar[str] = "none"
     """One word for the rules table: ``safe``, ``unsafe``, ``safe/unsafe`` or ``none``."""
+    replaces_literal_devices: ClassVar[bool] = False
+    """Its candidates are literal device choices (``.cuda()``, ``"cuda:0"``) and its fixes
+    put values on another device (an anchor such as ``self.device``, or the CPU). Such fixes
+    in one function go together or not at all (``engine.resolve``): a literal the function
+    keeps would meet the values moved elsewhere."""
     triggers: ClassVar[tuple[Trigger, ...] | None] = None
     """Strings, one of which occurs in the code of every file where ``visit`` can report a
     candidate or add a fact (None: anywhere); a tuple of strings all of which occur.

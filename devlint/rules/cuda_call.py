@@ -158,6 +158,7 @@ class CudaCall(Rule):
     name = "cuda-call"
     summary = "`.cuda()` in code that already knows its device"
     fix_safety = "safe/unsafe"
+    replaces_literal_devices = True
     node_types = ("IndentedBlock", "Call")
     # The only report is for a call of an attribute spelled `cuda` (`x.cuda()`); the
     # IndentedBlock visit only marks nodes.
@@ -167,6 +168,12 @@ class CudaCall(Rule):
     reports_where_inputs_tell = True
 
     VALID = (
+        # Asked where the value is (its device's index), and brought to the current GPU.
+        "import torch\nfrom torch import Tensor\n\n"
+        "def receive(obj: Tensor, device=None):\n"
+        "    if obj.device.index != torch.cuda.current_device():\n"
+        "        obj = obj.cuda()\n"
+        "    return obj.to(device)\n",
         # One rank's code, handed its process group: the set-up made the rank's GPU current.
         "import torch\nfrom torch.distributed import ProcessGroup\n\n"
         "class ShardedEmbedding(torch.nn.Module):\n"
@@ -584,6 +591,30 @@ class CudaCall(Rule):
             "def inside(points: Tensor, polygons: Tensor) -> Tensor:\n"
             "    return torch.zeros(len(points), len(polygons)).to(points.device)\n",
             unsafe=True,
+        ),
+        Invalid(
+            # A `device="cpu"` default is where the results go, not where the function
+            # computes: `.to(device)` would take the work off the GPU. No fix.
+            "import torch\n\n"
+            'def gather_state(state, device=torch.device("cpu")):\n'
+            "    out = {}\n"
+            "    for k, v in state.items():\n"
+            "        v = v.cuda()\n"
+            "        out[k] = (v * 2).to(device)\n"
+            "    return out\n",
+            line=6,
+            column=15,
+        ),
+        Invalid(
+            # `qweight.cuda()` moves the function's own input and stays (DEV002 drops it):
+            # moving `scales` to `qweight.device` alone would leave it on the CPU next to
+            # the weight on the GPU. The fixes of one function's literals go together.
+            "import torch\nfrom torch import Tensor\n\n"
+            "def dequantize(qweight: Tensor, scales: Tensor) -> Tensor:\n"
+            "    weight = qweight.cuda()\n"
+            "    return weight * scales.cuda()\n",
+            line=6,
+            column=28,
         ),
         Invalid(
             # Back from the host to the current GPU, not to the GPU the input was on.

@@ -98,6 +98,7 @@ class CudaInDataPipeline(Rule):
     name = "cuda-in-data-pipeline"
     summary = '`.cuda()` / `.to("cuda")` in a Dataset, collate function or LightningDataModule'
     fix_safety = "safe/unsafe"
+    replaces_literal_devices = True
     node_types = ("Call",)
     # The facts (`_record_collate_arguments`) need a keyword of COLLATE_KEYWORDS; a report
     # needs `.cuda()` or `.to(...)`, whose device may be an integer (`batch.to(0)` is

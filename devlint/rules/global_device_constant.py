@@ -101,6 +101,7 @@ class GlobalDeviceConstant(Rule):
         'Module-level device constant such as `DEVICE = torch.device("cuda")` in a device context'
     )
     fix_safety = "safe"
+    replaces_literal_devices = True
     node_types = (
         "Assign",
         "AnnAssign",
@@ -246,6 +247,18 @@ class GlobalDeviceConstant(Rule):
         "    scene = Scene()\n"
         "    scene = scene.to(DEVICE)\n"
         "    return Head().to(DEVICE)(scene())\n",
+        # A layer a helper found on the CPU, brought to a GPU to be quantised: the code
+        # asked where the value is and chose (a helper's `get_device(x)` asks as `x.device`).
+        "import torch\nfrom torch import nn\n\n"
+        'CPU = torch.device("cpu")\n'
+        'CUDA_0 = torch.device("cuda:0")\n\n'
+        "def get_device(module):\n"
+        "    return next(module.parameters()).device\n\n"
+        "class Quantizer(nn.Module):\n"
+        "    def quantize(self, layers, batch):\n"
+        "        if get_device(layers[0]) == CPU:\n"
+        "            layers[0] = layers[0].to(CUDA_0)\n"
+        "        return layers[0](batch.to(get_device(layers[0])))\n",
         # An imported name that no module of the project defines as a device constant.
         "import torch\nimport pytorch_lightning as pl\nfrom .settings import accelerator as acc\n\n"
         "class M(pl.LightningModule):\n"

@@ -192,6 +192,7 @@ class HardcodedDevice(Rule):
     name = "hardcoded-device"
     summary = "Literal device string or index in code that already knows its device"
     fix_safety = "safe/unsafe"
+    replaces_literal_devices = True
     node_types = ("Call", "Param")
     # `torch.device(...)` needs `device` (qualified names resolve only names written in the
     # file), and so does a `device=` keyword. `.to(...)` needs only its method's name: its

@@ -13,7 +13,13 @@ from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import ReturnedOutput
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.nodes import dotted_name, first_positional, keyword_argument
+from devlint.nodes import (
+    attribute_of_self,
+    descendants,
+    dotted_name,
+    first_positional,
+    keyword_argument,
+)
 from devlint.rules.base import (
     FileContext,
     Invalid,
@@ -119,7 +125,10 @@ class UnmovedProcessorOutput(Rule):
     collate function (the trainer moves batches), models loaded with
     `device_map=...` (accelerate's hooks move their inputs), and a local `model`
     that a call made (`model, processor = load(name)`) and nothing here moved: it
-    is where that call left it, as a loaded model never moved is on the CPU. Nor a
+    is where that call left it, as a loaded model never moved is on the CPU; likewise a
+    model a class outside model code loads into `self.model` (`from_pretrained`, or
+    `self.tokenizer, self.model = load(name)`) and never places (no move of it or of
+    `self`, never handed to a call such as `accelerator.prepare(self.model)`). Nor a
     batch whose every key is moved: `pixel_values` of a processor given only `images=`
     (CLIP's, ViT's and SigLIP's return nothing else; one that adds a mask, as DETR's
     `pixel_mask`, is missed there), or a batch rebuilt with every tensor moved (`{k:
@@ -205,8 +214,31 @@ class UnmovedProcessorOutput(Rule):
         "    def forward(self, texts):\n"
         '        enc = self.tokenizer(texts, return_tensors="np")\n'
         "        return self.onnx_model(**enc)\n",
+        # A model its class loads and never places stays on the CPU, with its inputs.
+        "from transformers import AutoModel, AutoTokenizer\n\n"
+        "class Embedder:\n"
+        "    def __init__(self, name):\n"
+        "        self.tokenizer, self.text_model = load(name)\n\n"
+        "    def __call__(self, texts):\n"
+        '        tokens = self.tokenizer(texts, return_tensors="pt", padding=True)\n'
+        "        return self.text_model(**tokens)\n",
     )
     INVALID = (
+        Invalid(
+            # The same class placing its model elsewhere: the inputs stay behind.
+            "from transformers import AutoModel, AutoTokenizer\n\n"
+            "class Embedder:\n"
+            "    def __init__(self, name):\n"
+            "        self.tokenizer, self.text_model = load(name)\n\n"
+            "    def __call__(self, texts):\n"
+            '        tokens = self.tokenizer(texts, return_tensors="pt", padding=True)\n'
+            "        return self.text_model(**tokens)\n\n"
+            "    def cuda(self):\n"
+            "        self.text_model.cuda()\n"
+            "        return self\n",
+            line=9,
+            column=32,
+        ),
         Invalid(
             # Only what is already on the device is moved: the CPU tensors stay.
             "def caption(model, processor, image, device):\n"
@@ -386,9 +418,13 @@ class UnmovedProcessorOutput(Rule):
             self._move_key(target, value, flow)
             return
         if isinstance(target, cst.Tuple) and isinstance(value, cst.Call):
+            owner = context.scope.class_name
             for element in target.elements:  # model, processor = load(name)
                 if isinstance(element.value, cst.Name) and _names_a_model(element.value.value):
                     flow.models[element.value.value] = "loaded"
+                attribute = attribute_of_self(element.value)
+                if owner and attribute is not None and _names_a_model(attribute):
+                    state.attributes[(owner, attribute)] = "loaded"  # self.model, ... = load()
             return
         name = dotted_name(target)
         if name is None:
@@ -494,7 +530,8 @@ class UnmovedProcessorOutput(Rule):
             held = flow.values.get(name) if name else None
             if held is None or (key is not None and key in held.moved_keys):
                 continue
-            self._report(context, node, arg, name or "", held, callee, model_variable)
+            unplaced = _never_placed(callee, context, state)
+            self._report(context, node, arg, name or "", held, callee, model_variable, unplaced)
             return
 
     def _report(
@@ -506,6 +543,7 @@ class UnmovedProcessorOutput(Rule):
         held: _Value,
         callee: str,
         model_variable: str | None,
+        unplaced: bool,
     ) -> None:
         keys_used = sorted(
             key
@@ -522,6 +560,8 @@ class UnmovedProcessorOutput(Rule):
             "moved_keys": ",".join(sorted(held.moved_keys)),
             "keys_used": ",".join(keys_used),
         }
+        if unplaced:
+            data["unplaced_model"] = "yes"
         code = context.code_for(held.node)
         devices = {"self_device": "self.device"}
         if model_variable is not None:
@@ -688,6 +728,8 @@ class UnmovedProcessorOutput(Rule):
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
         data = candidate.data
+        if "unplaced_model" in data and not scope.model_code:
+            return None  # a model its class loaded and never placed: on the CPU, as its inputs
         kind = data["kind"]
         if data["origin"] == "direct":
             where = f"`{data['source']}` (line {data['source_line']})"
@@ -863,6 +905,30 @@ def _rewraps(value: cst.BaseExpression, name: str) -> bool:
             return False
         value = func.value
     return dotted_name(value) == name
+
+
+def _never_placed(callee: str, context: FileContext, state: _FileState) -> bool:
+    """``self.model(...)`` where the class loaded ``self.model`` (``from_pretrained``, or
+    ``self.tokenizer, self.model = load(name)``) and none of its methods places it: no move
+    of it or of ``self`` (``self.model.cuda()``, ``self.to(device)``), and never handed to
+    a call that may (``accelerator.prepare(self.model)``). Nothing chose a device for it, so
+    it is where it was loaded, on the CPU. (A module class may still be moved whole by its
+    users: ``resolve`` keeps the finding in model code.)"""
+    owner = context.scope.class_name
+    attribute = callee[5:] if callee.startswith("self.") and callee.count(".") == 1 else None
+    if owner is None or attribute is None or state.attributes.get((owner, attribute)) != "loaded":
+        return False
+    classdef = next((n for n in reversed(context.ancestors) if isinstance(n, cst.ClassDef)), None)
+    if classdef is None:
+        return False
+    for node in descendants(classdef):
+        if isinstance(node, cst.Call) and _moves(node):
+            assert isinstance(node.func, cst.Attribute)
+            if dotted_name(node.func.value) in ("self", f"self.{attribute}"):
+                return False
+        if isinstance(node, cst.Arg) and dotted_name(node.value) == f"self.{attribute}":
+            return False
+    return True
 
 
 def _names_a_model(name: str) -> bool:

@@ -56,6 +56,8 @@ def fallback_return(made: cst.Call, flow: FunctionFlow) -> cst.Return | None:
             continue
         if value.params and value.params <= optional:
             continue
+        if made in value.moved_sites:
+            continue  # `return t.to(x.device)` under a flag, `return t` else: a choice
         return ret
     return None
 

@@ -42,6 +42,16 @@ LIBRARY_MODULE_BASES = frozenset(
 OpenMMLab's ``BaseModule`` (mmengine, and mmcv 1.x's ``mmcv.runner``), its containers and
 mmengine's ``BaseModel``. A head of mmdetection or mmpretrain derives from one of them,
 outside the project."""
+MODULE_CLASSES = (
+    TORCH_MODULE_BASES
+    | LIGHTNING_MODULE_BASES
+    | PRETRAINED_MODEL_BASES
+    | METRIC_BASES
+    | LIBRARY_MODULE_BASES
+)
+"""Classes whose instances are modules: ``isinstance(model, nn.Module)`` tells a module (on
+the computation's device) from a plain function the same parameter may be."""
+
 STATE_FREE_BASES = (
     TORCH_MODULE_BASES
     | frozenset(name for name in LIBRARY_MODULE_BASES if name.endswith(".BaseModule"))

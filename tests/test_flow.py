@@ -140,6 +140,9 @@ def in_forward(body: str) -> Analysed:
         ('tokenizer(texts, return_tensors="pt")', {CPU}),
         ("x + torch.zeros(3)", {F_}),  # the CPU operand is blamed where they meet
         ("helper(x)", {UNK}),
+        ("torch.tensor(helper(x))", {CPU}),  # a plain function's result is copied as data
+        ("torch.as_tensor(helper(x))", {UNK}),  # as_tensor takes a tensor as it is
+        ("torch.tensor(p + 1)", {UNK}),  # not what a call returned: the flow cannot place it
     ],
 )
 def test_origins(expression: str, expected: set[Origin]) -> None:
@@ -893,3 +896,31 @@ def test_an_item_of_a_dict_is_read_back_until_the_dict_or_its_key_is_bound_again
     assert [analysed.code(site) for site in analysed.value("found[key]").made] == [
         "torch.zeros(2, 3)"
     ]
+
+
+def test_isinstance_of_a_module_places_the_parameter_where_it_holds() -> None:
+    analysed = Analysed(
+        "def score(model: Union[nn.Module, Callable], ids: torch.Tensor):\n"
+        "    if isinstance(model, nn.Module):\n"
+        "        return model(ids)\n"
+        "    else:\n"
+        "        return model(ids.tolist())\n"
+    )
+    assert origins(analysed.value("model(ids)", "score")) == {F_}
+    assert origins(analysed.value("model(ids.tolist())", "score")) == {UNK}
+
+
+def test_a_tensor_put_on_the_cpu_meets_a_device_index() -> None:
+    """``.cpu()`` is a choice (no factory to blame in arithmetic), but a device index cannot
+    pick from its result: the meeting names the ``.cpu()`` call; not an index derived from
+    what the same choice moved."""
+    analysed = Analysed(
+        "def pick(x: torch.Tensor, scores: torch.Tensor, mps: bool):\n"
+        "    rows = x.cpu()\n"
+        "    a = rows + scores\n"
+        "    b = rows[scores.argsort()]\n"
+        "    if mps:\n"
+        "        scores = scores.cpu()\n"
+        "    return b, scores[scores > 0]\n"
+    )
+    assert analysed.meetings("pick") == [("x.cpu()", "index", "rows[scores.argsort()]")]

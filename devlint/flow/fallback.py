@@ -10,7 +10,7 @@ import libcst as cst
 
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import empty_data
-from devlint.nodes import dotted_name, iter_children
+from devlint.nodes import descendants, dotted_name, iter_children
 from devlint.symbols import HOST_ANNOTATIONS, VIEW_METHODS
 
 _KIND_TESTS = frozenset({"torch.is_tensor", "hasattr", "callable"})
@@ -35,7 +35,7 @@ def fallback_return(made: cst.Call, flow: FunctionFlow) -> cst.Return | None:
         return None  # placed by `device=`, or no tensor of its own
     returns = list(_returns(flow.function.body, tested=False))
     found = next(
-        ((ret, position) for ret, tested in returns for position in _positions_of(made, ret)),
+        ((ret, position) for ret, tested in returns for position in _positions_of(made, ret, flow)),
         None,
     )
     if found is None or any(ret is found[0] and tested for ret, tested in returns):
@@ -56,6 +56,8 @@ def fallback_return(made: cst.Call, flow: FunctionFlow) -> cst.Return | None:
             continue
         if value.params and value.params <= optional:
             continue
+        if made in value.moved_sites:
+            continue  # `return t.to(x.device)` under a flag, `return t` else: a choice
         return ret
     return None
 
@@ -111,14 +113,43 @@ def _data_classes(classes: cst.BaseExpression) -> bool:
     return False
 
 
-def _positions_of(made: cst.Call, ret: cst.Return) -> Iterator[int | None]:
-    """Where ``ret`` gives ``made``: its whole result (None), or an element of its tuple."""
-    if ret.value is made:
+def _positions_of(made: cst.Call, ret: cst.Return, flow: FunctionFlow) -> Iterator[int | None]:
+    """Where ``ret`` gives ``made``: its whole result (None), or an element of its tuple;
+    the call itself or a name holding only what it made (``rewards = torch.tensor(r)``,
+    ``return None, rewards``)."""
+    if ret.value is not None and _gives(ret.value, made, flow):
         yield None
     elif isinstance(ret.value, cst.Tuple):
         for position, element in enumerate(ret.value.elements):
-            if element.value is made:
+            if _gives(element.value, made, flow):
                 yield position
+
+
+def _gives(node: cst.BaseExpression, made: cst.Call, flow: FunctionFlow) -> bool:
+    """``node`` is ``made``, or a name holding only it; not a buffer the function fills
+    through an index (``out[:, i] = x[:, i].sum(1)``): that is its computation's result,
+    made where the function computes (a CPU kernel's output, most often)."""
+    if node is made:
+        return True
+    held = flow.values.get(node) if isinstance(node, cst.Name) else None
+    if held is None or held.made != (made,) or held.on_device:
+        return False
+    assert isinstance(node, cst.Name)
+    return not _filled(node.value, flow.function)
+
+
+def _filled(name: str, function: cst.FunctionDef) -> bool:
+    """Whether ``function`` writes into ``name`` through an index (``name[i] = ...``)."""
+    return any(
+        isinstance(statement, cst.Assign)
+        and any(
+            isinstance(target.target, cst.Subscript)
+            and isinstance(target.target.value, cst.Name)
+            and target.target.value.value == name
+            for target in statement.targets
+        )
+        for statement in descendants(function.body)
+    )
 
 
 def _shape(ret: cst.Return) -> int | None:

@@ -24,6 +24,7 @@ from devlint.flow.meetings import (
     may_happen,
     meetings_among,
     meetings_in_collective,
+    meetings_indexed,
     meetings_written,
     places_by_backend,
     refuses_scalars,
@@ -50,6 +51,7 @@ from devlint.flow.values import (
     made_on_cpu,
     moved,
     moved_from,
+    put_on_cpu,
     scalar_on_cpu,
     stored_factory,
     tied_to,
@@ -96,6 +98,7 @@ from devlint.symbols import (
     ITERATING_BUILTINS,
     LEGACY_TENSOR_TYPES,
     MEETING_FUNCTIONS,
+    MODULE_CLASSES,
     MODULE_MAPPINGS,
     MODULE_REGISTRARS,
     MODULE_TENSOR_METHODS,
@@ -761,6 +764,9 @@ class _Inference:
                 host_in_body, host_in_orelse = self._tensor_test(node.test)
             if host_in_body is not None:
                 self.env[host_in_body] = HOST
+            module_in_body = self._tested_module(node.test)
+            if module_in_body is not None:
+                self.env[module_in_body] = from_parameter(module_in_body)
             cpu_in_body, cpu_in_orelse = _cpu_test(node.test)
             body = partial(self.run, node.body)
             on_accelerator = _accelerator_test(node.test)
@@ -1218,13 +1224,14 @@ class _Inference:
                 if written:
                     continue  # `t[index] = v` (index_put_) copies the index to `t`'s device
                 if (
-                    (base.made or base.params or base.calls)
+                    (base.made or base.params or base.calls or base.chosen)
                     and Origin.HOST not in base.origins  # a dict or list of tensors: an item
                     and index.on_device
                     and not index.single
                 ):
                     pair: list[Operand] = [(node.value, base), (element.slice.value, index)]
                     self._meet(node, MeetingKind.INDEX, pair, blamed=0)
+                    self._record(meetings_indexed(node, pair[0], pair[1]))
             elif isinstance(element.slice, cst.Slice):
                 for bound in (element.slice.lower, element.slice.upper, element.slice.step):
                     if bound is not None:
@@ -1539,6 +1546,22 @@ class _Inference:
             return None
         return dotted_name(test.args[0].value)
 
+    def _tested_module(self, test: cst.BaseExpression) -> str | None:
+        """``p`` of ``isinstance(p, nn.Module)``, a parameter that may be a module or a plain
+        function (``model: Union[nn.Module, Callable]``): where the test holds, a module
+        its caller gave, on the computation's device as an input annotated so is."""
+        if not (
+            isinstance(test, cst.Call)
+            and dotted_name(test.func) == "isinstance"
+            and len(test.args) == 2
+            and isinstance(test.args[0].value, cst.Name)
+            and self._resolve(test.args[1].value) in MODULE_CLASSES
+            and self.function is not None
+        ):
+            return None
+        name = test.args[0].value.value
+        return name if any(p.name.value == name for p in _parameters(self.function)) else None
+
     def _in_setup(self) -> bool:
         """Module-level code or a setup method (``__init__``): what it builds is kept."""
         return self.function is None or self.function.name.value in SETUP_METHODS
@@ -1694,7 +1717,7 @@ class _Inference:
         if name == "cuda":
             return moved_from(LITERAL, receiver)
         if name == "cpu":
-            return CHOSEN_CPU
+            return put_on_cpu(node)
         if name == "type_as" and arguments:
             return moved(arguments[0][1])
         if name in NON_TENSOR_RESULTS:
@@ -1834,9 +1857,24 @@ class _Inference:
         if self._construction and found == UNKNOWN and isinstance(data, cst.Name):
             self.maybe_scalar.add(node)  # configuration: Python data, or one number
             return made_on_cpu(node)
+        if self._copied_as_data(node, data, found):
+            return made_on_cpu(node)
         if not found.only_host:
             return found
         return made_on_cpu(node) if found.sequence else scalar_on_cpu(node)
+
+    def _copied_as_data(self, node: cst.Call, data: cst.BaseExpression, found: Value) -> bool:
+        """``torch.tensor(x)`` of what a call the flow knows nothing of returned
+        (``rewards = reward_fn(texts)``, a plain function): PyTorch warns when it copies a
+        tensor so, so code writes it for Python data, which it puts on the CPU. Not
+        ``torch.as_tensor``, which takes tensors as they are, nor another file's result,
+        whose summary may know where it is, nor data the flow cannot place otherwise
+        (``torch.tensor(scale - 1)`` of a parameter)."""
+        factory = node.func.attr.value if isinstance(node.func, cst.Attribute) else None
+        if factory != "tensor" or found != UNKNOWN:
+            return False
+        sources = self._bindings(data) if isinstance(data, cst.Name) else [data]
+        return bool(sources) and all(isinstance(source, cst.Call) for source in sources)
 
     def _bindings(self, name: cst.BaseExpression) -> list[cst.BaseExpression]:
         """What the function assigns to ``name``, a local name (every plain assignment)."""

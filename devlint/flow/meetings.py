@@ -13,7 +13,7 @@ from enum import Enum
 
 import libcst as cst
 
-from devlint.flow.values import Value
+from devlint.flow.values import Origin, Value
 from devlint.nodes import dotted_name, iter_children, keyword_argument
 from devlint.symbols import (
     DATA_FACTORIES,
@@ -174,6 +174,22 @@ def meetings_written(at: cst.CSTNode, into: Operand, written: Operand) -> Iterat
     for site in found.made:
         if site not in destination.tied:
             yield Meeting(site, at, MeetingKind.WRITE, written_node, into_node)
+
+
+def meetings_indexed(at: cst.CSTNode, indexed: Operand, index: Operand) -> Iterator[Meeting]:
+    """Where a tensor put on the CPU on purpose (``feats.cpu()``) is indexed by a tensor
+    surely on the computation's device: an index must be on the CPU or on the indexed
+    tensor's device, so the choice of the CPU is what fails there (``made`` is the
+    ``.cpu()`` call). Not an index that may be on the CPU itself, derived from what that
+    choice moved or moved by a choice of its own: the two took the same path (``if mps:
+    p = p.cpu()``, then ``p[p[..., 4] > t]``)."""
+    indexed_node, found = indexed
+    index_node, device_index = index
+    if not surely_on_device(device_index) or Origin.CPU in device_index.origins:
+        return  # an index the code may put on the CPU too took a path of the same choice
+    for site in found.chosen:
+        if site not in device_index.tied:
+            yield Meeting(site, at, MeetingKind.INDEX, indexed_node, index_node)
 
 
 _JOINING_FUNCTIONS = frozenset({"cat", "concat", "concatenate"})

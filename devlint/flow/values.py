@@ -66,6 +66,10 @@ class Value:
     single: bool = False
     """A 0-dim tensor on the device (a full reduction: ``torch.argmax(x)``): as an index,
     PyTorch reads it as a Python number, so it may pick from a tensor on any device."""
+    chosen: tuple[cst.CSTNode, ...] = ()
+    """Where it was put on the CPU on purpose (``x.cpu()``): no factory is to blame where
+    it meets the device, but it is on the CPU all the same, where a device index cannot
+    pick from it (``feats.cpu()[idx]``)."""
 
     @property
     def follows(self) -> bool:
@@ -92,6 +96,11 @@ FOLLOWS = value(Origin.FOLLOWS)
 LITERAL = value(Origin.LITERAL)
 CHOSEN_CPU = value(Origin.CPU)
 """Put on the CPU on purpose: whatever it meets, no factory is to blame."""
+
+
+def put_on_cpu(site: cst.CSTNode) -> Value:
+    """A tensor put on the CPU on purpose at ``site`` (``x.cpu()``)."""
+    return replace(CHOSEN_CPU, chosen=(site,))
 
 
 def made_on_cpu(site: cst.CSTNode) -> Value:
@@ -139,6 +148,7 @@ def join(*values: Value) -> Value:
         _union(*(v.moved_sites for v in values)),
         frozenset().union(*(v.moved_params for v in values)),
         all(v.single for v in values),
+        _union(*(v.chosen for v in values)),
     )
 
 
@@ -169,6 +179,7 @@ def combine(*values: Value, meets: bool = True) -> Value:
         moved_sites=joined.moved_sites,
         moved_params=joined.moved_params,
         single=all(v.single for v in tensors),
+        chosen=joined.chosen,
     )
 
 

@@ -64,7 +64,8 @@ class FactoryWithoutDevice(Rule):
     """## What it does
     Finds tensors made on the CPU (`torch.zeros`, `ones`, `empty`, `full`, `arange`,
     `linspace`, `eye`, `rand*`, window functions such as `hann_window`, `tensor`/`as_tensor`
-    of Python data, `from_numpy`,
+    of Python data (`torch.tensor` of what a plain function returned too: PyTorch warns
+    when it copies a tensor so), `from_numpy`,
     legacy constructors such as `torch.FloatTensor(...)`, `torch.Tensor([])` included,
     and a factory named uncalled for later, such as `window_fn=torch.hann_window`,
     called as `self.window_fn(n)`: all without `device=`) that
@@ -100,10 +101,14 @@ class FactoryWithoutDevice(Rule):
     on the process's GPU. A CPU fallback is reported too, in the same places: a function
     that returns the tensor (whole or as one element of a tuple) where another `return`
     gives a tensor on the computation's device at the same place (`return
-    torch.empty(n, 3, 3)` when the solver fails), so its callers get the CPU tensor where
-    they expect device data; not when a test of what an input is (`isinstance` of a tensor
-    or of Python data, `is None`) chooses the path, nor when the device path hands an
-    input back or follows only parameters that default to None.
+    torch.empty(n, 3, 3)` when the solver fails, or a name holding it), so its callers get
+    the CPU tensor where they expect device data; not when a test of what an input is
+    (`isinstance` of a tensor or of Python data, `is None`) chooses the path, nor when the
+    device path hands an input back or follows only parameters that default to None. A
+    parameter that `isinstance(model, nn.Module)` finds a module is on the computation's
+    device where the test holds. And a tensor put on the CPU on purpose (`feats.cpu()`)
+    where a device tensor indexes it (`feats[top]`): an index must be on the CPU or on
+    the indexed tensor's device (no fix: either may be the one to move).
 
     ## Why is this bad?
     The model runs on a GPU and its inputs, parameters and activations are there; a
@@ -976,6 +981,37 @@ class FactoryWithoutDevice(Rule):
         "    def __call__(self, samples, rate):\n"
         "        waveform = torch.from_numpy(samples[None, :])\n"
         '        return self.model({"waveform": waveform, "sample_rate": rate})\n',
+        # Put on the CPU with its index (the index derives from what the choice moved, on
+        # the same path), or indexed by an index moved there too.
+        "import torch\n\n"
+        "def candidates(prediction: torch.Tensor, threshold: float):\n"
+        "    if prediction.device.type == 'mps':\n"
+        "        prediction = prediction.cpu()\n"
+        "    keep = prediction[..., 4] > threshold\n"
+        "    return [x[keep[i]] for i, x in enumerate(prediction)]\n\n"
+        "def retrieve(model, images, k: int):\n"
+        "    feats = torch.cat([model.encode(i.to(model.device)).cpu() for i in images])\n"
+        "    top = model.score(feats.to(model.device)).topk(k).indices\n"
+        "    return feats[top.cpu()]\n",
+        # A buffer the function fills through an index is its computation's result, made
+        # where it computes, not a fallback.
+        "import torch\n\n"
+        "def reductions(x: torch.Tensor, gs: int):\n"
+        "    if gs == -1:\n"
+        "        return torch.sum(x, 1)\n"
+        "    out = torch.zeros(x.shape[0], x.shape[1] // gs)\n"
+        "    for i in range(x.shape[1] // gs):\n"
+        "        out[:, i] = torch.sum(x[:, i * gs : (i + 1) * gs], 1)\n"
+        "    return out\n",
+        # What another file's function returns, copied with `torch.tensor`, is where that
+        # function's summary says; `torch.as_tensor` takes a tensor as it is.
+        "import torch\nfrom .scoring import reward_of\n\n"
+        "def score(model, ids: torch.Tensor):\n"
+        "    if isinstance(model, torch.nn.Module):\n"
+        "        return model(ids)\n"
+        "    return torch.as_tensor(model(ids))\n\n"
+        "def total(ids: torch.Tensor):\n"
+        "    return ids.float().mean() + torch.tensor(reward_of(ids))\n",
         # A CPU fallback chosen by a test of what the input is: with no tensor given, no
         # device is known (the device path is the input's own).
         "import torch\n\n"
@@ -1657,6 +1693,44 @@ class FactoryWithoutDevice(Rule):
             "        return torch.zeros(points.shape[0], 3, device=points.device)\n"
             "    return points / norm\n",
             unsafe=True,
+        ),
+        Invalid(
+            # A fallback kept in a name: what a plain function (not the module an
+            # `isinstance` test found) returns is Python data, which `torch.tensor` copies
+            # to the CPU.
+            "from typing import Callable, Union\n\n"
+            "import torch\nimport torch.nn as nn\n\n"
+            "def score(model: Union[nn.Module, Callable], ids: torch.Tensor):\n"
+            "    if isinstance(model, nn.Module):\n"
+            "        return model(ids).squeeze(-1)\n"
+            "    rewards = model(ids.tolist())\n"
+            "    rewards = torch.tensor(rewards)\n"
+            "    return rewards\n",
+            line=10,
+            column=15,
+            fixed="from typing import Callable, Union\n\n"
+            "import torch\nimport torch.nn as nn\n\n"
+            "def score(model: Union[nn.Module, Callable], ids: torch.Tensor):\n"
+            "    if isinstance(model, nn.Module):\n"
+            "        return model(ids).squeeze(-1)\n"
+            "    rewards = model(ids.tolist())\n"
+            "    rewards = torch.tensor(rewards, device=ids.device)\n"
+            "    return rewards\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Put on the CPU on purpose, then indexed by the device's top-k: no fix (the
+            # index may belong on the CPU, or the features on the device).
+            "import torch\n\n"
+            "def retrieve(model, images, k: int):\n"
+            "    feats = []\n"
+            "    for image in images:\n"
+            "        feats.append(model.encode(image.to(model.device)).cpu())\n"
+            "    feats = torch.cat(feats)\n"
+            "    top = model.score(feats.to(model.device)).topk(k).indices\n"
+            "    return feats[top]\n",
+            line=6,
+            column=22,
         ),
         Invalid(
             # The same for one element of a returned tuple.
@@ -2971,6 +3045,7 @@ class FactoryWithoutDevice(Rule):
 
         fresh = [call for call in calls if _may_create_without_device(call, names, refused_here)]
         fresh += _stored_factory_calls(found, names, calls)
+        fresh += [call for call in calls if _may_put_on_cpu(call)]
         if not fresh:
             return frozenset()
         if collective:
@@ -3005,6 +3080,9 @@ class FactoryWithoutDevice(Rule):
             return  # `else:` of `if use_cuda:`: the user chose the CPU
         name = context.qualified_name(node.func) or ""
         module, _, factory = name.rpartition(".")
+        if _puts_on_cpu(node):
+            self._visit_put_on_cpu(node, context)
+            return
         if module != "torch" or factory not in _FACTORIES:
             self._visit_stored_factory(node, context)
             return
@@ -3044,6 +3122,29 @@ class FactoryWithoutDevice(Rule):
             },
             fixes=fixes,
             lines={"line": meeting.at},
+        )
+
+    def _visit_put_on_cpu(self, node: cst.Call, context: FileContext) -> None:
+        """``feats.cpu()`` indexed by a device tensor later (``feats[idx]``): the CPU was
+        chosen, but an index must be on the indexed tensor's device or the CPU. No fix: the
+        index may belong on the CPU (``idx.cpu()``) or the tensor on the device."""
+        flow = context.flow()
+        if flow is None:
+            return
+        meetings = [m for m in context.meetings_of(node) if m.kind is MeetingKind.INDEX]
+        if not meetings:
+            return
+        following = _visited_follows_inputs(self, context, flow, meetings)
+        context.report(
+            self.code,
+            node,
+            data={
+                "put_on_cpu": "yes",
+                "meets": _describe(meetings[0], context),
+                "index": context.code_for(meetings[0].partner),
+                **({"follows_inputs": "yes"} if following else {}),
+            },
+            lines={"line": meetings[0].at},
         )
 
     def _visit_stored_factory(self, node: cst.Call, context: FileContext) -> None:
@@ -3146,6 +3247,12 @@ class FactoryWithoutDevice(Rule):
         function = candidate.scope.function_name
         if "meets_parameters" in data and function and index.callers_moving_result(function):
             return None  # every caller moves what it computes: it gets host data from them
+        if "put_on_cpu" in data:
+            return Resolution(
+                f"`.cpu()` puts a tensor on the CPU that line {data['line']} indexes with "
+                f"`{data['index']}`, on the computation's device (`{data['meets']}`); move "
+                "the index to the CPU or keep the tensor on the device"
+            )
         made = f"`{data['factory']}()` makes a CPU tensor that meets the computation's device"
         if data.get("collective"):
             message = (
@@ -3178,6 +3285,12 @@ class FactoryWithoutDevice(Rule):
                 fix = Fix(Applicability.UNSAFE, described, edits)
                 return Resolution(f"{message}; {described[0].lower()}{described[1:]}", fix)
         return Resolution(f"{message}; create it on the device of a tensor it meets")
+
+
+def _puts_on_cpu(node: cst.Call) -> bool:
+    """``x.cpu()``: a tensor put on the CPU on purpose (``Value.chosen``)."""
+    func = node.func
+    return isinstance(func, cst.Attribute) and func.attr.value == "cpu" and not node.args
 
 
 def _reports_in(scope: ScopeInfo) -> bool:
@@ -3256,9 +3369,11 @@ def _functions_reading_devices(found: Skeleton, calls: Iterable[ast.Call]) -> fr
 
 
 def _may_fall_back(found: Skeleton, fresh: Iterable[ast.Call]) -> frozenset[str]:
-    """Functions that return one of the ``fresh`` calls (whole or in a tuple) and have
-    another ``return`` of something: where ``fallback_return`` may find a CPU fallback."""
+    """Functions that return one of the ``fresh`` calls (whole or in a tuple), or a name
+    that may hold one, and have another ``return`` of something: where ``fallback_return``
+    may find a CPU fallback."""
     returned = {id(call) for call in fresh}
+    making = {found.scope_of(call).function_name for call in fresh}
     giving: dict[str | None, list[bool]] = {}
     for node in found.of_type(ast.Return):
         assert isinstance(node, ast.Return)
@@ -3266,8 +3381,12 @@ def _may_fall_back(found: Skeleton, fresh: Iterable[ast.Call]) -> frozenset[str]
         if value is None or isinstance(value, ast.Constant):
             continue
         elements = value.elts if isinstance(value, ast.Tuple) else [value]
-        fresh_here = any(id(element) in returned for element in elements)
-        giving.setdefault(found.scope_of(node).function_name, []).append(fresh_here)
+        function = found.scope_of(node).function_name
+        fresh_here = any(
+            id(element) in returned or (isinstance(element, ast.Name) and function in making)
+            for element in elements
+        )
+        giving.setdefault(function, []).append(fresh_here)
     return frozenset(
         name
         for name, fresh_returns in giving.items()
@@ -3664,6 +3783,12 @@ def _stored_factory_calls(
         if (isinstance(call.func, ast.Name) or _self_attribute(call.func))
         and not any(keyword.arg in (None, "device", "out") for keyword in call.keywords)
     ]
+
+
+def _may_put_on_cpu(call: ast.Call) -> bool:
+    """``x.cpu()``, which ``visit`` reports where a device tensor indexes its result."""
+    func = call.func
+    return isinstance(func, ast.Attribute) and func.attr == "cpu" and not call.args
 
 
 def _self_attribute(node: ast.expr) -> bool:

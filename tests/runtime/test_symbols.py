@@ -279,6 +279,7 @@ NOT_LIBRARY_NAMES = {
     "COLLATE_NAME_PART": "a part of the names users give collate functions",
     "CARRYING_LIBRARIES": "einops and torchvision.ops, not dependencies here",
     "LIBRARY_MODULE_BASES": "mmengine's and mmcv's classes, not dependencies here",
+    "MODULE_CLASSES": "the union of the module bases above, each checked or said why not",
     "STATE_FREE_BASES": "torch's, Python's and mmengine's (not a dependency here) bases",
     "COLLECTION_UPDATERS": "methods of Python's containers",
     "INPUT_PLACING_MODELS": "pyannote.audio, not a dependency here",

@@ -518,7 +518,14 @@ def _calls_any(result: FileResult, names: Iterable[str]) -> bool:
     names = frozenset(names)
     if not any(name in text for name in names):
         return False  # the common case, found without the regular expression
-    return _calls_of(names).search(text) is not None
+    call = _calls_of(names)
+    found = call.search(text)
+    while found is not None:
+        start = found.start()
+        if start == 0 or not _WORD.match(text, start - 1):
+            return True  # a whole word: no word character before the name
+        found = call.search(text, start + 1)
+    return False
 
 
 _GAP = r"(?:[ \t\f\r\n]|\\(?:\r\n|\r|\n)|#[^\r\n]*)*"
@@ -526,12 +533,16 @@ _GAP = r"(?:[ \t\f\r\n]|\\(?:\r\n|\r|\n)|#[^\r\n]*)*"
 backslashes and comments."""
 
 
+_WORD = re.compile(r"\w")
+
+
 @cache
 def _calls_of(names: frozenset[str]) -> re.Pattern[str]:
+    """A name, then a ``(`` or an ``as``; whether it is a whole word ``_calls_any`` asks of
+    each match: an assertion before the names (``\\b``, a lookbehind) would keep the regex
+    engine from skipping ahead to their first letters, three times slower on big files."""
     alternatives = "|".join(map(re.escape, sorted(names)))
-    # `\b` before a name (which starts with a word character) is "no word character
-    # before", and lets the regex engine skip ahead faster than a lookbehind.
-    return re.compile(rf"\b(?:{alternatives}){_GAP}(?:\(|as\b)")
+    return re.compile(rf"(?:{alternatives}){_GAP}(?:\(|as\b)")
 
 
 def _asked(project: Project, result: FileResult) -> tuple[str, ...]:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import lint_project
 
-from devlint.engine import fix_file
+from devlint.engine import FileResult, _calls_any, fix_file
 
 WRAPPER = """\
 import torch.nn as nn
@@ -178,3 +178,29 @@ def test_plain_dict_source_gets_a_comprehension_fix(tmp_path: Path) -> None:
         "        query_inputs = {k: v.to(self.device) for k, v in "
         "self.lmm.process_input(texts, images).items()}\n"
     ) in outcome.text
+
+
+@pytest.mark.parametrize(
+    ("code", "calls"),
+    [
+        ("y = encode(x)\n", True),
+        ("y = tok.encode (x)\n", True),
+        ("y = encode(\n    x)\n", True),
+        ("y = encode \\\n    (x)\n", True),
+        ("from m import encode as e\n", True),
+        ("y = reencode(x)\n", False),
+        ("y = encoder(x)\n", False),
+        ("y = encode\n", False),
+        ("y = encode_all(x)\n", False),
+        # The first match (`encode`, a comment, `(`) is no whole word; the later one is.
+        ("y = xencode # encode(\n(x)\n", True),
+        ("y = \u00e9encode(x)\n", False),
+    ],
+)
+def test_calls_any_reads_names_as_whole_words_before_a_call_or_as(
+    tmp_path: Path, code: str, calls: bool
+) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(code, encoding="utf-8")
+    result = FileResult(path, "m.py", job=None)  # type: ignore[arg-type]
+    assert _calls_any(result, {"encode", "preprocess"}) is calls

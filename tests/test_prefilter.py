@@ -529,3 +529,20 @@ def test_dev009s_screen_reads_a_rank_only_where_its_visit_reads_a_device(
         ast.parse(text), text, "pkg.mod", False, "pkg/mod.py", references=True, collect=SCREENED
     )
     assert rule.screen(found, EVERYTHING) is screened
+
+
+@pytest.mark.parametrize(
+    ("module", "sighted"),
+    [("pkg.model", True), ("tests.test_model", False), ("pkg.conftest", False)],
+)
+def test_dev003_sees_no_factory_in_a_test_module(module: str, sighted: bool) -> None:
+    """A test places its tensors where it means to run: DEV003's visit reports nothing in
+    a test module, so the index is not asked to parse one for it."""
+    text = (
+        "import torch\nimport torch.nn as nn\n\nclass Net(nn.Module):\n"
+        "    def forward(self, x):\n        return x + torch.ones(3)\n"
+    )
+    (rule,) = [rule for rule in RULES if rule.code == "DEV003"]
+    path = module.replace(".", "/") + ".py"
+    found = skeleton(ast.parse(text), text, module, False, path, references=False, collect=SCREENED)
+    assert bool(rule.sightings(found, EVERYTHING)) is sighted

@@ -962,7 +962,8 @@ class ProjectIndex:
         its result to a device at once (``CallShape.moves_result``): it computes on the host
         by design, and what it gets there is host data (a collation step, a filter kernel
         built before the caller puts it next to the signal). Not when module-level code calls
-        it or hands it over (``callers``), where no call shape is kept."""
+        it or hands it over (``callers``), where no call shape is kept, nor when a model's
+        method calls it: what a model hands on is its computation's (fairseq's wait-k mask)."""
         target = self.canonical(function)
         last = target.rpartition(".")[2]
         found = False
@@ -972,7 +973,8 @@ class ProjectIndex:
             if module in self._modules and self._in_tests(module):
                 continue
             facts = self._functions.get(caller)
-            if facts is None:
+            owner = self._owner(caller)
+            if facts is None or (owner is not None and self._model_kind(owner).model):
                 return False
             shapes = [
                 shape

@@ -18,6 +18,9 @@ _KIND_TESTS = frozenset({"torch.is_tensor", "hasattr", "callable"})
 (and ``isinstance`` of a tensor or of Python or NumPy data: ``_data_classes``)."""
 
 
+_CONTAINER_DISPLAYS = (cst.Dict, cst.DictComp, cst.List, cst.ListComp, cst.Set, cst.SetComp)
+
+
 def fallback_return(made: cst.Call, flow: FunctionFlow) -> cst.Return | None:
     """The ``return`` of ``flow``'s function that gives a tensor following the computation's
     device where another ``return`` gives the CPU tensor made at ``made`` (whole, or as the
@@ -52,7 +55,7 @@ def fallback_return(made: cst.Call, flow: FunctionFlow) -> cst.Return | None:
         value = flow.values.get(given) if given is not None else None
         if given is None or value is None or not value.follows or value.made:
             continue
-        if _input_view(given, flow.function):
+        if _input_view(given, flow.function) or _container(given, flow.function):
             continue
         if value.params and value.params <= optional:
             continue
@@ -182,6 +185,24 @@ def _input_view(node: cst.BaseExpression, function: cst.FunctionDef) -> bool:
         else:
             break
     return isinstance(node, cst.Name) and node.value in _parameter_names(function)
+
+
+def _container(node: cst.BaseExpression, function: cst.FunctionDef) -> bool:
+    """A name the function binds only to a dict, list or set it writes out (``reprs = {"cls":
+    []}``, then filled): a container of results, which no caller takes for the tensor the
+    other path returns (unimol's representations dict beside its CPU tensor of them)."""
+    if not isinstance(node, cst.Name):
+        return False
+    bound = [
+        statement.value
+        for statement in descendants(function.body)
+        if isinstance(statement, cst.Assign)
+        and any(
+            isinstance(target.target, cst.Name) and target.target.value == node.value
+            for target in statement.targets
+        )
+    ]
+    return bool(bound) and all(isinstance(value, _CONTAINER_DISPLAYS) for value in bound)
 
 
 def _parameter_names(function: cst.FunctionDef) -> set[str]:

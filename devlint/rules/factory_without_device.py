@@ -1003,6 +1003,22 @@ class FactoryWithoutDevice(Rule):
         "    for i in range(x.shape[1] // gs):\n"
         "        out[:, i] = torch.sum(x[:, i * gs : (i + 1) * gs], 1)\n"
         "    return out\n",
+        # A container of results on one path, a CPU tensor of them on the other: no caller
+        # takes the dict for the tensor, so the CPU path is no fallback.
+        "import numpy as np\nimport torch\n\n"
+        "class Runner:\n"
+        "    def __init__(self, device):\n"
+        "        self.device = device\n\n"
+        "    def embed(self, model, batches, as_tensor: bool):\n"
+        "        model = model.to(self.device)\n"
+        "        if not as_tensor:\n"
+        '            reprs = {"cls": []}\n'
+        "            for batch in batches:\n"
+        '                reprs["cls"].extend(model(batch)["cls"])\n'
+        "            return reprs\n"
+        "        found = [model(batch).cpu().numpy() for batch in batches]\n"
+        "        joined = torch.from_numpy(np.concatenate(found))\n"
+        "        return joined\n",
         # What another file's function returns, copied with `torch.tensor`, is where that
         # function's summary says; `torch.as_tensor` takes a tensor as it is.
         "import torch\nfrom .scoring import reward_of\n\n"
@@ -1392,6 +1408,41 @@ class FactoryWithoutDevice(Rule):
             "    def draw(self, x, n: int):\n"
             "        normal = Normal(self.model(x), 1.0)\n"
             "        return normal.sample() + torch.rand(n, device=self.device)\n",
+        ),
+        # Every caller moves the helper's result, but one is a model's method: what it hands
+        # the helper is the computation's (fairseq's wait-k offsets meet a device mask).
+        Invalid(
+            "import torch\n"
+            "import torch.nn as nn\n"
+            "\n"
+            "\n"
+            "def wait_k(length, mask):\n"
+            "    offsets = torch.arange(length)\n"
+            "    offsets = offsets + mask.sum(dim=1, keepdim=True)\n"
+            "    return offsets\n"
+            "\n"
+            "\n"
+            "class Attention(nn.Module):\n"
+            "    def forward(self, query, mask):\n"
+            "        chosen = wait_k(query.size(0), mask)\n"
+            "        return chosen.to(query)\n",
+            line=6,
+            column=15,
+            fixed="import torch\n"
+            "import torch.nn as nn\n"
+            "\n"
+            "\n"
+            "def wait_k(length, mask):\n"
+            "    offsets = torch.arange(length, device=mask.device)\n"
+            "    offsets = offsets + mask.sum(dim=1, keepdim=True)\n"
+            "    return offsets\n"
+            "\n"
+            "\n"
+            "class Attention(nn.Module):\n"
+            "    def forward(self, query, mask):\n"
+            "        chosen = wait_k(query.size(0), mask)\n"
+            "        return chosen.to(query)\n",
+            unsafe=True,
         ),
         # One caller keeps the helper's result where it is: the helper may get device data.
         Invalid(

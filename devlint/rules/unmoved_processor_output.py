@@ -128,7 +128,8 @@ class UnmovedProcessorOutput(Rule):
     is where that call left it, as a loaded model never moved is on the CPU; likewise a
     model a class outside model code loads into `self.model` (`from_pretrained`, or
     `self.tokenizer, self.model = load(name)`) and never places (no move of it or of
-    `self`, never handed to a call such as `accelerator.prepare(self.model)`). Nor a
+    `self`, never handed to a call such as `accelerator.prepare(self.model)`), or into a
+    module-level name nothing in the file moves or hands on. Nor a
     batch whose every key is moved: `pixel_values` of a processor given only `images=`
     (CLIP's, ViT's and SigLIP's return nothing else; one that adds a mask, as DETR's
     `pixel_mask`, is missed there), or a batch rebuilt with every tensor moved (`{k:
@@ -222,8 +223,28 @@ class UnmovedProcessorOutput(Rule):
         "    def __call__(self, texts):\n"
         '        tokens = self.tokenizer(texts, return_tensors="pt", padding=True)\n'
         "        return self.text_model(**tokens)\n",
+        # A model the module loads at import and nothing moves stays on the CPU, too.
+        "from transformers import BertModel, BertTokenizer\n\n"
+        'tokenizer = BertTokenizer.from_pretrained("bert-base-uncased")\n'
+        'model = BertModel.from_pretrained("bert-base-uncased")\n\n'
+        "def embed(text):\n"
+        '    encoded = tokenizer(text, return_tensors="pt")\n'
+        "    return model(**encoded)\n",
     )
     INVALID = (
+        Invalid(
+            # The module's model placed by a function of the file: the inputs stay behind.
+            "from transformers import BertModel, BertTokenizer\n\n"
+            'tokenizer = BertTokenizer.from_pretrained("bert-base-uncased")\n'
+            'model = BertModel.from_pretrained("bert-base-uncased")\n\n'
+            "def use_gpu():\n"
+            "    model.cuda()\n\n"
+            "def embed(text):\n"
+            '    encoded = tokenizer(text, return_tensors="pt")\n'
+            "    return model(**encoded)\n",
+            line=11,
+            column=18,
+        ),
         Invalid(
             # The same class placing its model elsewhere: the inputs stay behind.
             "from transformers import AutoModel, AutoTokenizer\n\n"
@@ -703,6 +724,8 @@ class UnmovedProcessorOutput(Rule):
                 return None
             if held is not None:
                 return (name, None)
+        if isinstance(func, cst.Name) and _loaded_here_never_placed(func.value, context):
+            return None
         if name in ("self", "self.forward") or last in ("model", "generate"):
             return (name, None)
         if last.endswith("_model"):
@@ -927,6 +950,37 @@ def _never_placed(callee: str, context: FileContext, state: _FileState) -> bool:
             if dotted_name(node.func.value) in ("self", f"self.{attribute}"):
                 return False
         if isinstance(node, cst.Arg) and dotted_name(node.value) == f"self.{attribute}":
+            return False
+    return True
+
+
+def _loaded_here_never_placed(name: str, context: FileContext) -> bool:
+    """``model(...)`` where ``model`` is a module-level ``X.from_pretrained(...)`` that nothing
+    in the file moves, hands to a call or rebinds from a function (``global model``): as
+    ``_never_placed`` for a class's model, it stays on the CPU where it was loaded, with its
+    inputs (an example module computing embeddings at import)."""
+    module = context.ancestors[0] if context.ancestors else None
+    if not isinstance(module, cst.Module):
+        return False
+    loaded = False
+    for statement in module.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.Assign) and any(
+                isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets
+            ):
+                loaded = _from_pretrained(small.value) is not None and not _moves(small.value)
+    if not loaded:
+        return False
+    for node in descendants(module):
+        if isinstance(node, cst.Call) and _moves(node):
+            assert isinstance(node.func, cst.Attribute)
+            if dotted_name(node.func.value) == name:
+                return False
+        if isinstance(node, cst.Arg) and dotted_name(node.value) == name:
+            return False
+        if isinstance(node, cst.Global) and any(n.name.value == name for n in node.names):
             return False
     return True
 

@@ -13,6 +13,7 @@ from devlint.facts import FileFacts
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.nodes import attribute_of_self, dotted_name, is_self, stateless_module
+from devlint.rules._anchors import innermost_function
 from devlint.rules.base import (
     FileContext,
     Invalid,
@@ -35,6 +36,10 @@ _PLAIN_ITEM = "plain_item"
 """Note tag: something that is not a module is added to the attribute."""
 _REBOUND = "rebound"
 """Note tag: the attribute is assigned something else too (``nn.ModuleList(self.x)``)."""
+_GIVEN = "given"
+"""Note tag: ``__init__`` keeps what its caller gave in the attribute, a plain container
+(``self.shared = [shared_layer]``): a module shared with others, which its owner registers,
+kept out of this one's parameters on purpose, whatever the attribute is given later."""
 _HANDED = "handed"
 """Note tag: the attribute is passed to a call (``nn.Sequential(*self.layers)``)."""
 _MOVES_ITEMS = "moves_items"
@@ -45,6 +50,20 @@ _MOVES_ITSELF = "moves_itself"
 _REGISTERING_METHODS = frozenset({"add_module", "register_module"})
 _EMPTY_STATE = "empty"
 """State key: ``(function, attribute)`` -> the empty ``[]``/``{}`` assigned to it."""
+
+
+def _only_given(value: cst.List | cst.Tuple, context: FileContext) -> bool:
+    """``[shared_layer]`` in ``__init__``: every element is one of its parameters."""
+    function = innermost_function(context.ancestors)
+    if function is None or function.name.value != "__init__":
+        return False
+    given = {param.name.value for param in function.params.params[1:]}
+    return all(
+        isinstance(element, cst.Element)
+        and isinstance(element.value, cst.Name)
+        and element.value.value in given
+        for element in value.elements
+    ) and bool(value.elements)
 
 
 @dataclass(frozen=True)
@@ -267,6 +286,15 @@ class ModulesInPlainContainer(Rule):
         "        for kind in self.feats:\n"
         "            self.feats[kind].to(x.device)\n"
         "        return self.resamplers[i](x)\n",
+        # A shared module the caller owns, kept out of this one's parameters on purpose:
+        # a later rebuild of the same attribute keeps it so (the caller's is registered).
+        "import torch.nn as nn\n\n"
+        "class Layer(nn.Module):\n"
+        "    def __init__(self, shared_compress):\n"
+        "        super().__init__()\n"
+        "        self.shared_compress = [shared_compress]\n\n"
+        "    def upgrade(self, width):\n"
+        "        self.shared_compress = [nn.Linear(width, width)]\n",
     )
     INVALID = (
         Invalid(
@@ -640,7 +668,9 @@ class ModulesInPlainContainer(Rule):
             assert isinstance(empty, dict)
             empty[(context.scope.function_name, attribute)] = value
             return
-        if isinstance(value, (cst.List, cst.Tuple)):
+        if isinstance(value, (cst.List, cst.Tuple)) and _only_given(value, context):
+            context.note(_GIVEN, attribute, per_class=True)
+        elif isinstance(value, (cst.List, cst.Tuple)):
             elements = [_classify_starrable(element, context) for element in value.elements]
             self._container(attribute, value, "list", elements, True, context)
         elif isinstance(value, cst.ListComp):
@@ -771,6 +801,7 @@ class ModulesInPlainContainer(Rule):
             (_REBOUND, attribute),
             (_HANDED, attribute),
             (_MOVES_ITEMS, attribute),
+            (_GIVEN, attribute),
         ]
         if len(projects) == 1 and not any(element.torch for element in modules):
             unless.append((_MOVES_ITSELF, projects[0]))  # all of one class, which moves itself

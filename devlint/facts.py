@@ -10,12 +10,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
-from devlint.symbols import (
-    DEVICE_ARGUMENT_MOVES,
-    PLAIN_VALUE_BUILTINS,
-    STATELESS_NN_MODULES,
-    TORCH_DTYPES,
-)
+from devlint.symbols import DEVICE_ARGUMENT_MOVES, PLAIN_VALUE_BUILTINS, STATELESS_NN_MODULES
 
 T = TypeVar("T")
 
@@ -40,10 +35,6 @@ class CallShape:
     """Its value is used as a device: kept as one (``kept_as_device``, or a local
     ``device = pick()``) or handed straight to a placement (``x.to(pick())``,
     ``torch.zeros(n, device=pick())``): a device the callee returns places tensors."""
-    moves_result: bool = False
-    """Its result is put on a device before anything else: at once (``f(x).to(d)``), or
-    through every name an assignment binds it to (``a, b = f(x)``, later ``a.to(d)`` and
-    ``b.cuda()``): a helper whose every call does so computes on the host by design."""
 
 
 @dataclass(frozen=True)
@@ -432,43 +423,6 @@ def placed_arguments(method: str | None, args: Sequence[T], keywords: Sequence[T
     values of its ``PLACING_KEYWORDS`` (``keywords``)."""
     placed = [args[0]] if method in DEVICE_ARGUMENT_MOVES and args else []
     return [*placed, *keywords]
-
-
-def moves_to_a_device(
-    method: str | None, positional: bool, first: str | None, keywords: Collection[str]
-) -> bool:
-    """Whether a call of the tensor method ``method`` puts its receiver on a device:
-    ``x.cuda()``, ``x.to(d)``, ``x.to(device=d)``; not a cast (``x.to(torch.float16)``,
-    ``x.to(dtype=t)``). ``positional``: it has a positional argument; ``first``: that one
-    as a dotted name, if it is one; ``keywords``: the keywords it passes."""
-    if method == "cuda":
-        return True
-    if method != "to":
-        return False
-    if "device" in keywords:
-        return True
-    return positional and not (first is not None and names_a_dtype(first))
-
-
-def names_a_dtype(name: str) -> bool:
-    """A dotted name that is a dtype: ``torch.float32``, ``x.dtype``."""
-    last = name.rpartition(".")[2]
-    return last == "dtype" or (name.startswith("torch.") and last in TORCH_DTYPES)
-
-
-def result_moved(
-    call: int,
-    moved: Collection[int],
-    bound: Mapping[int, Collection[str]],
-    moved_names: Collection[str],
-) -> bool:
-    """``CallShape.moves_result`` of the call whose node id is ``call``, from what the walk of
-    its function saw: the ids of calls it ``moved`` at once, the names each assignment
-    ``bound`` a call's result to, and the names it moved somewhere (``moved_names``)."""
-    if call in moved:
-        return True
-    names = bound.get(call, ())
-    return bool(names) and all(name in moved_names for name in names)
 
 
 def names_the_device(attribute: str) -> bool:

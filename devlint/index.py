@@ -957,36 +957,6 @@ class ProjectIndex:
         keeping it as its device (its choice, as in ``callers_leaving``). Sorted."""
         return self._library_callers(function, lambda shape: shape.places)
 
-    def callers_moving_result(self, function: str) -> bool:
-        """Whether ``function`` is called in the project (outside tests) and every call moves
-        its result to a device at once (``CallShape.moves_result``): it computes on the host
-        by design, and what it gets there is host data (a collation step, a filter kernel
-        built before the caller puts it next to the signal). Not when module-level code calls
-        it or hands it over (``callers``), where no call shape is kept, nor when a model's
-        method calls it: what a model hands on is its computation's (fairseq's wait-k mask)."""
-        target = self.canonical(function)
-        last = target.rpartition(".")[2]
-        found = False
-        for caller in self.callers(target):
-            name = caller.partition(":")[0]
-            module = self._module_of.get(name, name)
-            if module in self._modules and self._in_tests(module):
-                continue
-            facts = self._functions.get(caller)
-            owner = self._owner(caller)
-            if facts is None or (owner is not None and self._model_kind(owner).model):
-                return False
-            shapes = [
-                shape
-                for shape in facts.call_shapes
-                if shape.callee.rpartition(".")[2] == last
-                and self._called(shape.callee, caller) == target
-            ]
-            if not shapes or not all(shape.moves_result for shape in shapes):
-                return False
-            found = True
-        return found
-
     def _library_callers(self, function: str, counts: Callable[[CallShape], bool]) -> list[str]:
         """The callers of ``function`` (outside scripts and tests) with a call that
         ``counts``; not the value of a device kept by an object that is no model."""

@@ -8,10 +8,10 @@ from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
-from devlint.facts import names_a_dtype
 from devlint.symbols import (
     DEVICE_TYPES,
     STATELESS_NN_MODULES,
+    TORCH_DTYPES,
     WEIGHTED_LOSS_KEYWORDS,
 )
 
@@ -93,8 +93,9 @@ def casts_dtype_only(call: cst.Call) -> bool:
     first = first_positional(call)
     if first is None:
         return keyword_argument(call, "dtype") is not None
-    name = dotted_name(first.value)
-    return name is not None and names_a_dtype(name)
+    name = dotted_name(first.value) or ""
+    last = name.rpartition(".")[2]
+    return last == "dtype" or (name.startswith("torch.") and last in TORCH_DTYPES)
 
 
 def annotation_names(node: cst.BaseExpression) -> set[str]:

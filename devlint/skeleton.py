@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import cache, cached_property
 from operator import attrgetter
 from typing import Any
@@ -37,11 +37,9 @@ from devlint.facts import (
     exports_after,
     function_facts,
     input_annotation,
-    moves_to_a_device,
     names_the_device,
     placed_arguments,
     resolve_alias,
-    result_moved,
     stored_evidence,
     stored_method,
 )
@@ -108,14 +106,7 @@ class _Function:
     bound: set[str] = field(default_factory=set)
     """As the traversal's: methods ``partial`` binds, and those handed to ``apply``."""
     applied: set[str] = field(default_factory=set)
-    shaped: list[tuple[CallShape, int]] = field(default_factory=list)
-    """Each call's shape (its ``moves_result`` still unset) with the call's node id."""
-    moved: set[int] = field(default_factory=set)
-    """As the traversal's: ids of calls whose result a move takes at once (``f(x).to(d)``)."""
-    bound_results: dict[int, set[str]] = field(default_factory=dict)
-    """Ids of calls whose result an assignment binds, with the names it binds it to."""
-    moved_names: set[str] = field(default_factory=set)
-    """Names a move takes somewhere in the function (``x.to(d)``, ``x.cuda()``)."""
+    call_shapes: set[CallShape] = field(default_factory=set)
     imported: dict[str, str] = field(default_factory=dict)
     """What its own imports bind so far (name -> qualified name)."""
     resolved: set[str] = field(default_factory=set)
@@ -124,16 +115,6 @@ class _Function:
     @property
     def class_name(self) -> str | None:
         return self.owner.name if self.owner is not None else None
-
-    @property
-    def call_shapes(self) -> set[CallShape]:
-        return {
-            replace(
-                shape,
-                moves_result=result_moved(call, self.moved, self.bound_results, self.moved_names),
-            )
-            for shape, call in self.shaped
-        }
 
 
 _WORD_FIELD: dict[type[object], str] = {
@@ -441,16 +422,6 @@ class _Walk:
     def _assign(self, node: ast.Assign | ast.AnnAssign) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         owner = self._function.owner if self._function is not None else None
-        if self._function is not None and node.value is not None:
-            names = _bound_names(targets)
-            results = (
-                [node.value.body, node.value.orelse]
-                if isinstance(node.value, ast.IfExp)
-                else [node.value]
-            )
-            for call in results:
-                if names and isinstance(call, ast.Call):
-                    self._function.bound_results.setdefault(id(call), set()).update(names)
         if (
             self._function is not None
             and node.value is not None
@@ -505,21 +476,6 @@ class _Walk:
             if isinstance(arg, ast.Call):
                 self._placed_with.add(id(arg))
 
-    def _note_move(self, node: ast.Call, function: _Function) -> None:
-        """A move of a call's result or of a name (``_Function.moved``, ``moved_names``)."""
-        func = node.func
-        if not isinstance(func, ast.Attribute):
-            return
-        first = node.args[0] if node.args and not isinstance(node.args[0], ast.Starred) else None
-        named = dotted(first) if first is not None else None
-        keywords = [k.arg for k in node.keywords if k.arg is not None]
-        if not moves_to_a_device(func.attr, first is not None, named, keywords):
-            return
-        if isinstance(func.value, ast.Call):
-            function.moved.add(id(func.value))
-        elif isinstance(func.value, ast.Name):
-            function.moved_names.add(func.value.id)
-
     def _bound_method(self, node: ast.Call) -> str | None:
         first = node.args[0] if node.args else None
         if first is None or isinstance(first, ast.Starred):
@@ -532,7 +488,6 @@ class _Walk:
             if owner is not None and _calls_an_init(self._function.name, node.func):
                 owner.init_calls_init = True
             self._mark_placed_arguments(node)
-            self._note_move(node, self._function)
             name = dotted(node.func)
             if name is None:
                 return
@@ -562,7 +517,7 @@ class _Walk:
             kept = id(node) in self._kept_as_device
             places = kept or id(node) in self._placed_with
             shape = CallShape(name, positional, keywords, unpacks, kept, places)
-            self._function.shaped.append((shape, id(node)))
+            self._function.call_shapes.add(shape)
             return
         if not self._references:
             return
@@ -812,21 +767,3 @@ def _literal_strings(node: ast.expr) -> list[object] | None:
 def _lines_of(words: list[str]) -> str:
     """One word per line, each line ended: ``"\\nload\\n"`` finds the whole word ``load``."""
     return "\n" + "\n".join(words) + "\n"
-
-
-def _bound_names(targets: Iterable[ast.expr]) -> set[str] | None:
-    """The names assignment ``targets`` bind (``a``, ``a, b``, ``*rest``); None when one is
-    no plain name (an attribute, a subscript): where that value goes is not followed."""
-    names: set[str] = set()
-    stack = list(targets)
-    while stack:
-        target = stack.pop()
-        if isinstance(target, ast.Name):
-            names.add(target.id)
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            stack.extend(target.elts)
-        elif isinstance(target, ast.Starred):
-            stack.append(target.value)
-        else:
-            return None
-    return names

@@ -34,11 +34,9 @@ from devlint.facts import (
     exports_after,
     function_facts,
     input_annotation,
-    moves_to_a_device,
     names_the_device,
     placed_arguments,
     resolve_alias,
-    result_moved,
     stored_evidence,
     stored_method,
     tensor_annotation,
@@ -430,14 +428,7 @@ class _Function:
     """Methods bound by ``partial(self.<method>, ...)``; ``applied``: those handed to
     ``apply`` (``FunctionFacts.bound_methods`` is the difference)."""
     applied: set[str] = field(default_factory=set)
-    shaped: list[tuple[CallShape, int]] = field(default_factory=list)
-    """Each call's shape (its ``moves_result`` still unset) with the call's node id."""
-    moved: set[int] = field(default_factory=set)
-    """Ids of calls whose result a move takes at once (``f(x).to(d)``)."""
-    bound_results: dict[int, set[str]] = field(default_factory=dict)
-    """Ids of calls whose result an assignment binds, with the names it binds it to."""
-    moved_names: set[str] = field(default_factory=set)
-    """Names a move takes somewhere in the function (``x.to(d)``, ``x.cuda()``)."""
+    call_shapes: set[CallShape] = field(default_factory=set)
     imported: dict[str, str] = field(default_factory=dict)
     """What its own imports bind so far (name -> qualified name)."""
     resolved: set[str] = field(default_factory=set)
@@ -446,16 +437,6 @@ class _Function:
     """``FunctionFacts.takes_inputs``."""
     node: cst.FunctionDef | None = None
     owner_node: cst.ClassDef | None = None
-
-    @property
-    def call_shapes(self) -> set[CallShape]:
-        return {
-            dataclasses.replace(
-                shape,
-                moves_result=result_moved(call, self.moved, self.bound_results, self.moved_names),
-            )
-            for shape, call in self.shaped
-        }
 
 
 @dataclass(frozen=True)
@@ -884,13 +865,6 @@ class Traversal:
             [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         )
         owner = self._function.owner if self._function is not None else None
-        if self._function is not None and node.value is not None:
-            names = _bound_names(targets)
-            value = node.value
-            results = [value.body, value.orelse] if isinstance(value, cst.IfExp) else [value]
-            for call in results:
-                if names and isinstance(call, cst.Call):
-                    self._function.bound_results.setdefault(id(call), set()).update(names)
         if (
             self._function is not None
             and node.value is not None
@@ -945,7 +919,6 @@ class Traversal:
         if owner is not None and _calls_an_init(self._function.name, node.func):
             owner.init_calls_init = True
         self._mark_placed_arguments(node)
-        self._note_move(node, self._function)
         dotted = dotted_name(node.func)
         if dotted is None:
             return
@@ -977,22 +950,7 @@ class Traversal:
         kept = id(node) in self._kept_as_device
         places = kept or id(node) in self._placed_with
         shape = CallShape(dotted, positional, keywords, unpacks, kept, places)
-        self._function.shaped.append((shape, id(node)))
-
-    def _note_move(self, node: cst.Call, function: _Function) -> None:
-        """A move of a call's result or of a name (``_Function.moved``, ``moved_names``)."""
-        func = node.func
-        if not isinstance(func, cst.Attribute):
-            return
-        first = first_positional(node)
-        named = dotted_name(first.value) if first is not None else None
-        keywords = [arg.keyword.value for arg in node.args if arg.keyword is not None]
-        if not moves_to_a_device(func.attr.value, first is not None, named, keywords):
-            return
-        if isinstance(func.value, cst.Call):
-            function.moved.add(id(func.value))
-        elif isinstance(func.value, cst.Name):
-            function.moved_names.add(func.value.value)
+        self._function.call_shapes.add(shape)
 
     def _mark_placed_arguments(self, node: cst.Call) -> None:
         """The calls ``node`` places with (``placed_arguments``) join ``_placed_with``."""
@@ -1220,21 +1178,3 @@ def _comment(line: str) -> str | None:
             continue
         position += 1
     return None
-
-
-def _bound_names(targets: Iterable[cst.BaseExpression]) -> set[str] | None:
-    """The names assignment ``targets`` bind (``a``, ``a, b``, ``*rest``); None when one is
-    no plain name (an attribute, a subscript): where that value goes is not followed."""
-    names: set[str] = set()
-    stack = list(targets)
-    while stack:
-        target = stack.pop()
-        if isinstance(target, cst.Name):
-            names.add(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            stack.extend(element.value for element in target.elements)
-        elif isinstance(target, cst.StarredElement):
-            stack.append(target.value)
-        else:
-            return None
-    return names

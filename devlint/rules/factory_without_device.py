@@ -259,29 +259,6 @@ class FactoryWithoutDevice(Rule):
         "        dev = torch.zeros(len(g))\n"
         "        dev += self.gap(g, mins[0][0])\n"
         "        return dev\n",
-        # Every caller moves what the helper returns to the device at once: it is a host
-        # step (a collation), given host data (INVALID: one caller keeps a result as is).
-        "import torch\n"
-        "\n"
-        "\n"
-        "def mask_tokens(inputs, mask_id):\n"
-        "    probability = torch.full(inputs.shape, 0.15)\n"
-        "    masked = torch.bernoulli(probability * (inputs != 0)).bool()\n"
-        "    labels = inputs.clone()\n"
-        "    inputs[masked] = mask_id\n"
-        "    return inputs, labels\n"
-        "\n"
-        "\n"
-        "class Trainer:\n"
-        "    def __init__(self, model, device):\n"
-        "        self.model = model\n"
-        "        self.device = device\n"
-        "\n"
-        "    def step(self, batch):\n"
-        "        inputs, labels = mask_tokens(batch, 4)\n"
-        "        inputs = inputs.to(self.device)\n"
-        "        labels = labels.to(self.device)\n"
-        "        return self.model(inputs, labels=labels)\n",
         # What the code hands to NumPy it holds on the host (INVALID: `logging` takes
         # device tensors too); a distribution is where the tensors it is built from are.
         "import numpy as np\n"
@@ -1428,8 +1405,8 @@ class FactoryWithoutDevice(Rule):
             "        normal = Normal(self.model(x), 1.0)\n"
             "        return normal.sample() + torch.rand(n, device=self.device)\n",
         ),
-        # Every caller moves the helper's result, but one is a model's method: what it hands
-        # the helper is the computation's (fairseq's wait-k offsets meet a device mask).
+        # The caller moves the helper's result, yet what it hands the helper is the
+        # computation's: the CPU offsets meet a device mask (fairseq's wait-k attention).
         Invalid(
             "import torch\n"
             "import torch.nn as nn\n"
@@ -1462,32 +1439,6 @@ class FactoryWithoutDevice(Rule):
             "        chosen = wait_k(query.size(0), mask)\n"
             "        return chosen.to(query)\n",
             unsafe=True,
-        ),
-        # One caller keeps the helper's result where it is: the helper may get device data.
-        Invalid(
-            "import torch\n"
-            "\n"
-            "\n"
-            "def mask_tokens(inputs, mask_id):\n"
-            "    probability = torch.full(inputs.shape, 0.15)\n"
-            "    masked = torch.bernoulli(probability * (inputs != 0)).bool()\n"
-            "    labels = inputs.clone()\n"
-            "    inputs[masked] = mask_id\n"
-            "    return inputs, labels\n"
-            "\n"
-            "\n"
-            "class Trainer:\n"
-            "    def __init__(self, model, device):\n"
-            "        self.model = model\n"
-            "        self.device = device\n"
-            "\n"
-            "    def step(self, batch):\n"
-            "        inputs, labels = mask_tokens(batch, 4)\n"
-            "        inputs = inputs.to(self.device)\n"
-            "        inputs = inputs.float()\n"
-            "        return self.model(inputs, labels=labels)\n",
-            line=5,
-            column=19,
         ),
         # One index of a matrix is a row: a CPU vector that meets `x`.
         Invalid(
@@ -3181,8 +3132,6 @@ class FactoryWithoutDevice(Rule):
             meeting, flow, context
         ):
             evidence["raw_input"] = "yes"
-        if _meets_only_parameters(flow, meetings):
-            evidence["meets_parameters"] = "yes"
         context.report(
             self.code,
             node,
@@ -3317,9 +3266,6 @@ class FactoryWithoutDevice(Rule):
         library = evidence and _library_function(candidate.scope, index)
         if not (_reports_in(scope) or library or data.get("collective")):
             return None
-        function = candidate.scope.function_name
-        if "meets_parameters" in data and function and index.callers_moving_result(function):
-            return None  # every caller moves what it computes: it gets host data from them
         if "put_on_cpu" in data:
             return Resolution(
                 f"`.cpu()` puts a tensor on the CPU that line {data['line']} indexes with "
@@ -3499,16 +3445,6 @@ def _visited_follows_inputs(
     if reading.get(id(outermost)):
         return bool(inputs)
     return any(reading.values()) and bool(inputs & _tensor_parameters(flow.function, context))
-
-
-def _meets_only_parameters(flow: FunctionFlow, meetings: Sequence[Meeting]) -> bool:
-    """Every tensor the CPU one meets derives from what the function's callers pass (its
-    parameters other than ``self``): where they are is theirs to say."""
-    for meeting in meetings:
-        partner = flow.values.get(meeting.partner)  # None: it met in a function it calls
-        if partner is None or not partner.params or "self" in partner.params:
-            return False
-    return True
 
 
 def _hands_tensors_to_numpy(function: cst.FunctionDef) -> bool:

@@ -233,6 +233,20 @@ class UnmovedProcessorOutput(Rule):
     )
     INVALID = (
         Invalid(
+            # The class places its model through a call on the way (`.eval().to(...)`).
+            "from transformers import AutoModel, AutoTokenizer\n\n"
+            "class Embedder:\n"
+            "    def __init__(self, name, device):\n"
+            "        self.tokenizer = AutoTokenizer.from_pretrained(name)\n"
+            "        self.model = AutoModel.from_pretrained(name)\n"
+            "        self.model.eval().to(device)\n\n"
+            "    def __call__(self, texts):\n"
+            '        tokens = self.tokenizer(texts, return_tensors="pt")\n'
+            "        return self.model(**tokens)\n",
+            line=11,
+            column=27,
+        ),
+        Invalid(
             # The module's model placed by a function of the file: the inputs stay behind.
             "from transformers import BertModel, BertTokenizer\n\n"
             'tokenizer = BertTokenizer.from_pretrained("bert-base-uncased")\n'
@@ -444,7 +458,10 @@ class UnmovedProcessorOutput(Rule):
                 if isinstance(element.value, cst.Name) and _names_a_model(element.value.value):
                     flow.models[element.value.value] = "loaded"
                 attribute = attribute_of_self(element.value)
-                if owner and attribute is not None and _names_a_model(attribute):
+                told = any(
+                    "device" in (dotted_name(arg.keyword or arg.value) or "") for arg in value.args
+                )  # load(name, device): the loader places it
+                if owner and attribute is not None and _names_a_model(attribute) and not told:
                     state.attributes[(owner, attribute)] = "loaded"  # self.model, ... = load()
             return
         name = dotted_name(target)
@@ -944,14 +961,7 @@ def _never_placed(callee: str, context: FileContext, state: _FileState) -> bool:
     classdef = next((n for n in reversed(context.ancestors) if isinstance(n, cst.ClassDef)), None)
     if classdef is None:
         return False
-    for node in descendants(classdef):
-        if isinstance(node, cst.Call) and _moves(node):
-            assert isinstance(node.func, cst.Attribute)
-            if dotted_name(node.func.value) in ("self", f"self.{attribute}"):
-                return False
-        if isinstance(node, cst.Arg) and dotted_name(node.value) == f"self.{attribute}":
-            return False
-    return True
+    return not _placed_in(classdef, f"self.{attribute}", movers=("self", f"self.{attribute}"))
 
 
 def _loaded_here_never_placed(name: str, context: FileContext) -> bool:
@@ -973,16 +983,26 @@ def _loaded_here_never_placed(name: str, context: FileContext) -> bool:
                 loaded = _from_pretrained(small.value) is not None and not _moves(small.value)
     if not loaded:
         return False
-    for node in descendants(module):
+    return not _placed_in(module, name, movers=(name,))
+
+
+def _placed_in(scope: cst.CSTNode, model: str, movers: tuple[str, ...]) -> bool:
+    """Whether code in ``scope`` may place ``model``: a move of one of ``movers`` (through
+    calls on the way, ``model.eval().cuda()``), ``model`` handed to a call or kept under
+    another name (``m = model``, then ``m.cuda()``), or bound from a function (``global``)."""
+    for node in descendants(scope):
         if isinstance(node, cst.Call) and _moves(node):
             assert isinstance(node.func, cst.Attribute)
-            if dotted_name(node.func.value) == name:
-                return False
-        if isinstance(node, cst.Arg) and dotted_name(node.value) == name:
-            return False
-        if isinstance(node, cst.Global) and any(n.name.value == name for n in node.names):
-            return False
-    return True
+            receiver = node.func.value
+            while isinstance(receiver, cst.Call) and isinstance(receiver.func, cst.Attribute):
+                receiver = receiver.func.value
+            if dotted_name(receiver) in movers:
+                return True
+        elif isinstance(node, (cst.Arg, cst.Assign)) and dotted_name(node.value) == model:
+            return True  # handed on, or kept under another name
+        elif isinstance(node, cst.Global) and any(n.name.value == model for n in node.names):
+            return True
+    return False
 
 
 def _names_a_model(name: str) -> bool:

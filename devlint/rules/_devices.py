@@ -627,16 +627,30 @@ def in_a_data_parallel_wrapper(
     qualified_name: Callable[[cst.BaseExpression], str | None],
 ) -> bool:
     """The code is in a class built around ``nn.DataParallel`` (``CUDA_ONLY_WRAPPERS``: it
-    derives from it, or a method builds one): CUDA-only by construction, and DataParallel
-    scatters its inputs from any GPU, so the current one is right there."""
+    derives from it, or its ``__init__`` always builds one, not under an ``if``): CUDA-only
+    by construction, and DataParallel scatters its inputs from any GPU, so the current one
+    is right there. (One built only when several GPUs exist leaves a plain module, which
+    the CPU and a single other GPU run too.)"""
     classdef = next((node for node in reversed(ancestors) if isinstance(node, cst.ClassDef)), None)
     if classdef is None:
         return False
     if any(qualified_name(base.value) in CUDA_ONLY_WRAPPERS for base in classdef.bases):
         return True
+    init = next(
+        (
+            statement
+            for statement in classdef.body.body
+            if isinstance(statement, cst.FunctionDef) and statement.name.value == "__init__"
+        ),
+        None,
+    )
+    if init is None or not isinstance(init.body, cst.IndentedBlock):
+        return False
     return any(
         isinstance(node, cst.Call) and qualified_name(node.func) in CUDA_ONLY_WRAPPERS
-        for node in descendants(classdef.body)
+        for statement in init.body.body
+        if isinstance(statement, cst.SimpleStatementLine)
+        for node in descendants(statement)
     )
 
 

@@ -108,18 +108,18 @@ class CudaCall(Rule):
     index with `-1` for the CPU, and no `.to(self.device)` in a module's methods that
     `__init__` calls (`self.device` reads parameters that may not exist yet there).
 
-    Not flagged: `.cuda(index)`, `.cuda(t.device)` or `.cuda(*args)`, a device chosen at
-    run time (the caller's explicit choice, as `.to(device)` is), a branch on the device a
-    function is told (`if device == "cuda":`) or on which devices exist or where a tensor
-    is (`if x.is_cuda:`; but an input taken to the host, `x.cpu()...cuda()`, comes back to
-    the current GPU, not to its own: that is flagged), code of a CUDA-only library (a module
+    Not flagged: `.cuda(index)`, `.cuda(t.device)` or `.cuda(*args)`, a device chosen at run
+    time (the caller's explicit choice, as `.to(device)` is), a branch on the device a
+    function is told (`if device == "cuda":`) or on which devices exist or where a tensor is
+    (`if x.is_cuda:`; but an input taken to the host, `x.cpu()...cuda()`, comes back to the
+    current GPU, not to its own: that is flagged), code of a CUDA-only library (a module
     importing Megatron-LM, whose set-up makes each rank's GPU current), a class built around
-    `nn.DataParallel` (it derives from it or builds one: CUDA-only, and DataParallel scatters
-    its inputs from any GPU), a method that does nothing but move the object's parts, some
-    to the host (`self.unet = self.unet.cuda()`, `self.vae = self.vae.cpu()`: an offload
-    switch), and anything inside the
-    class's own `cuda`, `to`, `cpu`, `_apply`, `to_empty` or move to a device type such as
-    `mps` (or a method they call on `self`): moving the module is what that code is for.
+    `nn.DataParallel` (it derives from it or its `__init__` always builds one: CUDA-only,
+    and DataParallel scatters its inputs from any GPU), a method that does nothing but move
+    the object's parts, some to the host (`self.unet = self.unet.cuda()`, `self.vae =
+    self.vae.cpu()`: an offload switch), and anything inside the class's own `cuda`, `to`,
+    `cpu`, `_apply`, `to_empty` or move to a device type such as `mps` (or a method they
+    call on `self`): moving the module is what that code is for.
 
     Nor is a `.cuda()` without an index where the code chose the current GPU itself (whoever
     set up the process chose which GPU that is): in the branch a device flag takes for the
@@ -924,6 +924,20 @@ class CudaCall(Rule):
             "    def forward(self, obs):\n"
             "        return self.net(torch.as_tensor(obs).cuda())\n",
             line=10,
+            column=46,
+        ),
+        Invalid(
+            # DataParallel built only when several GPUs exist: else a plain module.
+            "import torch\nfrom torch import nn\n\n"
+            "class Agent(nn.Module):\n"
+            "    def __init__(self, net):\n"
+            "        super().__init__()\n"
+            "        self.net = net\n"
+            "        if torch.cuda.device_count() > 1:\n"
+            "            self.net = nn.DataParallel(net)\n\n"
+            "    def forward(self, obs):\n"
+            "        return self.net(torch.as_tensor(obs).cuda())\n",
+            line=12,
             column=46,
         ),
         Invalid(

@@ -540,6 +540,10 @@ def _attribute_classes(init: cst.FunctionDef, resolve: Resolver) -> dict[str, st
     return {name: built for name, built in found.items() if name not in differing}
 
 
+def _names_one_of(node: cst.BaseExpression, names: set[str]) -> bool:
+    return isinstance(node, cst.Name) and node.value in names
+
+
 def _branch_statements(block: cst.BaseSuite) -> Iterator[cst.SimpleStatementLine]:
     """The simple statements of ``block`` and of the ``if``/``else`` branches in it, in
     order (not loops, nested functions or classes)."""
@@ -1226,6 +1230,7 @@ class _Inference:
                 if (
                     (base.made or base.params or base.calls or base.chosen)
                     and Origin.HOST not in base.origins  # a dict or list of tensors: an item
+                    and not _names_one_of(node.value, self.dicts)  # a dict written out here
                     and index.on_device
                     and not index.single
                 ):

@@ -1311,6 +1311,35 @@ class FactoryWithoutDevice(Rule):
         "        return out + weights[0, 1] * x\n",
     )
     INVALID = (
+        # Only the first key's item was moved; `indices[k]` picks from a dict by key, so the
+        # fix moves the item, not the dict.
+        Invalid(
+            "import torch\n"
+            "import torch.nn as nn\n"
+            "\n"
+            "\n"
+            "class Multi(nn.Module):\n"
+            "    def forward(self, x, tasks, first):\n"
+            "        indices = {t: torch.LongTensor(r) for t, r in tasks.items()}\n"
+            "        k = first\n"
+            "        indices[k] = indices[k].to(x.device)\n"
+            "        for k in tasks:\n"
+            "            torch.index_select(x, 0, indices[k])\n",
+            line=7,
+            column=23,
+            fixed="import torch\n"
+            "import torch.nn as nn\n"
+            "\n"
+            "\n"
+            "class Multi(nn.Module):\n"
+            "    def forward(self, x, tasks, first):\n"
+            "        indices = {t: torch.LongTensor(r) for t, r in tasks.items()}\n"
+            "        k = first\n"
+            "        indices[k] = indices[k].to(x.device)\n"
+            "        for k in tasks:\n"
+            "            torch.index_select(x, 0, indices[k].to(x.device))\n",
+            unsafe=True,
+        ),
         # The item is moved on one path only: on the other it is still the CPU tensor.
         Invalid(
             "import torch\n"

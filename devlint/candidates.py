@@ -74,6 +74,10 @@ class Candidate:
     """Edits per fix variant, e.g. ``{"self_device": ..., "tensor_device": ...}``."""
     needs: tuple[Requirement, ...] = ()
     """It holds only if one of these does (none: it holds as it is)."""
+    suppressed: bool = False
+    """A ``# noqa`` on its line silences it: no finding, but the literal device it names
+    stays in the code, which the fixes of its function's other literals must know
+    (``Rule.replaces_literal_devices``)."""
 
 
 @dataclass(frozen=True)

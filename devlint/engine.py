@@ -217,7 +217,11 @@ def resolve(project: Project, result: FileResult) -> None:
     literal_moves = _LiteralMoves()
     for candidate in result.analysis.candidates:
         rule = rules.get(candidate.code)
-        if rule is None or _matches_any(candidate.code, ignored):
+        if rule is None:
+            continue
+        if candidate.suppressed or _matches_any(candidate.code, ignored):
+            if rule.replaces_literal_devices:
+                literal_moves.drop(candidate)  # silenced, but the literal stays
             continue
         if candidate.needs and not any(map(project.index.holds, candidate.needs)):
             continue  # it depends on another file's flow, which does not show it
@@ -624,6 +628,7 @@ def _reported_if_shown(
     rule = rules.get(candidate.code)
     return (
         rule is not None
+        and not candidate.suppressed
         and rule.resolve(candidate, index.scope_info(candidate.scope), index) is not None
     )
 

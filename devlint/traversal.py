@@ -1054,8 +1054,6 @@ class Traversal:
             first: CodeRange = positions[raw.node]
             last: CodeRange = positions[raw.end_node]
             start = Location(first.start.line, first.start.column + 1)
-            if _suppressed(lines, start.row, raw.code):
-                continue
             fixes = {
                 variant: tuple(_to_edit(edit, positions) for edit in edits)
                 for variant, edits in raw.fixes.items()
@@ -1072,6 +1070,7 @@ class Traversal:
                     },
                     fixes=fixes,
                     needs=raw.needs,
+                    suppressed=_suppressed(lines, start.row, raw.code),
                 )
             )
         return tuple(candidates)

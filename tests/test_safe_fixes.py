@@ -9,7 +9,10 @@ from click.testing import CliRunner
 from conftest import lint_project, lint_snippet
 
 from devlint.cli import main
+from devlint.config import config_for_directory
+from devlint.engine import Overrides, check_projects, plan_projects
 from devlint.findings import Applicability
+from devlint.runner import Runner
 
 MODEL_MIXIN = """\
 from functools import wraps
@@ -162,3 +165,37 @@ def test_one_unsafe_fix_makes_the_functions_other_fixes_unsafe(tmp_path: Path) -
     _, result = lint_snippet(tmp_path, source, select=("DEV002",))
     fixes = [(f.start.row, f.fix and f.fix.applicability) for f in result.findings]
     assert fixes == [(10, Applicability.UNSAFE), (11, Applicability.UNSAFE)]
+
+
+def test_a_literal_silenced_by_noqa_is_still_one_left(tmp_path: Path) -> None:
+    """``# noqa`` keeps ``a.cuda()`` out of the report, not out of the code: the function's
+    other ``.cuda()`` keeps its finding but loses its fix (it would move ``y`` elsewhere)."""
+    source = (
+        "from torch import Tensor\n\n"
+        "def scale(x: Tensor, y: Tensor) -> Tensor:\n"
+        "    b = (x * 2).cuda()  # noqa: DEV002\n"
+        "    return b * y.cuda()\n"
+    )
+    _, result = lint_snippet(tmp_path, source, select=("DEV002",))
+    assert [(f.code, f.start.row, f.fix) for f in result.findings] == [("DEV002", 5, None)]
+
+
+def test_a_literal_ignored_for_the_file_is_still_one_left(tmp_path: Path) -> None:
+    """A per-file ignore of DEV001 silences ``device="cuda"``; DEV002's fix of the same
+    function would put ``y`` beside it on another device, so it is withdrawn."""
+    source = (
+        "import torch\nfrom torch import Tensor\n\n"
+        "def scale(x: Tensor, y: Tensor) -> Tensor:\n"
+        '    b = torch.zeros(3, device="cuda")\n'
+        "    return b * y.cuda()\n"
+    )
+    path = tmp_path / "snippet.py"
+    path.write_text(source)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.devlint]\nselect = ["DEV001", "DEV002"]\n'
+        '[tool.devlint.per-file-ignores]\n"snippet.py" = ["DEV001"]\n'
+    )
+    (project,) = plan_projects([path], config_for_directory, Overrides())
+    check_projects([project], Runner(1))
+    (result,) = project.files
+    assert [(f.code, f.start.row, f.fix) for f in result.findings] == [("DEV002", 6, None)]

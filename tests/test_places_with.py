@@ -58,6 +58,17 @@ def test_a_gpu_index_used_as_a_key_picks_that_gpus_entry() -> None:
         ("    def go(self, x):\n        return x.to(self._device)\n", True),
         ('    def go(self, x):\n        return self._device == "cuda"\n', False),
         ("    def go(self, x):\n        return x\n", False),
+        # Through a local name another method sets from it (not the name of a third one).
+        (
+            "    def go(self, n):\n        device = self._device\n"
+            "        return torch.zeros(n, device=device)\n",
+            True,
+        ),
+        (
+            '    def go(self, n):\n        device = self._device\n        return device == "cuda"\n'
+            "    def other(self, x, device):\n        return x.to(device)\n",
+            False,
+        ),
     ],
 )
 def test_a_private_attribute_is_followed_through_its_class(methods: str, places: bool) -> None:

@@ -350,33 +350,51 @@ def places_with(
     whose devices a call counts (``backend(device).device_count()``), a builtin that reads
     it (``print``, ``isinstance``), an exception's message. A private attribute of
     ``owner`` (the class of ``body``'s method) set from it, ``self._device = device``, is
-    followed through the class: only the class reads it. Any other use (a call, a return,
-    a public attribute or a container that keeps it) may place."""
+    followed through the class: only the class reads it, and so are the names each method
+    sets from it. Any other use (a call, a return, a public attribute or a container that
+    keeps it) may place."""
     scope = owner if owner is not None else body
     parents: dict[int, cst.CSTNode] = {}
     for node in descendants(scope):
         for child in iter_children(node):
             parents[id(child)] = node
-    local = {id(node) for node in descendants(body)}
     bound = {id(target) for target in _rebound(scope)}
-    reads: dict[str, list[cst.CSTNode]] = {}
+
+    def function_of(node: cst.CSTNode) -> int:
+        return _function_of(node, parents) if owner is not None else 0  # one function
+
+    reads: dict[tuple[int, str], list[cst.CSTNode]] = {}
     for node in descendants(scope):
         if id(node) in bound:
             continue
-        if isinstance(node, cst.Name) and id(node) in local and _is_read(node, parents):
-            reads.setdefault(node.value, []).append(node)
+        if isinstance(node, cst.Name) and _is_read(node, parents):
+            reads.setdefault((function_of(node), node.value), []).append(node)
         elif owner is not None and _private_of_self(node):
             assert isinstance(node, cst.Attribute)
-            reads.setdefault(f"self.{node.attr.value}", []).append(node)
-    tracked, pending = {name}, [name]
+            reads.setdefault((0, f"self.{node.attr.value}"), []).append(node)
+    start = (function_of(next(iter(descendants(body)), body)), name)
+    tracked, pending = {start}, [start]
     while pending:
         for read in reads.get(pending.pop(), ()):
             reached = _names_reached(read, parents, indexed=indexed)
             if reached is None or (owner is None and any("." in key for key in reached)):
                 return True
-            pending.extend(set(reached) - tracked)
-            tracked.update(reached)
+            where = function_of(read)
+            keys = {(0, key) if "." in key else (where, key) for key in reached}
+            pending.extend(keys - tracked)
+            tracked.update(keys)
     return False
+
+
+def _function_of(node: cst.CSTNode, parents: dict[int, cst.CSTNode]) -> int:
+    """The ``id`` of the outermost function ``node`` is in (0: none): a name of one method
+    is not another's, but a closure reads its method's names."""
+    found, current = 0, parents.get(id(node))
+    while current is not None:
+        if isinstance(current, cst.FunctionDef):
+            found = id(current)
+        current = parents.get(id(current))
+    return found
 
 
 def _rebound(body: cst.CSTNode) -> list[cst.CSTNode]:

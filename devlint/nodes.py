@@ -246,3 +246,11 @@ def stateless_module(call: cst.Call, name: str) -> bool:
         arg.keyword is None or arg.keyword.value in WEIGHTED_LOSS_KEYWORDS for arg in call.args
     )
     return name.endswith("Loss") and not weighted
+
+
+def names_the_cpu(node: cst.BaseExpression) -> bool:
+    """``"cpu"`` or ``torch.device("cpu")``."""
+    if isinstance(node, cst.Call) and (dotted_name(node.func) or "").endswith("device"):
+        first = first_positional(node)
+        node = first.value if first is not None and len(node.args) == 1 else node
+    return isinstance(node, cst.SimpleString) and node.evaluated_value == "cpu"

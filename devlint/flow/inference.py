@@ -69,6 +69,7 @@ from devlint.nodes import (
     iter_children,
     keyword_argument,
     names_a_device,
+    names_the_cpu,
     stateless_module,
 )
 from devlint.symbols import (
@@ -665,11 +666,11 @@ class _Inference:
         self.function: cst.FunctionDef | None = None
         self._by_backend: bool | None = None
         self.lists: set[str] = set()
+        """Names last bound to a list or tuple written out: ``torch.tensor`` of one makes a
+        CPU tensor, even of tensors on a device (it copies their values)."""
         self.dicts: set[str] = set()
         """Names bound to a dict written out (``{...}``, a comprehension): ``d[k] = v`` stores
         ``v`` there for ``d[k]`` to give back (``_item_key``), as a name does."""
-        """Names last bound to a list or tuple written out: ``torch.tensor`` of one makes a
-        CPU tensor, even of tensors on a device (it copies their values)."""
         self.not_none: set[str] = set()
         """Parameters a caller passes a tensor (not None) and not rebound since: an
         ``if x is None:`` branch on them does not run for that call."""
@@ -2048,7 +2049,7 @@ def _cpu_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:
     sides = (test.left, target.comparator)
     for side, other in (sides, sides[::-1]):
         held = _device_of(side)
-        if held is not None and _names_the_cpu(other):
+        if held is not None and names_the_cpu(other):
             if isinstance(target.operator, cst.Equal):
                 return held, None
             return (None, held) if isinstance(target.operator, cst.NotEqual) else (None, None)
@@ -2082,14 +2083,6 @@ def _device_of(node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.Attribute) and node.attr.value == "device":
         return dotted_name(node.value)
     return None
-
-
-def _names_the_cpu(node: cst.BaseExpression) -> bool:
-    """``"cpu"`` or ``torch.device("cpu")``."""
-    if isinstance(node, cst.Call) and (dotted_name(node.func) or "").endswith("device"):
-        first = first_positional(node)
-        node = first.value if first is not None and len(node.args) == 1 else node
-    return isinstance(node, cst.SimpleString) and node.evaluated_value == "cpu"
 
 
 def _leaves(branch: cst.BaseSuite | cst.If | cst.Else) -> bool:

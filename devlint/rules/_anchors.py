@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from devlint.nodes import descendants
+from devlint.nodes import descendants, names_the_cpu
 
 _MAPPING_METHODS = frozenset({"items", "keys", "values"})
 
@@ -77,14 +77,7 @@ def device_anchor(function: cst.FunctionDef | None) -> bool:
     if function is None or device_is_an_index("device", function):
         return False
     found = _parameter("device", function)
-    return found is None or found.default is None or not _names_the_cpu(found.default)
-
-
-def _names_the_cpu(value: cst.BaseExpression) -> bool:
-    """``"cpu"`` or ``torch.device("cpu")``."""
-    if isinstance(value, cst.Call) and len(value.args) == 1:
-        value = value.args[0].value
-    return isinstance(value, cst.SimpleString) and value.evaluated_value == "cpu"
+    return found is None or found.default is None or not names_the_cpu(found.default)
 
 
 def may_be_none(parameter: str, function: cst.FunctionDef) -> bool:

@@ -99,7 +99,6 @@ class HardcodedMapLocation(Rule):
     name = "hardcoded-map-location"
     summary = "Checkpoint loaded onto a literal device with `map_location=`"
     fix_safety = "safe/unsafe"
-    replaces_literal_devices = True
     node_types = ("Call",)
     # The callee is a `MAP_LOCATION_METHODS` method, named by the call's attribute, or
     # resolves to a `MAP_LOCATION_LOADERS` function: the code names its package (`torch`,

@@ -510,12 +510,6 @@ STATELESS_NN_MODULES = frozenset(
 )
 """``torch.nn`` modules without parameters or buffers that behave alike in train and eval
 mode: leaving them out of ``parameters()``, ``.to()`` and ``.eval()`` changes nothing."""
-
-DEVICE_FREE_NN_MODULES = STATELESS_NN_MODULES | frozenset(
-    {"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"}
-)
-"""``torch.nn`` modules without parameters or buffers (dropouts too, which only act
-differently in training): calling one is no meeting, its output is where its input is."""
 PLAIN_VALUE_BUILTINS = frozenset(
     {"int", "float", "bool", "str", "len", "min", "max", "abs", "round", "tuple"}
 )

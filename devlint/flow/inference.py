@@ -88,7 +88,6 @@ from devlint.symbols import (
     CROSS_DEVICE_METHODS,
     DATA_FACTORIES,
     DATASET_PARAMETER_NAMES,
-    DEVICE_FREE_NN_MODULES,
     DEVICE_TYPES,
     EXPORT_ONLY_CHECKS,
     FULL_REDUCTIONS,
@@ -113,6 +112,7 @@ from devlint.symbols import (
     PROGRESS_WRAPPERS,
     SETUP_METHODS,
     SILENT_BUILTINS,
+    STATELESS_NN_MODULES,
     STORABLE_FACTORIES,
     TENSOR_ARGUMENT_METHODS,
     TENSOR_FACTORIES,
@@ -1607,7 +1607,7 @@ class _Inference:
         if held in INPUT_PLACING_MODELS:
             return FOLLOWS  # it moves what it is given to its own device
         module, _, built = (held or "").rpartition(".")
-        if module == "torch.nn" and built in DEVICE_FREE_NN_MODULES and len(arguments) == 1:
+        if module == "torch.nn" and built in STATELESS_NN_MODULES and len(arguments) == 1:
             return arguments[0][1]  # self.softmax(x): no parameters, no device; x's device
         return self._module_call(node, node.func, _device_arguments(held, arguments))
 

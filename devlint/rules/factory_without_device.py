@@ -162,9 +162,9 @@ class FactoryWithoutDevice(Rule):
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
     one that only meets Python numbers (`isinstance(v, (int, float))` says so), host values
     or other CPU tensors (`torch.rand(1) < 0.5`), a parameter-free module kept on `self`
-    (`self.softmax`, `self.dropout`), a module whose output the function reads as a NumPy
-    array as it comes (`policy(x).detach().numpy()`: `.numpy()` refuses device tensors, so
-    the module runs on the CPU there), or meets nothing at all; a CPU index into a device
+    (`self.softmax`), a module whose output the function reads as a NumPy array as it
+    comes (`policy(x).detach().numpy()`: `.numpy()` refuses device tensors, so the module
+    runs on the CPU there), or meets nothing at all; a CPU index into a device
     tensor (`x[torch.arange(n)]`), or one written through a plain index (`x[0] = t`,
     `x[:, :2] = t`: a copy across devices), or through device indices (`mask[(rows, cols)]
     = True`: `index_put_` copies the indices to the mask's device); a CPU tensor indexed by
@@ -1279,25 +1279,6 @@ class FactoryWithoutDevice(Rule):
         "        if features:\n"
         "            out = self.fc(x)\n"
         "        return self.softmax(out)\n",
-        # A dropout has no parameters or buffers either: an empty placeholder passed
-        # through it meets nothing (it only acts differently while training).
-        "import torch\nimport torch.nn as nn\n\n"
-        "class CatEmbeddings(nn.Module):\n"
-        "    def __init__(self, sizes, dropout):\n"
-        "        super().__init__()\n"
-        "        self.layers = nn.ModuleList([nn.Embedding(n, 4) for n in sizes])\n"
-        "        if dropout > 0:\n"
-        "            self.dropout = nn.Dropout(dropout)\n"
-        "        else:\n"
-        "            self.dropout = None\n\n"
-        "    def forward(self, x):\n"
-        "        if x.shape[1] > 0:\n"
-        "            out = torch.cat([f(x[:, i]) for i, f in enumerate(self.layers)], 1)\n"
-        "        else:\n"
-        "            out = torch.empty(0, 0)\n"
-        "        if self.dropout is not None:\n"
-        "            out = self.dropout(out)\n"
-        "        return out\n",
         # As many number indices as the factory's sizes pick one element: a 0-dim tensor,
         # which meets any device.
         "import torch\nimport torch.nn as nn\n\n"

@@ -182,9 +182,6 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "STATELESS_NN_MODULES": lambda v: [
         n for n in sorted(v) if not issubclass(getattr(torch.nn, n, object), MODULE)
     ],
-    "DEVICE_FREE_NN_MODULES": lambda v: [
-        n for n in sorted(v) if not issubclass(getattr(torch.nn, n, object), MODULE)
-    ],
     "TORCH_NN_NON_MODULES": lambda v: missing_attributes(torch.nn, v),
     "MODULE_MOVING_METHODS": lambda v: missing_attributes(MODULE, v),
     "MODULE_ONLY_METHODS": lambda v: (

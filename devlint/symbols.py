@@ -307,6 +307,13 @@ SILENT_BUILTINS = frozenset(
 )
 """Builtins that neither move a tensor nor mix it with others."""
 
+TEXT_BUILTINS = frozenset({"str", "repr", "format"})
+"""Builtins that write a value as text: of a device, its name (``str(device)``)."""
+
+TEXT_METHODS = frozenset({"split", "rsplit", "partition", "lower", "upper", "strip"})
+"""``str`` methods whose result is still part of the text (``str(device).split(":")[0]``:
+the device type)."""
+
 TORCH_DTYPES = frozenset(
     {"float", "float16", "float32", "float64", "bfloat16", "half", "double", "int", "long"}
     | {"int8", "int16", "int32", "int64", "uint8", "bool", "complex64", "complex128"}

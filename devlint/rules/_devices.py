@@ -29,6 +29,8 @@ from devlint.symbols import (
     DEVICE_TYPES,
     MODULE_MOVING_METHODS,
     SILENT_BUILTINS,
+    TEXT_BUILTINS,
+    TEXT_METHODS,
 )
 
 
@@ -461,7 +463,7 @@ def _names_reached(
             if isinstance(call, cst.Call) and call.func is parent:
                 if parent.attr.value in ("startswith", "endswith"):
                     return ()
-                if parent.attr.value not in _STRING_METHODS:
+                if parent.attr.value not in TEXT_METHODS:
                     return None
                 child = call
             elif parent.attr.value == "type":
@@ -515,11 +517,9 @@ _CARRIERS = (
 )
 """Expressions whose value holds the device read in them, followed to their use."""
 
-_STRING_BUILDERS = ("str", "repr", "format")
-_SAME_DEVICE_BUILDERS = (*_STRING_BUILDERS, "getattr", "torch.device")
-"""Calls whose result is the device (or its text, or its ``type``): followed."""
-_STRING_METHODS = frozenset({"split", "rsplit", "partition", "lower", "upper", "strip"})
-"""Text made from a device (``str(device).split(":")[0]``): still the device, followed."""
+_SAME_DEVICE_BUILDERS = TEXT_BUILTINS | {"getattr", "torch.device"}
+"""Calls whose result is the device (or its text, or its ``type``): followed, as is text
+made from it (``TEXT_METHODS``)."""
 
 
 def _only_names(call: cst.Call, arg: cst.Arg, parents: dict[int, cst.CSTNode]) -> bool:
@@ -532,7 +532,7 @@ def _only_names(call: cst.Call, arg: cst.Arg, parents: dict[int, cst.CSTNode]) -
         return True
     if func.endswith("autocast") and arg is first_positional(call):
         return True
-    if func in SILENT_BUILTINS and func not in _STRING_BUILDERS:
+    if func in SILENT_BUILTINS and func not in TEXT_BUILTINS:
         return True
     parent = parents.get(id(call))
     if isinstance(parent, cst.Raise):

@@ -253,6 +253,8 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "ITERATING_BUILTINS": lambda v: missing_attributes(builtins, v),
     "UNPACKING_BUILTINS": lambda v: missing_attributes(builtins, v),
     "SILENT_BUILTINS": lambda v: missing_attributes(builtins, v),
+    "TEXT_BUILTINS": lambda v: missing_attributes(builtins, v),
+    "TEXT_METHODS": lambda v: missing_attributes(str, v),
     "NUMBER_TYPES": lambda v: missing_attributes(builtins, v),
 }
 """Each list of ``devlint.symbols`` and how it is checked: the check returns what is wrong."""

@@ -254,3 +254,19 @@ def names_the_cpu(node: cst.BaseExpression) -> bool:
         first = first_positional(node)
         node = first.value if first is not None and len(node.args) == 1 else node
     return isinstance(node, cst.SimpleString) and node.evaluated_value == "cpu"
+
+
+def parameter_names(function: cst.FunctionDef) -> set[str]:
+    """Every name the function's parameters bind, ``self`` included (not ``*args``)."""
+    params = function.params
+    return {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
+
+
+def has_self(function: cst.FunctionDef) -> bool:
+    """A method called on an object: its first parameter is ``self`` and no decorator makes
+    it static or a class method."""
+    for decorator in function.decorators:
+        if dotted_name(decorator.decorator) in ("staticmethod", "classmethod"):
+            return False
+    params = [*function.params.posonly_params, *function.params.params]
+    return bool(params) and params[0].name.value == "self"

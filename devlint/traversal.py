@@ -52,6 +52,7 @@ from devlint.nodes import (
     descendants,
     dotted_name,
     first_positional,
+    has_self,
     iter_children,
     names_a_device,
     push_children,
@@ -354,14 +355,6 @@ def _literal_strings(node: cst.BaseExpression) -> list[object] | None:
 def _class_node(ancestors: Sequence[cst.CSTNode]) -> cst.ClassDef | None:
     """The innermost class definition around the node being entered."""
     return next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
-
-
-def _has_self(function: cst.FunctionDef) -> bool:
-    for decorator in function.decorators:
-        if dotted_name(decorator.decorator) in ("staticmethod", "classmethod"):
-            return False
-    params = [*function.params.posonly_params, *function.params.params]
-    return bool(params) and params[0].name.value == "self"
 
 
 def _defines_device(node: cst.ClassDef) -> bool:
@@ -788,7 +781,7 @@ class Traversal:
                 class_name=method_of.name if method_of else None,
                 function_name=name,
                 method=node.name.value if method_of else None,
-                has_self=method_of is not None and _has_self(node),
+                has_self=method_of is not None and has_self(node),
                 tensor_param=_tensor_param(node, self._aliases),
                 device_param=any(
                     param.name.value == "device"

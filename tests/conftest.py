@@ -15,11 +15,16 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def lint_snippet(
-    folder: Path, source: str, *, select: tuple[str, ...] | None = None, name: str = "snippet.py"
+    folder: Path,
+    source: str,
+    *,
+    select: tuple[str, ...] | None = None,
+    name: str = "snippet.py",
+    pyproject: str = '[project]\nname = "snippet"\n',
 ) -> tuple[Project, FileResult]:
     """Check ``source`` as the only file of a fresh project in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "pyproject.toml").write_text('[project]\nname = "snippet"\n')
+    (folder / "pyproject.toml").write_text(pyproject)
     path = folder / name
     path.write_bytes(source.encode())
     (project,) = plan_projects([path], config_for_directory, Overrides(select=select))

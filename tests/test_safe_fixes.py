@@ -9,10 +9,7 @@ from click.testing import CliRunner
 from conftest import lint_project, lint_snippet
 
 from devlint.cli import main
-from devlint.config import config_for_directory
-from devlint.engine import Overrides, check_projects, plan_projects
 from devlint.findings import Applicability
-from devlint.runner import Runner
 
 MODEL_MIXIN = """\
 from functools import wraps
@@ -189,13 +186,9 @@ def test_a_literal_ignored_for_the_file_is_still_one_left(tmp_path: Path) -> Non
         '    b = torch.zeros(3, device="cuda")\n'
         "    return b * y.cuda()\n"
     )
-    path = tmp_path / "snippet.py"
-    path.write_text(source)
-    (tmp_path / "pyproject.toml").write_text(
+    config = (
         '[tool.devlint]\nselect = ["DEV001", "DEV002"]\n'
         '[tool.devlint.per-file-ignores]\n"snippet.py" = ["DEV001"]\n'
     )
-    (project,) = plan_projects([path], config_for_directory, Overrides())
-    check_projects([project], Runner(1))
-    (result,) = project.files
+    _, result = lint_snippet(tmp_path, source, pyproject=config)
     assert [(f.code, f.start.row, f.fix) for f in result.findings] == [("DEV002", 6, None)]

@@ -10,7 +10,7 @@ import libcst as cst
 
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import empty_data
-from devlint.nodes import descendants, dotted_name, iter_children
+from devlint.nodes import descendants, dotted_name, iter_children, parameter_names
 from devlint.symbols import HOST_ANNOTATIONS, VIEW_METHODS
 
 _KIND_TESTS = frozenset({"torch.is_tensor", "hasattr", "callable"})
@@ -184,7 +184,7 @@ def _input_view(node: cst.BaseExpression, function: cst.FunctionDef) -> bool:
             node = node.func.value
         else:
             break
-    return isinstance(node, cst.Name) and node.value in _parameter_names(function)
+    return isinstance(node, cst.Name) and node.value in parameter_names(function)
 
 
 def _container(node: cst.BaseExpression, function: cst.FunctionDef) -> bool:
@@ -203,11 +203,6 @@ def _container(node: cst.BaseExpression, function: cst.FunctionDef) -> bool:
         )
     ]
     return bool(bound) and all(isinstance(value, _CONTAINER_DISPLAYS) for value in bound)
-
-
-def _parameter_names(function: cst.FunctionDef) -> set[str]:
-    params = function.params
-    return {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
 
 
 def _none_defaults(function: cst.FunctionDef) -> frozenset[str]:

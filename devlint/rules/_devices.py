@@ -9,9 +9,11 @@ import libcst as cst
 
 from devlint.facts import absolute_module
 from devlint.nodes import (
+    attribute_of_self,
     descendants,
     dotted_name,
     first_positional,
+    has_self,
     iter_children,
     keyword_argument,
     names_a_device,
@@ -417,13 +419,8 @@ def _rebound(body: cst.CSTNode) -> list[cst.CSTNode]:
 
 def _private_of_self(node: cst.CSTNode) -> bool:
     """``self._device``: an attribute only its class reads, by convention."""
-    return (
-        isinstance(node, cst.Attribute)
-        and isinstance(node.value, cst.Name)
-        and node.value.value == "self"
-        and node.attr.value.startswith("_")
-        and not node.attr.value.startswith("__")
-    )
+    attribute = attribute_of_self(node) if isinstance(node, cst.Attribute) else None
+    return attribute is not None and attribute.startswith("_") and not attribute.startswith("__")
 
 
 def _is_read(name: cst.Name, parents: dict[int, cst.CSTNode]) -> bool:
@@ -679,7 +676,7 @@ def moves_only_its_parts(ancestors: Sequence[cst.CSTNode]) -> bool:
     own ``cuda``/``to`` overrides are. (One that only moves parts to the GPU may be state
     set up on the forward path.)"""
     function = innermost_function(ancestors)
-    if function is None or not _is_method(function):
+    if function is None or not has_self(function):
         return False
     statements: list[cst.CSTNode] = [function.body]
     moves: set[str] = set()
@@ -702,11 +699,6 @@ def moves_only_its_parts(ancestors: Sequence[cst.CSTNode]) -> bool:
         else:
             return False
     return "cpu" in moves and len(moves) > 1
-
-
-def _is_method(function: cst.FunctionDef) -> bool:
-    params = [*function.params.posonly_params, *function.params.params]
-    return bool(params) and params[0].name.value == "self"
 
 
 def _part_move(small: cst.BaseSmallStatement) -> str | None:

@@ -16,7 +16,14 @@ from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting, MeetingKind, empty_data
 from devlint.flow.values import UNKNOWN
 from devlint.index import ProjectIndex, is_test_module
-from devlint.nodes import annotation_names, descendants, dotted_name, is_self, iter_children
+from devlint.nodes import (
+    annotation_names,
+    descendants,
+    dotted_name,
+    is_self,
+    iter_children,
+    parameter_names,
+)
 from devlint.rules._anchors import (
     borrowable_device,
     device_is_an_index,
@@ -3747,9 +3754,7 @@ def _tensor_root(node: cst.BaseExpression) -> str | None:
 
 def _parameter_names(function: cst.FunctionDef) -> set[str]:
     """Names of the parameters that may hold a tensor (not ``self`` or ``cls``)."""
-    params = function.params
-    every = (*params.posonly_params, *params.params, *params.kwonly_params)
-    return {param.name.value for param in every} - {"self", "cls"}
+    return parameter_names(function) - {"self", "cls"}
 
 
 def _device_parameter(function: cst.FunctionDef) -> str | None:

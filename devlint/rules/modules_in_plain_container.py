@@ -12,7 +12,13 @@ from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import FileFacts
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
-from devlint.nodes import attribute_of_self, dotted_name, is_self, stateless_module
+from devlint.nodes import (
+    attribute_of_self,
+    dotted_name,
+    is_self,
+    parameter_names,
+    stateless_module,
+)
 from devlint.rules._anchors import innermost_function
 from devlint.rules.base import (
     FileContext,
@@ -57,7 +63,7 @@ def _only_given(value: cst.List | cst.Tuple, context: FileContext) -> bool:
     function = innermost_function(context.ancestors)
     if function is None or function.name.value != "__init__":
         return False
-    given = {param.name.value for param in function.params.params[1:]}
+    given = parameter_names(function) - {"self"}
     return all(
         isinstance(element, cst.Element)
         and isinstance(element.value, cst.Name)

@@ -924,3 +924,34 @@ def test_a_tensor_put_on_the_cpu_meets_a_device_index() -> None:
         "    return b, scores[scores > 0]\n"
     )
     assert analysed.meetings("pick") == [("x.cpu()", "index", "rows[scores.argsort()]")]
+
+
+ANCHORS = """
+class Anchors(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.pairs = self.make_pairs(n)
+
+    def make_pairs(self, n, device=None):
+        return [torch.arange(k, device=device) for k in range(n)]
+
+    def forward(self, x):
+        return torch.cat((torch.ones(x.shape[-1]), self.pairs[0]))
+"""
+
+
+@pytest.mark.parametrize("first", ["make_pairs", "forward"])
+def test_what_init_builds_is_the_same_whichever_function_asks_first(first: str) -> None:
+    """The class model is built once, by the first flow that reads ``self``: ``__init__``'s
+    call of a method being analysed then is no recursion (it returned nothing before)."""
+    analysed = Analysed(ANCHORS)
+    analysed.flow(first)
+    assert origins(analysed.value("self.pairs[0]")) == {F_}
+    assert analysed.meetings() == [
+        (
+            "torch.ones(x.shape[-1])",
+            "function",
+            "torch.cat((torch.ones(x.shape[-1]), self.pairs[0]))",
+        )
+    ]
+

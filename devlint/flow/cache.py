@@ -274,11 +274,15 @@ class FileFlows:
         if found is None:
             methods = {s.name.value: s for s in node.body.body if isinstance(s, cst.FunctionDef)}
             self._classes[node] = ClassModel(node, methods, {})  # while ``__init__`` runs
+            # What ``__init__`` builds is the same whichever function first asks for the
+            # class: the methods being analysed then are no recursion of its calls.
+            active, self._active = self._active, []
             self._building += 1
             try:
                 found = class_model(node, self._resolve, self._functions_by_name(), self)
             finally:
                 self._building -= 1
+                self._active = active
             self._classes[node] = found
         return found
 

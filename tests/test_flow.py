@@ -955,3 +955,16 @@ def test_what_init_builds_is_the_same_whichever_function_asks_first(first: str) 
         )
     ]
 
+
+def test_a_device_parameter_left_to_a_cpu_default_places_on_the_cpu() -> None:
+    """The default chooses the CPU where a call leaves it; a call that gives a device
+    places there."""
+    analysed = Analysed(
+        "def grid(n: int, device: torch.device = torch.device('cpu')):\n"
+        "    return torch.arange(n, device=device)\n\n"
+        "def use(x: torch.Tensor):\n"
+        "    return grid(3), grid(3, device=x.device), grid(3, 'cpu')\n"
+    )
+    assert origins(analysed.value("grid(3)", "use")) == {CPU}
+    assert origins(analysed.value("grid(3, device=x.device)", "use")) == {F_}
+    assert origins(analysed.value("grid(3, 'cpu')", "use")) == {CPU}

@@ -1627,7 +1627,11 @@ class _Inference:
         if callees is None:
             return UNKNOWN
         bound = _bound(function, arguments, method)
-        passes_cpu = any(found.made or Origin.CPU in found.origins for _, found in arguments)
+        defaults = _cpu_defaults_left(function, bound)
+        bound = {**bound, **defaults}
+        passes_cpu = bool(defaults) or any(
+            found.made or Origin.CPU in found.origins for _, found in arguments
+        )
         # A wrapper may move the arguments first: the function's own flow, not the call's.
         wrapped = wraps_arguments(function, self._resolve)
         if not wrapped:
@@ -1974,6 +1978,19 @@ def _bound(
         elif position < len(names):
             bound[names[position]] = found
     return bound
+
+
+def _cpu_defaults_left(function: cst.FunctionDef, bound: Mapping[str, Value]) -> dict[str, Value]:
+    """The parameters defaulting to the CPU (``device=torch.device("cpu")``) that a call
+    leaves to their default: the default chooses the CPU for what the function places
+    there, whatever its flow alone says of a ``device`` parameter (the computation's)."""
+    return {
+        param.name.value: CHOSEN_CPU
+        for param in _parameters(function)
+        if param.default is not None
+        and param.name.value not in bound
+        and names_the_cpu(param.default)
+    }
 
 
 def _in_caller_terms(returned: Value, bound: Mapping[str, Value]) -> Value:

@@ -180,7 +180,9 @@ class FactoryWithoutDevice(Rule):
     torch.device("cpu"):`), or in the branch a device flag takes for the CPU (the `else` of
     `if self.use_gpu:`); one met only in the branch where it is on the GPU (`if ddp and
     v.is_cuda:`); one moved under `if device is not None:` (also `and device.type !=
-    "cpu"`: a caller that gives no device keeps everything where it is made); one
+    "cpu"`: a caller that gives no device keeps everything where it is made); what a
+    function of the file places with a device parameter that the call leaves to a CPU
+    default (`device=torch.device("cpu")`: on the CPU, also kept in a list); one
     combined with a tensor put on the CPU on purpose, such as lengths a file hands to
     `pack_padded_sequence` as they are (its lengths must be on the CPU); counts per item
     (their elements bound slices, `y[b, : counts[b]]`) handed to a module; a branch only
@@ -315,6 +317,21 @@ class FactoryWithoutDevice(Rule):
         "            indices[task] = indices[task].to(x.device)\n"
         "            outputs.append(torch.index_select(x, 0, indices[task]))\n"
         "        return outputs\n",
+        # A device parameter left to its CPU default places on the CPU: the pairs kept in
+        # a plain list and the grid are CPU data, like the shifts (INVALID: given x.device).
+        "import torch\nimport torch.nn as nn\n\n\n"
+        "class Anchors(nn.Module):\n"
+        "    def __init__(self, sizes):\n"
+        "        super().__init__()\n"
+        "        self.sizes = sizes\n"
+        "        self._pairs = self._make_pairs(len(sizes))\n\n"
+        '    def _make_pairs(self, n: int, device: torch.device = torch.device("cpu")):\n'
+        "        return [torch.as_tensor(self.sizes[k], device=device) for k in range(n)]\n\n"
+        '    def grid(self, n: int, device: torch.device = torch.device("cpu")):\n'
+        "        return torch.arange(n, device=device)\n\n"
+        "    def forward(self, x):\n"
+        "        shifts = torch.arange(x.shape[-1]) + self.grid(x.shape[-1])\n"
+        "        return torch.cat((shifts, self._pairs[0])).to(x.device)\n",
         # A model told the device (`device=`) puts what it is given there itself.
         "import numpy as np\nimport torch\n\n"
         'def denoise(path, model, device: str = "cuda") -> torch.Tensor:\n'
@@ -2687,6 +2704,26 @@ class FactoryWithoutDevice(Rule):
             "        return wins / played\n",
             line=10,
             column=16,
+        ),
+        Invalid(
+            # The helper's CPU default is overridden: the grid is on x's device.
+            "import torch\nimport torch.nn as nn\n\n\n"
+            "class Anchors(nn.Module):\n"
+            '    def grid(self, n: int, device: torch.device = torch.device("cpu")):\n'
+            "        return torch.arange(n, device=device)\n\n"
+            "    def forward(self, x):\n"
+            "        shifts = torch.arange(x.shape[-1])\n"
+            "        return shifts + self.grid(x.shape[-1], device=x.device)\n",
+            line=10,
+            column=18,
+            fixed="import torch\nimport torch.nn as nn\n\n\n"
+            "class Anchors(nn.Module):\n"
+            '    def grid(self, n: int, device: torch.device = torch.device("cpu")):\n'
+            "        return torch.arange(n, device=device)\n\n"
+            "    def forward(self, x):\n"
+            "        shifts = torch.arange(x.shape[-1], device=x.device)\n"
+            "        return shifts + self.grid(x.shape[-1], device=x.device)\n",
+            unsafe=True,
         ),
         Invalid(
             # It meets the caller's images as passed (maybe CPU): their device, not self.device.

@@ -84,7 +84,8 @@ def has_double_star(call: cst.Call) -> bool:
 
 
 def casts_dtype_only(call: cst.Call) -> bool:
-    """``x.to(torch.float32)`` or ``x.to(dtype=y.dtype)``: a cast, no device is involved."""
+    """``x.to(torch.float32)`` or ``x.to(dtype=y.dtype)``: a cast, no device is involved;
+    also ``x.to(getattr(torch, self.dtype))``, a dtype the configuration names."""
     func = call.func
     if not (isinstance(func, cst.Attribute) and func.attr.value == "to"):
         return False
@@ -93,9 +94,19 @@ def casts_dtype_only(call: cst.Call) -> bool:
     first = first_positional(call)
     if first is None:
         return keyword_argument(call, "dtype") is not None
+    if _torch_attribute_by_name(first.value):
+        return True
     name = dotted_name(first.value) or ""
     last = name.rpartition(".")[2]
     return last == "dtype" or (name.startswith("torch.") and last in TORCH_DTYPES)
+
+
+def _torch_attribute_by_name(node: cst.BaseExpression) -> bool:
+    """``getattr(torch, name)``: what torch calls ``name``, a dtype where a tensor is cast."""
+    if not (isinstance(node, cst.Call) and dotted_name(node.func) == "getattr"):
+        return False
+    first = first_positional(node)
+    return first is not None and dotted_name(first.value) == "torch"
 
 
 def annotation_names(node: cst.BaseExpression) -> set[str]:

@@ -968,3 +968,20 @@ def test_a_device_parameter_left_to_a_cpu_default_places_on_the_cpu() -> None:
     assert origins(analysed.value("grid(3)", "use")) == {CPU}
     assert origins(analysed.value("grid(3, device=x.device)", "use")) == {F_}
     assert origins(analysed.value("grid(3, 'cpu')", "use")) == {CPU}
+
+
+def test_a_parameter_the_function_moves_itself_is_handed_on_the_host() -> None:
+    """Before the move (of the parameter, or of what derives from it) it follows nothing;
+    a cast is no move, nor is ``.to(other)`` (where another tensor is), and a parameter only
+    read keeps the computation's device."""
+    analysed = Analysed(
+        "def run(model, images: torch.Tensor, masks: torch.Tensor, ref: torch.Tensor, device):\n"
+        "    scaled = images * 2\n"
+        "    masks = masks.to(torch.float16)\n"
+        "    near = ref * 3\n"
+        "    return model(scaled.to(device)), scaled, masks, near.to(masks), near\n"
+    )
+    assert origins(analysed.value("scaled", "run")) == {UNK}
+    assert origins(analysed.value("scaled.to(device)", "run")) == {F_}
+    assert origins(analysed.value("masks", "run")) == {F_}
+    assert origins(analysed.value("near", "run")) == {F_}

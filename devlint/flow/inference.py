@@ -103,6 +103,7 @@ from devlint.symbols import (
     MODULE_MAPPINGS,
     MODULE_REGISTRARS,
     MODULE_TENSOR_METHODS,
+    MOVE_HELPER_NAMES,
     MOVE_METHODS,
     NON_TENSOR_RESULTS,
     NUMBER_LIBRARIES,
@@ -308,16 +309,24 @@ def analyse_function(
             used = _used_as_tensors(function.body)
         return name in used
 
+    entry: dict[str, Value] = {}
     for param in _parameters(function):
         name = param.name.value
-        inference.env[name] = (
+        entry[name] = (
             given.get(name)
             or _factory_default(param, around.resolve)
             or _parameter_value(param, partial(used_as_tensor, name))
         )
         if name in given and _surely_not_none(given[name]):
             inference.not_none.add(name)
+    inference.env = dict(entry)
     inference.run(function.body)
+    handed = _as_handed(entry, inference.moved_inputs, given)
+    if handed != entry:
+        not_none = inference.not_none
+        inference = _Inference(around)
+        inference.function, inference.not_none, inference.env = function, not_none, handed
+        inference.run(function.body)
     returned = as_returned(join(*inference.returns)) if inference.returns else HOST
     on_cpu = _modules_read_as_arrays(function.body)
     return FunctionFlow(
@@ -343,6 +352,30 @@ def analyse_function(
         result_parts=inference.result_parts,
         wrapped=wraps_arguments(function, around.resolve),
     )
+
+
+def _names_a_move_helper(func: cst.BaseExpression) -> bool:
+    """``to_device(batch, d)``, ``utils.move_to(x, d)``: a helper named for moving its
+    argument to a device (``MOVE_HELPER_NAMES``)."""
+    name = (dotted_name(func) or "").rpartition(".")[2]
+    return any(fragment in name for fragment in MOVE_HELPER_NAMES)
+
+
+def _as_handed(
+    entry: Mapping[str, Value], moved: set[str], given: Mapping[str, Value]
+) -> dict[str, Value]:
+    """The parameters as the function's callers hand them: one whose data the function
+    moves to a device itself (``moved``) is not there yet, its caller keeps it where it made
+    it (on the host, most often): before the move it follows nothing. Not a device (its
+    moves place other tensors), nor what a caller's call says it passes (``given``)."""
+    return {
+        name: (
+            replace(UNKNOWN, params=found.params)
+            if name in moved and name not in given and found.follows and name != "device"
+            else found
+        )
+        for name, found in entry.items()
+    }
 
 
 def _modules_read_as_arrays(body: cst.BaseSuite) -> frozenset[str]:
@@ -691,6 +724,10 @@ class _Inference:
         self.inlining: frozenset[cst.FunctionDef] = frozenset()
         """The nested functions whose calls are being inferred around this pass (recursion)."""
         self.counts: set[cst.CSTNode] = set()
+        self.moved_inputs: set[str] = set()
+        """Parameters whose data the function moves to a device itself (``x.to(self.device)``,
+        ``.cuda()``, ``to_device(batch, d)``, also after deriving from them; not
+        ``x.to(other)``, which puts it where another tensor is): see ``_as_handed``."""
         """Creation sites of tensors whose elements bound a slice (``x[: counts[b]]``): a
         count per item, which the modules it is handed to use as numbers too."""
 
@@ -1325,6 +1362,8 @@ class _Inference:
         else:
             receiver = None
         arguments = [(arg, self.eval(arg.value)) for arg in node.args]
+        if _names_a_move_helper(func):
+            self.moved_inputs.update(*(found.params for _, found in arguments))
         local = isinstance(func, cst.Name) and func.value in self.env
         qualified = None if local else self._resolve(func)
         if qualified is not None and qualified.split(".", 1)[0] == "torch":
@@ -1723,8 +1762,13 @@ class _Inference:
                 or (dotted_name(target.value) or "").endswith("device")
                 or self._string_parameter(target.value)
             )
-            return moved_from(moved(device), receiver) if said or not device.only_host else receiver
+            if not (said or not device.only_host):
+                return receiver
+            if said and device.on_device:  # to a device, not `.to(other)`: like `other`
+                self.moved_inputs.update(receiver.params)
+            return moved_from(moved(device), receiver)
         if name == "cuda":
+            self.moved_inputs.update(receiver.params)
             return moved_from(LITERAL, receiver)
         if name == "cpu":
             return put_on_cpu(node)

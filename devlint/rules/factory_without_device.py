@@ -180,9 +180,12 @@ class FactoryWithoutDevice(Rule):
     torch.device("cpu"):`), or in the branch a device flag takes for the CPU (the `else` of
     `if self.use_gpu:`); one met only in the branch where it is on the GPU (`if ddp and
     v.is_cuda:`); one moved under `if device is not None:` (also `and device.type !=
-    "cpu"`: a caller that gives no device keeps everything where it is made); what a
-    function of the file places with a device parameter that the call leaves to a CPU
-    default (`device=torch.device("cpu")`: on the CPU, also kept in a list); one
+    "cpu"`: a caller that gives no device keeps everything where it is made); one that
+    meets a parameter before the function moves that parameter's data to a device itself
+    (`images * w` beside `model(images.to(self.device))`, or `to_device(batch, d)` of what
+    it derived: the caller hands it on the host); what a function of the file places with
+    a device parameter that the call leaves to a CPU default (`device=torch.device("cpu")`:
+    on the CPU, also kept in a list); one
     combined with a tensor put on the CPU on purpose, such as lengths a file hands to
     `pack_padded_sequence` as they are (its lengths must be on the CPU); counts per item
     (their elements bound slices, `y[b, : counts[b]]`) handed to a module; a branch only
@@ -332,6 +335,28 @@ class FactoryWithoutDevice(Rule):
         "    def forward(self, x):\n"
         "        shifts = torch.arange(x.shape[-1]) + self.grid(x.shape[-1])\n"
         "        return torch.cat((shifts, self._pairs[0])).to(x.device)\n",
+        # A pipeline that moves its caller's images to the device itself is handed them
+        # on the host: before the move they meet CPU weights there (INVALID: the model
+        # takes them as they are). Also after deriving from them, and through a helper
+        # named for the move (`to_device(batch, d)`).
+        "import torch\n\n\n"
+        "class Pipeline:\n"
+        "    def __init__(self, model, device):\n"
+        "        self.device = device\n"
+        "        self.model = model.to(device)\n\n"
+        "    def __call__(self, images):\n"
+        "        weights = torch.linspace(0, 1, images.shape[-1])\n"
+        "        return self.model(images.to(self.device)), images * weights\n",
+        "import torch\nfrom utils import to_device\n\n\n"
+        "class Streaming:\n"
+        "    def __init__(self, model, device):\n"
+        "        self.device = device\n"
+        "        self.model = model.to(device)\n\n"
+        "    def frontend(self, speech: torch.Tensor, pad: int):\n"
+        "        speech = torch.cat([speech, torch.zeros(pad)], dim=0)\n"
+        '        batch = {"speech": speech.unsqueeze(0).to(getattr(torch, "float32"))}\n'
+        "        batch = to_device(batch, device=self.device)\n"
+        "        return self.model(**batch)\n",
         # A model told the device (`device=`) puts what it is given there itself.
         "import numpy as np\nimport torch\n\n"
         'def denoise(path, model, device: str = "cuda") -> torch.Tensor:\n'
@@ -2726,7 +2751,8 @@ class FactoryWithoutDevice(Rule):
             unsafe=True,
         ),
         Invalid(
-            # It meets the caller's images as passed (maybe CPU): their device, not self.device.
+            # It meets the caller's images as passed, which the model takes as they are: on
+            # the caller's device, not self.device (VALID: the pipeline moves them itself).
             "import torch\n\n\n"
             "class Pipeline:\n"
             "    def __init__(self, model, device):\n"
@@ -2734,7 +2760,7 @@ class FactoryWithoutDevice(Rule):
             "        self.model = model.to(device)\n\n"
             "    def __call__(self, images):\n"
             "        weights = torch.linspace(0, 1, images.shape[-1])\n"
-            "        return self.model(images.to(self.device)), images * weights\n",
+            "        return self.model(images), images * weights\n",
             line=10,
             column=19,
             fixed="import torch\n\n\n"
@@ -2744,7 +2770,7 @@ class FactoryWithoutDevice(Rule):
             "        self.model = model.to(device)\n\n"
             "    def __call__(self, images):\n"
             "        weights = torch.linspace(0, 1, images.shape[-1], device=images.device)\n"
-            "        return self.model(images.to(self.device)), images * weights\n",
+            "        return self.model(images), images * weights\n",
             unsafe=True,
         ),
         Invalid(

@@ -979,9 +979,11 @@ def test_a_parameter_the_function_moves_itself_is_handed_on_the_host() -> None:
         "    scaled = images * 2\n"
         "    masks = masks.to(torch.float16)\n"
         "    near = ref * 3\n"
-        "    return model(scaled.to(device)), scaled, masks, near.to(masks), near\n"
+        "    alias = torch.Tensor(scaled)\n"
+        "    return model(scaled.to(device)), scaled, masks, near.to(masks), near, alias\n"
     )
     assert origins(analysed.value("scaled", "run")) == {UNK}
+    assert analysed.value("alias", "run").made == ()  # an alias of what the caller handed
     assert origins(analysed.value("scaled.to(device)", "run")) == {F_}
     assert origins(analysed.value("masks", "run")) == {F_}
     assert origins(analysed.value("near", "run")) == {F_}

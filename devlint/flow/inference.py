@@ -1880,8 +1880,11 @@ class _Inference:
             return made_on_cpu(node)
         if name == "Tensor" and first is not None and len(node.args) == 1:
             aliased = self.values.get(first.value, UNKNOWN)
-            if aliased.on_device or aliased.made:
-                return aliased  # torch.Tensor(t) of a tensor is an alias of t, on its device
+            handed = bool(aliased.params) and aliased.origins == UNKNOWN.origins
+            if aliased.on_device or aliased.made or handed:
+                # torch.Tensor(t) of a tensor (one a caller hands over too) is an alias of
+                # t, on its device
+                return aliased
         if name not in LEGACY_TENSOR_TYPES and first is not None and _is_empty_shape(first.value):
             return scalar_on_cpu(node)  # torch.rand([]): 0-dim (`torch.Tensor([])` is empty data)
         return made_on_cpu(node)

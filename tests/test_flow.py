@@ -987,3 +987,19 @@ def test_a_parameter_the_function_moves_itself_is_handed_on_the_host() -> None:
     assert origins(analysed.value("scaled.to(device)", "run")) == {F_}
     assert origins(analysed.value("masks", "run")) == {F_}
     assert origins(analysed.value("near", "run")) == {F_}
+
+
+def test_a_move_to_an_inputs_own_device_or_the_current_gpu_hands_nothing_over() -> None:
+    """``m.to(xyz.device)`` places ``m`` where ``xyz`` is, and ``if out.is_cuda: m.cuda()``
+    finds the input on the GPU: neither says the caller hands ``xyz`` on the host."""
+    analysed = Analysed(
+        "def scale(xyz: torch.Tensor, w: torch.Tensor):\n"
+        "    sc = torch.ones(3)\n"
+        "    out = xyz / sc\n"
+        "    mask = (out > 0).float()\n"
+        "    if out.is_cuda:\n"
+        "        mask = mask.cuda()\n"
+        "    return out * mask, (xyz * w).to(xyz.device)\n"
+    )
+    assert origins(analysed.value("xyz", "scale")) == {F_}
+    assert analysed.meetings("scale") == [("torch.ones(3)", "operator", "xyz / sc")]

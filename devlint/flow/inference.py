@@ -726,8 +726,10 @@ class _Inference:
         self.counts: set[cst.CSTNode] = set()
         self.moved_inputs: set[str] = set()
         """Parameters whose data the function moves to a device itself (``x.to(self.device)``,
-        ``.cuda()``, ``to_device(batch, d)``, also after deriving from them; not
-        ``x.to(other)``, which puts it where another tensor is): see ``_as_handed``."""
+        ``to_device(batch, d)``, also after deriving from them): see ``_as_handed``. Not
+        ``x.to(other)`` (where another tensor is), nor a move to the parameter's own device
+        (``m.to(x.device)``), nor ``.cuda()`` (the current GPU, often where the input is
+        found to be: ``if x.is_cuda: t = t.cuda()``)."""
         """Creation sites of tensors whose elements bound a slice (``x[: counts[b]]``): a
         count per item, which the modules it is handed to use as numbers too."""
 
@@ -1765,10 +1767,10 @@ class _Inference:
             if not (said or not device.only_host):
                 return receiver
             if said and device.on_device:  # to a device, not `.to(other)`: like `other`
-                self.moved_inputs.update(receiver.params)
+                # not to a parameter's own device (`m.to(x.device)`): there `x` is placed
+                self.moved_inputs.update(receiver.params - device.params)
             return moved_from(moved(device), receiver)
         if name == "cuda":
-            self.moved_inputs.update(receiver.params)
             return moved_from(LITERAL, receiver)
         if name == "cpu":
             return put_on_cpu(node)

@@ -31,7 +31,12 @@ from devlint.nodes import (
     keyword_argument,
 )
 from devlint.rules._devices import device_literal
-from devlint.symbols import COLLECTIVE_FUNCTIONS, PROCESS_GROUP_TYPES, SET_DEVICE_FUNCTIONS
+from devlint.symbols import (
+    COLLECTIVE_FUNCTIONS,
+    CURRENT_DEVICE_STREAMS,
+    PROCESS_GROUP_TYPES,
+    SET_DEVICE_FUNCTIONS,
+)
 
 if TYPE_CHECKING:
     from devlint.rules.base import FileContext, Rule
@@ -315,6 +320,30 @@ def _keeps_a_device(classdef: cst.ClassDef) -> bool:
     return False
 
 
+def keeps_a_current_stream(
+    classdef: cst.ClassDef, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """A method of the class keeps a CUDA stream of the current GPU on ``self``
+    (``self.copy_stream = torch.cuda.Stream()``, ``torch.cuda.current_stream()``; not one
+    told its device): the object runs its work there, so the current GPU is its device,
+    as a kept ``self.device`` would be."""
+    for node in descendants(classdef.body):
+        if not isinstance(node, (cst.Assign, cst.AnnAssign)) or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, cst.Assign) else (node,)
+        if all(attribute_of_self(target.target) is None for target in targets):
+            continue
+        for call in descendants(node.value):
+            if (
+                isinstance(call, cst.Call)
+                and qualified_name(call.func) in CURRENT_DEVICE_STREAMS
+                and all(arg.keyword is not None for arg in call.args)
+                and keyword_argument(call, "device") is None
+            ):
+                return True
+    return False
+
+
 def _move_in_chain(value: cst.BaseExpression) -> cst.Call | None:
     """The move to the current device in ``load(p).eval().cuda().half()``, if any."""
     node = value
@@ -340,7 +369,8 @@ def own_choice(
     ``"collective"`` (``only_collectives_read``; not where an input tensor or module tells
     the device),
     ``"class"`` (the class put its model there: ``class_placements``; not the placement of
-    a model a caller gave it), ``"meta"`` (``module.to_empty(device="cuda")`` materialises
+    a model a caller gave it), ``"streams"`` (the class keeps a CUDA stream of the current
+    GPU: ``keeps_a_current_stream``), ``"meta"`` (``module.to_empty(device="cuda")`` materialises
     meta tensors, which have no device to follow), ``"set_device"``
     (``after_setting_the_device``), ``"rank"`` (``_handed_a_process_group``: one rank's code)
     or ``"collectives"`` (the function runs collectives on the default group; neither in a
@@ -360,6 +390,8 @@ def own_choice(
         return "nccl"  # whatever device a class keeps (its batches'), NCCL needs the GPU
     if classdef is not None and placements[id(classdef)] is None:
         return None  # the class keeps its device: that is the one to use
+    if classdef is not None and keeps_a_current_stream(classdef, qualified_name):
+        return "streams"
     if under_a_nccl_test(ancestors):
         return "nccl"
     if only_collectives_read(call, ancestors, qualified_name):
@@ -460,4 +492,6 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     if choice in ("collective", "collectives", "rank"):
         told = scope.device_aware or candidate.scope.device_param
         return not scope.lightning and not told and not types - {"cuda"}
+    if choice == "streams":  # not where the caller tells it the device (`device` ignored)
+        return not scope.lightning and not candidate.scope.device_param
     return choice in ("nccl", "meta", "set_device")

@@ -366,6 +366,17 @@ class CudaCall(Rule):
         "        else:\n"
         "            self.unet = self.unet.cpu()\n"
         "            self.vae.cuda()\n",
+        # A class that keeps a CUDA stream of the current GPU runs its work there: the
+        # current GPU is its device (INVALID: a stream made on a device it was told).
+        "import torch\nfrom torch import nn\n\n"
+        "class RowCache(nn.Module):\n"
+        "    def __init__(self, weight):\n"
+        "        super().__init__()\n"
+        "        self.weight = weight\n"
+        "        self.copy_stream = torch.cuda.Stream()\n\n"
+        "    def fetch(self, rows):\n"
+        "        with torch.cuda.stream(self.copy_stream):\n"
+        "            return self.weight[rows].cuda()\n",
     )
     INVALID = (
         Invalid(
@@ -939,6 +950,21 @@ class CudaCall(Rule):
             "        return self.net(torch.as_tensor(obs).cuda())\n",
             line=12,
             column=46,
+        ),
+        Invalid(
+            # The stream cache's look-alike (VALID) whose stream is on the device it was told:
+            # `.cuda()` is the current GPU, not that one.
+            "import torch\nfrom torch import nn\n\n"
+            "class RowCache(nn.Module):\n"
+            "    def __init__(self, weight, device):\n"
+            "        super().__init__()\n"
+            "        self.weight = weight\n"
+            "        self.copy_stream = torch.cuda.Stream(device=device)\n\n"
+            "    def fetch(self, rows):\n"
+            "        with torch.cuda.stream(self.copy_stream):\n"
+            "            return self.weight[rows].cuda()\n",
+            line=12,
+            column=38,
         ),
         Invalid(
             # The offload switch's look-alike (VALID) that also computes with the moved part.

@@ -519,8 +519,29 @@ class HardcodedDevice(Rule):
         "        super().__init__()\n        self.device = device\n\n"
         "    def forward(self, tokens):\n        return tokens.to(self.device)\n\n"
         "def build(width, device):\n    return Embedder(width, device=device)\n",
+        # A class that keeps a CUDA stream of the current GPU works there: "cuda" is its
+        # device (INVALID: a stream of the device it was told).
+        "import torch\nfrom torch import nn\n\nclass Prefetcher(nn.Module):\n"
+        "    def __init__(self, rows):\n"
+        "        super().__init__()\n"
+        "        self.rows = rows\n"
+        "        self.stream = torch.cuda.current_stream()\n\n"
+        "    def slots(self, n):\n"
+        '        return torch.full((n,), -1, device="cuda")\n',
     )
     INVALID = (
+        Invalid(
+            # The stream prefetcher's look-alike (VALID) on a stream of the device it was told.
+            "import torch\nfrom torch import nn\n\nclass Prefetcher(nn.Module):\n"
+            "    def __init__(self, rows, device):\n"
+            "        super().__init__()\n"
+            "        self.rows = rows\n"
+            "        self.stream = torch.cuda.current_stream(device)\n\n"
+            "    def slots(self, n):\n"
+            '        return torch.full((n,), -1, device="cuda")\n',
+            line=11,
+            column=44,
+        ),
         Invalid(
             "from typing import Sequence\n\nimport torch\nfrom torch import Tensor\n\n"
             "def device_of(values: Sequence[Tensor]) -> torch.device:\n"

@@ -377,6 +377,17 @@ class CudaCall(Rule):
         "    def fetch(self, rows):\n"
         "        with torch.cuda.stream(self.copy_stream):\n"
         "            return self.weight[rows].cuda()\n",
+        # Under the flag the class chose its device with, the device it keeps is the
+        # current GPU (INVALID: a method may set another device).
+        "import torch\n\n\nclass Fitter:\n"
+        "    def __init__(self, model, use_gpu):\n"
+        "        self.model = model\n"
+        "        self.use_gpu = use_gpu\n"
+        '        self.device = torch.device("cuda" if use_gpu else "cpu")\n\n'
+        "    def step(self, batch):\n"
+        "        if self.use_gpu:\n"
+        "            batch = batch.cuda()\n"
+        "        return self.model(batch)\n",
     )
     INVALID = (
         Invalid(
@@ -965,6 +976,34 @@ class CudaCall(Rule):
             "            return self.weight[rows].cuda()\n",
             line=12,
             column=38,
+        ),
+        Invalid(
+            # The flagged trainer's look-alike (VALID) that may be told another device later.
+            "import torch\n\n\nclass Fitter:\n"
+            "    def __init__(self, model, use_gpu):\n"
+            "        self.model = model\n"
+            "        self.use_gpu = use_gpu\n"
+            '        self.device = torch.device("cuda" if use_gpu else "cpu")\n\n'
+            "    def place(self, device):\n"
+            "        self.device = device\n\n"
+            "    def step(self, batch):\n"
+            "        if self.use_gpu:\n"
+            "            batch = batch.cuda()\n"
+            "        return self.model(batch)\n",
+            line=15,
+            column=27,
+            fixed="import torch\n\n\nclass Fitter:\n"
+            "    def __init__(self, model, use_gpu):\n"
+            "        self.model = model\n"
+            "        self.use_gpu = use_gpu\n"
+            '        self.device = torch.device("cuda" if use_gpu else "cpu")\n\n'
+            "    def place(self, device):\n"
+            "        self.device = device\n\n"
+            "    def step(self, batch):\n"
+            "        if self.use_gpu:\n"
+            "            batch = batch.to(self.device)\n"
+            "        return self.model(batch)\n",
+            unsafe=True,
         ),
         Invalid(
             # The offload switch's look-alike (VALID) that also computes with the moved part.

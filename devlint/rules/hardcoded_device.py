@@ -528,8 +528,37 @@ class HardcodedDevice(Rule):
         "        self.stream = torch.cuda.current_stream()\n\n"
         "    def slots(self, n):\n"
         '        return torch.full((n,), -1, device="cuda")\n',
+        # Under the flag the trainer chose its device with: "cuda" is the device it keeps.
+        "import torch\n\n\nclass Trainer:\n"
+        "    def __init__(self, model, cfg):\n"
+        "        self.model = model\n"
+        "        self.cuda = torch.cuda.is_available() and not cfg.cpu\n"
+        "        if self.cuda:\n"
+        '            self.device = torch.device("cuda")\n'
+        "        elif cfg.tpu:\n"
+        "            self.device = tpu_device()\n"
+        "        else:\n"
+        '            self.device = torch.device("cpu")\n'
+        "        if self.cuda and cfg.world_size > 1:\n"
+        '            self.norms = torch.zeros(cfg.world_size, device="cuda")\n',
     )
     INVALID = (
+        Invalid(
+            # The trainer's look-alike (VALID) under another flag than the one it chose its
+            # device with: the device it keeps may be the CPU there.
+            "import torch\n\n\nclass Trainer:\n"
+            "    def __init__(self, model, cfg):\n"
+            "        self.model = model\n"
+            "        self.cuda = torch.cuda.is_available() and not cfg.cpu\n"
+            "        if self.cuda:\n"
+            '            self.device = torch.device("cuda")\n'
+            "        else:\n"
+            '            self.device = torch.device("cpu")\n'
+            "        if cfg.use_gpu_norms:\n"
+            '            self.norms = torch.zeros(cfg.world_size, device="cuda")\n',
+            line=13,
+            column=61,
+        ),
         Invalid(
             # The stream prefetcher's look-alike (VALID) on a stream of the device it was told.
             "import torch\nfrom torch import nn\n\nclass Prefetcher(nn.Module):\n"

@@ -116,13 +116,12 @@ def kept_gpu_flags(classdef: cst.ClassDef) -> frozenset[str]:
 def _device_assignments(
     node: cst.CSTNode, path: tuple[tuple[cst.If, bool], ...]
 ) -> Iterator[tuple[cst.Assign, tuple[tuple[cst.If, bool], ...]]]:
-    """Each assignment of the kept device (``self.device = ...``) under ``node``, with the
-    ``if`` branches it is in (True: the body)."""
+    """Each assignment of the kept device (``self.device = ...``, ``self._device``; not
+    another device it knows, such as a pipeline's ``self.last_device``) under ``node``,
+    with the ``if`` branches it is in (True: the body)."""
     if isinstance(node, cst.Assign):
         if any(
-            names_the_device(name)
-            for target in node.targets
-            if (name := attribute_of_self(target.target)) is not None
+            attribute_of_self(target.target) in ("device", "_device") for target in node.targets
         ):
             yield node, path
         return

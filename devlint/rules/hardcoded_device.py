@@ -539,6 +539,9 @@ class HardcodedDevice(Rule):
         "            self.device = tpu_device()\n"
         "        else:\n"
         '            self.device = torch.device("cpu")\n'
+        "        self.last_device = None  # another device it knows: a pipeline's last stage\n"
+        "        if self.cuda and cfg.pipeline:\n"
+        "            self.last_device = torch.device(cfg.pipeline_devices[-1])\n"
         "        if self.cuda and cfg.world_size > 1:\n"
         '            self.norms = torch.zeros(cfg.world_size, device="cuda")\n',
     )

@@ -495,8 +495,6 @@ def own_choice(
         return "nccl"  # whatever device a class keeps (its batches'), NCCL needs the GPU
     if classdef is not None and placements[id(classdef)] is None:
         return None  # the class keeps its device: that is the one to use
-    if classdef is not None and keeps_a_current_stream(classdef, qualified_name):
-        return "streams"
     if under_a_nccl_test(ancestors):
         return "nccl"
     if only_collectives_read(call, ancestors, qualified_name):
@@ -509,6 +507,8 @@ def own_choice(
         return "rank"
     if _collectives(ancestors, qualified_name):
         return "collectives"
+    if classdef is not None and keeps_a_current_stream(classdef, qualified_name):
+        return "streams"  # last: it adds to the other choices, never replaces one
     return None
 
 

@@ -463,6 +463,12 @@ SET_DEVICE_FUNCTIONS = frozenset(
 """Functions that make one GPU the process's current device (``torch.npu``, ``torch.mlu``
 and ``torch.musa`` are registered by their vendors' plugins)."""
 
+CURRENT_DEVICE_STREAMS = frozenset(
+    {"torch.cuda.Stream", "torch.cuda.current_stream", "torch.cuda.default_stream"}
+)
+"""What makes or returns a CUDA stream, on the current GPU unless told a device: an object
+that keeps one runs its work on that GPU."""
+
 BARRIER_FUNCTIONS = frozenset({"torch.distributed.barrier"})
 """Collectives whose ``device_ids=`` (a ``DDP_DEVICE_KEYWORDS`` keyword) name the GPU
 each process uses."""

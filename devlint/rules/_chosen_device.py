@@ -28,10 +28,16 @@ from devlint.nodes import (
     descendants,
     dotted_name,
     first_positional,
+    iter_children,
     keyword_argument,
 )
 from devlint.rules._devices import device_literal
-from devlint.symbols import COLLECTIVE_FUNCTIONS, PROCESS_GROUP_TYPES, SET_DEVICE_FUNCTIONS
+from devlint.symbols import (
+    COLLECTIVE_FUNCTIONS,
+    CURRENT_DEVICE_STREAMS,
+    PROCESS_GROUP_TYPES,
+    SET_DEVICE_FUNCTIONS,
+)
 
 if TYPE_CHECKING:
     from devlint.rules.base import FileContext, Rule
@@ -42,6 +48,13 @@ def under_a_device_flag(ancestors: Sequence[cst.CSTNode], *, cpu: bool = False) 
     ``if use_cuda: model.cuda()``, ``"cuda" if self.gpu else "cpu"``, the ``else`` of
     ``if args.cpu:``; with ``cpu``, the branch it takes for the CPU. The flag is the user's
     choice of device."""
+    return next(_device_flag_tests(ancestors, cpu=cpu), None) is not None
+
+
+def _device_flag_tests(
+    ancestors: Sequence[cst.CSTNode], *, cpu: bool = False
+) -> Iterator[cst.BaseExpression]:
+    """The tests of the device flags ``under_a_device_flag`` finds, innermost last."""
     for position, node in enumerate(ancestors):
         if not isinstance(node, (cst.If, cst.IfExp)):
             continue
@@ -52,8 +65,100 @@ def under_a_device_flag(ancestors: Sequence[cst.CSTNode], *, cpu: bool = False) 
         taken = says_gpu != cpu
         in_body = inside is node.body
         if (in_body and taken) or (not in_body and not taken and inside is node.orelse):
-            return True
-    return False
+            yield node.test
+
+
+def under_the_kept_gpu_flag(ancestors: Sequence[cst.CSTNode], classdef: cst.ClassDef) -> bool:
+    """Under a device flag that is the one the class chose its kept device with
+    (``kept_gpu_flags``), or an ``and`` with it: there the device it keeps is the current
+    GPU, which an index-less literal names too (``if self.cuda:`` after ``if self.cuda:
+    self.device = torch.device("cuda")``)."""
+    kept = kept_gpu_flags(classdef)
+    return bool(kept) and any(
+        _flag_key(part) in kept
+        for test in _device_flag_tests(ancestors)
+        for part in _conjuncts(test)
+    )
+
+
+def kept_gpu_flags(classdef: cst.ClassDef) -> frozenset[str]:
+    """The device flags (source text) under which the class keeps the current GPU as its
+    device: ``if self.cuda: self.device = torch.device("cuda")`` (any other device in that
+    ``if``'s other branches), ``self.device = "cuda" if self.use_gpu else "cpu"``. Empty
+    unless every device the class keeps is chosen so: a device it is told may be any GPU."""
+    flags: set[str] = set()
+    gpu_branches: set[int] = set()
+    others: list[tuple[tuple[cst.If, bool], ...]] = []
+    for assign, path in _device_assignments(classdef.body, ()):
+        value = assign.value
+        if isinstance(value, cst.Call) and _names_a_device_type(value):
+            value = value.args[0].value  # torch.device("cuda" if flag else "cpu")
+        if (
+            isinstance(value, cst.IfExp)
+            and _the_current_gpu(value.body)
+            and flag_says_gpu(value.test, settings=False)
+        ):
+            flags.add(_flag_key(value.test))
+        elif _the_current_gpu(value) and path and path[-1][1]:
+            test = path[-1][0].test
+            if not flag_says_gpu(test, settings=False):
+                return frozenset()
+            flags.add(_flag_key(test))
+            gpu_branches.add(id(path[-1][0]))
+        else:
+            others.append(path)
+    for path in others:  # another device in the flag's other branch: the flag chose it
+        if not any(not in_body and id(branch) in gpu_branches for branch, in_body in path):
+            return frozenset()
+    return frozenset(flags)
+
+
+def _device_assignments(
+    node: cst.CSTNode, path: tuple[tuple[cst.If, bool], ...]
+) -> Iterator[tuple[cst.Assign, tuple[tuple[cst.If, bool], ...]]]:
+    """Each assignment of the kept device (``self.device = ...``, ``self._device``; not
+    another device it knows, such as a pipeline's ``self.last_device``) under ``node``,
+    with the ``if`` branches it is in (True: the body)."""
+    if isinstance(node, cst.Assign):
+        if any(
+            attribute_of_self(target.target) in ("device", "_device") for target in node.targets
+        ):
+            yield node, path
+        return
+    if isinstance(node, cst.If):
+        yield from _device_assignments(node.body, (*path, (node, True)))
+        if node.orelse is not None:
+            yield from _device_assignments(node.orelse, (*path, (node, False)))
+        return
+    for child in iter_children(node):
+        yield from _device_assignments(child, path)
+
+
+def _names_a_device_type(call: cst.Call) -> bool:
+    """``torch.device(x)`` with one argument."""
+    return (dotted_name(call.func) or "").endswith("device") and len(call.args) == 1
+
+
+def _the_current_gpu(node: cst.BaseExpression) -> bool:
+    """``"cuda"`` or ``torch.device("cuda")``: the current GPU, no index."""
+    if isinstance(node, cst.Call) and _names_a_device_type(node):
+        node = node.args[0].value
+    literal = device_literal(node)
+    return literal is not None and literal[1:-1] == "cuda"
+
+
+def _conjuncts(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """``test`` and, for ``a and b``, each operand."""
+    yield test
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        yield from _conjuncts(test.left)
+        yield from _conjuncts(test.right)
+
+
+def _flag_key(test: cst.BaseExpression) -> str:
+    """The flag's source text, ``self.`` left out: ``self.use_gpu`` is the ``use_gpu`` that
+    ``__init__`` was given and kept."""
+    return cst.Module(body=[]).code_for_node(test).removeprefix("self.")
 
 
 def _collective_names() -> frozenset[str]:
@@ -315,6 +420,30 @@ def _keeps_a_device(classdef: cst.ClassDef) -> bool:
     return False
 
 
+def keeps_a_current_stream(
+    classdef: cst.ClassDef, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """A method of the class keeps a CUDA stream of the current GPU on ``self``
+    (``self.copy_stream = torch.cuda.Stream()``, ``torch.cuda.current_stream()``; not one
+    told its device): the object runs its work there, so the current GPU is its device,
+    as a kept ``self.device`` would be."""
+    for node in descendants(classdef.body):
+        if not isinstance(node, (cst.Assign, cst.AnnAssign)) or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, cst.Assign) else (node,)
+        if all(attribute_of_self(target.target) is None for target in targets):
+            continue
+        for call in descendants(node.value):
+            if (
+                isinstance(call, cst.Call)
+                and qualified_name(call.func) in CURRENT_DEVICE_STREAMS
+                and all(arg.keyword is not None for arg in call.args)
+                and keyword_argument(call, "device") is None
+            ):
+                return True
+    return False
+
+
 def _move_in_chain(value: cst.BaseExpression) -> cst.Call | None:
     """The move to the current device in ``load(p).eval().cuda().half()``, if any."""
     node = value
@@ -336,16 +465,22 @@ def own_choice(
 ) -> str | None:
     """Why a move or placement ``call`` on the current device is the code's own choice:
     ``"flag"`` (``under_a_device_flag``; ``"distributed_flag"`` in a function that runs
-    collectives, one rank of a distributed job), ``"nccl"`` (``under_a_nccl_test``),
+    collectives, one rank of a distributed job; ``"kept_flag"`` under the flag the class
+    chose the current GPU as its kept device with: ``under_the_kept_gpu_flag``),
+    ``"nccl"`` (``under_a_nccl_test``),
     ``"collective"`` (``only_collectives_read``; not where an input tensor or module tells
     the device),
     ``"class"`` (the class put its model there: ``class_placements``; not the placement of
-    a model a caller gave it), ``"meta"`` (``module.to_empty(device="cuda")`` materialises
+    a model a caller gave it), ``"streams"`` (the class keeps a CUDA stream of the current
+    GPU: ``keeps_a_current_stream``), ``"meta"`` (``module.to_empty(device="cuda")`` materialises
     meta tensors, which have no device to follow), ``"set_device"``
     (``after_setting_the_device``), ``"rank"`` (``_handed_a_process_group``: one rank's code)
     or ``"collectives"`` (the function runs collectives on the default group; neither in a
     class that keeps its device), or None. ``placements`` caches each class's, by id."""
     if under_a_device_flag([*ancestors, call]):
+        classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
+        if classdef is not None and under_the_kept_gpu_flag([*ancestors, call], classdef):
+            return "kept_flag"
         return "distributed_flag" if _collectives(ancestors, qualified_name) else "flag"
     if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to_empty":
         return "meta"  # materialising meta tensors: there is no device yet to follow
@@ -372,6 +507,8 @@ def own_choice(
         return "rank"
     if _collectives(ancestors, qualified_name):
         return "collectives"
+    if classdef is not None and keeps_a_current_stream(classdef, qualified_name):
+        return "streams"  # last: it adds to the other choices, never replaces one
     return None
 
 
@@ -460,4 +597,8 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     if choice in ("collective", "collectives", "rank"):
         told = scope.device_aware or candidate.scope.device_param
         return not scope.lightning and not told and not types - {"cuda"}
+    if choice == "kept_flag":  # the device the class keeps is that GPU (not: the trainer's)
+        return not scope.lightning
+    if choice == "streams":  # not where the caller tells it the device (`device` ignored)
+        return not scope.lightning and not candidate.scope.device_param
     return choice in ("nccl", "meta", "set_device")

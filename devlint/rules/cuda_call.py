@@ -366,6 +366,28 @@ class CudaCall(Rule):
         "        else:\n"
         "            self.unet = self.unet.cpu()\n"
         "            self.vae.cuda()\n",
+        # A class that keeps a CUDA stream of the current GPU runs its work there: the
+        # current GPU is its device (INVALID: a stream made on a device it was told).
+        "import torch\nfrom torch import nn\n\n"
+        "class RowCache(nn.Module):\n"
+        "    def __init__(self, weight):\n"
+        "        super().__init__()\n"
+        "        self.weight = weight\n"
+        "        self.copy_stream = torch.cuda.Stream()\n\n"
+        "    def fetch(self, rows):\n"
+        "        with torch.cuda.stream(self.copy_stream):\n"
+        "            return self.weight[rows].cuda()\n",
+        # Under the flag the class chose its device with, the device it keeps is the
+        # current GPU (INVALID: a method may set another device).
+        "import torch\n\n\nclass Fitter:\n"
+        "    def __init__(self, model, use_gpu):\n"
+        "        self.model = model\n"
+        "        self.use_gpu = use_gpu\n"
+        '        self.device = torch.device("cuda" if use_gpu else "cpu")\n\n'
+        "    def step(self, batch):\n"
+        "        if self.use_gpu:\n"
+        "            batch = batch.cuda()\n"
+        "        return self.model(batch)\n",
     )
     INVALID = (
         Invalid(
@@ -939,6 +961,49 @@ class CudaCall(Rule):
             "        return self.net(torch.as_tensor(obs).cuda())\n",
             line=12,
             column=46,
+        ),
+        Invalid(
+            # The stream cache's look-alike (VALID) whose stream is on the device it was told:
+            # `.cuda()` is the current GPU, not that one.
+            "import torch\nfrom torch import nn\n\n"
+            "class RowCache(nn.Module):\n"
+            "    def __init__(self, weight, device):\n"
+            "        super().__init__()\n"
+            "        self.weight = weight\n"
+            "        self.copy_stream = torch.cuda.Stream(device=device)\n\n"
+            "    def fetch(self, rows):\n"
+            "        with torch.cuda.stream(self.copy_stream):\n"
+            "            return self.weight[rows].cuda()\n",
+            line=12,
+            column=38,
+        ),
+        Invalid(
+            # The flagged trainer's look-alike (VALID) that may be told another device later.
+            "import torch\n\n\nclass Fitter:\n"
+            "    def __init__(self, model, use_gpu):\n"
+            "        self.model = model\n"
+            "        self.use_gpu = use_gpu\n"
+            '        self.device = torch.device("cuda" if use_gpu else "cpu")\n\n'
+            "    def place(self, device):\n"
+            "        self.device = device\n\n"
+            "    def step(self, batch):\n"
+            "        if self.use_gpu:\n"
+            "            batch = batch.cuda()\n"
+            "        return self.model(batch)\n",
+            line=15,
+            column=27,
+            fixed="import torch\n\n\nclass Fitter:\n"
+            "    def __init__(self, model, use_gpu):\n"
+            "        self.model = model\n"
+            "        self.use_gpu = use_gpu\n"
+            '        self.device = torch.device("cuda" if use_gpu else "cpu")\n\n'
+            "    def place(self, device):\n"
+            "        self.device = device\n\n"
+            "    def step(self, batch):\n"
+            "        if self.use_gpu:\n"
+            "            batch = batch.to(self.device)\n"
+            "        return self.model(batch)\n",
+            unsafe=True,
         ),
         Invalid(
             # The offload switch's look-alike (VALID) that also computes with the moved part.

@@ -519,8 +519,61 @@ class HardcodedDevice(Rule):
         "        super().__init__()\n        self.device = device\n\n"
         "    def forward(self, tokens):\n        return tokens.to(self.device)\n\n"
         "def build(width, device):\n    return Embedder(width, device=device)\n",
+        # A class that keeps a CUDA stream of the current GPU works there: "cuda" is its
+        # device (INVALID: a stream of the device it was told).
+        "import torch\nfrom torch import nn\n\nclass Prefetcher(nn.Module):\n"
+        "    def __init__(self, rows):\n"
+        "        super().__init__()\n"
+        "        self.rows = rows\n"
+        "        self.stream = torch.cuda.current_stream()\n\n"
+        "    def slots(self, n):\n"
+        '        return torch.full((n,), -1, device="cuda")\n',
+        # Under the flag the trainer chose its device with: "cuda" is the device it keeps.
+        "import torch\n\n\nclass Trainer:\n"
+        "    def __init__(self, model, cfg):\n"
+        "        self.model = model\n"
+        "        self.cuda = torch.cuda.is_available() and not cfg.cpu\n"
+        "        if self.cuda:\n"
+        '            self.device = torch.device("cuda")\n'
+        "        elif cfg.tpu:\n"
+        "            self.device = tpu_device()\n"
+        "        else:\n"
+        '            self.device = torch.device("cpu")\n'
+        "        self.last_device = None  # another device it knows: a pipeline's last stage\n"
+        "        if self.cuda and cfg.pipeline:\n"
+        "            self.last_device = torch.device(cfg.pipeline_devices[-1])\n"
+        "        if self.cuda and cfg.world_size > 1:\n"
+        '            self.norms = torch.zeros(cfg.world_size, device="cuda")\n',
     )
     INVALID = (
+        Invalid(
+            # The trainer's look-alike (VALID) under another flag than the one it chose its
+            # device with: the device it keeps may be the CPU there.
+            "import torch\n\n\nclass Trainer:\n"
+            "    def __init__(self, model, cfg):\n"
+            "        self.model = model\n"
+            "        self.cuda = torch.cuda.is_available() and not cfg.cpu\n"
+            "        if self.cuda:\n"
+            '            self.device = torch.device("cuda")\n'
+            "        else:\n"
+            '            self.device = torch.device("cpu")\n'
+            "        if cfg.use_gpu_norms:\n"
+            '            self.norms = torch.zeros(cfg.world_size, device="cuda")\n',
+            line=13,
+            column=61,
+        ),
+        Invalid(
+            # The stream prefetcher's look-alike (VALID) on a stream of the device it was told.
+            "import torch\nfrom torch import nn\n\nclass Prefetcher(nn.Module):\n"
+            "    def __init__(self, rows, device):\n"
+            "        super().__init__()\n"
+            "        self.rows = rows\n"
+            "        self.stream = torch.cuda.current_stream(device)\n\n"
+            "    def slots(self, n):\n"
+            '        return torch.full((n,), -1, device="cuda")\n',
+            line=11,
+            column=44,
+        ),
         Invalid(
             "from typing import Sequence\n\nimport torch\nfrom torch import Tensor\n\n"
             "def device_of(values: Sequence[Tensor]) -> torch.device:\n"

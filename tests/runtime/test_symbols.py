@@ -112,6 +112,9 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "SET_DEVICE_FUNCTIONS": lambda v: check_qualified(
         n for n in v if n.split(".")[1] not in PLUGIN_DEVICE_TYPES
     ),
+    "CURRENT_DEVICE_STREAMS": lambda v: (
+        check_qualified(v) or sorted(n for n in v if "device" not in keywords_of(resolve(n)))
+    ),
     "BARRIER_FUNCTIONS": lambda v: (
         check_qualified(v) or sorted({"device_ids"} - keywords_of(*map(resolve, v)))
     ),

@@ -25,10 +25,12 @@ from devlint.flow.meetings import (
     meetings_among,
     meetings_in_collective,
     meetings_indexed,
+    meetings_updated,
     meetings_written,
     places_by_backend,
     refuses_scalars,
     surely_on_device,
+    updates_in_place,
 )
 from devlint.flow.values import (
     CHOSEN_CPU,
@@ -727,6 +729,7 @@ class _Inference:
             current = self.eval(node.target)
             change = self.eval(node.value)
             self._meet(node, MeetingKind.IN_PLACE, [(node.target, current), (node.value, change)])
+            self._record(meetings_updated(node, (node.target, current), (node.value, change)))
             self._bind(node.target, combine(current, change), node.value)
         elif isinstance(node, cst.Return):
             found = self.eval(node.value) if node.value is not None else HOST
@@ -1737,6 +1740,9 @@ class _Inference:
                 self.env[container] = join(receiver, *(found for _, found in arguments))
             return HOST
         meets = name in TENSOR_ARGUMENT_METHODS and name not in CROSS_DEVICE_METHODS
+        if updates_in_place(name):  # `total.add_(loss)`
+            for arg, found in arguments:
+                self._record(meetings_updated(node, (func.value, receiver), (arg.value, found)))
         if meets and (receiver.made or receiver.on_device):
             operands: list[Operand] = [(func.value, receiver)]
             operands += [(arg.value, found) for arg, found in arguments]

@@ -13,7 +13,7 @@ from devlint.facts import FileFacts
 from devlint.findings import Applicability, Fix
 from devlint.flow.fallback import fallback_return
 from devlint.flow.inference import FunctionFlow
-from devlint.flow.meetings import Meeting, MeetingKind, empty_data
+from devlint.flow.meetings import Meeting, MeetingKind, empty_data, updates_in_place
 from devlint.flow.values import UNKNOWN
 from devlint.index import ProjectIndex, is_test_module
 from devlint.nodes import (
@@ -3061,7 +3061,7 @@ class FactoryWithoutDevice(Rule):
         ),
     )
 
-    screen_types = (ast.Call, ast.Attribute, ast.Return, *BINDING_TYPES)
+    screen_types = (ast.Call, ast.Attribute, ast.Return, ast.AugAssign, *BINDING_TYPES)
 
     def sightings(self, found: Skeleton, settings: RuleSettings) -> frozenset[Sighting] | None:
         """A candidate is a call that may resolve to ``torch.<factory>`` (``Bindings``) and,
@@ -3080,6 +3080,7 @@ class FactoryWithoutDevice(Rule):
         calls = [call for call in found.of_type(ast.Call) if isinstance(call, ast.Call)]
         collective = any(names.may_be(call.func, COLLECTIVE_FUNCTIONS) for call in calls)
         refusing = {found.scope_of(call) for call in calls if _may_refuse_scalars(call, names)}
+        refusing |= {found.scope_of(update) for update in found.of_type(ast.AugAssign)}
 
         def refused_here(call: ast.Call) -> bool:
             return collective or found.scope_of(call) in refusing
@@ -3828,7 +3829,9 @@ def _may_refuse_scalars(call: ast.Call, names: Bindings) -> bool:
     method, or a function under any name it may resolve to (``from torch import stack as
     join``: the flow reads the qualified name's last part)."""
     func = call.func
-    if isinstance(func, ast.Attribute) and func.attr in SCALAR_REFUSING_OPERATIONS:
+    if isinstance(func, ast.Attribute) and (
+        func.attr in SCALAR_REFUSING_OPERATIONS or updates_in_place(func.attr)
+    ):
         return True
     return any(
         name.rpartition(".")[2] in SCALAR_REFUSING_OPERATIONS for name in names.resolutions(func)

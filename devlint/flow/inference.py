@@ -30,7 +30,6 @@ from devlint.flow.meetings import (
     places_by_backend,
     refuses_scalars,
     surely_on_device,
-    updates_in_place,
 )
 from devlint.flow.values import (
     CHOSEN_CPU,
@@ -97,6 +96,7 @@ from devlint.symbols import (
     HOST_ANNOTATIONS,
     HOST_ARRAY_LIBRARIES,
     HYPERPARAMETER_ROOTS,
+    IN_PLACE_UPDATES,
     INPUT_PLACING_MODELS,
     ITERATING_BUILTINS,
     LEGACY_TENSOR_TYPES,
@@ -1740,7 +1740,7 @@ class _Inference:
                 self.env[container] = join(receiver, *(found for _, found in arguments))
             return HOST
         meets = name in TENSOR_ARGUMENT_METHODS and name not in CROSS_DEVICE_METHODS
-        if updates_in_place(name):  # `total.add_(loss)`
+        if name in IN_PLACE_UPDATES:  # `total.add_(loss)`
             for arg, found in arguments:
                 self._record(meetings_updated(node, (func.value, receiver), (arg.value, found)))
         if meets and (receiver.made or receiver.on_device):

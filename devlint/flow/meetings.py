@@ -16,11 +16,9 @@ import libcst as cst
 from devlint.flow.values import Origin, Value
 from devlint.nodes import dotted_name, iter_children, keyword_argument
 from devlint.symbols import (
-    CROSS_DEVICE_METHODS,
     DATA_FACTORIES,
     LEGACY_TENSOR_TYPES,
     SCALAR_REFUSING_OPERATIONS,
-    TENSOR_ARGUMENT_METHODS,
     TENSOR_FACTORIES,
 )
 
@@ -178,21 +176,12 @@ def meetings_among(
                 yield Meeting(site, at, kind, cpu_node, partner)
 
 
-def updates_in_place(method: str) -> bool:
-    """``t.<method>(other)`` writes into ``t`` what it computes with ``other``
-    (``t.add_(x)``), not what it copies across devices (``t.copy_(x)``)."""
-    return (
-        method.endswith("_")
-        and method in TENSOR_ARGUMENT_METHODS
-        and method not in CROSS_DEVICE_METHODS
-    )
-
-
 def meetings_updated(at: cst.CSTNode, updated: Operand, change: Operand) -> Iterator[Meeting]:
     """The 0-dim CPU tensors of ``updated`` where an in-place operation writes into it a
-    ``change`` surely on the computation's device (``total += loss``): the one kind of
-    arithmetic that refuses them (``SCALAR_REFUSING_KINDS``). A CPU tensor of more
-    dimensions is an ``IN_PLACE`` meeting already."""
+    ``change`` surely on the computation's device (``total += loss``, ``total.add_(loss)``:
+    ``IN_PLACE_UPDATES``): the one kind of arithmetic that refuses them
+    (``SCALAR_REFUSING_KINDS``). A CPU tensor of more dimensions is an ``IN_PLACE``
+    meeting already."""
     updated_node, found = updated
     change_node, device_change = change
     if not surely_on_device(device_change):

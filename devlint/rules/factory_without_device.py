@@ -13,7 +13,7 @@ from devlint.facts import FileFacts
 from devlint.findings import Applicability, Fix
 from devlint.flow.fallback import fallback_return
 from devlint.flow.inference import FunctionFlow
-from devlint.flow.meetings import Meeting, MeetingKind, empty_data, updates_in_place
+from devlint.flow.meetings import Meeting, MeetingKind, empty_data
 from devlint.flow.values import UNKNOWN
 from devlint.index import ProjectIndex, is_test_module
 from devlint.nodes import (
@@ -51,6 +51,7 @@ from devlint.symbols import (
     COLLECTIVE_FUNCTIONS,
     CPU_RESULT_METHODS,
     DATA_FACTORIES,
+    IN_PLACE_UPDATES,
     LEGACY_TENSOR_TYPES,
     MOVE_METHODS,
     SCALAR_REFUSING_OPERATIONS,
@@ -3891,7 +3892,7 @@ def _may_refuse_scalars(call: ast.Call, names: Bindings) -> bool:
     last part)."""
     func = call.func
     if isinstance(func, ast.Attribute) and (
-        func.attr in SCALAR_REFUSING_OPERATIONS or updates_in_place(func.attr)
+        func.attr in SCALAR_REFUSING_OPERATIONS or func.attr in IN_PLACE_UPDATES
     ):
         return True
     return any(

@@ -677,6 +677,13 @@ CROSS_DEVICE_METHODS = frozenset({"copy_"})
 """Tensor methods (in ``TENSOR_ARGUMENT_METHODS``) that also take a tensor on another
 device: ``t.copy_(cpu)`` copies across devices."""
 
+IN_PLACE_UPDATES = (
+    frozenset(name for name in TENSOR_ARGUMENT_METHODS if name.endswith("_")) - CROSS_DEVICE_METHODS
+)
+"""Tensor methods that write into their tensor what they compute with their tensor
+arguments (``t.add_(x)``, which ``t += x`` calls): the written tensor is the kernel's
+output, which must be on its device even when it is a 0-dim CPU tensor."""
+
 MODULE_TENSOR_METHODS = frozenset(
     {"parameters", "buffers", "named_parameters", "named_buffers", "state_dict"}
 )

@@ -271,6 +271,20 @@ def test_meeting_kinds(body: str, kind: MeetingKind | None, at: str) -> None:
         ("y = torch.where(x > 0, x, torch.tensor(0.0)) + torch.maximum(x, torch.tensor(1.0))", []),
         ("y = x.masked_fill(x > 0, torch.tensor(0.0)).clamp(0, 1)", []),
         ("y = x.clamp(max=torch.tensor(3.0).to(x.device))", []),  # moved first
+        # A TensorIterator never lets a 0-dim CPU tensor be the output a CUDA kernel writes.
+        (
+            "total = torch.tensor(0.0)\nfor t in range(3):\n    total += x.sum()",
+            [("torch.tensor(0.0)", "updated", "total += x.sum()")],
+        ),
+        (
+            "total = torch.zeros([])\ntotal.mul_(x.mean())",
+            [("torch.zeros([])", "updated", "total.mul_(x.mean())")],
+        ),
+        # Its input it may be; a copy crosses devices; `+` (not in place) makes a new tensor.
+        ("x += torch.tensor(2.0)\nx.sub_(torch.rand([]))", []),
+        ("last = torch.tensor(0.0)\nlast.copy_(x.mean())", []),
+        ("total = torch.tensor(0.0)\ntotal = total + x.sum()", []),
+        ("total = torch.tensor(0.0)\ntotal += 1", []),  # host data
         ("y = torch.stack([torch.tensor(0.0), torch.tensor(1.0)])", []),  # all on the CPU
         # One element of a 1-D CPU tensor, picked by a counter, is 0-dim: it is still refused
         # where 0-dim tensors are, but not by a stack of elements of one schedule, which may

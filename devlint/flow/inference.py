@@ -25,6 +25,7 @@ from devlint.flow.meetings import (
     meetings_among,
     meetings_in_collective,
     meetings_indexed,
+    meetings_updated,
     meetings_written,
     places_by_backend,
     refuses_scalars,
@@ -95,6 +96,7 @@ from devlint.symbols import (
     HOST_ANNOTATIONS,
     HOST_ARRAY_LIBRARIES,
     HYPERPARAMETER_ROOTS,
+    IN_PLACE_UPDATES,
     INPUT_PLACING_MODELS,
     ITERATING_BUILTINS,
     LEGACY_TENSOR_TYPES,
@@ -766,6 +768,7 @@ class _Inference:
             current = self.eval(node.target)
             change = self.eval(node.value)
             self._meet(node, MeetingKind.IN_PLACE, [(node.target, current), (node.value, change)])
+            self._record(meetings_updated(node, (node.target, current), (node.value, change)))
             self._bind(node.target, combine(current, change), node.value)
         elif isinstance(node, cst.Return):
             found = self.eval(node.value) if node.value is not None else HOST
@@ -1787,6 +1790,9 @@ class _Inference:
                 self.env[container] = join(receiver, *(found for _, found in arguments))
             return HOST
         meets = name in TENSOR_ARGUMENT_METHODS and name not in CROSS_DEVICE_METHODS
+        if name in IN_PLACE_UPDATES:  # `total.add_(loss)`
+            for arg, found in arguments:
+                self._record(meetings_updated(node, (func.value, receiver), (arg.value, found)))
         if meets and (receiver.made or receiver.on_device):
             operands: list[Operand] = [(func.value, receiver)]
             operands += [(arg.value, found) for arg, found in arguments]

@@ -30,6 +30,9 @@ class MeetingKind(Enum):
     """``a < b``, ``a == b``."""
     IN_PLACE = "in-place"
     """``a += b``."""
+    UPDATED = "updated"
+    """A 0-dim CPU tensor updated in place by a tensor on the device: ``total += loss``,
+    ``total.add_(loss)`` (``meetings_updated``)."""
     FUNCTION = "function"
     """A torch function of several tensors: ``torch.cat([a, b])``, ``torch.where(m, a, b)``."""
     METHOD = "method"
@@ -122,14 +125,22 @@ def _spells(node: cst.CSTNode, words: Sequence[str]) -> bool:
     return False
 
 
+SCALAR_REFUSING_KINDS = frozenset({MeetingKind.UPDATED, MeetingKind.COLLECTIVE})
+"""The meetings a 0-dim CPU tensor fails at whatever the operation: updated in place by a
+device tensor (a ``TensorIterator`` lets a 0-dim CPU tensor into a CUDA kernel as an input,
+never as the output it writes), and handed to a collective. As an operand of an operator,
+a comparison or an in-place update of a device tensor, or written through an index
+(``index_put_``), it is let through; in a torch function or tensor method it depends on the
+operation (``refuses_scalars``); what a module or a closure does with it is not known here.
+tests/runtime/test_scalar_meetings.py checks this against fake tensors."""
+
+
 def refuses_scalars(kind: MeetingKind, operation: str) -> bool:
     """Whether a meeting of ``kind`` in ``operation`` (a torch function's or tensor method's
-    last name) fails with a 0-dim CPU tensor too: a collective, and the functions and methods
-    of ``SCALAR_REFUSING_OPERATIONS`` (``torch.stack``, ``x.clamp(max=t)``). Operators,
-    comparisons and in-place updates run in a ``TensorIterator``, which lets a 0-dim CPU
-    tensor meet a CUDA one; a write through an index (``index_put_``) does too; what a
-    module or a closure does with it is not known here."""
-    if kind is MeetingKind.COLLECTIVE:
+    last name) fails with a 0-dim CPU tensor too: the kinds of ``SCALAR_REFUSING_KINDS``,
+    and the functions and methods of ``SCALAR_REFUSING_OPERATIONS`` (``torch.stack``,
+    ``x.clamp(max=t)``)."""
+    if kind in SCALAR_REFUSING_KINDS:
         return True
     methods = (MeetingKind.FUNCTION, MeetingKind.METHOD)
     return kind in methods and operation in SCALAR_REFUSING_OPERATIONS
@@ -137,6 +148,8 @@ def refuses_scalars(kind: MeetingKind, operation: str) -> bool:
 
 def refused_as_scalar(meeting: Meeting) -> bool:
     """Whether ``meeting`` fails even if its CPU tensor is 0-dim (``refuses_scalars``)."""
+    if meeting.kind in SCALAR_REFUSING_KINDS:
+        return True
     func = meeting.at.func if isinstance(meeting.at, cst.Call) else None
     name = func.attr if isinstance(func, cst.Attribute) else func
     return isinstance(name, cst.Name) and refuses_scalars(meeting.kind, name.value)
@@ -161,6 +174,21 @@ def meetings_among(
             )
             if partner is not None:
                 yield Meeting(site, at, kind, cpu_node, partner)
+
+
+def meetings_updated(at: cst.CSTNode, updated: Operand, change: Operand) -> Iterator[Meeting]:
+    """The 0-dim CPU tensors of ``updated`` where an in-place operation writes into it a
+    ``change`` surely on the computation's device (``total += loss``, ``total.add_(loss)``:
+    ``IN_PLACE_UPDATES``): the one kind of arithmetic that refuses them
+    (``SCALAR_REFUSING_KINDS``). A CPU tensor of more dimensions is an ``IN_PLACE``
+    meeting already."""
+    updated_node, found = updated
+    change_node, device_change = change
+    if not surely_on_device(device_change):
+        return
+    for site in found.scalars:
+        if site not in device_change.tied:
+            yield Meeting(site, at, MeetingKind.UPDATED, updated_node, change_node)
 
 
 def meetings_written(at: cst.CSTNode, into: Operand, written: Operand) -> Iterator[Meeting]:

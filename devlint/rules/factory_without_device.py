@@ -51,6 +51,7 @@ from devlint.symbols import (
     COLLECTIVE_FUNCTIONS,
     CPU_RESULT_METHODS,
     DATA_FACTORIES,
+    IN_PLACE_UPDATES,
     LEGACY_TENSOR_TYPES,
     MOVE_METHODS,
     SCALAR_REFUSING_OPERATIONS,
@@ -194,8 +195,8 @@ class FactoryWithoutDevice(Rule):
     `torch.tensor(3.0)`, `torch.tensor(math.sqrt(d))` or `torch.rand([])`, which PyTorch
     lets meet a device tensor in arithmetic, comparisons, `torch.where` and `masked_fill`
     (but not in `torch.stack`/`cat`, as a tensor bound of `clamp`, in `index_select`,
-    `searchsorted` or a collective, which check every tensor's device first), and the
-    elements a loop takes
+    `searchsorted` or a collective, which check every tensor's device first, nor as the
+    tensor an in-place update writes, `total += loss`), and the elements a loop takes
     from a one-dimensional one (`for i in torch.arange(n)`); an empty tensor
     (`torch.Tensor([])`, `torch.empty(0)`) anywhere but in `torch.cat`, the only place
     where its shape fits next to others (elsewhere it is a sentinel, used on another
@@ -481,6 +482,18 @@ class FactoryWithoutDevice(Rule):
         "        y = torch.where(x > floor, x, floor) * torch.log(torch.tensor(2.0))\n"
         "        y = y.masked_fill(y > 1, torch.tensor(1.0)) + torch.maximum(y, floor)\n"
         "        return torch.stack([y.sum(), y.mean()]).clamp(0, 1) < torch.rand([])\n",
+        # A 0-dim CPU tensor as the argument of an in-place update of a device tensor, or
+        # updated by a copy across devices, or rebound (not updated) to a sum on the device.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Accumulate(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        x += torch.tensor(2.0)\n"
+        "        x.mul_(torch.tensor(0.5))\n"
+        "        last = torch.tensor(0.0)\n"
+        "        last.copy_(x.mean())\n"
+        "        total = torch.tensor(0.0)\n"
+        "        total = total + x.sum()\n"
+        "        return total, last\n",
         # Collectives in a file that makes a gloo process group (`"cpu:gloo,cuda:nccl"`
         # too): gloo takes CPU tensors.
         "import torch\nimport torch.distributed as dist\n\n"
@@ -2043,6 +2056,53 @@ class FactoryWithoutDevice(Rule):
             unsafe=True,
         ),
         Invalid(
+            # A 0-dim CPU tensor updated in place by a device one: a TensorIterator lets a
+            # CPU scalar into a CUDA kernel as an input, never as the output it writes.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Penalty(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.layers = nn.ModuleList([nn.Linear(4, 4), nn.Linear(4, 4)])\n\n"
+            "    def forward(self, x):\n"
+            "        total = torch.tensor(0.0)\n"
+            "        for layer in self.layers:\n"
+            "            x = layer(x)\n"
+            "            total += x.pow(2).mean()\n"
+            "        return x, total\n",
+            line=10,
+            column=17,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Penalty(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.layers = nn.ModuleList([nn.Linear(4, 4), nn.Linear(4, 4)])\n\n"
+            "    def forward(self, x):\n"
+            "        total = torch.tensor(0.0, device=x.device)\n"
+            "        for layer in self.layers:\n"
+            "            x = layer(x)\n"
+            "            total += x.pow(2).mean()\n"
+            "        return x, total\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # The same through an in-place method.
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Penalty(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        total = torch.zeros([])\n"
+            "        total.add_(x.pow(2).mean())\n"
+            "        return total\n",
+            line=6,
+            column=17,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Penalty(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        total = torch.zeros([], device=x.device)\n"
+            "        total.add_(x.pow(2).mean())\n"
+            "        return total\n",
+            unsafe=True,
+        ),
+        Invalid(
             # A 0-dim CPU bound of `clamp` next to a parameter: no CPU-scalar exemption.
             "import torch\nimport torch.nn as nn\n\n"
             "class Attention(nn.Module):\n"
@@ -3124,7 +3184,7 @@ class FactoryWithoutDevice(Rule):
         ),
     )
 
-    screen_types = (ast.Call, ast.Attribute, ast.Return, *BINDING_TYPES)
+    screen_types = (ast.Call, ast.Attribute, ast.Return, ast.AugAssign, *BINDING_TYPES)
 
     def sightings(self, found: Skeleton, settings: RuleSettings) -> frozenset[Sighting] | None:
         """A candidate is a call that may resolve to ``torch.<factory>`` (``Bindings``) and,
@@ -3134,7 +3194,8 @@ class FactoryWithoutDevice(Rule):
         (``COLLECTIVE_FUNCTIONS``), which blames a CPU tensor in any scope: anywhere. A 0-dim
         one (``torch.tensor(1.0)``, ``torch.rand([])``) only in a file that may call a
         collective, or in a scope that may call an operation that refuses it
-        (``SCALAR_REFUSING_OPERATIONS``: ``torch.stack``): the flow blames it nowhere else,
+        (``SCALAR_REFUSING_OPERATIONS``: ``torch.stack``) or update a tensor in place
+        (``total += loss``): the flow blames it nowhere else,
         and never follows it out of its function (a call, a return, an attribute). None in
         a test module, where ``visit`` reports nothing."""
         if is_test_module(found.facts.module):
@@ -3143,6 +3204,7 @@ class FactoryWithoutDevice(Rule):
         calls = [call for call in found.of_type(ast.Call) if isinstance(call, ast.Call)]
         collective = any(names.may_be(call.func, COLLECTIVE_FUNCTIONS) for call in calls)
         refusing = {found.scope_of(call) for call in calls if _may_refuse_scalars(call, names)}
+        refusing |= {found.scope_of(update) for update in found.of_type(ast.AugAssign)}
 
         def refused_here(call: ast.Call) -> bool:
             return collective or found.scope_of(call) in refusing
@@ -3888,10 +3950,13 @@ def _self_attribute(node: ast.expr) -> bool:
 
 def _may_refuse_scalars(call: ast.Call, names: Bindings) -> bool:
     """``call`` may be an operation that a 0-dim CPU tensor cannot meet the device in: a
-    method, or a function under any name it may resolve to (``from torch import stack as
-    join``: the flow reads the qualified name's last part)."""
+    method (an in-place one too: ``total.add_(loss)``), or a function under any name it may
+    resolve to (``from torch import stack as join``: the flow reads the qualified name's
+    last part)."""
     func = call.func
-    if isinstance(func, ast.Attribute) and func.attr in SCALAR_REFUSING_OPERATIONS:
+    if isinstance(func, ast.Attribute) and (
+        func.attr in SCALAR_REFUSING_OPERATIONS or func.attr in IN_PLACE_UPDATES
+    ):
         return True
     return any(
         name.rpartition(".")[2] in SCALAR_REFUSING_OPERATIONS for name in names.resolutions(func)

@@ -185,7 +185,8 @@ class TensorAttributeNotBuffer(Rule):
     `torch.sqrt(torch.tensor(dim))` of a parameter that may be one number, unless
     `__init__` gives it dimensions: `.view(-1, 1, 1)`), which mix with tensors on any
     device in arithmetic and comparisons (not where CUDA checks every tensor's device
-    first: `torch.stack`, a tensor bound of `clamp`, `index_select`); attributes the
+    first: `torch.stack`, a tensor bound of `clamp`, `index_select`, nor where an
+    in-place update writes into them: `self.seen += y.sum()`); attributes the
     class registers (`register_buffer("x", ...)`,
     `add_state`) or makes a parameter (`nn.Parameter(self.x)`, or
     `self.x = nn.Parameter(...)` in another branch, where the plain tensor is a
@@ -546,6 +547,37 @@ class TensorAttributeNotBuffer(Rule):
             "        self.embedding = nn.Embedding.from_pretrained(self.centers.unsqueeze(-1))\n\n"
             "    def forward(self, x):\n"
             "        return self.embedding(x).squeeze(-1) - self.centers[x]\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # A 0-dim attribute updated in place by a device tensor: a CUDA kernel takes a
+            # CPU scalar as an input, never as its output (`self.steps += 1` is host data).
+            "import torch\nimport torch.nn as nn\n\n"
+            "class Tracker(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.proj = nn.Linear(4, 4)\n"
+            "        self.seen = torch.tensor(0.0)\n"
+            "        self.steps = torch.tensor(0)\n\n"
+            "    def forward(self, x):\n"
+            "        y = self.proj(x)\n"
+            "        self.seen += y.sum()\n"
+            "        self.steps += 1\n"
+            "        return y\n",
+            line=8,
+            column=9,
+            fixed="import torch\nimport torch.nn as nn\n\n"
+            "class Tracker(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.proj = nn.Linear(4, 4)\n"
+            '        self.register_buffer("seen", torch.tensor(0.0), persistent=False)\n'
+            "        self.steps = torch.tensor(0)\n\n"
+            "    def forward(self, x):\n"
+            "        y = self.proj(x)\n"
+            "        self.seen += y.sum()\n"
+            "        self.steps += 1\n"
+            "        return y\n",
             unsafe=True,
         ),
         Invalid(

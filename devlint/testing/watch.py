@@ -12,7 +12,9 @@ each tensor that is not on the virtual device was made, to name the rule:
   allow and CUDA does not;
 - a 0-dim CPU tensor given to an operation that checks every tensor's device first
   (``torch.stack``, a tensor bound of ``clamp``: ``SCALAR_REFUSING_OPERATIONS``), which
-  fake tensors let through as they let it through arithmetic, and CUDA does not;
+  fake tensors let through as they let it through arithmetic, and CUDA does not; or
+  updated in place by a device tensor (``total += loss``: ``IN_PLACE_UPDATES``), which
+  fake tensors let through when that tensor is a 0-dim one on ``cpu:1`` too;
 - a factory given ``device=cpu:1`` that comes back on plain ``cpu`` (``torch.tensor``
   does, inside the mode) is put on ``cpu:1``, or the oracle would report bugs that do
   not exist.
@@ -30,7 +32,7 @@ from torch.overrides import TorchFunctionMode
 from torch.utils._pytree import tree_flatten, tree_map
 from torch.utils.weak import WeakIdKeyDictionary
 
-from devlint.symbols import SCALAR_REFUSING_OPERATIONS
+from devlint.symbols import IN_PLACE_UPDATES, SCALAR_REFUSING_OPERATIONS
 from devlint.testing.frames import calling_frames, culprit, raised_frames
 from devlint.testing.mix import DeviceMixError, Origin
 
@@ -127,6 +129,7 @@ class Watch(TorchFunctionMode):
         args, kwargs = self._refuse_accelerators(func, args, kwargs)
         args = self._refuse_host_indexed_by_device(func, args)
         args, kwargs = self._refuse_host_scalars(func, args, kwargs)
+        args = self._refuse_host_scalar_updated(func, args)
         try:
             result = func(*args, **kwargs)
         except Exception as error:
@@ -137,7 +140,7 @@ class Watch(TorchFunctionMode):
         self._trace_origin(func, args, kwargs, result)
         return result
 
-    # The five refusals ------------------------------------------------------------------
+    # The six refusals ------------------------------------------------------------------
 
     def _refuse_cuda_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         index = args[1] if len(args) > 1 else kwargs.get("device")
@@ -214,6 +217,29 @@ class Watch(TorchFunctionMode):
 
         placed_args, placed_kwargs = tree_map(placed, (args, kwargs))
         return tuple(placed_args), dict(placed_kwargs)
+
+    def _refuse_host_scalar_updated(
+        self, func: Callable[..., Any], args: tuple[Any, ...]
+    ) -> tuple[Any, ...]:
+        """``total += loss`` of a 0-dim CPU ``total``: a CUDA kernel takes a CPU scalar as an
+        input, never as the output it writes. Recorded, the update runs on the CPU."""
+        if _name(func) not in IN_PLACE_UPDATES or not args:
+            return args
+        updated = args[0]
+        if not isinstance(updated, torch.Tensor) or updated.dim() or updated.device != HOST:
+            return args
+        if all(t.device != VIRTUAL for t in _tensors(args[1:])):
+            return args
+        self._report(
+            (str(VIRTUAL), str(HOST)),
+            Origin("DEV003", "a 0-dim tensor made on the CPU", None),
+            f"a 0-dim {HOST} tensor updated in place by `{_name(func)}()` with a {VIRTUAL} one.",
+        )
+
+        def on_host(value: Any) -> Any:
+            return value.to(HOST) if isinstance(value, torch.Tensor) else value
+
+        return (updated, *tree_map(on_host, args[1:]))
 
     def _mixed(
         self,

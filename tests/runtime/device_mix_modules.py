@@ -133,6 +133,17 @@ class CpuScalarBound(nn.Module):
         return self.fc(x).clamp(max=torch.tensor(1.0))  # <- scalar-bound
 
 
+class CpuScalarTotal(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        total = torch.tensor(0.0)
+        total += self.fc(x).pow(2).mean()  # <- scalar-updated
+        return total
+
+
 class LookAlikes(nn.Module):
     """Everything here is right on any device."""
 
@@ -151,6 +162,7 @@ class LookAlikes(nn.Module):
         h = h + torch.arange(4).to(x.device) + torch.tensor([1.0]).to(h.device)
         h = h + torch.tensor([], device=h.device).sum()  # came back on `cpu` inside the mode
         mask = torch.ones(2, 4, dtype=torch.bool)
+        h += torch.tensor(1.0)  # a 0-dim CPU tensor as the input of an in-place update
         return h.masked_fill(mask.to(h.device), 0.0).cpu().to(h.device)
 
 

@@ -46,6 +46,7 @@ def mix(module: Any, *args: Any, **kwargs: Any) -> DeviceMixError:
         (mods.AsksCuda, (X,), "DEV001", "current-device", "cuda"),
         (mods.CpuFactory, (X,), "DEV003", "meets", "cpu"),
         (mods.CpuScalarBound, (X,), "DEV003", "scalar-bound", "cpu"),
+        (mods.CpuScalarTotal, (X,), "DEV003", "scalar-updated", "cpu"),
         (mods.CpuAttribute, (X, T), "DEV007", "indexed", "cpu"),
         (mods.PlainList, (X,), "DEV008", "list-meets", "cpu"),
     ],

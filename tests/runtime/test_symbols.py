@@ -239,6 +239,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "CROSS_DEVICE_METHODS": lambda v: (
         missing_attributes(TENSOR, v) + sorted(set(v) - symbols.TENSOR_ARGUMENT_METHODS)
     ),
+    "IN_PLACE_UPDATES": lambda v: missing_attributes(TENSOR, v),
     "MODULE_TENSOR_METHODS": lambda v: missing_attributes(MODULE, v),
     "MODULE_REGISTRARS": lambda v: sorted(
         n for n in v if not (hasattr(MODULE, n) or hasattr(METRIC, n))

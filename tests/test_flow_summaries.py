@@ -467,3 +467,75 @@ def test_no_finding_where_a_helper_moves_both_tensors_to_the_device_it_is_given(
 ) -> None:
     """Both follow ``device`` on one path: they meet each other there, not ``device``."""
     assert relay(tmp_path, "return placed_together(torch.zeros(3), torch.ones(3), x.device)") == []
+
+
+GENERATORS = """\
+import torch
+
+
+def shifts(n: int):
+    for i in range(n):
+        yield torch.full((4,), float(i))
+
+
+def placed_shifts(x: torch.Tensor, n: int):
+    for i in range(n):
+        yield torch.full((4,), float(i), device=x.device)
+
+
+def rows(t: torch.Tensor):
+    yield from t
+"""
+
+LOOP = """\
+import torch
+from torch import nn
+
+from pkg.generators import placed_shifts, rows, shifts
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        for item in {iterated}:
+            x = x + item
+        return x
+"""
+
+
+def iterate(tmp_path: Path, iterated: str) -> list[tuple[str, int, int, str]]:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/generators.py": GENERATORS,
+        "pkg/model.py": LOOP.replace("{iterated}", iterated),
+    }
+    project = lint_project(tmp_path, files, select=("DEV003",))
+    return [
+        (Path(r.display).name, f.start.row, f.start.column, f.message)
+        for r in project.files
+        for f in r.findings
+    ]
+
+
+def test_what_a_generator_of_another_file_yields_meets_the_device_in_the_loop(
+    tmp_path: Path,
+) -> None:
+    """A generator's results are what it yields: its callers iterate over them."""
+    assert iterate(tmp_path, "shifts(3)") == [
+        (
+            "generators.py",
+            6,
+            15,
+            "`torch.full()` makes a CPU tensor that meets the computation's device where "
+            "callers of `shifts` in other files use it; create it on the device of a tensor "
+            "it meets",
+        )
+    ]
+
+
+def test_a_cpu_tensor_passed_through_a_generator_meets_the_device_here(tmp_path: Path) -> None:
+    found = iterate(tmp_path, "rows(torch.zeros(2, 4))")
+    assert [(name, row, column) for name, row, column, _ in found] == [("model.py", 9, 26)]
+
+
+def test_no_finding_for_a_generator_that_yields_on_the_device(tmp_path: Path) -> None:
+    assert iterate(tmp_path, "placed_shifts(x, 3)") == []

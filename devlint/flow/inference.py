@@ -230,8 +230,8 @@ class FunctionFlow:
     meetings: tuple[Meeting, ...]
     """Every meeting of a CPU-made tensor with the computation's device, in order."""
     returned: Value
-    """What the function returns, joined over its ``return`` statements (the start of a
-    summary: ``params`` says which parameters reach it)."""
+    """What the function returns, joined over its ``return`` statements, or for a generator
+    over its ``yield``s (the start of a summary: ``params`` says which parameters reach it)."""
     values: Mapping[cst.CSTNode, Value]
     """The value of each expression the analysis evaluated (its last pass in a loop)."""
     reaching: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -318,7 +318,8 @@ def analyse_function(
         if name in given and _surely_not_none(given[name]):
             inference.not_none.add(name)
     inference.run(function.body)
-    returned = as_returned(join(*inference.returns)) if inference.returns else HOST
+    results = inference.results
+    returned = as_returned(join(*results.values)) if results.values else HOST
     on_cpu = _modules_read_as_arrays(function.body)
     return FunctionFlow(
         function,
@@ -336,10 +337,10 @@ def analyse_function(
         {name: frozenset(partners) for name, partners in inference.reaching.items()},
         tuple(inference.handoffs),
         frozenset(inference.results_meeting),
-        tuple(site for site in dict.fromkeys(inference.returned_whole) if site in returned.made),
+        tuple(site for site in dict.fromkeys(results.whole) if site in returned.made),
         _returned_via(returned, inference.calls_out, inference.result_parts),
         passed_on=_passed_on(inference.calls_out, inference.passed_on),
-        returned_parts=_positionwise(inference.returned_tuples),
+        returned_parts=_positionwise(results.tuples),
         result_parts=inference.result_parts,
         wrapped=wraps_arguments(function, around.resolve),
     )
@@ -639,6 +640,18 @@ def _annotation_kind(annotation: cst.BaseExpression) -> str:
     return "host" if names and all(name in HOST_ANNOTATIONS for name in names) else "other"
 
 
+@dataclass
+class _Results:
+    """What a function gives its callers: its ``return`` values, or, for a generator, what
+    it yields (what iterating over its call gives; its ``return`` only ends the loop)."""
+
+    values: list[Value] = field(default_factory=list)
+    whole: list[cst.CSTNode] = field(default_factory=list)
+    """Where the CPU tensors given whole (not as an element of a tuple written out) were made."""
+    tuples: list[list[Value] | Value] = field(default_factory=list)
+    """Per result: the elements of the tuple it writes out, else its value."""
+
+
 class _Inference:
     """One pass over a function body, updating ``env`` statement by statement."""
 
@@ -656,10 +669,8 @@ class _Inference:
         self.meetings: list[Meeting] = []
         self._seen: set[tuple[int, int]] = set()
         self.values: dict[cst.CSTNode, Value] = {}
-        self.returns: list[Value] = []
-        self.returned_whole: list[cst.CSTNode] = []
-        self.returned_tuples: list[list[Value] | Value] = []
-        """Per ``return``: the elements of the tuple it writes out, else its value."""
+        self._returned = _Results()
+        self._yielded = _Results()
         self._unpackable: dict[cst.CSTNode, Callable[[], tuple[Value, ...]]] = {}
         """Calls of this file's functions, with what gives the elements of the tuple they
         return: a target unpacking the call binds each name to its own element."""
@@ -729,13 +740,7 @@ class _Inference:
             self._meet(node, MeetingKind.IN_PLACE, [(node.target, current), (node.value, change)])
             self._bind(node.target, combine(current, change), node.value)
         elif isinstance(node, cst.Return):
-            found = self.eval(node.value) if node.value is not None else HOST
-            self.returns.append(found)
-            if not isinstance(node.value, (cst.Tuple, cst.List)):
-                self.returned_whole.extend(found.made)
-            written = node.value if isinstance(node.value, cst.Tuple) else None
-            parts = self._parts(written, len(written.elements)) if written else None
-            self.returned_tuples.append(found if parts is None else parts)
+            self._give(self._returned, node.value)
         elif isinstance(node, cst.Assert):
             self.eval(node.test)
         elif isinstance(node, cst.Raise) and node.exc is not None:
@@ -1162,9 +1167,27 @@ class _Inference:
             return self._closure(node.params, node.body)
         if isinstance(node, cst.Await):
             return self.eval(node.expression)
-        if isinstance(node, cst.Yield) and isinstance(node.value, cst.BaseExpression):
-            self.eval(node.value)
+        if isinstance(node, cst.Yield):
+            self._give(self._yielded, node.value)
         return UNKNOWN
+
+    def _give(self, results: _Results, given: cst.BaseExpression | cst.From | None) -> None:
+        """Record what a ``return`` or a ``yield`` gives (``yield from xs``: the items of
+        ``xs``, which a loop over the generator binds as a loop over ``xs`` would)."""
+        if isinstance(given, cst.From):
+            given = given.item
+        found = self.eval(given) if given is not None else HOST
+        results.values.append(found)
+        if not isinstance(given, (cst.Tuple, cst.List)):
+            results.whole.extend(found.made)
+        written = given if isinstance(given, cst.Tuple) else None
+        parts = self._parts(written, len(written.elements)) if written else None
+        results.tuples.append(found if parts is None else parts)
+
+    @property
+    def results(self) -> _Results:
+        """What the function gives its callers: what it yields, if it is a generator."""
+        return self._yielded if self._yielded.values else self._returned
 
     def _closure(self, params: cst.Parameters, body: cst.CSTNode) -> Value:
         """A nested function or lambda: it has its own flow; what matters here is which CPU
@@ -1425,9 +1448,10 @@ class _Inference:
             sites = tuple(site for site in found.made if id(site) not in inside)
             return found if len(sites) == len(found.made) else replace(found, made=(*sites, node))
 
-        parts = tuple(at_call(part) for part in _positionwise(inner.returned_tuples))
+        results = inner.results
+        parts = tuple(at_call(part) for part in _positionwise(results.tuples))
         self._unpackable[node] = lambda: parts
-        return at_call(join(*inner.returns)) if inner.returns else HOST
+        return at_call(join(*results.values)) if results.values else HOST
 
     def _transformed_call(
         self, transform: cst.Call, arguments: Sequence[tuple[cst.Arg, Value]]

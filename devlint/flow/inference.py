@@ -220,6 +220,15 @@ class Surroundings:
 
 _CallOut = tuple[str, tuple[tuple[int | str, Value], ...]]
 """A call of another file's function: the callee, and each argument's slot and value."""
+_Beside = tuple[tuple[int | str, str], ...]
+"""A call's other arguments on the device: each slot with a parameter it follows (``""``:
+none)."""
+_PartSource = tuple[str, int | str, str, int]
+"""Where an element of another file's result may come from: the callee, the slot of an
+argument that follows a parameter, that parameter, and the element's position."""
+_PassedPart = tuple[str, int | str, str, int, str, int | str, _Beside]
+"""An element of another file's result handed to another file's function: its
+``_PartSource``, then that function, the slot, and the call's other arguments on the device."""
 
 
 @dataclass(frozen=True)
@@ -254,6 +263,15 @@ class FunctionFlow:
     the argument's slot, the parameter, and the call's other arguments on the device (each
     slot with a parameter it follows, ``""`` for none). Where the callee's parameter meets
     one of those, so does this function's (``FlowSummary.meets_via``)."""
+    passed_parts: tuple[_PassedPart, ...] = ()
+    """Elements of other files' results handed on to other files' functions (``a, b =
+    check(a, b)``, then ``curve(a, b)``): where the first callee's element follows the
+    parameter's slot and the second callee's parameter meets one of the arguments beside it,
+    so does the parameter (``FlowSummary.meets_via_parts``)."""
+    forwarded: _CallOut | None = None
+    """The call of another file's function whose result the function returns whole, as it
+    returned it (``return check(a, b)``): to its callers in the file, calling it is calling
+    that function with their arguments in place of its parameters."""
     returned_parts: tuple[Value, ...] = ()
     """The elements of the tuple the function's ``return``s write out (``return a, b``),
     each joined over the returns (one that gives anything else gives its whole value to
@@ -340,6 +358,10 @@ def analyse_function(
         tuple(site for site in dict.fromkeys(results.whole) if site in returned.made),
         _returned_via(returned, inference.calls_out, inference.result_parts),
         passed_on=_passed_on(inference.calls_out, inference.passed_on),
+        passed_parts=_passed_parts(
+            inference.calls_out, inference.result_parts, inference.passed_parts
+        ),
+        forwarded=_forwarded(returned, inference.calls_out),
         returned_parts=_positionwise(results.tuples),
         result_parts=inference.result_parts,
         wrapped=wraps_arguments(function, around.resolve),
@@ -439,6 +461,64 @@ def _passed_on(
             if beside:
                 found.update((callee, slot, param, beside) for param in argument.params)
     return tuple(sorted(found, key=repr))
+
+
+def _part_sources(
+    found: Value,
+    calls_out: Mapping[cst.CSTNode, _CallOut],
+    result_parts: Mapping[cst.CSTNode, tuple[cst.CSTNode, int]],
+) -> set[_PartSource]:
+    """Where ``found``, an element of other files' results (``a, b = f(x, y)``), may come
+    from: each call's arguments on the device that follow a parameter, whose summary the
+    index reads to know which one the element follows."""
+    sources: set[_PartSource] = set()
+    for stand_in in found.calls:
+        if stand_in not in result_parts:
+            continue
+        call, position = result_parts[stand_in]
+        if call not in calls_out:
+            continue
+        callee, slots = calls_out[call]
+        for slot, argument in slots:
+            if argument.on_device:
+                sources.update((callee, slot, param, position) for param in argument.params)
+    return sources
+
+
+def _passed_parts(
+    calls_out: Mapping[cst.CSTNode, _CallOut],
+    result_parts: Mapping[cst.CSTNode, tuple[cst.CSTNode, int]],
+    through_the_file: Iterable[_PassedPart],
+) -> tuple[_PassedPart, ...]:
+    """``FunctionFlow.passed_parts``: elements of other files' results handed to another
+    file's function here (and by the file's functions it calls: ``through_the_file``)."""
+    found = set(through_the_file)
+    for callee, slots in calls_out.values():
+        for slot, argument in slots:
+            sources = _part_sources(argument, calls_out, result_parts)
+            if not sources:
+                continue
+            beside: set[tuple[int | str, str]] = set()
+            for other_slot, other in slots:
+                if other_slot == slot:
+                    continue
+                if surely_on_device(other):
+                    beside.update((other_slot, param) for param in other.params or {""})
+                for _, _, param, _ in _part_sources(other, calls_out, result_parts):
+                    beside.add((other_slot, param))
+            if beside:
+                given = tuple(sorted(beside, key=repr))
+                found.update((*source, callee, slot, given) for source in sources)
+    return tuple(sorted(found, key=repr))
+
+
+def _forwarded(returned: Value, calls_out: Mapping[cst.CSTNode, _CallOut]) -> _CallOut | None:
+    """``FunctionFlow.forwarded``: the one call of another file's function whose result
+    ``returned`` is, as it returned it."""
+    if len(returned.calls) != 1 or returned.made or returned.params or returned.tied:
+        return None
+    call = returned.calls[0]
+    return calls_out.get(call) if returned.origins == UNKNOWN.origins else None
 
 
 def _positionwise(returns: Sequence[list[Value] | Value]) -> tuple[Value, ...]:
@@ -688,6 +768,8 @@ class _Inference:
         self.reaching: dict[str, set[str]] = {}
         self.passed_on: set[tuple[str, int | str, str, tuple[tuple[int | str, str], ...]]] = set()
         """``FunctionFlow.passed_on`` through the file's functions it calls."""
+        self.passed_parts: set[_PassedPart] = set()
+        """``FunctionFlow.passed_parts`` through the file's functions it calls."""
         self.handoffs: list[Handoff] = []
         self.results_meeting: set[cst.CSTNode] = set()
         self.calls_out: dict[cst.CSTNode, _CallOut] = {}
@@ -1657,6 +1739,12 @@ class _Inference:
         if not wrapped:
             self._reach_through(callees.own_flow(function, owner), bound)
         if wrapped or (not passes_cpu and not _fills_none_default(function, bound)):
+            own = None if wrapped else callees.own_flow(function, owner)
+            if own is not None and own.forwarded is not None:
+                callee, slots = own.forwarded  # as if this called that function itself
+                given = tuple((slot, _in_caller_terms(v, bound)) for slot, v in slots)
+                self.calls_out[node] = (callee, given)
+                return Value(UNKNOWN.origins, calls=(node,))
             returned = callees.returned(function, owner)
             tied = [bound[name].tied for name in returned.params if name in bound]
             self._unpackable[node] = lambda: tuple(
@@ -1690,6 +1778,10 @@ class _Inference:
                 return set()
             return set(found.params) or ({""} if surely_on_device(found) else set())
 
+        def carried(name: str) -> set[str]:
+            """``ours``, also as an element of another file's result (``_part_sources``)."""
+            return ours(name) | self._params_of(bound.get(name))
+
         # Neither what the callee itself has on a device (``""``: a helper that chooses a
         # device may choose it for the caller's tensors too, which move together there), nor
         # a parameter that both sides may follow (`x.to(device)` and `y.to(device)` meet on
@@ -1706,6 +1798,28 @@ class _Inference:
             for param in own - {""}:
                 if given:
                     self.passed_on.add((callee, slot, param, tuple(sorted(given, key=repr))))
+            # An element of another file's result handed on in the callee's place.
+            sources = self._sources(bound.get(name))
+            given = {(s, q) for s, p in beside if p != "" for q in carried(p)}
+            if sources and given:
+                beside_here = tuple(sorted(given, key=repr))
+                self.passed_parts.update((*source, callee, slot, beside_here) for source in sources)
+        for first, first_slot, name, position, callee, slot, beside in flow.passed_parts:
+            given = {(s, q) for s, p in beside if p != "" for q in carried(p)}
+            for param in ours(name) - {""}:
+                if given:
+                    entry = (first, first_slot, param, position, callee, slot)
+                    self.passed_parts.add((*entry, tuple(sorted(given, key=repr))))
+
+    def _sources(self, found: Value | None) -> set[_PartSource]:
+        """``_part_sources`` of ``found`` here."""
+        if found is None:
+            return set()
+        return _part_sources(found, self.calls_out, self.result_parts)
+
+    def _params_of(self, found: Value | None) -> set[str]:
+        """The parameters an element of another file's result may follow (``_part_sources``)."""
+        return {param for _, _, param, _ in self._sources(found)}
 
     def _module_call(
         self, node: cst.Call, callee: cst.BaseExpression, arguments: Sequence[tuple[cst.Arg, Value]]

@@ -180,6 +180,14 @@ class FlowSummary:
     resolves it), the argument's slot, the parameter that argument follows, and the call's
     other arguments on the device (each slot with the parameter it follows, ``""``: none).
     The parameter meets those where the callee's parameter at the slot meets them."""
+    meets_via_parts: tuple[
+        tuple[str, int | str, str, int, str, int | str, tuple[tuple[int | str, str], ...]], ...
+    ] = ()
+    """Elements of other files' results handed on (``a, b = check(a, b)``, then
+    ``curve(a, b)``): the first callee, the slot of the argument following the parameter,
+    the parameter, the element's position, then as ``meets_via`` the second callee, its slot
+    and the arguments beside. The parameter meets those where the first callee's element
+    follows the slot (its ``parts_via``) and the second callee's parameter meets them."""
     parts: tuple[str, ...] = ()
     """Where each element of the tuple it returns (``return a, b``) comes from: one of
     ``PART_ORIGINS`` (empty: no ``return`` writes a tuple out)."""

@@ -619,18 +619,48 @@ class ProjectIndex:
         partners = dict(summary.meets).get(parameter, ())
         if "" in partners or any(partner in placed for partner in partners):
             return True
+        near = self._module_of.get(function, "")
         for callee, slot, param, beside in summary.meets_via:
-            if param != parameter:
+            if param == parameter and self._meets_in(
+                callee, slot, beside, near, placed, seen | {function}
+            ):
+                return True
+        for first, first_slot, param, position, callee, slot, beside in summary.meets_via_parts:
+            if param != parameter or not self._gives_back(first, first_slot, position, near):
                 continue
-            target = self.canonical(self.resolve(callee, self._module_of.get(function, "")))
-            inner = self._summaries.get(target)
-            name = _parameter_of(inner, slot) if inner is not None else None
-            if inner is None or name is None:
-                continue
-            given = {_parameter_of(inner, s) for s, p in beside if p == "" or p in placed}
-            if self._meets(target, name, {g for g in given if g is not None}, seen | {function}):
+            if self._meets_in(callee, slot, beside, near, placed, seen | {function}):
                 return True
         return False
+
+    def _meets_in(
+        self,
+        callee: str,
+        slot: int | str,
+        beside: tuple[tuple[int | str, str], ...],
+        near: str,
+        placed: set[str],
+        seen: frozenset[str],
+    ) -> bool:
+        """Whether ``callee`` (as the module ``near`` names it), given a tensor at ``slot``,
+        meets one of the arguments ``beside`` it that follow ``placed`` parameters there
+        (``seen``: the functions on the way, the caller included)."""
+        target = self.canonical(self.resolve(callee, near))
+        inner = self._summaries.get(target)
+        name = _parameter_of(inner, slot) if inner is not None else None
+        if inner is None or name is None:
+            return False
+        given = {_parameter_of(inner, s) for s, p in beside if p == "" or p in placed}
+        found = {g for g in given if g is not None}
+        return self._meets(target, name, found, seen)
+
+    def _gives_back(self, callee: str, slot: int | str, position: int, near: str) -> bool:
+        """Whether element ``position`` of what ``callee`` (as ``near`` names it) returns is
+        the tensor given at ``slot`` (``parts_via``): ``a, b = check(a, b)``."""
+        summary = self._summaries.get(self.canonical(self.resolve(callee, near)))
+        name = _parameter_of(summary, slot) if summary is not None else None
+        if summary is None or name is None or position >= len(summary.parts):
+            return False
+        return summary.parts[position] == "param" and name in summary.parts_via[position]
 
     def _returns_parameter(self, function: str, parameter: str, seen: frozenset[str]) -> bool:
         """Whether the result of ``function`` (canonical) follows its ``parameter``: itself,
@@ -652,12 +682,15 @@ class ProjectIndex:
 
     def unsummarised_callees(self) -> frozenset[str]:
         """Project functions whose results summaries say theirs may be (``returns_via``),
-        or that they hand a parameter to (``meets_via``), and that have no summary yet: a
-        later pass computes theirs."""
+        or that they hand a parameter or an element of a result to (``meets_via``,
+        ``meets_via_parts``), and that have no summary yet: a later pass computes theirs."""
         found = set()
         for function, summary in self._summaries.items():
-            passed = [(callee, slot, param) for callee, slot, param, _ in summary.meets_via]
-            for callee, _, _ in (*summary.returns_via, *passed):
+            callees = [callee for callee, _, _ in summary.returns_via]
+            callees += [callee for callee, _, _, _ in summary.meets_via]
+            callees += [entry[0] for entry in summary.meets_via_parts]
+            callees += [entry[4] for entry in summary.meets_via_parts]
+            for callee in callees:
                 target = self.canonical(self.resolve(callee, self._module_of.get(function, "")))
                 if target in self._functions and target not in self._summaries:
                     found.add(target)

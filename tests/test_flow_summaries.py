@@ -467,3 +467,176 @@ def test_no_finding_where_a_helper_moves_both_tensors_to_the_device_it_is_given(
 ) -> None:
     """Both follow ``device`` on one path: they meet each other there, not ``device``."""
     assert relay(tmp_path, "return placed_together(torch.zeros(3), torch.ones(3), x.device)") == []
+
+
+GENERATORS = """\
+import torch
+
+
+def shifts(n: int):
+    for i in range(n):
+        yield torch.full((4,), float(i))
+
+
+def placed_shifts(x: torch.Tensor, n: int):
+    for i in range(n):
+        yield torch.full((4,), float(i), device=x.device)
+
+
+def rows(t: torch.Tensor):
+    yield from t
+"""
+
+LOOP = """\
+import torch
+from torch import nn
+
+from pkg.generators import placed_shifts, rows, shifts
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        for item in {iterated}:
+            x = x + item
+        return x
+"""
+
+
+def iterate(tmp_path: Path, iterated: str) -> list[tuple[str, int, int, str]]:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/generators.py": GENERATORS,
+        "pkg/model.py": LOOP.replace("{iterated}", iterated),
+    }
+    project = lint_project(tmp_path, files, select=("DEV003",))
+    return [
+        (Path(r.display).name, f.start.row, f.start.column, f.message)
+        for r in project.files
+        for f in r.findings
+    ]
+
+
+def test_what_a_generator_of_another_file_yields_meets_the_device_in_the_loop(
+    tmp_path: Path,
+) -> None:
+    """A generator's results are what it yields: its callers iterate over them."""
+    assert iterate(tmp_path, "shifts(3)") == [
+        (
+            "generators.py",
+            6,
+            15,
+            "`torch.full()` makes a CPU tensor that meets the computation's device where "
+            "callers of `shifts` in other files use it; create it on the device of a tensor "
+            "it meets",
+        )
+    ]
+
+
+def test_a_cpu_tensor_passed_through_a_generator_meets_the_device_here(tmp_path: Path) -> None:
+    found = iterate(tmp_path, "rows(torch.zeros(2, 4))")
+    assert [(name, row, column) for name, row, column, _ in found] == [("model.py", 9, 26)]
+
+
+def test_no_finding_for_a_generator_that_yields_on_the_device(tmp_path: Path) -> None:
+    assert iterate(tmp_path, "placed_shifts(x, 3)") == []
+
+
+CHECKED = """\
+import torch
+
+
+def checked(preds: torch.Tensor, target: torch.Tensor):
+    return preds.float(), target.long()
+
+
+def on_host(preds: torch.Tensor, target: torch.Tensor):
+    return preds, target.cpu()
+
+
+def curve(preds: torch.Tensor, target: torch.Tensor):
+    order = torch.argsort(preds)
+    return target[order]
+"""
+
+CURVES = """\
+import torch
+
+from pkg.checks import checked, curve, on_host
+
+
+def unpacked(preds: torch.Tensor, target: torch.Tensor):
+    preds, target = checked(preds, target)
+    return curve(preds, target)
+
+
+def _update(preds: torch.Tensor, target: torch.Tensor):
+    return checked(preds, target)
+
+
+def _compute(preds: torch.Tensor, target: torch.Tensor):
+    return curve(preds, target)
+
+
+def through_the_file(preds: torch.Tensor, target: torch.Tensor):
+    preds, target = _update(preds, target)
+    return _compute(preds, target)
+
+
+def moved_to_the_host(preds: torch.Tensor, target: torch.Tensor):
+    preds, target = on_host(preds, target)
+    return curve(preds, target)
+"""
+
+SCORE = """\
+import torch
+from torch import nn
+
+from pkg.curves import moved_to_the_host, through_the_file, unpacked
+
+
+class Score(nn.Module):
+    def forward(self, x, y):
+        return {call}(x, torch.zeros(len(y), dtype=torch.long))
+"""
+
+
+def handed_back(tmp_path: Path, call: str) -> list[tuple[str, int, int, str]]:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/checks.py": CHECKED,
+        "pkg/curves.py": CURVES,
+        "pkg/score.py": SCORE.replace("{call}", call),
+    }
+    project = lint_project(tmp_path, files, select=("DEV003",))
+    return [
+        (Path(r.display).name, f.start.row, f.start.column, f.message)
+        for r in project.files
+        for f in r.findings
+    ]
+
+
+def test_elements_another_files_function_gives_back_are_what_it_was_given(tmp_path: Path) -> None:
+    """``a, b = checked(a, b)``: the summary says each element follows its argument, so
+    handing them on to ``curve`` (another file), where ``b`` is indexed by ``a``'s device
+    order, is handing on the caller's tensors."""
+    assert handed_back(tmp_path, "unpacked") == [
+        (
+            "score.py",
+            9,
+            28,
+            "`torch.zeros()` makes a CPU tensor that meets the computation's device in "
+            "`unpacked` (called at line 9); pass `device=x.device`",
+        )
+    ]
+
+
+def test_a_function_of_the_file_returning_another_files_result_is_that_call(
+    tmp_path: Path,
+) -> None:
+    """``_update`` returns ``checked(...)`` whole: unpacking it is unpacking that call."""
+    found = handed_back(tmp_path, "through_the_file")
+    assert [(name, row, column) for name, row, column, _ in found] == [("score.py", 9, 36)]
+
+
+def test_no_finding_where_the_element_given_back_is_not_the_argument(tmp_path: Path) -> None:
+    assert handed_back(tmp_path, "moved_to_the_host") == []

@@ -223,6 +223,15 @@ class Surroundings:
 
 _CallOut = tuple[str, tuple[tuple[int | str, Value], ...]]
 """A call of another file's function: the callee, and each argument's slot and value."""
+_Beside = tuple[tuple[int | str, str], ...]
+"""A call's other arguments on the device: each slot with a parameter it follows (``""``:
+none)."""
+_PartSource = tuple[str, int | str, str, int]
+"""Where an element of another file's result may come from: the callee, the slot of an
+argument that follows a parameter, that parameter, and the element's position."""
+_PassedPart = tuple[str, int | str, str, int, str, int | str, _Beside]
+"""An element of another file's result handed to another file's function: its
+``_PartSource``, then that function, the slot, and the call's other arguments on the device."""
 
 
 @dataclass(frozen=True)
@@ -233,8 +242,8 @@ class FunctionFlow:
     meetings: tuple[Meeting, ...]
     """Every meeting of a CPU-made tensor with the computation's device, in order."""
     returned: Value
-    """What the function returns, joined over its ``return`` statements (the start of a
-    summary: ``params`` says which parameters reach it)."""
+    """What the function returns, joined over its ``return`` statements, or for a generator
+    over its ``yield``s (the start of a summary: ``params`` says which parameters reach it)."""
     values: Mapping[cst.CSTNode, Value]
     """The value of each expression the analysis evaluated (its last pass in a loop)."""
     reaching: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -257,6 +266,15 @@ class FunctionFlow:
     the argument's slot, the parameter, and the call's other arguments on the device (each
     slot with a parameter it follows, ``""`` for none). Where the callee's parameter meets
     one of those, so does this function's (``FlowSummary.meets_via``)."""
+    passed_parts: tuple[_PassedPart, ...] = ()
+    """Elements of other files' results handed on to other files' functions (``a, b =
+    check(a, b)``, then ``curve(a, b)``): where the first callee's element follows the
+    parameter's slot and the second callee's parameter meets one of the arguments beside it,
+    so does the parameter (``FlowSummary.meets_via_parts``)."""
+    forwarded: _CallOut | None = None
+    """The call of another file's function whose result the function returns whole, as it
+    returned it (``return check(a, b)``): to its callers in the file, calling it is calling
+    that function with their arguments in place of its parameters."""
     returned_parts: tuple[Value, ...] = ()
     """The elements of the tuple the function's ``return``s write out (``return a, b``),
     each joined over the returns (one that gives anything else gives its whole value to
@@ -329,7 +347,8 @@ def analyse_function(
         inference = _Inference(around)
         inference.function, inference.not_none, inference.env = function, not_none, handed
         inference.run(function.body)
-    returned = as_returned(join(*inference.returns)) if inference.returns else HOST
+    results = inference.results
+    returned = as_returned(join(*results.values)) if results.values else HOST
     on_cpu = _modules_read_as_arrays(function.body)
     return FunctionFlow(
         function,
@@ -347,10 +366,14 @@ def analyse_function(
         {name: frozenset(partners) for name, partners in inference.reaching.items()},
         tuple(inference.handoffs),
         frozenset(inference.results_meeting),
-        tuple(site for site in dict.fromkeys(inference.returned_whole) if site in returned.made),
+        tuple(site for site in dict.fromkeys(results.whole) if site in returned.made),
         _returned_via(returned, inference.calls_out, inference.result_parts),
         passed_on=_passed_on(inference.calls_out, inference.passed_on),
-        returned_parts=_positionwise(inference.returned_tuples),
+        passed_parts=_passed_parts(
+            inference.calls_out, inference.result_parts, inference.passed_parts
+        ),
+        forwarded=_forwarded(returned, inference.calls_out),
+        returned_parts=_positionwise(results.tuples),
         result_parts=inference.result_parts,
         wrapped=wraps_arguments(function, around.resolve),
     )
@@ -473,6 +496,64 @@ def _passed_on(
             if beside:
                 found.update((callee, slot, param, beside) for param in argument.params)
     return tuple(sorted(found, key=repr))
+
+
+def _part_sources(
+    found: Value,
+    calls_out: Mapping[cst.CSTNode, _CallOut],
+    result_parts: Mapping[cst.CSTNode, tuple[cst.CSTNode, int]],
+) -> set[_PartSource]:
+    """Where ``found``, an element of other files' results (``a, b = f(x, y)``), may come
+    from: each call's arguments on the device that follow a parameter, whose summary the
+    index reads to know which one the element follows."""
+    sources: set[_PartSource] = set()
+    for stand_in in found.calls:
+        if stand_in not in result_parts:
+            continue
+        call, position = result_parts[stand_in]
+        if call not in calls_out:
+            continue
+        callee, slots = calls_out[call]
+        for slot, argument in slots:
+            if argument.on_device:
+                sources.update((callee, slot, param, position) for param in argument.params)
+    return sources
+
+
+def _passed_parts(
+    calls_out: Mapping[cst.CSTNode, _CallOut],
+    result_parts: Mapping[cst.CSTNode, tuple[cst.CSTNode, int]],
+    through_the_file: Iterable[_PassedPart],
+) -> tuple[_PassedPart, ...]:
+    """``FunctionFlow.passed_parts``: elements of other files' results handed to another
+    file's function here (and by the file's functions it calls: ``through_the_file``)."""
+    found = set(through_the_file)
+    for callee, slots in calls_out.values():
+        for slot, argument in slots:
+            sources = _part_sources(argument, calls_out, result_parts)
+            if not sources:
+                continue
+            beside: set[tuple[int | str, str]] = set()
+            for other_slot, other in slots:
+                if other_slot == slot:
+                    continue
+                if surely_on_device(other):
+                    beside.update((other_slot, param) for param in other.params or {""})
+                for _, _, param, _ in _part_sources(other, calls_out, result_parts):
+                    beside.add((other_slot, param))
+            if beside:
+                given = tuple(sorted(beside, key=repr))
+                found.update((*source, callee, slot, given) for source in sources)
+    return tuple(sorted(found, key=repr))
+
+
+def _forwarded(returned: Value, calls_out: Mapping[cst.CSTNode, _CallOut]) -> _CallOut | None:
+    """``FunctionFlow.forwarded``: the one call of another file's function whose result
+    ``returned`` is, as it returned it."""
+    if len(returned.calls) != 1 or returned.made or returned.params or returned.tied:
+        return None
+    call = returned.calls[0]
+    return calls_out.get(call) if returned.origins == UNKNOWN.origins else None
 
 
 def _positionwise(returns: Sequence[list[Value] | Value]) -> tuple[Value, ...]:
@@ -674,6 +755,18 @@ def _annotation_kind(annotation: cst.BaseExpression) -> str:
     return "host" if names and all(name in HOST_ANNOTATIONS for name in names) else "other"
 
 
+@dataclass
+class _Results:
+    """What a function gives its callers: its ``return`` values, or, for a generator, what
+    it yields (what iterating over its call gives; its ``return`` only ends the loop)."""
+
+    values: list[Value] = field(default_factory=list)
+    whole: list[cst.CSTNode] = field(default_factory=list)
+    """Where the CPU tensors given whole (not as an element of a tuple written out) were made."""
+    tuples: list[list[Value] | Value] = field(default_factory=list)
+    """Per result: the elements of the tuple it writes out, else its value."""
+
+
 class _Inference:
     """One pass over a function body, updating ``env`` statement by statement."""
 
@@ -691,10 +784,8 @@ class _Inference:
         self.meetings: list[Meeting] = []
         self._seen: set[tuple[int, int]] = set()
         self.values: dict[cst.CSTNode, Value] = {}
-        self.returns: list[Value] = []
-        self.returned_whole: list[cst.CSTNode] = []
-        self.returned_tuples: list[list[Value] | Value] = []
-        """Per ``return``: the elements of the tuple it writes out, else its value."""
+        self._returned = _Results()
+        self._yielded = _Results()
         self._unpackable: dict[cst.CSTNode, Callable[[], tuple[Value, ...]]] = {}
         """Calls of this file's functions, with what gives the elements of the tuple they
         return: a target unpacking the call binds each name to its own element."""
@@ -712,6 +803,8 @@ class _Inference:
         self.reaching: dict[str, set[str]] = {}
         self.passed_on: set[tuple[str, int | str, str, tuple[tuple[int | str, str], ...]]] = set()
         """``FunctionFlow.passed_on`` through the file's functions it calls."""
+        self.passed_parts: set[_PassedPart] = set()
+        """``FunctionFlow.passed_parts`` through the file's functions it calls."""
         self.handoffs: list[Handoff] = []
         self.results_meeting: set[cst.CSTNode] = set()
         self.calls_out: dict[cst.CSTNode, _CallOut] = {}
@@ -771,13 +864,7 @@ class _Inference:
             self._record(meetings_updated(node, (node.target, current), (node.value, change)))
             self._bind(node.target, combine(current, change), node.value)
         elif isinstance(node, cst.Return):
-            found = self.eval(node.value) if node.value is not None else HOST
-            self.returns.append(found)
-            if not isinstance(node.value, (cst.Tuple, cst.List)):
-                self.returned_whole.extend(found.made)
-            written = node.value if isinstance(node.value, cst.Tuple) else None
-            parts = self._parts(written, len(written.elements)) if written else None
-            self.returned_tuples.append(found if parts is None else parts)
+            self._give(self._returned, node.value)
         elif isinstance(node, cst.Assert):
             self.eval(node.test)
         elif isinstance(node, cst.Raise) and node.exc is not None:
@@ -1204,9 +1291,27 @@ class _Inference:
             return self._closure(node.params, node.body)
         if isinstance(node, cst.Await):
             return self.eval(node.expression)
-        if isinstance(node, cst.Yield) and isinstance(node.value, cst.BaseExpression):
-            self.eval(node.value)
+        if isinstance(node, cst.Yield):
+            self._give(self._yielded, node.value)
         return UNKNOWN
+
+    def _give(self, results: _Results, given: cst.BaseExpression | cst.From | None) -> None:
+        """Record what a ``return`` or a ``yield`` gives (``yield from xs``: the items of
+        ``xs``, which a loop over the generator binds as a loop over ``xs`` would)."""
+        if isinstance(given, cst.From):
+            given = given.item
+        found = self.eval(given) if given is not None else HOST
+        results.values.append(found)
+        if not isinstance(given, (cst.Tuple, cst.List)):
+            results.whole.extend(found.made)
+        written = given if isinstance(given, cst.Tuple) else None
+        parts = self._parts(written, len(written.elements)) if written else None
+        results.tuples.append(found if parts is None else parts)
+
+    @property
+    def results(self) -> _Results:
+        """What the function gives its callers: what it yields, if it is a generator."""
+        return self._yielded if self._yielded.values else self._returned
 
     def _closure(self, params: cst.Parameters, body: cst.CSTNode) -> Value:
         """A nested function or lambda: it has its own flow; what matters here is which CPU
@@ -1469,9 +1574,10 @@ class _Inference:
             sites = tuple(site for site in found.made if id(site) not in inside)
             return found if len(sites) == len(found.made) else replace(found, made=(*sites, node))
 
-        parts = tuple(at_call(part) for part in _positionwise(inner.returned_tuples))
+        results = inner.results
+        parts = tuple(at_call(part) for part in _positionwise(results.tuples))
         self._unpackable[node] = lambda: parts
-        return at_call(join(*inner.returns)) if inner.returns else HOST
+        return at_call(join(*results.values)) if results.values else HOST
 
     def _transformed_call(
         self, transform: cst.Call, arguments: Sequence[tuple[cst.Arg, Value]]
@@ -1681,6 +1787,12 @@ class _Inference:
         if not wrapped:
             self._reach_through(callees.own_flow(function, owner), bound)
         if wrapped or (not passes_cpu and not _fills_none_default(function, bound)):
+            own = None if wrapped else callees.own_flow(function, owner)
+            if own is not None and own.forwarded is not None:
+                callee, slots = own.forwarded  # as if this called that function itself
+                given = tuple((slot, _in_caller_terms(v, bound)) for slot, v in slots)
+                self.calls_out[node] = (callee, given)
+                return Value(UNKNOWN.origins, calls=(node,))
             returned = callees.returned(function, owner)
             tied = [bound[name].tied for name in returned.params if name in bound]
             self._unpackable[node] = lambda: tuple(
@@ -1714,6 +1826,10 @@ class _Inference:
                 return set()
             return set(found.params) or ({""} if surely_on_device(found) else set())
 
+        def carried(name: str) -> set[str]:
+            """``ours``, also as an element of another file's result (``_part_sources``)."""
+            return ours(name) | self._params_of(bound.get(name))
+
         # Neither what the callee itself has on a device (``""``: a helper that chooses a
         # device may choose it for the caller's tensors too, which move together there), nor
         # a parameter that both sides may follow (`x.to(device)` and `y.to(device)` meet on
@@ -1730,6 +1846,28 @@ class _Inference:
             for param in own - {""}:
                 if given:
                     self.passed_on.add((callee, slot, param, tuple(sorted(given, key=repr))))
+            # An element of another file's result handed on in the callee's place.
+            sources = self._sources(bound.get(name))
+            given = {(s, q) for s, p in beside if p != "" for q in carried(p)}
+            if sources and given:
+                beside_here = tuple(sorted(given, key=repr))
+                self.passed_parts.update((*source, callee, slot, beside_here) for source in sources)
+        for first, first_slot, name, position, callee, slot, beside in flow.passed_parts:
+            given = {(s, q) for s, p in beside if p != "" for q in carried(p)}
+            for param in ours(name) - {""}:
+                if given:
+                    entry = (first, first_slot, param, position, callee, slot)
+                    self.passed_parts.add((*entry, tuple(sorted(given, key=repr))))
+
+    def _sources(self, found: Value | None) -> set[_PartSource]:
+        """``_part_sources`` of ``found`` here."""
+        if found is None:
+            return set()
+        return _part_sources(found, self.calls_out, self.result_parts)
+
+    def _params_of(self, found: Value | None) -> set[str]:
+        """The parameters an element of another file's result may follow (``_part_sources``)."""
+        return {param for _, _, param, _ in self._sources(found)}
 
     def _module_call(
         self, node: cst.Call, callee: cst.BaseExpression, arguments: Sequence[tuple[cst.Arg, Value]]

@@ -30,6 +30,7 @@ def summarise(flow: FunctionFlow, name: str) -> FlowSummary:
         _followed(returned),
         returns_via=flow.returned_via,
         meets_via=() if flow.wrapped else flow.passed_on,
+        meets_via_parts=() if flow.wrapped else flow.passed_parts,
         parts=tuple(_part_origin(part) for part in flow.returned_parts),
         parts_via=tuple(_followed(part) for part in flow.returned_parts),
     )

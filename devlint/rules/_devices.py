@@ -233,6 +233,11 @@ class Bindings:
             found = self._resolved[name] = frozenset(f"{t}{dot}{rest}" for t in targets)
         return found
 
+    def may_bind(self, name: str) -> bool:
+        """Whether ``name`` may be bound to a qualified name somewhere (``qualified_name``
+        resolves a dotted name only through such a binding of its head)."""
+        return name in self._targets
+
     def may_be(self, node: ast.AST, names: Collection[str]) -> bool:
         """Whether ``node`` may resolve to one of ``names``."""
         return not self.resolutions(node).isdisjoint(names)

@@ -420,7 +420,7 @@ class UnmovedProcessorOutput(Rule):
         without ``via``) only where an assignment or a ``return`` has a call that makes it
         (``_classify``): one with ``return_tensors="pt"`` or, in the second pass, of a
         function named in ``returning_output``, perhaps within ``dict(...)``, as far as
-        ``_callee_reference`` may resolve its call to one (``_calls_one_of``)."""
+        ``_callee_reference`` may resolve its call to one (``_Calls``)."""
         returning = settings.returning_output
         callers = _names_calling(returning, found.of_type(ast.alias)) if returning else set()
         calls = _Calls(returning, callers, settings.returning_on_any_receiver, Bindings.of(found))

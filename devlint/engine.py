@@ -483,18 +483,18 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
             for result in project.files:
                 if result.analysis.parsed:
                     continue
-                settings = replace(result.job.settings, returning_output=names)
+                settings = _knowing_output(result.job.settings, index)
                 # What code is model code does not change as the rounds add facts. Parsed
                 # knowing the names found so far, a file needs no later pass unless more are.
                 asked = _asked(project, result) if first_round else ()
+                new_names = settings != result.job.settings
                 if asked:
-                    new_names = names != result.job.settings.returning_output
                     if new_names and _calls_any(result, names):
                         job = replace(result.job, prefilter=False, settings=settings)
                     else:  # no other rule's verdict changes: only the asked ones walk it
                         job = replace(result.job, settings=settings, asked=asked)
                     work.append((result, job, cache))
-                elif names != result.job.settings.returning_output:
+                elif new_names:
                     if _calls_any(result, names):
                         work.append((result, replace(result.job, settings=settings), cache))
                     else:  # knowing the names changes nothing here: no later pass asks again
@@ -503,6 +503,16 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
         # Files parsed here add no fact but these (they had no trigger of a rule adding one).
         if not _reanalyse(projects, work, runner):
             return
+
+
+def _knowing_output(settings: RuleSettings, index: ProjectIndex) -> RuleSettings:
+    """``settings`` knowing the names under which the index found functions returning
+    processor output, and which of them a call on any receiver may reach."""
+    return replace(
+        settings,
+        returning_output=frozenset(index.returning_output()),
+        returning_on_any_receiver=index.returning_on_any_receiver,
+    )
 
 
 def _returned_output(result: FileResult) -> set[ReturnedOutput]:
@@ -606,7 +616,7 @@ def _follow_returned_output(projects: list[Project], runner: Runner) -> None:
             names = project.index.returning_output() if project.settings.processor_outputs else ()
             if not names:
                 continue
-            settings = replace(project.settings, returning_output=frozenset(names))
+            settings = _knowing_output(project.settings, project.index)
             cache = Cache(project.cache_dir) if project.cache_dir else None
             for result in project.files:
                 if result.analysis.facts is None or result.job.settings == settings:

@@ -845,14 +845,32 @@ class ProjectIndex:
             self._returning = self._returning_output()
         return self._returning
 
-    def _returning_output(self) -> frozenset[str]:
-        """Names under which the project's functions that return unmoved processor output
-        are called: their own, and the names imports bind to them elsewhere."""
-        returning = {
+    @cached_property
+    def _returning_functions(self) -> frozenset[str]:
+        """The project's functions that return unmoved processor output."""
+        return frozenset(
             function
             for function in self._functions
             if function in self._returns and self._origin_of(function) is not None
-        }
+        )
+
+    @cached_property
+    def returning_on_any_receiver(self) -> frozenset[str]:
+        """The ``returning_output`` names that a method call on a receiver the file cannot
+        name (``x.f(...)``, ``self.a.f(...)``: an ``m:`` reference) may reach: those whose
+        every project method of the name returns such output (``processor_origin``)."""
+        returning = self._returning_functions
+        return frozenset(
+            name
+            for name in self.returning_output()
+            if (methods := self._methods_named.get(name))
+            and all(method in returning for method in methods)
+        )
+
+    def _returning_output(self) -> frozenset[str]:
+        """Names under which the project's functions that return unmoved processor output
+        are called: their own, and the names imports bind to them elsewhere."""
+        returning = self._returning_functions
         names = {function.rpartition(".")[2] for function in returning}
         if returning:
             for file_facts in self._modules.values():

@@ -546,3 +546,72 @@ def test_dev003_sees_no_factory_in_a_test_module(module: str, sighted: bool) -> 
     path = module.replace(".", "/") + ".py"
     found = skeleton(ast.parse(text), text, module, False, path, references=False, collect=SCREENED)
     assert bool(rule.sightings(found, EVERYTHING)) is sighted
+
+
+@pytest.mark.parametrize(
+    ("call", "on_any_receiver", "screened"),
+    [
+        ("encode(texts)", False, True),  # imported below: a qualified name
+        ("coded(texts)", False, True),  # imported as `coded`
+        ("self.encode(texts)", False, True),  # the class's method (``self:``)
+        ("codec.encode(texts)", False, True),  # a module the file imports
+        ("Tool.encode(self, texts)", False, True),  # a class the file defines
+        ("self.sp_model.encode(texts)", False, False),  # any object's method (``m:``)
+        ("tokenizer.encode(texts)", False, False),
+        ("make()[0].encode(texts)", False, False),
+        ("self.sp_model.encode(texts)", True, True),  # every method of the name returns it
+        ("tokenizer.encode(texts)", True, True),
+        ("self.sp_model.decode(texts)", True, False),
+    ],
+)
+def test_dev004s_screen_reads_a_method_call_as_its_visit_names_the_callee(
+    call: str, on_any_receiver: bool, screened: bool
+) -> None:
+    """A method called on a receiver the file binds to no qualified name is an ``m:``
+    reference, which the index resolves only when every project method of that name
+    returns processor output (``ProjectIndex.returning_on_any_receiver``)."""
+    text = (
+        "import codec\nfrom encoding import encode\nfrom encoding import encode as coded\n\n\n"
+        f"class Tool:\n    def run(self, texts, tokenizer, make):\n        out = {call}\n"
+    )
+    (rule,) = [rule for rule in RULES if rule.code == "DEV004"]
+    found = skeleton(
+        ast.parse(text), text, "pkg.mod", False, "pkg/mod.py", references=True, collect=SCREENED
+    )
+    names = frozenset({"encode"})
+    settings = RuleSettings(
+        returning_output=names, returning_on_any_receiver=names if on_any_receiver else frozenset()
+    )
+    assert rule.screen(found, settings) is screened
+
+
+@pytest.mark.parametrize("every_encode_returns_output", [False, True])
+def test_a_method_call_on_any_receiver_is_followed_only_when_the_index_can_resolve_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, every_encode_returns_output: bool
+) -> None:
+    """``tool.encode(texts)`` names no class: it reaches processor output only if every
+    project method named ``encode`` returns some. ``Piece.encode`` (a tokenizer's own)
+    does not, in the first project: ``pieces.py`` is then not parsed for the call."""
+    piece = (
+        "    def encode(self, processor, texts):\n"
+        '        return processor(texts, return_tensors="pt")\n'
+        if every_encode_returns_output
+        else "    def encode(self, texts):\n        return [len(t) for t in texts]\n"
+    )
+    files = {
+        "tool.py": "class Tool:\n    def encode(self, processor, texts):\n"
+        '        return processor(texts, return_tensors="pt")\n',
+        "piece.py": f"class Piece:\n{piece}",
+        "pieces.py": "import pytorch_lightning as pl\n\n\nclass Model(pl.LightningModule):\n"
+        "    def forward(self, tool, texts):\n"
+        "        inputs = tool.encode(self.processor, texts)\n"
+        "        return self.model(**inputs)\n",
+    }
+    in_project(tmp_path / "p", files, monkeypatch)
+    expected = [("pieces.py", 7, "DEV004")] if every_encode_returns_output else []
+    for extra in ((), ("--no-prefilter",)):
+        found = findings(*extra, ".")
+        assert [(f["filename"], f["location"]["row"], f["code"]) for f in found] == expected
+    result = CliRunner().invoke(main, ["check", "--no-cache", "--debug", "--jobs", "1", "."])
+    parsed = 3 if every_encode_returns_output else 1
+    assert f"3 files: {parsed} parsed, {3 - parsed} skipped by the prefilter" in result.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Collection, Sequence
+from functools import cache
 
 import libcst as cst
 
@@ -233,9 +234,23 @@ class Bindings:
             found = self._resolved[name] = frozenset(f"{t}{dot}{rest}" for t in targets)
         return found
 
+    def may_bind(self, name: str) -> bool:
+        """Whether ``name`` may be bound to a qualified name somewhere (``qualified_name``
+        resolves a dotted name only through such a binding of its head)."""
+        return name in self._targets
+
     def may_be(self, node: ast.AST, names: Collection[str]) -> bool:
-        """Whether ``node`` may resolve to one of ``names``."""
+        """Whether ``node`` may resolve to one of ``names``. A dotted name keeps its last
+        part in every resolution (``x.FloatTensor``): asked of every call of a file, most
+        are answered by that part alone."""
+        if isinstance(node, ast.Attribute) and node.attr not in _last_parts(frozenset(names)):
+            return False
         return not self.resolutions(node).isdisjoint(names)
+
+
+@cache
+def _last_parts(names: frozenset[str]) -> frozenset[str]:
+    return frozenset(name.rpartition(".")[2] for name in names)
 
 
 _last_bindings: tuple[Skeleton, Bindings] | None = None

@@ -70,6 +70,10 @@ class RuleSettings:
     returning_output: frozenset[str] = frozenset()
     """Names of the project's functions known (from a first pass over the project) to
     return unmoved processor output: only calls of these can carry it into a file."""
+    returning_on_any_receiver: frozenset[str] = frozenset()
+    """Those of ``returning_output`` that a method call on any receiver may reach
+    (``ProjectIndex.returning_on_any_receiver``); the others, only on ``self`` or on a name
+    the file binds."""
     flow_summaries: frozenset[str] = frozenset()
     """Qualified names of this file's functions whose flow summaries a candidate of another
     file needs (a later pass asks): only these are summarised, the flow costs."""

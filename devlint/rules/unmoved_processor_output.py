@@ -20,6 +20,7 @@ from devlint.nodes import (
     first_positional,
     keyword_argument,
 )
+from devlint.rules._devices import BINDING_TYPES, Bindings
 from devlint.rules.base import (
     FileContext,
     Invalid,
@@ -30,7 +31,7 @@ from devlint.rules.base import (
     insert_after,
 )
 from devlint.rules.base import replace as edit
-from devlint.skeleton import Skeleton
+from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import (
     DEVICE_ARGUMENT_MOVES,
     IMAGE_ONLY_KEYS,
@@ -145,7 +146,7 @@ class UnmovedProcessorOutput(Rule):
     # call of a function named in `returning_output`: see `file_triggers`). The facts of
     # `return f(...)` need no trigger: the engine parses files that name such an `f`.
     triggers = ("return_tensors",)
-    screen_types = (ast.Assign, ast.Return, ast.alias)
+    screen_types = (ast.Assign, ast.Return, ast.alias, *BINDING_TYPES)
 
     VALID = (
         # Moved at once, moved later, moved key by key through a comprehension.
@@ -418,12 +419,14 @@ class UnmovedProcessorOutput(Rule):
         """Processor output is held (a candidate needs it) or returned at once (a fact
         without ``via``) only where an assignment or a ``return`` has a call that makes it
         (``_classify``): one with ``return_tensors="pt"`` or, in the second pass, of a
-        function named in ``returning_output``, perhaps within ``dict(...)``."""
+        function named in ``returning_output``, perhaps within ``dict(...)``, as far as
+        ``_callee_reference`` may resolve its call to one (``_Calls``)."""
         returning = settings.returning_output
         callers = _names_calling(returning, found.of_type(ast.alias)) if returning else set()
+        calls = _Calls(returning, callers, settings.returning_on_any_receiver, Bindings.of(found))
         return any(
             isinstance(statement, (ast.Assign, ast.Return))
-            and _makes_output(statement.value, returning, callers)
+            and _makes_output(statement.value, calls)
             for statement in found.of_type(ast.Assign, ast.Return)
         )
 
@@ -806,16 +809,16 @@ class UnmovedProcessorOutput(Rule):
         return Resolution(f"{message}; move it to the model's device")
 
 
-def _makes_output(value: ast.expr | None, functions: frozenset[str], callers: set[str]) -> bool:
-    """A call with ``return_tensors="pt"``, of one of ``functions``, or ``dict(...)`` of one
+def _makes_output(value: ast.expr | None, calls: _Calls) -> bool:
+    """A call with ``return_tensors="pt"``, of one of the functions, or ``dict(...)`` of one
     (``_classify`` follows ``dict``'s first argument, a keyword's value too)."""
     if not isinstance(value, ast.Call):
         return False
-    if _asks_for_pt(value) or _calls_one_of(value, functions, callers):
+    if _asks_for_pt(value) or calls.may_reach(value):
         return True
     arguments = [*value.args, *(keyword.value for keyword in value.keywords)]
     is_dict = isinstance(value.func, ast.Name) and value.func.id == "dict"
-    return is_dict and any(_makes_output(argument, functions, callers) for argument in arguments)
+    return is_dict and any(_makes_output(argument, calls) for argument in arguments)
 
 
 def _output_keys(call: cst.Call) -> frozenset[str] | None:
@@ -848,12 +851,32 @@ def _names_calling(functions: Iterable[str], imports: Iterable[ast.AST]) -> set[
     return names
 
 
-def _calls_one_of(call: ast.Call, functions: frozenset[str], callers: set[str]) -> bool:
-    """``f(...)``, ``x.f(...)`` or ``g(...)`` where ``g`` is an import of ``f`` as ``g``."""
-    func = call.func
-    if isinstance(func, ast.Attribute):
-        return func.attr in functions
-    return isinstance(func, ast.Name) and func.id in callers
+@dataclass(frozen=True)
+class _Calls:
+    """Which calls may run a function returning processor output, as ``_callee_reference``
+    names them for the index: ``g(...)`` (an import of ``f`` as ``g`` too), ``self.f(...)``
+    (on the class), ``x.f(...)`` where ``x`` may be bound to a qualified name (an import, a
+    module-level definition), and ``y.f(...)`` on any other receiver (``m:f``, which the
+    index resolves only when every project method named ``f`` returns such output)."""
+
+    functions: frozenset[str]
+    callers: set[str]
+    on_any_receiver: frozenset[str]
+    bindings: Bindings
+
+    def may_reach(self, call: ast.Call) -> bool:
+        func = call.func
+        if isinstance(func, ast.Name):
+            return func.id in self.callers
+        if not isinstance(func, ast.Attribute) or func.attr not in self.functions:
+            return False
+        if func.attr in self.on_any_receiver:
+            return True
+        receiver = dotted(func.value)
+        if receiver is None:
+            return False  # no qualified name: an ``m:`` reference
+        head = receiver.partition(".")[0]
+        return receiver == "self" or self.bindings.may_bind(head)
 
 
 def _is_string(node: cst.BaseExpression, value: str) -> bool:

@@ -543,6 +543,10 @@ CUDA_ONLY_LIBRARIES = frozenset({"megatron"})
 """Libraries that run only on CUDA, each rank on the GPU their set-up made current (Megatron-
 LM): a module that imports one is CUDA code, and its `.cuda()` is what the library needs."""
 
+DEVICE_SWITCHES = frozenset({"torch.cuda.device", "torch.cuda.device_of", "torch.cuda.stream"})
+"""Context managers that make another device (or a stream's) current inside their block
+(``with torch.cuda.device(gpu_id):``)."""
+
 PROCESS_GROUP_TYPES = frozenset({"ProcessGroup", "ParallelContext"})
 """Types of a process group or of a framework's bundle of them, as annotations name them
 (torch's ``ProcessGroup``, nanotron's and ColossalAI's ``ParallelContext``): code handed one
@@ -683,6 +687,24 @@ IN_PLACE_UPDATES = (
 """Tensor methods that write into their tensor what they compute with their tensor
 arguments (``t.add_(x)``, which ``t += x`` calls): the written tensor is the kernel's
 output, which must be on its device even when it is a 0-dim CPU tensor."""
+
+AUGMENTED_ASSIGNMENT_METHODS = {
+    "+=": "add_",
+    "-=": "sub_",
+    "*=": "mul_",
+    "/=": "div_",
+    "//=": "floor_divide_",
+    "%=": "remainder_",
+    "**=": "pow_",
+    "@=": "matmul",
+    "&=": "bitwise_and_",
+    "|=": "bitwise_or_",
+    "^=": "bitwise_xor_",
+    "<<=": "bitwise_left_shift_",
+    ">>=": "bitwise_right_shift_",
+}
+"""The tensor method an augmented assignment calls (``t += x`` is ``t.add_(x)``): it
+updates ``t`` in place where the method is one of ``IN_PLACE_UPDATES``."""
 
 MODULE_TENSOR_METHODS = frozenset(
     {"parameters", "buffers", "named_parameters", "named_buffers", "state_dict"}

@@ -1017,3 +1017,46 @@ def test_a_move_to_an_inputs_own_device_or_the_current_gpu_hands_nothing_over() 
     )
     assert origins(analysed.value("xyz", "scale")) == {F_}
     assert analysed.meetings("scale") == [("torch.ones(3)", "operator", "xyz / sc")]
+
+
+def test_what_a_move_helper_or_a_move_to_another_tensors_device_hands_over() -> None:
+    """A move helper moves its first argument, not the tensor that names the device
+    (``to_device(batch, x.device)``); a name that only contains the helper's words
+    (``remove_tokens``) is no move helper; ``.to(ref.device)`` follows ``ref`` as
+    ``.to(ref)`` does: none of them makes ``x`` host data."""
+    analysed = Analysed(
+        "def run(model, batch, x: torch.Tensor, y: torch.Tensor, ref: torch.Tensor):\n"
+        "    batch = to_device(batch, x.device)\n"
+        "    kept = remove_tokens(y)\n"
+        "    near = (y * 2).to(ref.device)\n"
+        "    return model(batch), x * 2, kept, near\n"
+    )
+    assert origins(analysed.value("x", "run")) == {F_}
+    assert origins(analysed.value("y", "run")) == {F_}
+
+
+def test_a_star_argument_may_pass_the_device_a_cpu_default_would_choose() -> None:
+    """``grid(3, **options)`` may pass ``device``: its CPU default is not read as chosen."""
+    analysed = Analysed(
+        "def grid(n, device=torch.device('cpu')):\n"
+        "    return torch.arange(n, device=device)\n"
+        "\n"
+        "def run(x: torch.Tensor, **options):\n"
+        "    g = grid(3, **options)\n"
+        "    return g * x\n"
+    )
+    assert origins(analysed.value("g", "run")) == {F_}
+
+
+def test_only_an_augmented_assignment_that_calls_an_in_place_update_refuses_a_scalar() -> None:
+    """``total += loss`` calls ``add_``, which refuses a 0-dim CPU ``total``; ``**=``
+    (``pow_``) is not among the updates the oracle checks (``IN_PLACE_UPDATES``)."""
+    analysed = Analysed(
+        "def run(x: torch.Tensor):\n"
+        "    total = torch.tensor(0.0)\n"
+        "    total += x.sum()\n"
+        "    power = torch.tensor(2.0)\n"
+        "    power **= x.sum()\n"
+        "    return total, power\n"
+    )
+    assert [made for made, _, _ in analysed.meetings("run")] == ["torch.tensor(0.0)"]

@@ -78,6 +78,7 @@ from devlint.symbols import (
     ACCELERATOR_PREDICATES,
     ARGUMENT_PLACED_PACKAGES,
     ARRAY_TENSOR_FACTORIES,
+    AUGMENTED_ASSIGNMENT_METHODS,
     CARRYING_LIBRARIES,
     COLLECTION_UPDATERS,
     COLLECTIVE_FUNCTIONS,
@@ -340,10 +341,10 @@ def analyse_function(
         if name in given and _surely_not_none(given[name]):
             inference.not_none.add(name)
     inference.env = dict(entry)
+    not_none = set(inference.not_none)  # the first pass forgets the names it rebinds
     inference.run(function.body)
     handed = _as_handed(entry, inference.moved_inputs, given)
     if handed != entry:
-        not_none = inference.not_none
         inference = _Inference(around)
         inference.function, inference.not_none, inference.env = function, not_none, handed
         inference.run(function.body)
@@ -381,9 +382,10 @@ def analyse_function(
 
 def _names_a_move_helper(func: cst.BaseExpression) -> bool:
     """``to_device(batch, d)``, ``utils.move_to(x, d)``: a helper named for moving its
-    argument to a device (``MOVE_HELPER_NAMES``)."""
+    argument to a device (``MOVE_HELPER_NAMES``, as whole words of its name: not
+    ``remove_tokens``)."""
     name = (dotted_name(func) or "").rpartition(".")[2]
-    return any(fragment in name for fragment in MOVE_HELPER_NAMES)
+    return any(f"_{fragment}_" in f"_{name}_" for fragment in MOVE_HELPER_NAMES)
 
 
 def _as_handed(
@@ -861,7 +863,9 @@ class _Inference:
             current = self.eval(node.target)
             change = self.eval(node.value)
             self._meet(node, MeetingKind.IN_PLACE, [(node.target, current), (node.value, change)])
-            self._record(meetings_updated(node, (node.target, current), (node.value, change)))
+            operator = cst.Module(body=[]).code_for_node(node.operator).strip()
+            if AUGMENTED_ASSIGNMENT_METHODS.get(operator) in IN_PLACE_UPDATES:
+                self._record(meetings_updated(node, (node.target, current), (node.value, change)))
             self._bind(node.target, combine(current, change), node.value)
         elif isinstance(node, cst.Return):
             self._give(self._returned, node.value)
@@ -1472,8 +1476,10 @@ class _Inference:
         else:
             receiver = None
         arguments = [(arg, self.eval(arg.value)) for arg in node.args]
-        if _names_a_move_helper(func):
-            self.moved_inputs.update(*(found.params for _, found in arguments))
+        if _names_a_move_helper(func) and arguments and arguments[0][0].keyword is None:
+            # what it moves (its first argument), not what names the device (`x.device`)
+            others = set().union(*(found.params for _, found in arguments[1:]))
+            self.moved_inputs.update(arguments[0][1].params - others)
         local = isinstance(func, cst.Name) and func.value in self.env
         qualified = None if local else self._resolve(func)
         if qualified is not None and qualified.split(".", 1)[0] == "torch":
@@ -1777,7 +1783,8 @@ class _Inference:
         if callees is None:
             return UNKNOWN
         bound = _bound(function, arguments, method)
-        defaults = _cpu_defaults_left(function, bound)
+        starred = any(arg.star for arg, _ in arguments)  # `**kw` may pass the device
+        defaults = {} if starred else _cpu_defaults_left(function, bound)
         bound = {**bound, **defaults}
         passes_cpu = bool(defaults) or any(
             found.made or Origin.CPU in found.origins for _, found in arguments
@@ -1907,8 +1914,14 @@ class _Inference:
             )
             if not (said or not device.only_host):
                 return receiver
-            if said and device.on_device:  # to a device, not `.to(other)`: like `other`
-                # not to a parameter's own device (`m.to(x.device)`): there `x` is placed
+            where = target.value
+            follows_other = (
+                isinstance(where, cst.Attribute)
+                and where.attr.value == "device"
+                and not is_self(where.value)
+            )
+            if said and device.on_device and not follows_other:
+                # to a device, not `.to(other)` nor `.to(other.device)`, which follow other
                 self.moved_inputs.update(receiver.params - device.params)
             return moved_from(moved(device), receiver)
         if name == "cuda":

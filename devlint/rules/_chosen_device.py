@@ -35,6 +35,7 @@ from devlint.rules._devices import device_literal
 from devlint.symbols import (
     COLLECTIVE_FUNCTIONS,
     CURRENT_DEVICE_STREAMS,
+    DEVICE_SWITCHES,
     PROCESS_GROUP_TYPES,
     SET_DEVICE_FUNCTIONS,
 )
@@ -68,20 +69,30 @@ def _device_flag_tests(
             yield node.test
 
 
-def under_the_kept_gpu_flag(ancestors: Sequence[cst.CSTNode], classdef: cst.ClassDef) -> bool:
+def under_the_kept_gpu_flag(
+    ancestors: Sequence[cst.CSTNode],
+    classdef: cst.ClassDef,
+    qualified_name: Callable[[cst.BaseExpression], str | None],
+) -> bool:
     """Under a device flag that is the one the class chose its kept device with
     (``kept_gpu_flags``), or an ``and`` with it: there the device it keeps is the current
     GPU, which an index-less literal names too (``if self.cuda:`` after ``if self.cuda:
     self.device = torch.device("cuda")``)."""
-    kept = kept_gpu_flags(classdef)
+    kept = kept_gpu_flags(classdef, qualified_name)
+    function = next((n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef)), None)
+    choosing = function is not None and function.name.value == "__init__"
     return bool(kept) and any(
         _flag_key(part) in kept
+        # another method's own `cuda` (a parameter) is not the flag `__init__` kept
+        and (choosing or attribute_of_self(part) is not None)
         for test in _device_flag_tests(ancestors)
         for part in _conjuncts(test)
     )
 
 
-def kept_gpu_flags(classdef: cst.ClassDef) -> frozenset[str]:
+def kept_gpu_flags(
+    classdef: cst.ClassDef, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> frozenset[str]:
     """The device flags (source text) under which the class keeps the current GPU as its
     device: ``if self.cuda: self.device = torch.device("cuda")`` (any other device in that
     ``if``'s other branches), ``self.device = "cuda" if self.use_gpu else "cpu"``. Empty
@@ -91,15 +102,17 @@ def kept_gpu_flags(classdef: cst.ClassDef) -> frozenset[str]:
     others: list[tuple[tuple[cst.If, bool], ...]] = []
     for assign, path in _device_assignments(classdef.body, ()):
         value = assign.value
-        if isinstance(value, cst.Call) and _names_a_device_type(value):
+        if value is None:
+            continue  # `self.device: torch.device`, a declaration
+        if isinstance(value, cst.Call) and _names_a_device_type(value, qualified_name):
             value = value.args[0].value  # torch.device("cuda" if flag else "cpu")
         if (
             isinstance(value, cst.IfExp)
-            and _the_current_gpu(value.body)
+            and _the_current_gpu(value.body, qualified_name)
             and flag_says_gpu(value.test, settings=False)
         ):
             flags.add(_flag_key(value.test))
-        elif _the_current_gpu(value) and path and path[-1][1]:
+        elif _the_current_gpu(value, qualified_name) and path and path[-1][1]:
             test = path[-1][0].test
             if not flag_says_gpu(test, settings=False):
                 return frozenset()
@@ -115,15 +128,16 @@ def kept_gpu_flags(classdef: cst.ClassDef) -> frozenset[str]:
 
 def _device_assignments(
     node: cst.CSTNode, path: tuple[tuple[cst.If, bool], ...]
-) -> Iterator[tuple[cst.Assign, tuple[tuple[cst.If, bool], ...]]]:
+) -> Iterator[tuple[cst.Assign | cst.AnnAssign, tuple[tuple[cst.If, bool], ...]]]:
     """Each assignment of the kept device (``self.device = ...``, ``self._device``; not
     another device it knows, such as a pipeline's ``self.last_device``) under ``node``,
     with the ``if`` branches it is in (True: the body)."""
-    if isinstance(node, cst.Assign):
-        if any(
-            attribute_of_self(target.target) in ("device", "_device") for target in node.targets
-        ):
-            yield node, path
+    if isinstance(node, (cst.Assign, cst.AnnAssign)):
+        targets = node.targets if isinstance(node, cst.Assign) else (node,)
+        for target in targets:
+            if _targets_the_kept_device(target.target):
+                yield node, path
+                break
         return
     if isinstance(node, cst.If):
         yield from _device_assignments(node.body, (*path, (node, True)))
@@ -134,17 +148,27 @@ def _device_assignments(
         yield from _device_assignments(child, path)
 
 
-def _names_a_device_type(call: cst.Call) -> bool:
-    """``torch.device(x)`` with one argument."""
-    return (dotted_name(call.func) or "").endswith("device") and len(call.args) == 1
+def _targets_the_kept_device(target: cst.BaseExpression) -> bool:
+    """``self.device`` or ``self._device``, also in ``self.device, self.dtype = ...``."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return any(_targets_the_kept_device(element.value) for element in target.elements)
+    return attribute_of_self(target) in ("device", "_device")
 
 
-def _the_current_gpu(node: cst.BaseExpression) -> bool:
+def _names_a_device_type(
+    call: cst.Call, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """``torch.device(x)`` with one argument (not a helper that picks one: ``pick_device``)."""
+    return qualified_name(call.func) == "torch.device" and len(call.args) == 1
+
+
+def _the_current_gpu(
+    node: cst.BaseExpression, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> bool:
     """``"cuda"`` or ``torch.device("cuda")``: the current GPU, no index."""
-    if isinstance(node, cst.Call) and _names_a_device_type(node):
+    if isinstance(node, cst.Call) and _names_a_device_type(node, qualified_name):
         node = node.args[0].value
-    literal = device_literal(node)
-    return literal is not None and literal[1:-1] == "cuda"
+    return isinstance(node, cst.SimpleString) and node.evaluated_value == "cuda"
 
 
 def _conjuncts(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
@@ -426,9 +450,24 @@ def keeps_a_current_stream(
     """A method of the class keeps a CUDA stream of the current GPU on ``self``
     (``self.copy_stream = torch.cuda.Stream()``, ``torch.cuda.current_stream()``; not one
     told its device): the object runs its work there, so the current GPU is its device,
-    as a kept ``self.device`` would be."""
+    as a kept ``self.device`` would be. Not one made inside ``with torch.cuda.device(gpu):``
+    (``DEVICE_SWITCHES``): that stream is on ``gpu``."""
+    switched = {
+        id(inner)
+        for block in descendants(classdef.body)
+        if isinstance(block, cst.With)
+        and any(
+            isinstance(item.item, cst.Call) and qualified_name(item.item.func) in DEVICE_SWITCHES
+            for item in block.items
+        )
+        for inner in descendants(block.body)
+    }
     for node in descendants(classdef.body):
-        if not isinstance(node, (cst.Assign, cst.AnnAssign)) or node.value is None:
+        if (
+            not isinstance(node, (cst.Assign, cst.AnnAssign))
+            or node.value is None
+            or id(node) in switched
+        ):
             continue
         targets = node.targets if isinstance(node, cst.Assign) else (node,)
         if all(attribute_of_self(target.target) is None for target in targets):
@@ -479,7 +518,9 @@ def own_choice(
     class that keeps its device), or None. ``placements`` caches each class's, by id."""
     if under_a_device_flag([*ancestors, call]):
         classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
-        if classdef is not None and under_the_kept_gpu_flag([*ancestors, call], classdef):
+        if classdef is not None and under_the_kept_gpu_flag(
+            [*ancestors, call], classdef, qualified_name
+        ):
             return "kept_flag"
         return "distributed_flag" if _collectives(ancestors, qualified_name) else "flag"
     if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to_empty":
@@ -597,8 +638,8 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     if choice in ("collective", "collectives", "rank"):
         told = scope.device_aware or candidate.scope.device_param
         return not scope.lightning and not told and not types - {"cuda"}
-    if choice == "kept_flag":  # the device the class keeps is that GPU (not: the trainer's)
-        return not scope.lightning
+    if choice == "kept_flag":  # the device the class keeps is that GPU (not: the trainer's,
+        return not scope.lightning and not candidate.scope.device_param  # nor the one told)
     if choice == "streams":  # not where the caller tells it the device (`device` ignored)
         return not scope.lightning and not candidate.scope.device_param
     return choice in ("nccl", "meta", "set_device")

@@ -112,6 +112,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "SET_DEVICE_FUNCTIONS": lambda v: check_qualified(
         n for n in v if n.split(".")[1] not in PLUGIN_DEVICE_TYPES
     ),
+    "DEVICE_SWITCHES": check_qualified,
     "CURRENT_DEVICE_STREAMS": lambda v: (
         check_qualified(v) or sorted(n for n in v if "device" not in keywords_of(resolve(n)))
     ),
@@ -240,6 +241,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
         missing_attributes(TENSOR, v) + sorted(set(v) - symbols.TENSOR_ARGUMENT_METHODS)
     ),
     "IN_PLACE_UPDATES": lambda v: missing_attributes(TENSOR, v),
+    "AUGMENTED_ASSIGNMENT_METHODS": lambda v: missing_attributes(TENSOR, v.values()),
     "MODULE_TENSOR_METHODS": lambda v: missing_attributes(MODULE, v),
     "MODULE_REGISTRARS": lambda v: sorted(
         n for n in v if not (hasattr(MODULE, n) or hasattr(METRIC, n))

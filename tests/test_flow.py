@@ -1022,14 +1022,12 @@ def test_a_move_to_an_inputs_own_device_or_the_current_gpu_hands_nothing_over() 
 def test_what_a_move_helper_or_a_move_to_another_tensors_device_hands_over() -> None:
     """A move helper moves its first argument, not the tensor that names the device
     (``to_device(batch, x.device)``); a name that only contains the helper's words
-    (``remove_tokens``) is no move helper; ``.to(ref.device)`` follows ``ref`` as
-    ``.to(ref)`` does: none of them makes ``x`` host data."""
+    (``remove_tokens``) is no move helper: neither makes ``x`` or ``y`` host data."""
     analysed = Analysed(
-        "def run(model, batch, x: torch.Tensor, y: torch.Tensor, ref: torch.Tensor):\n"
+        "def run(model, batch, x: torch.Tensor, y: torch.Tensor):\n"
         "    batch = to_device(batch, x.device)\n"
         "    kept = remove_tokens(y)\n"
-        "    near = (y * 2).to(ref.device)\n"
-        "    return model(batch), x * 2, kept, near\n"
+        "    return model(batch), x * 2, kept\n"
     )
     assert origins(analysed.value("x", "run")) == {F_}
     assert origins(analysed.value("y", "run")) == {F_}

@@ -1914,14 +1914,8 @@ class _Inference:
             )
             if not (said or not device.only_host):
                 return receiver
-            where = target.value
-            follows_other = (
-                isinstance(where, cst.Attribute)
-                and where.attr.value == "device"
-                and not is_self(where.value)
-            )
-            if said and device.on_device and not follows_other:
-                # to a device, not `.to(other)` nor `.to(other.device)`, which follow other
+            if said and device.on_device:  # to a device, not `.to(other)`: like `other`
+                # not to a parameter's own device (`m.to(x.device)`): there `x` is placed
                 self.moved_inputs.update(receiver.params - device.params)
             return moved_from(moved(device), receiver)
         if name == "cuda":

@@ -393,8 +393,9 @@ def _as_handed(
 ) -> dict[str, Value]:
     """The parameters as the function's callers hand them: one whose data the function
     moves to a device itself (``moved``) is not there yet, its caller keeps it where it made
-    it (on the host, most often): before the move it follows nothing. Not a device (its
-    moves place other tensors), nor what a caller's call says it passes (``given``)."""
+    it (on the host, most often): before the move it follows nothing. Not the ``device``
+    parameter (moves to it place other tensors), nor what a caller's call says it passes
+    (``given``)."""
     return {
         name: (
             replace(UNKNOWN, params=found.params)

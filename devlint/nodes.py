@@ -10,6 +10,7 @@ import libcst as cst
 
 from devlint.symbols import (
     DEVICE_TYPES,
+    MOVE_HELPER_NAMES,
     STATELESS_NN_MODULES,
     TORCH_DTYPES,
     WEIGHTED_LOSS_KEYWORDS,
@@ -61,6 +62,14 @@ def names_a_device(value: str) -> bool:
     """``"cuda"``, ``"cuda:1"``, ``"mps"``: an accelerator, with or without an index."""
     kind, _, index = value.partition(":")
     return kind in DEVICE_TYPES and (not index or index.isdigit())
+
+
+def names_a_move_helper(func: cst.BaseExpression) -> bool:
+    """``to_device(batch, d)``, ``utils.move_to(x, d)``: a helper named for moving its
+    argument to a device (``MOVE_HELPER_NAMES``, as whole words of its name: not
+    ``remove_tokens``)."""
+    name = (dotted_name(func) or "").rpartition(".")[2]
+    return any(f"_{fragment}_" in f"_{name}_" for fragment in MOVE_HELPER_NAMES)
 
 
 def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:

@@ -70,6 +70,7 @@ from devlint.nodes import (
     iter_children,
     keyword_argument,
     names_a_device,
+    names_a_move_helper,
     names_the_cpu,
     stateless_module,
 )
@@ -106,7 +107,6 @@ from devlint.symbols import (
     MODULE_MAPPINGS,
     MODULE_REGISTRARS,
     MODULE_TENSOR_METHODS,
-    MOVE_HELPER_NAMES,
     MOVE_METHODS,
     NON_TENSOR_RESULTS,
     NUMBER_LIBRARIES,
@@ -378,14 +378,6 @@ def analyse_function(
         result_parts=inference.result_parts,
         wrapped=wraps_arguments(function, around.resolve),
     )
-
-
-def _names_a_move_helper(func: cst.BaseExpression) -> bool:
-    """``to_device(batch, d)``, ``utils.move_to(x, d)``: a helper named for moving its
-    argument to a device (``MOVE_HELPER_NAMES``, as whole words of its name: not
-    ``remove_tokens``)."""
-    name = (dotted_name(func) or "").rpartition(".")[2]
-    return any(f"_{fragment}_" in f"_{name}_" for fragment in MOVE_HELPER_NAMES)
 
 
 def _as_handed(
@@ -1477,7 +1469,7 @@ class _Inference:
         else:
             receiver = None
         arguments = [(arg, self.eval(arg.value)) for arg in node.args]
-        if _names_a_move_helper(func) and arguments and arguments[0][0].keyword is None:
+        if names_a_move_helper(func) and arguments and arguments[0][0].keyword is None:
             # what it moves (its first argument), not what names the device (`x.device`)
             others = set().union(*(found.params for _, found in arguments[1:]))
             self.moved_inputs.update(arguments[0][1].params - others)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
@@ -19,6 +18,7 @@ from devlint.nodes import (
     dotted_name,
     first_positional,
     keyword_argument,
+    names_a_move_helper,
 )
 from devlint.rules._devices import BINDING_TYPES, Bindings
 from devlint.rules.base import (
@@ -35,14 +35,12 @@ from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import (
     DEVICE_ARGUMENT_MOVES,
     IMAGE_ONLY_KEYS,
-    MOVE_HELPER_NAMES,
     PROCESSOR_LOADERS,
     PROCESSOR_METHODS,
     PROCESSOR_SUFFIXES,
     UNPACKING_BUILTINS,
 )
 
-_MOVE_HELPER = re.compile("|".join(MOVE_HELPER_NAMES))
 _TENSOR_TESTS = frozenset({"hasattr", "isinstance", "torch.is_tensor"})
 """Calls that ask whether a value is a tensor (or can be moved)."""
 
@@ -644,7 +642,7 @@ class UnmovedProcessorOutput(Rule):
         if not isinstance(value, cst.Call) or _moves(value):
             return None
         callee = dotted_name(value.func) or ""
-        if _MOVE_HELPER.search(callee.rpartition(".")[2]):
+        if names_a_move_helper(value.func):
             return None
         if self._is_source(value, context, state):
             source = f"{context.code_for(value.func)}(...)"

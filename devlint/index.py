@@ -578,7 +578,9 @@ class ProjectIndex:
 
     def modules_showing(self, requirement: Requirement) -> frozenset[str]:
         """The project modules whose flow facts decide ``requirement``: the callee's, or
-        for a result, those of its callers (module-level code included)."""
+        for a result, those of its callers (module-level code included), but not tests:
+        a test hands a helper's result to whatever it checks it against (a fixture, a
+        stand-in model), which says nothing of where the library's own callers use it."""
         function = self.canonical(requirement.function)
         if requirement.kind is not Needed.RESULT_MEETS:
             found = self._module_of.get(function)
@@ -586,7 +588,9 @@ class ProjectIndex:
         modules = set()
         for caller in self.callers(function):
             name = caller.partition(":")[0]
-            modules.add(self._module_of.get(name, name))
+            module = self._module_of.get(name, name)
+            if not (module in self._modules and self._in_tests(module)):
+                modules.add(module)
         return frozenset(modules)
 
     def holds(self, requirement: Requirement) -> bool:

@@ -151,6 +151,24 @@ def test_no_finding_when_the_caller_moves_the_result(tmp_path: Path) -> None:
     assert check(tmp_path, "return x * ones_like_rows(x).to(x.device)\n") == []
 
 
+def test_a_test_meeting_a_helpers_result_is_no_caller_that_decides(tmp_path: Path) -> None:
+    """A test checks a helper's result against what it likes (a tensor it is handed):
+    that says nothing of where the library's own callers, which move it, use it."""
+    model = MODEL.replace("{body}", "return x * ones_like_rows(x).to(x.device)")
+    meets = (
+        "import torch\nfrom pkg.helpers import ones_like_rows\n\n\n"
+        "def test_rows(x: torch.Tensor):\n"
+        "    assert (x * ones_like_rows(x)).sum() > 0\n"
+    )
+    files = {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "pkg/model.py": model}
+    for path, expected in (("tests/test_rows.py", []), ("pkg/rows.py", [("helpers.py", 18)])):
+        project = lint_project(
+            tmp_path / path.replace("/", "_"), {**files, path: meets}, select=("DEV003",)
+        )
+        found = [(Path(r.display).name, f.start.row) for r in project.files for f in r.findings]
+        assert found == expected, path
+
+
 KEEPER = """\
 import torch
 from torch import nn

@@ -34,10 +34,14 @@ from devlint.nodes import (
 from devlint.rules._devices import device_literal
 from devlint.symbols import (
     COLLECTIVE_FUNCTIONS,
+    CURRENT_DEVICE_FUNCTIONS,
     CURRENT_DEVICE_STREAMS,
+    CURRENT_GPU_SETTERS,
     DEVICE_SWITCHES,
+    LOCAL_RANK_NAMES,
     PROCESS_GROUP_TYPES,
     SET_DEVICE_FUNCTIONS,
+    TENSOR_FACTORIES,
 )
 
 if TYPE_CHECKING:
@@ -132,20 +136,185 @@ def _device_assignments(
     """Each assignment of the kept device (``self.device = ...``, ``self._device``; not
     another device it knows, such as a pipeline's ``self.last_device``) under ``node``,
     with the ``if`` branches it is in (True: the body)."""
-    if isinstance(node, (cst.Assign, cst.AnnAssign)):
-        targets = node.targets if isinstance(node, cst.Assign) else (node,)
-        for target in targets:
-            if _targets_the_kept_device(target.target):
-                yield node, path
-                break
-        return
+    for found, where in _in_branches(node, path):
+        if isinstance(found, (cst.Assign, cst.AnnAssign)) and any(
+            _targets_the_kept_device(target) for target in _assignment_targets(found)
+        ):
+            yield found, where
+
+
+def _in_branches(
+    node: cst.CSTNode, path: tuple[tuple[cst.If, bool], ...]
+) -> Iterator[tuple[cst.CSTNode, tuple[tuple[cst.If, bool], ...]]]:
+    """``node`` and each node under it, with the ``if`` branches it is in (True: the body;
+    an ``elif`` is in the ``else`` of the ``if`` before it)."""
+    yield node, path
     if isinstance(node, cst.If):
-        yield from _device_assignments(node.body, (*path, (node, True)))
+        yield from _in_branches(node.body, (*path, (node, True)))
         if node.orelse is not None:
-            yield from _device_assignments(node.orelse, (*path, (node, False)))
+            yield from _in_branches(node.orelse, (*path, (node, False)))
         return
     for child in iter_children(node):
-        yield from _device_assignments(child, path)
+        yield from _in_branches(child, path)
+
+
+def _assignment_targets(assign: cst.Assign | cst.AnnAssign) -> list[cst.BaseExpression]:
+    if isinstance(assign, cst.AnnAssign):
+        return [assign.target]
+    return [target.target for target in assign.targets]
+
+
+def kept_process_gpu(
+    classdef: cst.ClassDef, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> str | None:
+    """Whether the device the class keeps is the process's own GPU, which its launcher
+    made current, so that an index-less literal names it too: ``"current"`` where it is
+    ``"cuda"`` itself, built from ``torch.cuda.current_device()`` or from an index whose
+    owner makes its GPU current (``torch.device(f"cuda:{accelerator.local_process_index}")``),
+    ``"local_rank"`` where from another local rank (current where the project sets it), or
+    None. Another device it keeps can only be the user's, given to ``__init__``, in a
+    branch where it places no model: ``__init__`` places nothing with it, or only in
+    branches that exclude that one (``if n > 1: gpu elif auto: device else: gpu`` ...
+    ``if n > 1: ... elif auto: ... else: model.to(self._device)``). A device the class
+    picks itself (``"cpu"`` in the other branch) or another method sets may be any."""
+    kinds: set[str] = set()
+    others = []
+    for method in classdef.body.body:
+        if not isinstance(method, cst.FunctionDef):
+            continue
+        for assign, path in _device_assignments(method.body, ()):
+            if assign.value is None:
+                continue  # `self.device: torch.device`, a declaration
+            kind = _process_gpu_kind(_local_value(assign.value, method), qualified_name)
+            if kind is not None:
+                kinds.add(kind)
+                continue
+            told = _parameters_named(assign.value, method)
+            if method.name.value != "__init__" or not told:
+                return None
+            others.append((method, path, told))
+    for init, path, told in others:
+        if any(
+            not _excludes(where, path)
+            for where in _placements_with(told, path, init, qualified_name)
+        ):
+            return None
+    if not kinds:
+        return None
+    return "local_rank" if "local_rank" in kinds else "current"
+
+
+def _parameters_named(value: cst.BaseExpression, method: cst.FunctionDef) -> set[str]:
+    """The parameters of ``method`` that ``value`` names (``device`` in
+    ``torch.device(device)``)."""
+    params = method.params
+    names = {param.name.value for param in (*params.posonly_params, *params.params)}
+    names |= {param.name.value for param in params.kwonly_params}
+    return {node.value for node in descendants(value) if isinstance(node, cst.Name)} & names
+
+
+def _process_gpu_kind(
+    value: cst.BaseExpression, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> str | None:
+    """``"current"`` for ``"cuda"``, ``torch.cuda.current_device()`` or
+    ``f"cuda:{<index>}"`` (also in ``torch.device(...)``) with an index in
+    ``CURRENT_GPU_SETTERS``, ``"local_rank"`` with another of ``LOCAL_RANK_NAMES``, else
+    None."""
+    if _the_current_gpu(value, qualified_name):
+        return "current"
+    if isinstance(value, cst.Call) and _names_a_device_type(value, qualified_name):
+        value = value.args[0].value
+    if isinstance(value, cst.Call):
+        return "current" if qualified_name(value.func) in CURRENT_DEVICE_FUNCTIONS else None
+    if not isinstance(value, cst.FormattedString) or len(value.parts) != 2:
+        return None
+    text, index = value.parts
+    if not (
+        isinstance(text, cst.FormattedStringText)
+        and text.value == "cuda:"
+        and isinstance(index, cst.FormattedStringExpression)
+    ):
+        return None
+    name = (dotted_name(index.expression) or "").rpartition(".")[2]
+    if name in CURRENT_GPU_SETTERS:
+        return "current"
+    return "local_rank" if name in LOCAL_RANK_NAMES else None
+
+
+def _local_value(value: cst.BaseExpression, method: cst.FunctionDef) -> cst.BaseExpression:
+    """What a local name holds where the method assigns it once (``device = "cuda"`` before
+    ``self.device = device``); else ``value`` itself."""
+    if not isinstance(value, cst.Name):
+        return value
+    found = [
+        node.value
+        for node in descendants(method.body)
+        if isinstance(node, cst.Assign)
+        and any(dotted_name(target.target) == value.value for target in node.targets)
+    ]
+    return found[0] if len(found) == 1 else value
+
+
+def _placements_with(
+    told: set[str],
+    path: tuple[tuple[cst.If, bool], ...],
+    init: cst.FunctionDef,
+    qualified_name: Callable[[cst.BaseExpression], str | None],
+) -> Iterator[tuple[tuple[cst.If, bool], ...]]:
+    """The branches of each placement of a model in ``__init__`` with the user's device,
+    which the branch ``path`` keeps: a move (``.to(...)``) or a loader's
+    ``device=``/``device_map=`` given the kept device, the parameters ``told`` it comes
+    from, or an attribute set from those in the same branch (``self.device_map =
+    device_map if device_map else device``). Not a tensor made there
+    (``torch.tensor([2]).to(self.device)``): a model's inputs follow the device."""
+    told = {"self.device", "self._device"} | told
+    same = [id(branch) for branch, _ in path]
+    for node, where in _in_branches(init.body, ()):
+        if (
+            isinstance(node, (cst.Assign, cst.AnnAssign))
+            and node.value is not None
+            and [id(branch) for branch, _ in where] == same
+            and _mentions(node.value, told - {"self.device", "self._device"})
+        ):
+            told |= {
+                f"self.{name}"
+                for target in _assignment_targets(node)
+                if (name := attribute_of_self(target)) is not None
+            }
+    for node, where in _in_branches(init.body, ()):
+        if not isinstance(node, cst.Call) or _makes_a_tensor(node, qualified_name):
+            continue
+        given = [keyword_argument(node, word) for word in ("device", "device_map")]
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
+            if _makes_a_tensor(node.func.value, qualified_name):
+                continue
+            given += list(node.args)
+        if any(arg is not None and _mentions(arg.value, told) for arg in given):
+            yield where
+
+
+def _makes_a_tensor(
+    node: cst.BaseExpression, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """The chain ``node`` starts with a call of a torch tensor factory (``torch.tensor(ids)``,
+    ``torch.zeros(n).long()``): a tensor made here, not a model."""
+    first = None
+    while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
+        if isinstance(node, cst.Call):
+            first = node
+            node = node.func
+        else:
+            node = node.value
+    name = qualified_name(first.func) if first is not None else None
+    return name is not None and name.removeprefix("torch.") in TENSOR_FACTORIES
+
+
+def _excludes(one: tuple[tuple[cst.If, bool], ...], other: tuple[tuple[cst.If, bool], ...]) -> bool:
+    """The branches ``one`` cannot run with ``other``: one of them takes an ``if`` the
+    other takes the other way, or one with the same test (``if auto: ... else: ...``
+    twice)."""
+    taken = {(_flag_key(branch.test), in_body) for branch, in_body in other}
+    return any((_flag_key(branch.test), not in_body) in taken for branch, in_body in one)
 
 
 def _targets_the_kept_device(target: cst.BaseExpression) -> bool:
@@ -535,6 +704,9 @@ def own_choice(
     ):
         return "nccl"  # whatever device a class keeps (its batches'), NCCL needs the GPU
     if classdef is not None and placements[id(classdef)] is None:
+        kept = kept_process_gpu(classdef, qualified_name)
+        if kept is not None:  # the device it keeps is the current GPU (with a local rank:
+            return "process_gpu" if kept == "current" else "local_rank_gpu"  # where set)
         return None  # the class keeps its device: that is the one to use
     if under_a_nccl_test(ancestors):
         return "nccl"
@@ -640,6 +812,11 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
         return not scope.lightning and not told and not types - {"cuda"}
     if choice == "kept_flag":  # the device the class keeps is that GPU (not: the trainer's,
         return not scope.lightning and not candidate.scope.device_param  # nor the one told)
+    if choice in ("process_gpu", "local_rank_gpu"):  # not the trainer's, nor a method's
+        if choice == "local_rank_gpu" and "cuda" not in index.current_device_types:
+            return False  # no set-up of the project made the local rank's GPU current
+        told = candidate.scope.device_param and not scope.in_init  # `__init__`'s: checked
+        return not scope.lightning and not told
     if choice == "streams":  # not where the caller tells it the device (`device` ignored)
         return not scope.lightning and not candidate.scope.device_param
     return choice in ("nccl", "meta", "set_device")

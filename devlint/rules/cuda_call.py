@@ -388,6 +388,29 @@ class CudaCall(Rule):
         "        if self.use_gpu:\n"
         "            batch = batch.cuda()\n"
         "        return self.model(batch)\n",
+        # The device the class keeps is the process's GPU, which its launcher made current
+        # (accelerate's local process index); the user's `device`, kept where the model is
+        # dispatched by a device map, places nothing (INVALID: the model is moved to it).
+        "import torch\n"
+        "from accelerate import Accelerator\n"
+        "from transformers import AutoModel\n"
+        "\n"
+        "\n"
+        "class Evaluator:\n"
+        '    def __init__(self, path, device="cuda", device_map="cuda:0"):\n'
+        "        accelerator = Accelerator()\n"
+        '        if device_map == "auto":\n'
+        "            self._device = torch.device(device)\n"
+        "        else:\n"
+        '            self._device = torch.device(f"cuda:{accelerator.local_process_index}")\n'
+        "        self.model = AutoModel.from_pretrained(path, device_map=device_map)\n"
+        '        if device_map == "auto":\n'
+        "            self.model.eval()\n"
+        "        else:\n"
+        "            self.model.to(self._device)\n"
+        "\n"
+        "    def generate(self, pixels):\n"
+        "        return self.model.generate(pixels.cuda())\n",
     )
     INVALID = (
         Invalid(
@@ -1026,6 +1049,28 @@ class CudaCall(Rule):
             "        self.unet = self.unet.to(x.device)\n"
             "        return self.unet(x)\n",
             unsafe=True,
+        ),
+        Invalid(
+            # The look-alike of the evaluator (VALID) that moves its model to the device it
+            # keeps in every branch: there it may be the user's `device`, not the current GPU.
+            "import torch\n"
+            "from accelerate import Accelerator\n"
+            "from transformers import AutoModel\n"
+            "\n"
+            "\n"
+            "class Evaluator:\n"
+            '    def __init__(self, path, device="cuda", device_map="cuda:0"):\n'
+            "        accelerator = Accelerator()\n"
+            '        if device_map == "auto":\n'
+            "            self._device = torch.device(device)\n"
+            "        else:\n"
+            '            self._device = torch.device(f"cuda:{accelerator.local_process_index}")\n'
+            "        self.model = AutoModel.from_pretrained(path).to(self._device)\n"
+            "\n"
+            "    def generate(self, pixels):\n"
+            "        return self.model.generate(pixels.cuda())\n",
+            line=16,
+            column=43,
         ),
     )
 

@@ -544,6 +544,31 @@ class HardcodedDevice(Rule):
         "            self.last_device = torch.device(cfg.pipeline_devices[-1])\n"
         "        if self.cuda and cfg.world_size > 1:\n"
         '            self.norms = torch.zeros(cfg.world_size, device="cuda")\n',
+        # The device the class keeps is the local rank's GPU, which the process made current:
+        # `"cuda"` names it too (INVALID: no `set_device`, the current GPU is GPU 0).
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Sampler:\n"
+        "    def __init__(self, model, local_rank):\n"
+        "        torch.cuda.set_device(local_rank)\n"
+        '        self.device = torch.device(f"cuda:{local_rank}")\n'
+        "        self.model = model.to(self.device)\n"
+        "\n"
+        "    def sample(self, n):\n"
+        '        return self.model(torch.randn(n, 4, device="cuda"))\n',
+        # The device the class keeps is `"cuda"` itself (INVALID: a caller may tell another).
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Runner:\n"
+        "    def __init__(self, model):\n"
+        '        device = "cuda"\n'
+        "        self.device = device\n"
+        "        self.model = model.to(device)\n"
+        "\n"
+        "    def warmup(self):\n"
+        '        return self.model(torch.zeros(1, 8, device="cuda"))\n',
     )
     INVALID = (
         Invalid(
@@ -1031,6 +1056,62 @@ class HardcodedDevice(Rule):
             "    return torch.zeros(shape, device=resolve(device))\n",
             line=8,
             column=16,
+        ),
+        Invalid(
+            # The sampler's look-alike (VALID) in a project that never sets the current
+            # device: the current GPU is GPU 0 on every rank, not the local rank's.
+            "import torch\n"
+            "\n"
+            "\n"
+            "class Sampler:\n"
+            "    def __init__(self, model, local_rank):\n"
+            '        self.device = torch.device(f"cuda:{local_rank}")\n'
+            "        self.model = model.to(self.device)\n"
+            "\n"
+            "    def sample(self, n):\n"
+            '        return self.model(torch.randn(n, 4, device="cuda"))\n',
+            line=10,
+            column=52,
+            fixed="import torch\n"
+            "\n"
+            "\n"
+            "class Sampler:\n"
+            "    def __init__(self, model, local_rank):\n"
+            '        self.device = torch.device(f"cuda:{local_rank}")\n'
+            "        self.model = model.to(self.device)\n"
+            "\n"
+            "    def sample(self, n):\n"
+            "        return self.model(torch.randn(n, 4, device=self.device))\n",
+        ),
+        Invalid(
+            # The runner's look-alike (VALID) that a caller may tell another device, where
+            # it moves its model.
+            "import torch\n"
+            "\n"
+            "\n"
+            "class Runner:\n"
+            "    def __init__(self, model, device=None):\n"
+            '        self.device = "cuda"\n'
+            "        if device is not None:\n"
+            "            self.device = device\n"
+            "        self.model = model.to(self.device)\n"
+            "\n"
+            "    def warmup(self):\n"
+            '        return self.model(torch.zeros(1, 8, device="cuda"))\n',
+            line=12,
+            column=52,
+            fixed="import torch\n"
+            "\n"
+            "\n"
+            "class Runner:\n"
+            "    def __init__(self, model, device=None):\n"
+            '        self.device = "cuda"\n'
+            "        if device is not None:\n"
+            "            self.device = device\n"
+            "        self.model = model.to(self.device)\n"
+            "\n"
+            "    def warmup(self):\n"
+            "        return self.model(torch.zeros(1, 8, device=self.device))\n",
         ),
     )
 

@@ -1,7 +1,7 @@
 """Where a literal device is the code's own choice of device, not one it ignores (DEV001,
 DEV002): under the user's device flag, for a buffer only collectives read (or under an NCCL
-backend), in one rank's code of a distributed job, or in a class that put the model it uses
-on that device.
+backend), in one rank's code of a distributed job, in a class that put the model it uses
+on that device, or in one whose kept device is the process's current GPU.
 
 All hold only for a literal without an index (``"cuda"``, ``.cuda()``,
 ``torch.device("cuda")``): the current device, which whoever set up the process chose
@@ -210,7 +210,21 @@ def _parameters_named(value: cst.BaseExpression, method: cst.FunctionDef) -> set
     params = method.params
     names = {param.name.value for param in (*params.posonly_params, *params.params)}
     names |= {param.name.value for param in params.kwonly_params}
-    return {node.value for node in descendants(value) if isinstance(node, cst.Name)} & names
+    return _names_in(value) & names
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    """The names and attribute chains ``node`` reads (``device``, ``self.device_map``), not
+    the attribute names alone (``device`` of ``torch.device``)."""
+    found = list(descendants(node))
+    attributes = {id(part.attr) for part in found if isinstance(part, cst.Attribute)}
+    return {
+        name
+        for part in found
+        if isinstance(part, (cst.Name, cst.Attribute))
+        and id(part) not in attributes
+        and (name := dotted_name(part)) is not None
+    }
 
 
 def _process_gpu_kind(
@@ -274,7 +288,7 @@ def _placements_with(
             isinstance(node, (cst.Assign, cst.AnnAssign))
             and node.value is not None
             and [id(branch) for branch, _ in where] == same
-            and _mentions(node.value, told - {"self.device", "self._device"})
+            and not _names_in(node.value).isdisjoint(told - {"self.device", "self._device"})
         ):
             told |= {
                 f"self.{name}"
@@ -289,7 +303,7 @@ def _placements_with(
             if _makes_a_tensor(node.func.value, qualified_name):
                 continue
             given += list(node.args)
-        if any(arg is not None and _mentions(arg.value, told) for arg in given):
+        if any(arg is not None and not _names_in(arg.value).isdisjoint(told) for arg in given):
             yield where
 
 
@@ -679,7 +693,9 @@ def own_choice(
     ``"collective"`` (``only_collectives_read``; not where an input tensor or module tells
     the device),
     ``"class"`` (the class put its model there: ``class_placements``; not the placement of
-    a model a caller gave it), ``"streams"`` (the class keeps a CUDA stream of the current
+    a model a caller gave it), ``"process_gpu"`` or ``"local_rank_gpu"`` (the device the
+    class keeps is the current GPU, or a local rank's: ``kept_process_gpu``),
+    ``"streams"`` (the class keeps a CUDA stream of the current
     GPU: ``keeps_a_current_stream``), ``"meta"`` (``module.to_empty(device="cuda")`` materialises
     meta tensors, which have no device to follow), ``"set_device"``
     (``after_setting_the_device``), ``"rank"`` (``_handed_a_process_group``: one rank's code)
@@ -786,7 +802,9 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     batch's, is the one to use, and the flag only says "a GPU", not which one. In a
     function that runs collectives it says which one too: the rank's GPU, which the
     distributed set-up made current (NCCL needs it so), as the batch's. Nor does a class's
-    placement in a method that takes a ``device`` parameter and ignores it. One rank's code
+    placement in a method that takes a ``device`` parameter and ignores it. A class whose kept
+device is the current GPU chooses it, but in a LightningModule or a method told a device
+(a local rank's GPU is the current one only in a project that sets it). One rank's code
     (handed a process group, or running collectives in a project whose set-up makes each
     rank's GPU current) chooses the rank's GPU unless it is told a device (``self.device``,
     a ``device`` parameter) or its project makes devices of other types current too: there

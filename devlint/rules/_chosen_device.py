@@ -12,6 +12,7 @@ the flag says.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
 import libcst as cst
@@ -683,7 +684,7 @@ def own_choice(
     call: cst.Call,
     ancestors: Sequence[cst.CSTNode],
     qualified_name: Callable[[cst.BaseExpression], str | None],
-    placements: dict[int, dict[int, bool] | None],
+    classes: ClassChoices,
 ) -> str | None:
     """Why a move or placement ``call`` on the current device is the code's own choice:
     ``"flag"`` (``under_a_device_flag``; ``"distributed_flag"`` in a function that runs
@@ -700,7 +701,7 @@ def own_choice(
     meta tensors, which have no device to follow), ``"set_device"``
     (``after_setting_the_device``), ``"rank"`` (``_handed_a_process_group``: one rank's code)
     or ``"collectives"`` (the function runs collectives on the default group; neither in a
-    class that keeps its device), or None. ``placements`` caches each class's, by id."""
+    class that keeps its device), or None. ``classes`` caches what each class chose."""
     if under_a_device_flag([*ancestors, call]):
         classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
         if classdef is not None and under_the_kept_gpu_flag(
@@ -713,6 +714,7 @@ def own_choice(
     if after_setting_the_device(call, ancestors, qualified_name):
         return "set_device"
     classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
+    placements = classes.placements
     if classdef is not None and id(classdef) not in placements:
         placements[id(classdef)] = class_placements(classdef)
     if only_collectives_read(call, ancestors, qualified_name) and _starts_nccl_groups(
@@ -720,7 +722,9 @@ def own_choice(
     ):
         return "nccl"  # whatever device a class keeps (its batches'), NCCL needs the GPU
     if classdef is not None and placements[id(classdef)] is None:
-        kept = kept_process_gpu(classdef, qualified_name)
+        if id(classdef) not in classes.kept_gpu:
+            classes.kept_gpu[id(classdef)] = kept_process_gpu(classdef, qualified_name)
+        kept = classes.kept_gpu[id(classdef)]
         if kept is not None:  # the device it keeps is the current GPU (with a local rank:
             return "process_gpu" if kept == "current" else "local_rank_gpu"  # where set)
         return None  # the class keeps its device: that is the one to use
@@ -787,28 +791,37 @@ def after_setting_the_device(
     return False
 
 
-def placements_cache(rule: Rule, context: FileContext) -> dict[int, dict[int, bool] | None]:
-    """The file's ``class_placements`` so far, for ``own_choice``."""
-    cache = context.state(rule).setdefault("placements", {})
-    return cast(dict[int, dict[int, bool] | None], cache)
+@dataclass
+class ClassChoices:
+    """What ``own_choice`` learnt of each class of a file so far, by the class's id."""
+
+    placements: dict[int, dict[int, bool] | None] = field(default_factory=dict)
+    """``class_placements``."""
+    kept_gpu: dict[int, str | None] = field(default_factory=dict)
+    """``kept_process_gpu``."""
+
+
+def class_choices(rule: Rule, context: FileContext) -> ClassChoices:
+    """The file's ``ClassChoices``, for ``own_choice``."""
+    return cast(ClassChoices, context.state(rule).setdefault("classes", ClassChoices()))
 
 
 def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex) -> bool:
     """The candidate's literal is where the code chose its device (``own_choice``), or it is
-    in test code, which chooses its device as a script does. A flag does not choose in a
-    LightningModule (the trainer does), nor does a class's placement in model code or in a
-    class that keeps a device (``self.device``), whose literal then ignores it. Nor does a
-    flag in such a class, nor on the forward path of model code: the device kept, or the
-    batch's, is the one to use, and the flag only says "a GPU", not which one. In a
-    function that runs collectives it says which one too: the rank's GPU, which the
-    distributed set-up made current (NCCL needs it so), as the batch's. Nor does a class's
-    placement in a method that takes a ``device`` parameter and ignores it. A class whose kept
-device is the current GPU chooses it, but in a LightningModule or a method told a device
-(a local rank's GPU is the current one only in a project that sets it). One rank's code
-    (handed a process group, or running collectives in a project whose set-up makes each
-    rank's GPU current) chooses the rank's GPU unless it is told a device (``self.device``,
-    a ``device`` parameter) or its project makes devices of other types current too: there
-    the code abstracts its accelerator, and ``"cuda"`` is one type among several."""
+        in test code, which chooses its device as a script does. A flag does not choose in a
+        LightningModule (the trainer does), nor does a class's placement in model code or in a
+        class that keeps a device (``self.device``), whose literal then ignores it. Nor does a
+        flag in such a class, nor on the forward path of model code: the device kept, or the
+        batch's, is the one to use, and the flag only says "a GPU", not which one. In a
+        function that runs collectives it says which one too: the rank's GPU, which the
+        distributed set-up made current (NCCL needs it so), as the batch's. Nor does a class's
+        placement in a method that takes a ``device`` parameter and ignores it. A class whose kept
+    device is the current GPU chooses it, but in a LightningModule or a method told a device
+    (a local rank's GPU is the current one only in a project that sets it). One rank's code
+        (handed a process group, or running collectives in a project whose set-up makes each
+        rank's GPU current) chooses the rank's GPU unless it is told a device (``self.device``,
+        a ``device`` parameter) or its project makes devices of other types current too: there
+        the code abstracts its accelerator, and ``"cuda"`` is one type among several."""
     if index.runs_alone(candidate.data.get("module", ""), at_top_level=False):
         return True
     choice = candidate.data.get("chosen")

@@ -17,7 +17,7 @@ from devlint.nodes import (
     keyword_argument,
 )
 from devlint.rules._anchors import device_anchor, known_tensor, outermost_function
-from devlint.rules._chosen_device import chose_the_device, own_choice, placements_cache
+from devlint.rules._chosen_device import chose_the_device, class_choices, own_choice
 from devlint.rules._devices import (
     cuda_target_is_literal,
     in_a_callback,
@@ -1143,7 +1143,7 @@ class CudaCall(Rule):
             data["device_index"] = "yes"  # `if device >= 0`: a CUDA index, -1 the CPU
         if device is None:  # the current GPU: perhaps the code's own choice of it
             choice = own_choice(
-                node, context.ancestors, context.qualified_name, placements_cache(self, context)
+                node, context.ancestors, context.qualified_name, class_choices(self, context)
             )
             if choice is not None:
                 data["chosen"] = choice

@@ -26,8 +26,8 @@ from devlint.rules._anchors import (
 )
 from devlint.rules._chosen_device import (
     chose_the_device,
+    class_choices,
     own_choice,
-    placements_cache,
     without_index,
 )
 from devlint.rules._devices import (
@@ -1219,8 +1219,8 @@ class HardcodedDevice(Rule):
             return  # names, asks about or probes a device: places nothing that stays
         chosen = None
         if legacy or (without_index(literal) and not _has_any_index(call, node)):
-            placements = placements_cache(self, context)
-            chosen = own_choice(call, context.ancestors, context.qualified_name, placements)
+            classes = class_choices(self, context)
+            chosen = own_choice(call, context.ancestors, context.qualified_name, classes)
         if legacy:  # no fix: sizes or data, and a dtype, all in one argument list
             data = {"literal": literal, "legacy": "1", "module": context.module_name}
             if chosen is not None:

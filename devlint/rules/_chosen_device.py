@@ -170,13 +170,14 @@ def kept_process_gpu(
 ) -> str | None:
     """Whether the device the class keeps is the process's own GPU, which its launcher
     made current, so that an index-less literal names it too: ``"current"`` where it is
-    ``"cuda"`` itself, built from ``torch.cuda.current_device()`` or from an index whose
-    owner makes its GPU current (``torch.device(f"cuda:{accelerator.local_process_index}")``),
-    ``"local_rank"`` where from another local rank (current where the project sets it), or
-    None. Another device it keeps can only be the user's, given to ``__init__``, in a
-    branch where it places no model: ``__init__`` places nothing with it, or only in
-    branches that exclude that one (``if n > 1: gpu elif auto: device else: gpu`` ...
-    ``if n > 1: ... elif auto: ... else: model.to(self._device)``). A device the class
+    built from ``torch.cuda.current_device()`` or from an index whose owner makes its GPU
+    current (``torch.device(f"cuda:{accelerator.local_process_index}")``), ``"literal"``
+    where it is ``"cuda"`` itself, ``"local_rank"`` where from another local rank (current
+    where the project sets it), or None. Another device it keeps can only be the user's,
+    given to ``__init__``, in a branch where it places no model: ``__init__`` places
+    nothing with it, or only in branches that exclude that one (``if n > 1: gpu elif
+    auto: device else: gpu`` ... ``if n > 1: ... elif auto: ... else:
+    model.to(self._device)``). A device the class
     picks itself (``"cpu"`` in the other branch) or another method sets may be any."""
     kinds: set[str] = set()
     others = []
@@ -202,7 +203,7 @@ def kept_process_gpu(
             return None
     if not kinds:
         return None
-    return "local_rank" if "local_rank" in kinds else "current"
+    return next(kind for kind in ("local_rank", "literal", "current") if kind in kinds)
 
 
 def _parameters_named(value: cst.BaseExpression, method: cst.FunctionDef) -> set[str]:
@@ -231,12 +232,12 @@ def _names_in(node: cst.CSTNode) -> set[str]:
 def _process_gpu_kind(
     value: cst.BaseExpression, qualified_name: Callable[[cst.BaseExpression], str | None]
 ) -> str | None:
-    """``"current"`` for ``"cuda"``, ``torch.cuda.current_device()`` or
+    """``"literal"`` for ``"cuda"``, ``"current"`` for ``torch.cuda.current_device()`` or
     ``f"cuda:{<index>}"`` (also in ``torch.device(...)``) with an index in
     ``CURRENT_GPU_SETTERS``, ``"local_rank"`` with another of ``LOCAL_RANK_NAMES``, else
     None."""
     if _the_current_gpu(value, qualified_name):
-        return "current"
+        return "literal"
     if isinstance(value, cst.Call) and _names_a_device_type(value, qualified_name):
         value = value.args[0].value
     if isinstance(value, cst.Call):
@@ -694,8 +695,9 @@ def own_choice(
     ``"collective"`` (``only_collectives_read``; not where an input tensor or module tells
     the device),
     ``"class"`` (the class put its model there: ``class_placements``; not the placement of
-    a model a caller gave it), ``"process_gpu"`` or ``"local_rank_gpu"`` (the device the
-    class keeps is the current GPU, or a local rank's: ``kept_process_gpu``),
+    a model a caller gave it), ``"process_gpu"``, ``"kept_cuda"`` or ``"local_rank_gpu"``
+    (the device the class keeps is the current GPU, ``"cuda"`` itself, or a local rank's:
+    ``kept_process_gpu``),
     ``"streams"`` (the class keeps a CUDA stream of the current
     GPU: ``keeps_a_current_stream``), ``"meta"`` (``module.to_empty(device="cuda")`` materialises
     meta tensors, which have no device to follow), ``"set_device"``
@@ -725,8 +727,8 @@ def own_choice(
         if id(classdef) not in classes.kept_gpu:
             classes.kept_gpu[id(classdef)] = kept_process_gpu(classdef, qualified_name)
         kept = classes.kept_gpu[id(classdef)]
-        if kept is not None:  # the device it keeps is the current GPU (with a local rank:
-            return "process_gpu" if kept == "current" else "local_rank_gpu"  # where set)
+        if kept is not None:  # the device it keeps is the current GPU (a local rank's where set)
+            return {"current": "process_gpu", "literal": "kept_cuda"}.get(kept, "local_rank_gpu")
         return None  # the class keeps its device: that is the one to use
     if under_a_nccl_test(ancestors):
         return "nccl"
@@ -843,7 +845,9 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
         return not scope.lightning and not told and not types - {"cuda"}
     if choice == "kept_flag":  # the device the class keeps is that GPU (not: the trainer's,
         return not scope.lightning and not candidate.scope.device_param  # nor the one told)
-    if choice in ("process_gpu", "local_rank_gpu"):  # not the trainer's, nor a method's
+    if choice == "kept_cuda" and scope.model_code:
+        return False  # a module that keeps "cuda" ignores where it is moved: that is the bug
+    if choice in ("process_gpu", "local_rank_gpu", "kept_cuda"):  # not a method told one
         if choice == "local_rank_gpu" and "cuda" not in index.current_device_types:
             return False  # no set-up of the project made the local rank's GPU current
         told = candidate.scope.device_param and not scope.in_init  # `__init__`'s: checked

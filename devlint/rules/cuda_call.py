@@ -1072,6 +1072,19 @@ class CudaCall(Rule):
             line=16,
             column=43,
         ),
+        Invalid(
+            # A module that keeps "cuda" itself ignores where it is moved: its kept device is
+            # the bug, not a choice of the current GPU (DEV001's VALID runner is no module).
+            "import torch\nfrom torch import nn\n\n\nclass Policy(nn.Module):\n"
+            "    def __init__(self, net):\n"
+            "        super().__init__()\n"
+            '        self.device = torch.device("cuda")\n'
+            "        self.net = net\n\n"
+            "    def forward(self, x):\n"
+            "        return self.net(x.cuda())\n",
+            line=12,
+            column=27,
+        ),
     )
 
     screen_types = (ast.Call,)

@@ -479,6 +479,19 @@ GLOBAL_RANK_NAMES = frozenset({"get_rank", "global_rank", "process_index"})
 ``Trainer.global_rank``, transformers' and accelerate's ``process_index``. As a device
 index it is past the last GPU on every node but the first (the local rank is right)."""
 
+LOCAL_RANK_NAMES = frozenset({"local_process_index", "local_rank"})
+"""Names of what holds a process's rank on its own node, the index of its GPU: accelerate's
+``local_process_index`` (its state makes that GPU current), Lightning's
+``Trainer.local_rank``, transformers' ``TrainingArguments.local_rank``."""
+
+CURRENT_GPU_SETTERS = frozenset({"local_process_index"})
+"""``LOCAL_RANK_NAMES`` whose owner makes that GPU the process's current device itself
+(accelerate's ``PartialState`` calls ``torch.cuda.set_device``); another local rank is the
+current GPU only where the project sets it (``SET_DEVICE_FUNCTIONS``)."""
+
+CURRENT_DEVICE_FUNCTIONS = frozenset({"torch.cuda.current_device"})
+"""Functions that return the index of the process's current GPU."""
+
 MAIN_PROCESS_FLAGS = frozenset(
     {"is_main_process", "is_local_main_process", "is_world_process_zero"}
     | {"is_local_process_zero", "is_global_zero"}

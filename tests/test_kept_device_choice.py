@@ -1,6 +1,6 @@
 """Where a kept device or a kept stream does not make an index-less literal the class's own
-choice (DEV002): each look-alike of `own_choice`'s "kept_flag" and "streams" reasons stays
-flagged."""
+choice (DEV002): each look-alike of `own_choice`'s "kept_flag", "streams" and "process_gpu"
+reasons stays flagged."""
 
 from __future__ import annotations
 
@@ -102,6 +102,55 @@ _G1 = (
 )
 
 
+def _evaluator(branch: str, placement: str, *, load: str = "device_map=device_map") -> str:
+    """An evaluator that keeps the process's GPU but, in one branch, the user's device."""
+    return (
+        "import torch\n"
+        "from accelerate import Accelerator\n"
+        "from transformers import AutoModel\n"
+        "\n"
+        "\n"
+        "class Evaluator:\n"
+        '    def __init__(self, path, device="cuda", device_map="cuda:0"):\n'
+        "        accelerator = Accelerator()\n"
+        '        if device_map == "auto":\n'
+        f"            {branch}\n"
+        "        else:\n"
+        '            self._device = torch.device(f"cuda:{accelerator.local_process_index}")\n'
+        f"        self.model = AutoModel.from_pretrained(path, {load})\n"
+        '        if device_map == "auto":\n'
+        "            self.model.eval()\n"
+        "        else:\n"
+        f"            {placement}\n"
+        "\n"
+        "    def generate(self, pixels):\n"
+        "        return self.model.generate(pixels.cuda())\n"
+    )
+
+
+_USERS = "self._device = torch.device(device)"
+_PLACED = "self.model.to(self._device)"
+
+# the user's device also names the map the model is loaded with (`self.device_map`)
+_P1 = _evaluator(
+    f"{_USERS}; self.device_map = device",
+    _PLACED,
+    load="device_map=self.device_map if device_map == 'auto' else None",
+)
+# the model is moved to the kept device under another test, which may take either branch
+_P2 = _evaluator(_USERS, _PLACED.replace("self.model", "self.model.eval()")).replace(
+    '        if device_map == "auto":\n            self.model.eval()\n        else:\n',
+    "        if path:\n            self.model.eval()\n        else:\n",
+)
+# the class itself keeps the CPU in the other branch: its device may be the CPU
+_P3 = _evaluator('self._device = torch.device("cpu")', _PLACED)
+# another method sets the kept device
+_P4 = _evaluator(_USERS, _PLACED).replace(
+    "    def generate",
+    "    def place(self, device):\n        self._device = device\n\n    def generate",
+)
+
+
 @pytest.mark.parametrize(
     ("source", "row", "column"),
     [
@@ -110,6 +159,10 @@ _G1 = (
         (_F2, 15, 27),
         (_K2, 15, 27),
         (_G1, 15, 38),
+        (_P1, 20, 43),
+        (_P2, 20, 43),
+        (_P3, 20, 43),
+        (_P4, 23, 43),
     ],
 )
 def test_the_literal_is_not_the_kept_choice(
@@ -119,3 +172,16 @@ def test_the_literal_is_not_the_kept_choice(
     assert [(f.code, f.start.row, f.start.column) for f in result.findings] == [
         ("DEV002", row, column)
     ]
+
+
+def test_a_tensor_made_on_the_users_device_places_no_model(tmp_path: Path) -> None:
+    """Stop words made on the kept device in every branch follow it; the model does not:
+    the user's device still places no model (lmms-eval's MovieChat)."""
+    made = "self.model.to(self._device)\n        self.stop = torch.tensor([2]).to(self._device)"
+    source = _evaluator(_USERS, _PLACED).replace(_PLACED, made)
+    _, result = lint_snippet(tmp_path, source, select=("DEV002",))
+    assert result.findings == []
+    _, result = lint_snippet(
+        tmp_path / "moved", source.replace("torch.tensor([2])", "self.model"), select=("DEV002",)
+    )
+    assert [(f.code, f.start.row, f.start.column) for f in result.findings] == [("DEV002", 21, 43)]

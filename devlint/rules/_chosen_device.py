@@ -1,7 +1,7 @@
 """Where a literal device is the code's own choice of device, not one it ignores (DEV001,
 DEV002): under the user's device flag, for a buffer only collectives read (or under an NCCL
-backend), in one rank's code of a distributed job, or in a class that put the model it uses
-on that device.
+backend), in one rank's code of a distributed job, in a class that put the model it uses
+on that device, or in one whose kept device is the process's current GPU.
 
 All hold only for a literal without an index (``"cuda"``, ``.cuda()``,
 ``torch.device("cuda")``): the current device, which whoever set up the process chose
@@ -12,6 +12,7 @@ the flag says.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
 import libcst as cst
@@ -34,10 +35,14 @@ from devlint.nodes import (
 from devlint.rules._devices import device_literal
 from devlint.symbols import (
     COLLECTIVE_FUNCTIONS,
+    CURRENT_DEVICE_FUNCTIONS,
     CURRENT_DEVICE_STREAMS,
+    CURRENT_GPU_SETTERS,
     DEVICE_SWITCHES,
+    LOCAL_RANK_NAMES,
     PROCESS_GROUP_TYPES,
     SET_DEVICE_FUNCTIONS,
+    TENSOR_FACTORIES,
 )
 
 if TYPE_CHECKING:
@@ -132,20 +137,200 @@ def _device_assignments(
     """Each assignment of the kept device (``self.device = ...``, ``self._device``; not
     another device it knows, such as a pipeline's ``self.last_device``) under ``node``,
     with the ``if`` branches it is in (True: the body)."""
-    if isinstance(node, (cst.Assign, cst.AnnAssign)):
-        targets = node.targets if isinstance(node, cst.Assign) else (node,)
-        for target in targets:
-            if _targets_the_kept_device(target.target):
-                yield node, path
-                break
-        return
+    for found, where in _in_branches(node, path):
+        if isinstance(found, (cst.Assign, cst.AnnAssign)) and any(
+            _targets_the_kept_device(target) for target in _assignment_targets(found)
+        ):
+            yield found, where
+
+
+def _in_branches(
+    node: cst.CSTNode, path: tuple[tuple[cst.If, bool], ...]
+) -> Iterator[tuple[cst.CSTNode, tuple[tuple[cst.If, bool], ...]]]:
+    """``node`` and each node under it, with the ``if`` branches it is in (True: the body;
+    an ``elif`` is in the ``else`` of the ``if`` before it)."""
+    yield node, path
     if isinstance(node, cst.If):
-        yield from _device_assignments(node.body, (*path, (node, True)))
+        yield from _in_branches(node.body, (*path, (node, True)))
         if node.orelse is not None:
-            yield from _device_assignments(node.orelse, (*path, (node, False)))
+            yield from _in_branches(node.orelse, (*path, (node, False)))
         return
     for child in iter_children(node):
-        yield from _device_assignments(child, path)
+        yield from _in_branches(child, path)
+
+
+def _assignment_targets(assign: cst.Assign | cst.AnnAssign) -> list[cst.BaseExpression]:
+    if isinstance(assign, cst.AnnAssign):
+        return [assign.target]
+    return [target.target for target in assign.targets]
+
+
+def kept_process_gpu(
+    classdef: cst.ClassDef, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> str | None:
+    """Whether the device the class keeps is the process's own GPU, which its launcher
+    made current, so that an index-less literal names it too: ``"current"`` where it is
+    built from ``torch.cuda.current_device()`` or from an index whose owner makes its GPU
+    current (``torch.device(f"cuda:{accelerator.local_process_index}")``), ``"literal"``
+    where it is ``"cuda"`` itself, ``"local_rank"`` where from another local rank (current
+    where the project sets it), or None. Another device it keeps can only be the user's,
+    given to ``__init__``, in a branch where it places no model: ``__init__`` places
+    nothing with it, or only in branches that exclude that one (``if n > 1: gpu elif
+    auto: device else: gpu`` ... ``if n > 1: ... elif auto: ... else:
+    model.to(self._device)``). A device the class
+    picks itself (``"cpu"`` in the other branch) or another method sets may be any."""
+    kinds: set[str] = set()
+    others = []
+    for method in classdef.body.body:
+        if not isinstance(method, cst.FunctionDef):
+            continue
+        for assign, path in _device_assignments(method.body, ()):
+            if assign.value is None:
+                continue  # `self.device: torch.device`, a declaration
+            kind = _process_gpu_kind(_local_value(assign.value, method), qualified_name)
+            if kind is not None:
+                kinds.add(kind)
+                continue
+            told = _parameters_named(assign.value, method)
+            if method.name.value != "__init__" or not told:
+                return None
+            others.append((method, path, told))
+    for init, path, told in others:
+        if any(
+            not _excludes(where, path)
+            for where in _placements_with(told, path, init, qualified_name)
+        ):
+            return None
+    if not kinds:
+        return None
+    return next(kind for kind in ("local_rank", "literal", "current") if kind in kinds)
+
+
+def _parameters_named(value: cst.BaseExpression, method: cst.FunctionDef) -> set[str]:
+    """The parameters of ``method`` that ``value`` names (``device`` in
+    ``torch.device(device)``)."""
+    params = method.params
+    names = {param.name.value for param in (*params.posonly_params, *params.params)}
+    names |= {param.name.value for param in params.kwonly_params}
+    return _names_in(value) & names
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    """The names and attribute chains ``node`` reads (``device``, ``self.device_map``), not
+    the attribute names alone (``device`` of ``torch.device``)."""
+    found = list(descendants(node))
+    attributes = {id(part.attr) for part in found if isinstance(part, cst.Attribute)}
+    return {
+        name
+        for part in found
+        if isinstance(part, (cst.Name, cst.Attribute))
+        and id(part) not in attributes
+        and (name := dotted_name(part)) is not None
+    }
+
+
+def _process_gpu_kind(
+    value: cst.BaseExpression, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> str | None:
+    """``"literal"`` for ``"cuda"``, ``"current"`` for ``torch.cuda.current_device()`` or
+    ``f"cuda:{<index>}"`` (also in ``torch.device(...)``) with an index in
+    ``CURRENT_GPU_SETTERS``, ``"local_rank"`` with another of ``LOCAL_RANK_NAMES``, else
+    None."""
+    if _the_current_gpu(value, qualified_name):
+        return "literal"
+    if isinstance(value, cst.Call) and _names_a_device_type(value, qualified_name):
+        value = value.args[0].value
+    if isinstance(value, cst.Call):
+        return "current" if qualified_name(value.func) in CURRENT_DEVICE_FUNCTIONS else None
+    if not isinstance(value, cst.FormattedString) or len(value.parts) != 2:
+        return None
+    text, index = value.parts
+    if not (
+        isinstance(text, cst.FormattedStringText)
+        and text.value == "cuda:"
+        and isinstance(index, cst.FormattedStringExpression)
+    ):
+        return None
+    name = (dotted_name(index.expression) or "").rpartition(".")[2]
+    if name in CURRENT_GPU_SETTERS:
+        return "current"
+    return "local_rank" if name in LOCAL_RANK_NAMES else None
+
+
+def _local_value(value: cst.BaseExpression, method: cst.FunctionDef) -> cst.BaseExpression:
+    """What a local name holds where the method assigns it once (``device = "cuda"`` before
+    ``self.device = device``); else ``value`` itself."""
+    if not isinstance(value, cst.Name):
+        return value
+    found = [
+        node.value
+        for node in descendants(method.body)
+        if isinstance(node, cst.Assign)
+        and any(dotted_name(target.target) == value.value for target in node.targets)
+    ]
+    return found[0] if len(found) == 1 else value
+
+
+def _placements_with(
+    told: set[str],
+    path: tuple[tuple[cst.If, bool], ...],
+    init: cst.FunctionDef,
+    qualified_name: Callable[[cst.BaseExpression], str | None],
+) -> Iterator[tuple[tuple[cst.If, bool], ...]]:
+    """The branches of each placement of a model in ``__init__`` with the user's device,
+    which the branch ``path`` keeps: a move (``.to(...)``) or a loader's
+    ``device=``/``device_map=`` given the kept device, the parameters ``told`` it comes
+    from, or an attribute set from those in the same branch (``self.device_map =
+    device_map if device_map else device``). Not a tensor made there
+    (``torch.tensor([2]).to(self.device)``): a model's inputs follow the device."""
+    told = {"self.device", "self._device"} | told
+    same = [id(branch) for branch, _ in path]
+    for node, where in _in_branches(init.body, ()):
+        if (
+            isinstance(node, (cst.Assign, cst.AnnAssign))
+            and node.value is not None
+            and [id(branch) for branch, _ in where] == same
+            and not _names_in(node.value).isdisjoint(told - {"self.device", "self._device"})
+        ):
+            told |= {
+                f"self.{name}"
+                for target in _assignment_targets(node)
+                if (name := attribute_of_self(target)) is not None
+            }
+    for node, where in _in_branches(init.body, ()):
+        if not isinstance(node, cst.Call) or _makes_a_tensor(node, qualified_name):
+            continue
+        given = [keyword_argument(node, word) for word in ("device", "device_map")]
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
+            if _makes_a_tensor(node.func.value, qualified_name):
+                continue
+            given += list(node.args)
+        if any(arg is not None and not _names_in(arg.value).isdisjoint(told) for arg in given):
+            yield where
+
+
+def _makes_a_tensor(
+    node: cst.BaseExpression, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """The chain ``node`` starts with a call of a torch tensor factory (``torch.tensor(ids)``,
+    ``torch.zeros(n).long()``): a tensor made here, not a model."""
+    first = None
+    while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
+        if isinstance(node, cst.Call):
+            first = node
+            node = node.func
+        else:
+            node = node.value
+    name = qualified_name(first.func) if first is not None else None
+    return name is not None and name.removeprefix("torch.") in TENSOR_FACTORIES
+
+
+def _excludes(one: tuple[tuple[cst.If, bool], ...], other: tuple[tuple[cst.If, bool], ...]) -> bool:
+    """The branches ``one`` cannot run with ``other``: one of them takes an ``if`` the
+    other takes the other way, or one with the same test (``if auto: ... else: ...``
+    twice)."""
+    taken = {(_flag_key(branch.test), in_body) for branch, in_body in other}
+    return any((_flag_key(branch.test), not in_body) in taken for branch, in_body in one)
 
 
 def _targets_the_kept_device(target: cst.BaseExpression) -> bool:
@@ -500,7 +685,7 @@ def own_choice(
     call: cst.Call,
     ancestors: Sequence[cst.CSTNode],
     qualified_name: Callable[[cst.BaseExpression], str | None],
-    placements: dict[int, dict[int, bool] | None],
+    classes: ClassChoices,
 ) -> str | None:
     """Why a move or placement ``call`` on the current device is the code's own choice:
     ``"flag"`` (``under_a_device_flag``; ``"distributed_flag"`` in a function that runs
@@ -510,12 +695,15 @@ def own_choice(
     ``"collective"`` (``only_collectives_read``; not where an input tensor or module tells
     the device),
     ``"class"`` (the class put its model there: ``class_placements``; not the placement of
-    a model a caller gave it), ``"streams"`` (the class keeps a CUDA stream of the current
+    a model a caller gave it), ``"process_gpu"``, ``"kept_cuda"`` or ``"local_rank_gpu"``
+    (the device the class keeps is the current GPU, ``"cuda"`` itself, or a local rank's:
+    ``kept_process_gpu``),
+    ``"streams"`` (the class keeps a CUDA stream of the current
     GPU: ``keeps_a_current_stream``), ``"meta"`` (``module.to_empty(device="cuda")`` materialises
     meta tensors, which have no device to follow), ``"set_device"``
     (``after_setting_the_device``), ``"rank"`` (``_handed_a_process_group``: one rank's code)
     or ``"collectives"`` (the function runs collectives on the default group; neither in a
-    class that keeps its device), or None. ``placements`` caches each class's, by id."""
+    class that keeps its device), or None. ``classes`` caches what each class chose."""
     if under_a_device_flag([*ancestors, call]):
         classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
         if classdef is not None and under_the_kept_gpu_flag(
@@ -528,6 +716,7 @@ def own_choice(
     if after_setting_the_device(call, ancestors, qualified_name):
         return "set_device"
     classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
+    placements = classes.placements
     if classdef is not None and id(classdef) not in placements:
         placements[id(classdef)] = class_placements(classdef)
     if only_collectives_read(call, ancestors, qualified_name) and _starts_nccl_groups(
@@ -535,6 +724,11 @@ def own_choice(
     ):
         return "nccl"  # whatever device a class keeps (its batches'), NCCL needs the GPU
     if classdef is not None and placements[id(classdef)] is None:
+        if id(classdef) not in classes.kept_gpu:
+            classes.kept_gpu[id(classdef)] = kept_process_gpu(classdef, qualified_name)
+        kept = classes.kept_gpu[id(classdef)]
+        if kept is not None:  # the device it keeps is the current GPU (a local rank's where set)
+            return {"current": "process_gpu", "literal": "kept_cuda"}.get(kept, "local_rank_gpu")
         return None  # the class keeps its device: that is the one to use
     if under_a_nccl_test(ancestors):
         return "nccl"
@@ -599,26 +793,37 @@ def after_setting_the_device(
     return False
 
 
-def placements_cache(rule: Rule, context: FileContext) -> dict[int, dict[int, bool] | None]:
-    """The file's ``class_placements`` so far, for ``own_choice``."""
-    cache = context.state(rule).setdefault("placements", {})
-    return cast(dict[int, dict[int, bool] | None], cache)
+@dataclass
+class ClassChoices:
+    """What ``own_choice`` learnt of each class of a file so far, by the class's id."""
+
+    placements: dict[int, dict[int, bool] | None] = field(default_factory=dict)
+    """``class_placements``."""
+    kept_gpu: dict[int, str | None] = field(default_factory=dict)
+    """``kept_process_gpu``."""
+
+
+def class_choices(rule: Rule, context: FileContext) -> ClassChoices:
+    """The file's ``ClassChoices``, for ``own_choice``."""
+    return cast(ClassChoices, context.state(rule).setdefault("classes", ClassChoices()))
 
 
 def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex) -> bool:
     """The candidate's literal is where the code chose its device (``own_choice``), or it is
-    in test code, which chooses its device as a script does. A flag does not choose in a
-    LightningModule (the trainer does), nor does a class's placement in model code or in a
-    class that keeps a device (``self.device``), whose literal then ignores it. Nor does a
-    flag in such a class, nor on the forward path of model code: the device kept, or the
-    batch's, is the one to use, and the flag only says "a GPU", not which one. In a
-    function that runs collectives it says which one too: the rank's GPU, which the
-    distributed set-up made current (NCCL needs it so), as the batch's. Nor does a class's
-    placement in a method that takes a ``device`` parameter and ignores it. One rank's code
-    (handed a process group, or running collectives in a project whose set-up makes each
-    rank's GPU current) chooses the rank's GPU unless it is told a device (``self.device``,
-    a ``device`` parameter) or its project makes devices of other types current too: there
-    the code abstracts its accelerator, and ``"cuda"`` is one type among several."""
+        in test code, which chooses its device as a script does. A flag does not choose in a
+        LightningModule (the trainer does), nor does a class's placement in model code or in a
+        class that keeps a device (``self.device``), whose literal then ignores it. Nor does a
+        flag in such a class, nor on the forward path of model code: the device kept, or the
+        batch's, is the one to use, and the flag only says "a GPU", not which one. In a
+        function that runs collectives it says which one too: the rank's GPU, which the
+        distributed set-up made current (NCCL needs it so), as the batch's. Nor does a class's
+        placement in a method that takes a ``device`` parameter and ignores it. A class whose kept
+    device is the current GPU chooses it, but in a LightningModule or a method told a device
+    (a local rank's GPU is the current one only in a project that sets it). One rank's code
+        (handed a process group, or running collectives in a project whose set-up makes each
+        rank's GPU current) chooses the rank's GPU unless it is told a device (``self.device``,
+        a ``device`` parameter) or its project makes devices of other types current too: there
+        the code abstracts its accelerator, and ``"cuda"`` is one type among several."""
     if index.runs_alone(candidate.data.get("module", ""), at_top_level=False):
         return True
     choice = candidate.data.get("chosen")
@@ -640,6 +845,13 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
         return not scope.lightning and not told and not types - {"cuda"}
     if choice == "kept_flag":  # the device the class keeps is that GPU (not: the trainer's,
         return not scope.lightning and not candidate.scope.device_param  # nor the one told)
+    if choice == "kept_cuda" and scope.model_code:
+        return False  # a module that keeps "cuda" ignores where it is moved: that is the bug
+    if choice in ("process_gpu", "local_rank_gpu", "kept_cuda"):  # not a method told one
+        if choice == "local_rank_gpu" and "cuda" not in index.current_device_types:
+            return False  # no set-up of the project made the local rank's GPU current
+        told = candidate.scope.device_param and not scope.in_init  # `__init__`'s: checked
+        return not scope.lightning and not told
     if choice == "streams":  # not where the caller tells it the device (`device` ignored)
         return not scope.lightning and not candidate.scope.device_param
     return choice in ("nccl", "meta", "set_device")

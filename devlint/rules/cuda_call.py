@@ -17,7 +17,7 @@ from devlint.nodes import (
     keyword_argument,
 )
 from devlint.rules._anchors import device_anchor, known_tensor, outermost_function
-from devlint.rules._chosen_device import chose_the_device, own_choice, placements_cache
+from devlint.rules._chosen_device import chose_the_device, class_choices, own_choice
 from devlint.rules._devices import (
     cuda_target_is_literal,
     in_a_callback,
@@ -388,6 +388,29 @@ class CudaCall(Rule):
         "        if self.use_gpu:\n"
         "            batch = batch.cuda()\n"
         "        return self.model(batch)\n",
+        # The device the class keeps is the process's GPU, which its launcher made current
+        # (accelerate's local process index); the user's `device`, kept where the model is
+        # dispatched by a device map, places nothing (INVALID: the model is moved to it).
+        "import torch\n"
+        "from accelerate import Accelerator\n"
+        "from transformers import AutoModel\n"
+        "\n"
+        "\n"
+        "class Evaluator:\n"
+        '    def __init__(self, path, device="cuda", device_map="cuda:0"):\n'
+        "        accelerator = Accelerator()\n"
+        '        if device_map == "auto":\n'
+        "            self._device = torch.device(device)\n"
+        "        else:\n"
+        '            self._device = torch.device(f"cuda:{accelerator.local_process_index}")\n'
+        "        self.model = AutoModel.from_pretrained(path, device_map=device_map)\n"
+        '        if device_map == "auto":\n'
+        "            self.model.eval()\n"
+        "        else:\n"
+        "            self.model.to(self._device)\n"
+        "\n"
+        "    def generate(self, pixels):\n"
+        "        return self.model.generate(pixels.cuda())\n",
     )
     INVALID = (
         Invalid(
@@ -1027,6 +1050,41 @@ class CudaCall(Rule):
             "        return self.unet(x)\n",
             unsafe=True,
         ),
+        Invalid(
+            # The look-alike of the evaluator (VALID) that moves its model to the device it
+            # keeps in every branch: there it may be the user's `device`, not the current GPU.
+            "import torch\n"
+            "from accelerate import Accelerator\n"
+            "from transformers import AutoModel\n"
+            "\n"
+            "\n"
+            "class Evaluator:\n"
+            '    def __init__(self, path, device="cuda", device_map="cuda:0"):\n'
+            "        accelerator = Accelerator()\n"
+            '        if device_map == "auto":\n'
+            "            self._device = torch.device(device)\n"
+            "        else:\n"
+            '            self._device = torch.device(f"cuda:{accelerator.local_process_index}")\n'
+            "        self.model = AutoModel.from_pretrained(path).to(self._device)\n"
+            "\n"
+            "    def generate(self, pixels):\n"
+            "        return self.model.generate(pixels.cuda())\n",
+            line=16,
+            column=43,
+        ),
+        Invalid(
+            # A module that keeps "cuda" itself ignores where it is moved: its kept device is
+            # the bug, not a choice of the current GPU (DEV001's VALID runner is no module).
+            "import torch\nfrom torch import nn\n\n\nclass Policy(nn.Module):\n"
+            "    def __init__(self, net):\n"
+            "        super().__init__()\n"
+            '        self.device = torch.device("cuda")\n'
+            "        self.net = net\n\n"
+            "    def forward(self, x):\n"
+            "        return self.net(x.cuda())\n",
+            line=12,
+            column=27,
+        ),
     )
 
     screen_types = (ast.Call,)
@@ -1098,7 +1156,7 @@ class CudaCall(Rule):
             data["device_index"] = "yes"  # `if device >= 0`: a CUDA index, -1 the CPU
         if device is None:  # the current GPU: perhaps the code's own choice of it
             choice = own_choice(
-                node, context.ancestors, context.qualified_name, placements_cache(self, context)
+                node, context.ancestors, context.qualified_name, class_choices(self, context)
             )
             if choice is not None:
                 data["chosen"] = choice

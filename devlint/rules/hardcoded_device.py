@@ -26,8 +26,8 @@ from devlint.rules._anchors import (
 )
 from devlint.rules._chosen_device import (
     chose_the_device,
+    class_choices,
     own_choice,
-    placements_cache,
     without_index,
 )
 from devlint.rules._devices import (
@@ -544,6 +544,31 @@ class HardcodedDevice(Rule):
         "            self.last_device = torch.device(cfg.pipeline_devices[-1])\n"
         "        if self.cuda and cfg.world_size > 1:\n"
         '            self.norms = torch.zeros(cfg.world_size, device="cuda")\n',
+        # The device the class keeps is the local rank's GPU, which the process made current:
+        # `"cuda"` names it too (INVALID: no `set_device`, the current GPU is GPU 0).
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Sampler:\n"
+        "    def __init__(self, model, local_rank):\n"
+        "        torch.cuda.set_device(local_rank)\n"
+        '        self.device = torch.device(f"cuda:{local_rank}")\n'
+        "        self.model = model.to(self.device)\n"
+        "\n"
+        "    def sample(self, n):\n"
+        '        return self.model(torch.randn(n, 4, device="cuda"))\n',
+        # The device the class keeps is `"cuda"` itself (INVALID: a caller may tell another).
+        "import torch\n"
+        "\n"
+        "\n"
+        "class Runner:\n"
+        "    def __init__(self, model):\n"
+        '        device = "cuda"\n'
+        "        self.device = device\n"
+        "        self.model = model.to(device)\n"
+        "\n"
+        "    def warmup(self):\n"
+        '        return self.model(torch.zeros(1, 8, device="cuda"))\n',
     )
     INVALID = (
         Invalid(
@@ -1032,6 +1057,62 @@ class HardcodedDevice(Rule):
             line=8,
             column=16,
         ),
+        Invalid(
+            # The sampler's look-alike (VALID) in a project that never sets the current
+            # device: the current GPU is GPU 0 on every rank, not the local rank's.
+            "import torch\n"
+            "\n"
+            "\n"
+            "class Sampler:\n"
+            "    def __init__(self, model, local_rank):\n"
+            '        self.device = torch.device(f"cuda:{local_rank}")\n'
+            "        self.model = model.to(self.device)\n"
+            "\n"
+            "    def sample(self, n):\n"
+            '        return self.model(torch.randn(n, 4, device="cuda"))\n',
+            line=10,
+            column=52,
+            fixed="import torch\n"
+            "\n"
+            "\n"
+            "class Sampler:\n"
+            "    def __init__(self, model, local_rank):\n"
+            '        self.device = torch.device(f"cuda:{local_rank}")\n'
+            "        self.model = model.to(self.device)\n"
+            "\n"
+            "    def sample(self, n):\n"
+            "        return self.model(torch.randn(n, 4, device=self.device))\n",
+        ),
+        Invalid(
+            # The runner's look-alike (VALID) that a caller may tell another device, where
+            # it moves its model.
+            "import torch\n"
+            "\n"
+            "\n"
+            "class Runner:\n"
+            "    def __init__(self, model, device=None):\n"
+            '        self.device = "cuda"\n'
+            "        if device is not None:\n"
+            "            self.device = device\n"
+            "        self.model = model.to(self.device)\n"
+            "\n"
+            "    def warmup(self):\n"
+            '        return self.model(torch.zeros(1, 8, device="cuda"))\n',
+            line=12,
+            column=52,
+            fixed="import torch\n"
+            "\n"
+            "\n"
+            "class Runner:\n"
+            "    def __init__(self, model, device=None):\n"
+            '        self.device = "cuda"\n'
+            "        if device is not None:\n"
+            "            self.device = device\n"
+            "        self.model = model.to(self.device)\n"
+            "\n"
+            "    def warmup(self):\n"
+            "        return self.model(torch.zeros(1, 8, device=self.device))\n",
+        ),
     )
 
     def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
@@ -1138,8 +1219,8 @@ class HardcodedDevice(Rule):
             return  # names, asks about or probes a device: places nothing that stays
         chosen = None
         if legacy or (without_index(literal) and not _has_any_index(call, node)):
-            placements = placements_cache(self, context)
-            chosen = own_choice(call, context.ancestors, context.qualified_name, placements)
+            classes = class_choices(self, context)
+            chosen = own_choice(call, context.ancestors, context.qualified_name, classes)
         if legacy:  # no fix: sizes or data, and a dtype, all in one argument list
             data = {"literal": literal, "legacy": "1", "module": context.module_name}
             if chosen is not None:

@@ -92,10 +92,13 @@ FIRST_PROCESS_OWNERS = (lightning.pytorch.Trainer, transformers.Trainer)
 """Where ``MAIN_PROCESS_FLAGS`` live, but for accelerate's."""
 ACCELERATE_ONLY = frozenset(
     {"is_main_process", "is_local_main_process", "on_main_process", "on_local_main_process"}
+    | {"local_process_index"}
 )
 """Names of accelerate's ``PartialState`` and ``Accelerator`` (not a dependency here)."""
 RANK_OWNERS = (torch.distributed, lightning.pytorch.Trainer, transformers.TrainingArguments)
 """Where the names of a process's global rank come from."""
+LOCAL_RANK_OWNERS = (lightning.pytorch.Trainer, transformers.TrainingArguments)
+"""Where the names of a process's rank on its node come from, but accelerate's."""
 
 CHECKS: dict[str, Callable[[Any], list[str]]] = {
     # Qualified names of classes and functions.
@@ -133,6 +136,13 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "GLOBAL_RANK_NAMES": lambda v: [
         n for n in sorted(v) if not any(hasattr(owner, n) for owner in RANK_OWNERS)
     ],
+    "LOCAL_RANK_NAMES": lambda v: [
+        n
+        for n in sorted(set(v) - ACCELERATE_ONLY)
+        if not any(hasattr(owner, n) for owner in LOCAL_RANK_OWNERS)
+    ],
+    "CURRENT_GPU_SETTERS": lambda v: sorted(set(v) - ACCELERATE_ONLY),
+    "CURRENT_DEVICE_FUNCTIONS": check_qualified,
     "MAP_LOCATION_LOADERS": lambda v: check_qualified(v) or check_positions(v, resolve),
     "MAP_LOCATION_METHODS": lambda v: check_positions(v, lambda name: getattr(LM, name)),
     # torch.<name>

@@ -55,7 +55,8 @@ class CudaCall(Rule):
     device (a `device` parameter; the fix there, `.to(device)`, is unsafe), and the
     project functions all these call; also
     functions whose inputs tell them their device (a parameter annotated as a tensor or a
-    module, the methods of autograd Functions; not tests), unless the call moves that
+    module, or used as only a tensor is, `boxes.contiguous()`; the methods of autograd
+    Functions; not tests), unless the call moves that
     very input (`def to_gpu(x: Tensor): return x.cuda()` is what it is for).
 
     ## Why is this bad?
@@ -168,6 +169,10 @@ class CudaCall(Rule):
     reports_where_inputs_tell = True
 
     VALID = (
+        # Unannotated parameters used as a NumPy array tell no device (INVALID: as a tensor).
+        "def nms(boxes, scores):\n"
+        "    keep = select(boxes.copy(), scores)\n"
+        "    return keep.cuda()\n",
         # Asked where the value is (its device's index), and brought to the current GPU.
         "import torch\nfrom torch import Tensor\n\n"
         "def receive(obj: Tensor, device=None):\n"
@@ -390,6 +395,15 @@ class CudaCall(Rule):
         "        return self.model(batch)\n",
     )
     INVALID = (
+        Invalid(
+            # No annotation, but `boxes.contiguous()` shows a tensor: the kept indices go
+            # to the current GPU, not the boxes' (no fix: which input is the anchor?).
+            "def nms(boxes, scores):\n"
+            "    keep = select(boxes.contiguous(), scores)\n"
+            "    return keep.cuda()\n",
+            line=3,
+            column=17,
+        ),
         Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"

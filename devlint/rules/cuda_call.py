@@ -169,10 +169,6 @@ class CudaCall(Rule):
     reports_where_inputs_tell = True
 
     VALID = (
-        # Unannotated parameters used as a NumPy array tell no device (INVALID: as a tensor).
-        "def nms(boxes, scores):\n"
-        "    keep = select(boxes.copy(), scores)\n"
-        "    return keep.cuda()\n",
         # Asked where the value is (its device's index), and brought to the current GPU.
         "import torch\nfrom torch import Tensor\n\n"
         "def receive(obj: Tensor, device=None):\n"
@@ -393,17 +389,12 @@ class CudaCall(Rule):
         "        if self.use_gpu:\n"
         "            batch = batch.cuda()\n"
         "        return self.model(batch)\n",
+        # Unannotated parameters used as a NumPy array tell no device (INVALID: as a tensor).
+        "def nms(boxes, scores):\n"
+        "    keep = select(boxes.copy(), scores)\n"
+        "    return keep.cuda()\n",
     )
     INVALID = (
-        Invalid(
-            # No annotation, but `boxes.contiguous()` shows a tensor: the kept indices go
-            # to the current GPU, not the boxes' (no fix: which input is the anchor?).
-            "def nms(boxes, scores):\n"
-            "    keep = select(boxes.contiguous(), scores)\n"
-            "    return keep.cuda()\n",
-            line=3,
-            column=17,
-        ),
         Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
@@ -1040,6 +1031,15 @@ class CudaCall(Rule):
             "        self.unet = self.unet.to(x.device)\n"
             "        return self.unet(x)\n",
             unsafe=True,
+        ),
+        Invalid(
+            # No annotation, but `boxes.contiguous()` shows a tensor: the kept indices go
+            # to the current GPU, not the boxes' (no fix: which input is the anchor?).
+            "def nms(boxes, scores):\n"
+            "    keep = select(boxes.contiguous(), scores)\n"
+            "    return keep.cuda()\n",
+            line=3,
+            column=17,
         ),
     )
 

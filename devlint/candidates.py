@@ -104,8 +104,9 @@ class ScopeInfo:
     """Runs on every batch: ``forward``, ``*_step``, ``on_*`` hooks and what they call."""
     knows_inputs: bool = False
     """A function whose inputs tell it its device (a parameter annotated as a tensor or a
-    module, or a method of an autograd Function), outside test code: a literal device there
-    ignores them, unless it moves the input itself (DEV001, DEV002)."""
+    module, or used as only a tensor is, or a method of an autograd Function), outside test
+    code: a literal device there ignores them, unless it moves the input itself (DEV001,
+    DEV002)."""
 
 
 @dataclass(frozen=True)

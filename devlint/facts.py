@@ -10,7 +10,12 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
-from devlint.symbols import DEVICE_ARGUMENT_MOVES, PLAIN_VALUE_BUILTINS, STATELESS_NN_MODULES
+from devlint.symbols import (
+    DEVICE_ARGUMENT_MOVES,
+    PLAIN_VALUE_BUILTINS,
+    STATELESS_NN_MODULES,
+    TENSOR_ONLY_METHODS,
+)
 
 T = TypeVar("T")
 
@@ -51,7 +56,9 @@ class FunctionFacts:
     """It has a parameter named ``device``: it is told where to work."""
     takes_inputs: bool = False
     """A parameter without a default is annotated as a tensor or a module (``x: Tensor``,
-    ``model: nn.Module``): its inputs tell it its device (``input_annotation``)."""
+    ``model: nn.Module``), or has no annotation and the function calls a tensor-only method
+    on it (``boxes.contiguous()``, ``TENSOR_ONLY_METHODS``): its inputs tell it its device
+    (``input_annotation``)."""
     bound_methods: tuple[str, ...] = ()
     """Names of the methods it binds with ``functools.partial(self.<method>, ...)``, not to
     hand to ``apply``, or stores on ``self`` (``stored_method``): callbacks kept for later
@@ -341,7 +348,7 @@ def _makes_no_state(callee: str) -> bool:
 
 def function_facts(
     name: str,
-    calls: Iterable[str],
+    calls: Collection[str],
     self_calls: Iterable[str],
     takes_device: bool,
     aliases: Mapping[str, str],
@@ -349,11 +356,17 @@ def function_facts(
     bound_methods: Iterable[str] = (),
     call_shapes: Iterable[CallShape] = (),
     resolved: Collection[str] = frozenset(),
+    untyped: Collection[str] = frozenset(),
 ) -> FunctionFacts:
     """A function as a walk saw it; calls that no alias resolves are left out. Names in
     ``resolved`` were resolved as the walk met their call, through an import of the
     function's own: sibling closures may each import a
-    different ``install``, and the module's last binding is not theirs."""
+    different ``install``, and the module's last binding is not theirs. ``untyped``: its
+    parameters without a default or an annotation, tensors if ``calls`` says so."""
+    takes_inputs = takes_inputs or any(
+        receiver in untyped and method in TENSOR_ONLY_METHODS
+        for receiver, _, method in (call.rpartition(".") for call in calls)
+    )
     found = (call if call in resolved else resolve_alias(call, aliases) for call in sorted(calls))
     shapes = set()
     for shape in call_shapes:

@@ -101,6 +101,8 @@ class _Function:
     """The class it is a method of."""
     takes_device: bool
     takes_inputs: bool
+    untyped: frozenset[str] = frozenset()
+    """``function_facts``'s: parameters without a default or an annotation."""
     calls: set[str] = field(default_factory=set)
     self_calls: set[str] = field(default_factory=set)
     bound: set[str] = field(default_factory=set)
@@ -253,6 +255,7 @@ class _Walk:
                     f.bound - f.applied,
                     f.call_shapes,
                     f.resolved,
+                    f.untyped,
                 )
                 for f in self._functions
             ),
@@ -350,8 +353,13 @@ class _Walk:
             arg.annotation is not None and input_annotation(dotted(arg.annotation), self._aliases)
             for arg in required
         )
+        untyped = frozenset(arg.arg for arg in required if arg.annotation is None)
         frame = _Function(
-            f"{owner_name or self._module}.{node.name}", method_of, takes_device, takes_inputs
+            f"{owner_name or self._module}.{node.name}",
+            method_of,
+            takes_device,
+            takes_inputs,
+            untyped,
         )
         if method_of is not None:
             method_of.methods.append(node.name)

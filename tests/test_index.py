@@ -71,6 +71,8 @@ FILES = {
         "def inner(x):\n    return x\n\n\n"
         "def load(model: nn.Module, state):\n    return state\n\n\n"
         "def maybe(x: Optional[Tensor], y: Tensor = None):\n    return x\n\n\n"
+        "def iou(boxes_a, boxes_b):\n    return pairwise(boxes_a.contiguous(), boxes_b)\n\n\n"
+        "def area(boxes, pad=None):\n    return boxes.copy(), pad.new_zeros(1)\n\n\n"
         "class Gather(Function):\n"
         "    @staticmethod\n    def backward(ctx, grad):\n        return grad\n\n\n"
         "class Gather2(Gather):\n"
@@ -153,12 +155,16 @@ CASES = [
     (function("lib.sampling.grid_helper"), ScopeInfo(device_context=True)),
     (function("lib.sampling.plain"), ScopeInfo()),
     # Functions whose inputs tell them their device: a parameter without a default annotated
-    # as a tensor or a module, autograd Functions (through project bases too); not what they
-    # call, not `Optional[Tensor]` or a defaulted parameter, not tests.
+    # as a tensor or a module (or used as a tensor), autograd Functions (through project
+    # bases too); not what they call, not `Optional[Tensor]` or a defaulted parameter, not
+    # tests.
     (function("lib.ops.cumsum"), ScopeInfo(knows_inputs=True)),
     (function("lib.ops.load"), ScopeInfo(knows_inputs=True)),
     (function("lib.ops.inner"), ScopeInfo()),
     (function("lib.ops.maybe"), ScopeInfo()),
+    # Or without an annotation, used as only a tensor is; not as an array, not a default.
+    (function("lib.ops.iou"), ScopeInfo(knows_inputs=True)),
+    (function("lib.ops.area"), ScopeInfo()),
     (
         Scope(class_name="lib.ops.Gather", function_name="lib.ops.Gather.backward"),
         ScopeInfo(knows_inputs=True),

@@ -371,7 +371,8 @@ def test_every_rule_is_described_from_its_documentation() -> None:
         "told their device (a `device` "
         "parameter; the fix there, `.to(device)`, is unsafe), and the project functions "
         "all these call; also functions whose inputs tell them their device (a parameter "
-        "annotated as a tensor or a module, the methods of autograd Functions; not tests), "
+        "annotated as a tensor or a module, or used as only a tensor is, `boxes.contiguous()`; "
+        "the methods of autograd Functions; not tests), "
         "unless the call moves that very input (`def to_gpu(x: Tensor): return x.cuda()` is "
         "what it is for)."
     }

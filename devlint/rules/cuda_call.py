@@ -55,7 +55,8 @@ class CudaCall(Rule):
     device (a `device` parameter; the fix there, `.to(device)`, is unsafe), and the
     project functions all these call; also
     functions whose inputs tell them their device (a parameter annotated as a tensor or a
-    module, the methods of autograd Functions; not tests), unless the call moves that
+    module, or used as only a tensor is, `boxes.contiguous()`; the methods of autograd
+    Functions; not tests), unless the call moves that
     very input (`def to_gpu(x: Tensor): return x.cuda()` is what it is for).
 
     ## Why is this bad?
@@ -411,6 +412,10 @@ class CudaCall(Rule):
         "\n"
         "    def generate(self, pixels):\n"
         "        return self.model.generate(pixels.cuda())\n",
+        # Unannotated parameters used as a NumPy array tell no device (INVALID: as a tensor).
+        "def nms(boxes, scores):\n"
+        "    keep = select(boxes.copy(), scores)\n"
+        "    return keep.cuda()\n",
     )
     INVALID = (
         Invalid(
@@ -1084,6 +1089,15 @@ class CudaCall(Rule):
             "        return self.net(x.cuda())\n",
             line=12,
             column=27,
+        ),
+        Invalid(
+            # No annotation, but `boxes.contiguous()` shows a tensor: the kept indices go
+            # to the current GPU, not the boxes' (no fix: which input is the anchor?).
+            "def nms(boxes, scores):\n"
+            "    keep = select(boxes.contiguous(), scores)\n"
+            "    return keep.cuda()\n",
+            line=3,
+            column=17,
         ),
     )
 

@@ -77,7 +77,8 @@ class HardcodedDevice(Rule):
     and subclasses of transformers' `Trainer`;
     functions that take a `device` parameter; and the project functions all these call. Also
     functions whose inputs tell them their device: a parameter annotated as a tensor or a
-    module (`x: Tensor`, `model: nn.Module`), and the methods of autograd Functions (not
+    module (`x: Tensor`, `model: nn.Module`), or not annotated and used as only a tensor is
+    (`boxes.contiguous()`, `index.new_zeros(n)`), and the methods of autograd Functions (not
     tests), unless the literal moves that very input (`def to_gpu(x: Tensor): return
     x.to("cuda")` is what it is for). A legacy constructor such as
     `torch.cuda.FloatTensor(...)` is a literal device too (the current GPU), and so is the
@@ -403,6 +404,12 @@ class HardcodedDevice(Rule):
         "import torch\n\n"
         'def to_gpu(x: torch.Tensor):\n    return x.to("cuda", non_blocking=True)\n',
         'import torch\n\nif __name__ == "__main__":\n    print(torch.cuda.FloatTensor(3))\n',
+        # Unannotated parameters used as NumPy arrays or lists tell no device (INVALID:
+        # one used as a tensor).
+        "import torch\n\n"
+        "def boxes_iou(boxes_a, boxes_b):\n"
+        "    iou = torch.cuda.FloatTensor(boxes_a.shape[0], boxes_b.shape[0])\n"
+        "    return pairwise(boxes_a.copy(), sorted(boxes_b), iou)\n",
         # The user's device flag chose the GPU (the index is whatever the set-up made current).
         "import torch\nimport torch.nn as nn\n\n"
         "class Vocoder(nn.Module):\n"
@@ -863,6 +870,16 @@ class HardcodedDevice(Rule):
             "        return torch.cuda.FloatTensor(len(indices), 3)\n",
             line=7,
             column=16,
+        ),
+        Invalid(
+            # No annotation, but `boxes_a.contiguous()` shows a tensor: its inputs tell the
+            # utility its device, and the result goes to the current GPU.
+            "import torch\n\n"
+            "def boxes_iou(boxes_a, boxes_b):\n"
+            "    iou = torch.cuda.FloatTensor(boxes_a.shape[0], boxes_b.shape[0])\n"
+            "    return pairwise(boxes_a.contiguous(), boxes_b, iou)\n",
+            line=4,
+            column=11,
         ),
         Invalid(
             # A head told its inputs, moving one of them to a literal device.

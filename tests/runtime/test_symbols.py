@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
+import numpy
 import pytest
 from runtime_support import lightning, torch, transformers
 
@@ -189,6 +190,10 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "MOVE_METHODS": lambda v: missing_attributes(TENSOR, v),
     "DEVICE_ARGUMENT_MOVES": lambda v: missing_attributes(TENSOR, v),
     "VIEW_METHODS": lambda v: missing_attributes(TENSOR, v),
+    "TENSOR_ONLY_METHODS": lambda v: (
+        missing_attributes(TENSOR, v)
+        + sorted(n for n in v if hasattr(numpy.ndarray, n) or hasattr(list, n))
+    ),
     "NON_TENSOR_RESULTS": lambda v: missing_attributes(TENSOR, v),
     "DEVICE_PREDICATES": lambda v: missing_attributes(TENSOR, v),
     "PLAIN_VALUE_BUILTINS": lambda v: missing_attributes(builtins, v),

@@ -203,14 +203,21 @@ class FileFlows:
         return self._lengths
 
     def cpu_process_groups(self) -> bool:
-        """Whether the file makes a gloo process group (``PROCESS_GROUP_INITS``): its
-        collectives then take CPU tensors (asked once, and only by a flow with one)."""
+        """Whether the file makes a process group (``PROCESS_GROUP_INITS``) that takes CPU
+        tensors: its collectives then take them (asked once, and only by a flow with one)."""
         if self._cpu_groups is None:
+            only_gloo = self._names_only_gloo()
             self._cpu_groups = self._spells(PROCESS_GROUP_INITS) and any(
-                isinstance(node, cst.Call) and _makes_gloo_group(node, self._resolve)
+                isinstance(node, cst.Call) and _takes_cpu_tensors(node, self._resolve, only_gloo)
                 for node in descendants(self._module())
             )
         return self._cpu_groups
+
+    def _names_only_gloo(self) -> bool:
+        """The file names the gloo backend as a string and never NCCL: a backend it does
+        not spell where it makes a group is gloo (CrypTen's ``DISTRIBUTED_BACKEND``)."""
+        text = (self._text or "").lower()
+        return any(f"{quote}gloo{quote}" in text for quote in "'\"") and "nccl" not in text
 
     def _spells(self, functions: Iterable[str]) -> bool:
         """Whether the source may call one of ``functions``: any import form spells the
@@ -461,9 +468,21 @@ def _lengths_passed(call: cst.Call, resolve: Resolver) -> Iterable[str]:
     return ()
 
 
-def _makes_gloo_group(call: cst.Call, resolve: Resolver) -> bool:
-    """Whether ``call`` makes a process group whose backend names gloo."""
-    return "gloo" in (process_group_backend(call, resolve) or "")
+def _takes_cpu_tensors(call: cst.Call, resolve: Resolver, only_gloo: bool) -> bool:
+    """Whether ``call`` makes a process group that takes CPU tensors: its backend names gloo,
+    or is read from a setting in a file that names only gloo. Not one left to the default,
+    which on a GPU machine is NCCL alone."""
+    position = PROCESS_GROUP_INITS.get(resolve(call.func) or "")
+    if position is None:
+        return False
+    backend = process_group_backend(call, resolve)
+    if backend is not None:
+        return "gloo" in backend
+    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+    told = len(positional) > position or any(
+        arg.keyword is not None and arg.keyword.value == "backend" for arg in call.args
+    )
+    return told and only_gloo
 
 
 def process_group_backend(call: cst.Call, resolve: Resolver) -> str | None:

@@ -15,6 +15,7 @@ from devlint.nodes import (
     dotted_name,
     first_positional,
     keyword_argument,
+    stateless_module,
 )
 from devlint.rules._anchors import device_anchor, known_tensor, outermost_function
 from devlint.rules._chosen_device import chose_the_device, class_choices, own_choice
@@ -120,7 +121,9 @@ class CudaCall(Rule):
     the object's parts, some to the host (`self.unet = self.unet.cuda()`, `self.vae =
     self.vae.cpu()`: an offload switch), and anything inside the class's own `cuda`, `to`,
     `cpu`, `_apply`, `to_empty` or move to a device type such as `mps` (or a method they
-    call on `self`): moving the module is what that code is for.
+    call on `self`): moving the module is what that code is for. Nor a `torch.nn` module
+    built without parameters or buffers (`nn.LogSoftmax(dim=1).cuda()`, a loss given no
+    weight): there is nothing to move.
 
     Nor is a `.cuda()` without an index where the code chose the current GPU itself (whoever
     set up the process chose which GPU that is): in the branch a device flag takes for the
@@ -416,6 +419,16 @@ class CudaCall(Rule):
         "def nms(boxes, scores):\n"
         "    keep = select(boxes.copy(), scores)\n"
         "    return keep.cuda()\n",
+        # A `torch.nn` module with no parameters or buffers: `.cuda()` has nothing to move
+        # (INVALID: `nn.CrossEntropyLoss(weight=w)` keeps its weight as a buffer).
+        "import torch\nfrom torch import nn\n\n"
+        "class SwAVLoss(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.log_softmax = nn.LogSoftmax(dim=1).cuda()\n"
+        "        self.criterion = nn.CrossEntropyLoss().cuda()\n\n"
+        "    def forward(self, x, y):\n"
+        "        return self.criterion(self.log_softmax(x), y)\n",
     )
     INVALID = (
         Invalid(
@@ -1099,6 +1112,18 @@ class CudaCall(Rule):
             line=3,
             column=17,
         ),
+        # A loss given a weight keeps it as a buffer: `.cuda()` pins it to the current GPU.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "class Loss(nn.Module):\n"
+            "    def __init__(self, w):\n"
+            "        super().__init__()\n"
+            "        self.criterion = nn.CrossEntropyLoss(weight=w).cuda()\n\n"
+            "    def forward(self, x, y):\n"
+            "        return self.criterion(x, y)\n",
+            line=7,
+            column=56,
+        ),
     )
 
     screen_types = (ast.Call,)
@@ -1134,6 +1159,8 @@ class CudaCall(Rule):
             return  # nn.DataParallel runs only on CUDA GPUs, taking inputs from any of them
         if moves_only_its_parts(context.ancestors):
             return  # an offload switch: placing the object's parts is its job
+        if _builds_a_stateless_module(func.value, context):
+            return  # `nn.Softmax(dim=1).cuda()` has nothing to move
         device = first_positional(node) or keyword_argument(node, "device")
         kept = [
             arg
@@ -1273,6 +1300,16 @@ def _back_from_the_host(receiver: cst.BaseExpression, context: FileContext) -> b
     GPU, not to the one it came from, even in a branch that checked it is on a GPU."""
     root = chain_root(receiver)
     return root is not None and root == context.scope.tensor_param and leaves_the_host(receiver)
+
+
+def _builds_a_stateless_module(receiver: cst.BaseExpression, context: FileContext) -> bool:
+    """``nn.LogSoftmax(dim=1).cuda()``: a ``torch.nn`` module with no parameters or buffers,
+    which ``.cuda()`` leaves as it was."""
+    if not isinstance(receiver, cst.Call):
+        return False
+    qualified = context.qualified_name(receiver.func) or ""
+    name = qualified.removeprefix("torch.nn.")
+    return name != qualified and "." not in name and stateless_module(receiver, name)
 
 
 def _registered_as_buffer(context: FileContext) -> bool:

@@ -214,7 +214,8 @@ class FactoryWithoutDevice(Rule):
     function asks `hasattr` or `getattr` about (an object, not a tensor); a collective on
     a CPU group (`group=cpu_group`, a name bound only to one, `group =
     ctx.get_cpu_group()`, or in a file that makes a gloo process group:
-    `init_process_group(backend="gloo")`), in a function that asks the backend
+    `init_process_group(backend="gloo")`, or a backend read from a setting in a file that
+    names gloo and never NCCL), in a function that asks the backend
     (`get_backend(group)`, `Backend.NCCL`, `"gloo"`) and places its tensors by it, and
     the `*_object` collectives, which place their tensors themselves; a library
     function that hands its tensors to NumPy without `.cpu()` (it gets CPU tensors); what
@@ -503,6 +504,15 @@ class FactoryWithoutDevice(Rule):
         "    total = torch.tensor(len(done))\n"
         "    dist.all_reduce(total)\n"
         "    return total.item()\n",
+        # A backend read from a setting in a file that names only gloo is gloo (INVALID:
+        # the file names NCCL too, or leaves the backend to the default, NCCL on a GPU).
+        "import os\nimport torch\nimport torch.distributed as dist\n\n"
+        "class Communicator:\n"
+        "    def __init__(self, rank, world):\n"
+        '        backend = os.environ.get("DISTRIBUTED_BACKEND", "gloo")\n'
+        "        dist.init_process_group(backend=backend, rank=rank, world_size=world)\n\n"
+        "    def send_size(self, data, dst):\n"
+        "        dist.send(torch.tensor(len(data)), dst=dst)\n",
         "import torch\nfrom torch import distributed as dist\n\n"
         'GROUP = dist.new_group(None, None, "gloo")\n\n'
         "def gather_sizes(x):\n"
@@ -2255,6 +2265,29 @@ class FactoryWithoutDevice(Rule):
             "    return total.item()\n",
             line=5,
             column=13,
+        ),
+        Invalid(
+            # The default backend on a GPU machine is NCCL alone.
+            "import torch\nimport torch.distributed as dist\n\n"
+            "def setup(rank, world):\n"
+            "    dist.init_process_group(rank=rank, world_size=world)\n\n"
+            "def count_all(done):\n"
+            "    total = torch.tensor(len(done))\n"
+            "    dist.all_reduce(total)\n"
+            "    return total.item()\n",
+            line=8,
+            column=13,
+        ),
+        Invalid(
+            "import os\nimport torch\nimport torch.distributed as dist\n\n"
+            "class Communicator:\n"
+            "    def __init__(self, rank, world):\n"
+            '        backend = "nccl" if torch.cuda.is_available() else "gloo"\n'
+            "        dist.init_process_group(backend=backend, rank=rank, world_size=world)\n\n"
+            "    def send_size(self, data, dst):\n"
+            "        dist.send(torch.tensor(len(data)), dst=dst)\n",
+            line=11,
+            column=19,
         ),
         Invalid(
             "import numpy as np\nimport torch\nimport torch.nn as nn\n"

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
+from itertools import chain
 from pathlib import PurePath
 
 from devlint.candidates import Needed, Requirement, Scope, ScopeInfo
@@ -29,8 +30,9 @@ from devlint.facts import (
 )
 from devlint.symbols import (
     AUTOGRAD_FUNCTION_BASES,
+    BACKEND_LIBRARIES,
+    BACKEND_OP_NAMESPACES,
     COLLECTIVE_FUNCTIONS,
-    CUDA_ONLY_LIBRARIES,
     DATASET_BASES,
     DATASET_MODULE_PREFIXES,
     DDP_CLASSES,
@@ -810,13 +812,22 @@ class ProjectIndex:
                 return Distributed(True, f"{signal.description} at {file_facts.path}:{signal.line}")
         return Distributed(False, f"no sign of distributed training {where}")
 
-    def cuda_only(self, scope: Scope) -> bool:
-        """The scope's module imports a library that runs only on CUDA (``CUDA_ONLY_LIBRARIES``)."""
+    def backends(self, scope: Scope) -> frozenset[str]:
+        """The device types the scope's module is bound to: it imports or calls a library
+        that runs on that type only (``BACKEND_LIBRARIES``), or calls its operators
+        (``BACKEND_OP_NAMESPACES``). Such code runs there only, on the device the backend's
+        set-up made current: a literal of that type is that device, one of another type is
+        still hard-coded."""
         module = self._module_of.get(scope.function_name or scope.class_name or "")
         facts = self._modules.get(module) if module is not None else None
-        return facts is not None and any(
-            target.partition(".")[0] in CUDA_ONLY_LIBRARIES for target in facts.aliases.values()
+        if facts is None:
+            return frozenset()
+        used = chain(
+            facts.aliases.values(),
+            facts.top_level_calls,
+            (call for function in facts.functions for call in function.calls),
         )
+        return frozenset(kind for kind in map(_backend_of, used) if kind is not None)
 
     @cached_property
     def current_device_types(self) -> frozenset[str]:
@@ -1223,3 +1234,9 @@ def _reachable(roots: Iterable[str], edges: Mapping[str, Iterable[str]]) -> set[
                 seen.add(target)
                 todo.append(target)
     return seen
+
+
+def _backend_of(name: str) -> str | None:
+    """The device type that ``name`` (a qualified import or call) runs on alone, if any."""
+    parts = name.split(".")
+    return BACKEND_LIBRARIES.get(parts[0]) or BACKEND_OP_NAMESPACES.get(".".join(parts[:3]))

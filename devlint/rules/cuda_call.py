@@ -391,27 +391,6 @@ class CudaCall(Rule):
     )
     INVALID = (
         Invalid(
-            # Code bound to Gaudi (`habana_frameworks`) runs on HPU: `.cuda()` is no device of
-            # its (Megatron-LM code, bound to CUDA, is VALID).
-            "import torch\nfrom torch import nn\n"
-            "import habana_frameworks.torch.core as htcore\n\n\n"
-            "class Block(nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        mask = torch.ones(4, 4).cuda()\n"
-            "        htcore.mark_step()\n"
-            "        return x * mask\n",
-            line=8,
-            column=33,
-            fixed="import torch\nfrom torch import nn\n"
-            "import habana_frameworks.torch.core as htcore\n\n\n"
-            "class Block(nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        mask = torch.ones(4, 4).to(x.device)\n"
-            "        htcore.mark_step()\n"
-            "        return x * mask\n",
-            unsafe=True,
-        ),
-        Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
             "    def forward(self, x):\n"
@@ -1046,6 +1025,27 @@ class CudaCall(Rule):
             "    def denoise(self, x):\n"
             "        self.unet = self.unet.to(x.device)\n"
             "        return self.unet(x)\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # Code bound to Gaudi (`habana_frameworks`) runs on HPU: `.cuda()` is no device of
+            # its (Megatron-LM code, bound to CUDA, is VALID).
+            "import torch\nfrom torch import nn\n"
+            "import habana_frameworks.torch.core as htcore\n\n\n"
+            "class Block(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        mask = torch.ones(4, 4).cuda()\n"
+            "        htcore.mark_step()\n"
+            "        return x * mask\n",
+            line=8,
+            column=33,
+            fixed="import torch\nfrom torch import nn\n"
+            "import habana_frameworks.torch.core as htcore\n\n\n"
+            "class Block(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        mask = torch.ones(4, 4).to(x.device)\n"
+            "        htcore.mark_step()\n"
+            "        return x * mask\n",
             unsafe=True,
         ),
     )

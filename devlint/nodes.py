@@ -10,6 +10,7 @@ import libcst as cst
 
 from devlint.symbols import (
     DEVICE_TYPES,
+    PROCESSOR_LOADERS,
     STATELESS_NN_MODULES,
     TORCH_DTYPES,
     WEIGHTED_LOSS_KEYWORDS,
@@ -61,6 +62,12 @@ def names_a_device(value: str) -> bool:
     """``"cuda"``, ``"cuda:1"``, ``"mps"``: an accelerator, with or without an index."""
     kind, _, index = value.partition(":")
     return kind in DEVICE_TYPES and (not index or index.isdigit())
+
+
+def loads_a_processor(loader: str) -> bool:
+    """``AutoTokenizer``, ``CLIPProcessor``: a class whose ``from_pretrained`` loads a
+    tokenizer or processor, which has no weights and makes CPU tensors."""
+    return any(kind in loader for kind in PROCESSOR_LOADERS)
 
 
 def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:

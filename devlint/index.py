@@ -285,14 +285,28 @@ class ProjectIndex:
         found = self.canonical(name)
         if found in self._module_of:
             return found
-        while package:
-            sibling = self.canonical(f"{package}.{name}")
+        for folder in self._search_folders(package):
+            sibling = self.canonical(f"{folder}.{name}")
             if sibling in self._module_of:
                 return sibling
-            package = package.rpartition(".")[0]
         endings = self._by_last_name.get(name.rpartition(".")[2], [])
         matches = [definition for definition in endings if definition.endswith(f".{name}")]
         return matches[0] if len(matches) == 1 else found
+
+    def _search_folders(self, package: str) -> list[str]:
+        """Where an absolute import written in the folder ``package`` may find a project
+        module besides the root: that folder (a script's, first on ``sys.path``), and the
+        folders above it up to the first regular package (one with an ``__init__.py``).
+        Python imports a module inside a package by the package's name, so no folder in
+        it is on ``sys.path``: ``import transformers`` in ``pkg/eval/run.py`` is the
+        library, not ``pkg/transformers``."""
+        folders = []
+        while package:
+            folders.append(package)
+            package = package.rpartition(".")[0]
+            if package in self._modules:
+                break
+        return folders
 
     def class_kind(self, name: str) -> ClassKind:
         name = self.canonical(name)
@@ -1178,11 +1192,15 @@ class ProjectIndex:
 
     @cached_property
     def _importers(self) -> dict[str, set[str]]:
-        """The modules that import each module directly."""
+        """The modules that import each module directly. Not a package's own modules: a
+        module of ``pkg`` imports ``pkg/__init__.py`` only because Python runs it first, not
+        to use what it imports (``pkg.a`` reading ``LOCAL_RANK`` does not run whatever
+        ``pkg/__init__.py`` happens to import)."""
         importers: dict[str, set[str]] = {}
         for near, found in self._imports.items():
             for imported in found:
-                importers.setdefault(imported, set()).add(near)
+                if not near.startswith(f"{imported}."):
+                    importers.setdefault(imported, set()).add(near)
         return importers
 
     def _importing(self, module: str) -> set[str]:
@@ -1194,7 +1212,7 @@ class ProjectIndex:
         definition = self.resolve(name, near)
         if definition in self._module_of:
             return self._module_of[definition]
-        packages = [near.rsplit(".", cut)[0] for cut in range(1, near.count(".") + 1)]
+        packages = self._search_folders(near.rpartition(".")[0])
         for package in ("", *packages):  # `import lib` from scripts/train.py: scripts.lib
             parts = [*(package.split(".") if package else ()), *name.split(".")]
             depth = package.count(".") + 1 if package else 0

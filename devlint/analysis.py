@@ -70,6 +70,10 @@ class FileAnalysis:
     pending: tuple[Pending, ...] = ()
     """Of a file not parsed: the rules that may report in it if it defines model code
     (or if the code where they saw something is)."""
+    not_checked: str = ""
+    """Why devlint could not check a file CPython accepts (libcst cannot parse it): a limit
+    of the tool, not a finding about the code, so no DEV000; the run reports it as an error
+    (exit code 2)."""
 
 
 def syntax_error_finding(display: str, reason: str, row: int = 1, column: int = 1) -> Finding:
@@ -128,7 +132,9 @@ def analyze_text(job: FileJob, text: str) -> FileAnalysis:
         outcome = traversal.run()
     except (cst.ParserSyntaxError, RecursionError, SyntaxError, ValueError) as error:
         rejected = _python_rejects(text, job.display)
-        return FileAnalysis(error=rejected or _libcst_error(job.display, error))
+        if rejected is not None:
+            return FileAnalysis(error=rejected)
+        return FileAnalysis(not_checked=_libcst_limit(error))
     return FileAnalysis(outcome.facts, outcome.candidates)
 
 
@@ -242,16 +248,13 @@ def _python_rejects(text: str, display: str) -> Finding | None:
     return None
 
 
-def _libcst_error(display: str, error: Exception) -> Finding:
+def _libcst_limit(error: Exception) -> str:
+    """Why libcst could not read a text CPython accepts (a form feed before an indent,
+    tab-indented lines under space-indented ones), to report as the tool's error."""
     import libcst as cst
 
+    reason = "too deeply nested" if isinstance(error, RecursionError) else str(error)
     if isinstance(error, cst.ParserSyntaxError):
-        # Called once CPython accepted the text: say so, or the user looks for a bug
-        # that is not there (libcst rejects e.g. a form feed before an indent).
-        message = f"libcst cannot parse this file, though Python can: {error.message}"
-        return syntax_error_finding(
-            display, message.splitlines()[0], error.raw_line, error.raw_column + 1
-        )
-    if isinstance(error, RecursionError):
-        return syntax_error_finding(display, "cannot parse: too deeply nested")
-    return syntax_error_finding(display, f"cannot parse: {error}")
+        first = error.message.splitlines()[0]
+        reason = f"{first} at line {error.raw_line}, column {error.raw_column + 1}"
+    return f"not checked: libcst cannot parse it, though Python can ({reason})"

@@ -57,6 +57,8 @@ def _stable_repr(value: object) -> str:
 class CheckedFile:
     findings: tuple[Finding, ...]
     parsed: bool
+    not_checked: str = ""
+    """``FileAnalysis.not_checked``: a warm run reports it again."""
 
 
 @dataclass(frozen=True)

@@ -350,7 +350,24 @@ def _report(
             if r.source is not None
             for name, text in r.source.views(r.display).items()  # a notebook's: one per cell
         }
-        render_text(findings, sources, console, unsafe_fixes=unsafe, summary=not options.quiet)
+        # "All checks passed!" would not be true of a file devlint could not check.
+        summary = not options.quiet and (bool(findings) or not _unchecked(results))
+        render_text(findings, sources, console, unsafe_fixes=unsafe, summary=summary)
+
+
+def _unchecked(results: Sequence[FileResult]) -> list[FileResult]:
+    """The files devlint could not check though Python accepts them (``not_checked``)."""
+    return [result for result in results if result.analysis.not_checked]
+
+
+def _report_unchecked(results: Sequence[FileResult]) -> bool:
+    """Say on stderr which files devlint could not check, as the tool's errors (one line
+    each, whatever the output format): a limit of devlint, not a finding about the code.
+    Returns whether there were any (the run then exits with 2)."""
+    unchecked = _unchecked(results)
+    for result in unchecked:
+        click.echo(f"devlint: error: {result.display}: {result.analysis.not_checked}", err=True)
+    return bool(unchecked)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -370,6 +387,8 @@ def check(paths: tuple[Path, ...], **kwargs: Any) -> None:
     results = [result for project in projects for result in project.viewed()]
     if results or options.output_format != "text":  # no "All checks passed!" for no file
         _report(options, results, unsafe=unsafe, console=_console(options.color))
+    if _report_unchecked(results):
+        sys.exit(EXIT_ERROR)
     found = any(result.findings for result in results)
     sys.exit(EXIT_FINDINGS if found and not options.exit_zero else EXIT_CLEAN)
 
@@ -544,7 +563,7 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
             _report(options, as_checked, unsafe=unsafe_any, console=out)
     elif summarise:
         err.print(tally.summary(left, written=False, unsafe=unsafe_any), soft_wrap=True)
-    if tally.failed_files:
+    if _report_unchecked(results) or tally.failed_files:
         sys.exit(EXIT_ERROR)
     pending = tally.fixed_files > 0 and not write
     sys.exit(EXIT_FINDINGS if (left or pending) and not options.exit_zero else EXIT_CLEAN)

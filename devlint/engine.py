@@ -211,6 +211,8 @@ def resolve(project: Project, result: FileResult) -> None:
     if result.analysis.error is not None:
         result.findings = [result.analysis.error]
         return
+    if result.analysis.not_checked:
+        return  # nothing to resolve: the run reports the file as not checked
     ignored = project.config.ignored_codes(result.path)
     rules = {rule.code: rule for rule in project.rules}
     findings = []
@@ -362,7 +364,10 @@ def check_projects(
     for project in projects:
         key = remember.get(id(project))
         if key is not None and project.cache_dir is not None:
-            checked = (CheckedFile(tuple(r.findings), r.analysis.parsed) for r in project.files)
+            checked = (
+                CheckedFile(tuple(r.findings), r.analysis.parsed, r.analysis.not_checked)
+                for r in project.files
+            )
             Cache(project.cache_dir).put(key, ProjectFindings(tuple(checked)))
 
 
@@ -384,7 +389,7 @@ def _restore_findings(project: Project, key: str | None, runner: Runner) -> bool
     if entry is None or len(entry.files) != len(project.files):
         return False
     for result, checked in zip(project.files, entry.files, strict=True):
-        result.analysis = FileAnalysis(parsed=checked.parsed)
+        result.analysis = FileAnalysis(parsed=checked.parsed, not_checked=checked.not_checked)
         result.findings = list(checked.findings)
     runner.restored([result.job for result in project.files])
     return True

@@ -245,6 +245,9 @@ class FileFacts:
     facts: tuple[Fact, ...] = ()
     stars: tuple[str, ...] = ()
     """The modules its ``from <module> import *`` statements name (absolute), in order."""
+    top_level_calls: tuple[str, ...] = ()
+    """Qualified names of the calls its code outside functions makes (module level, class
+    bodies, lambdas there: ``cast = lambda x: torch.ops.hpu.cast_to_fp8_v2(x)``)."""
     exports: tuple[str, ...] | None = None
     """The names its ``__all__`` lists; None: it has none, or one that is not a list of
     strings (a star import of it then binds its public names)."""
@@ -344,6 +347,12 @@ def _makes_no_state(callee: str) -> bool:
         return True
     module, _, short = callee.rpartition(".")
     return module == "torch.nn" and short in STATELESS_NN_MODULES
+
+
+def resolved_calls(calls: Iterable[str], aliases: Mapping[str, str]) -> tuple[str, ...]:
+    """``calls`` resolved through the module's imports; calls that none resolves are left out."""
+    found = (resolve_alias(call, aliases) for call in sorted(calls))
+    return tuple(call for call in found if call is not None)
 
 
 def function_facts(

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
+from itertools import chain
 from pathlib import PurePath
 
 from devlint.candidates import Needed, Requirement, Scope, ScopeInfo
@@ -29,8 +30,9 @@ from devlint.facts import (
 )
 from devlint.symbols import (
     AUTOGRAD_FUNCTION_BASES,
+    BACKEND_LIBRARIES,
+    BACKEND_OP_NAMESPACES,
     COLLECTIVE_FUNCTIONS,
-    CUDA_ONLY_LIBRARIES,
     DATASET_BASES,
     DATASET_MODULE_PREFIXES,
     DDP_CLASSES,
@@ -283,14 +285,28 @@ class ProjectIndex:
         found = self.canonical(name)
         if found in self._module_of:
             return found
-        while package:
-            sibling = self.canonical(f"{package}.{name}")
+        for folder in self._search_folders(package):
+            sibling = self.canonical(f"{folder}.{name}")
             if sibling in self._module_of:
                 return sibling
-            package = package.rpartition(".")[0]
         endings = self._by_last_name.get(name.rpartition(".")[2], [])
         matches = [definition for definition in endings if definition.endswith(f".{name}")]
         return matches[0] if len(matches) == 1 else found
+
+    def _search_folders(self, package: str) -> list[str]:
+        """Where an absolute import written in the folder ``package`` may find a project
+        module besides the root: that folder (a script's, first on ``sys.path``), and the
+        folders above it up to the first regular package (one with an ``__init__.py``).
+        Python imports a module inside a package by the package's name, so no folder in
+        it is on ``sys.path``: ``import transformers`` in ``pkg/eval/run.py`` is the
+        library, not ``pkg/transformers``."""
+        folders = []
+        while package:
+            folders.append(package)
+            package = package.rpartition(".")[0]
+            if package in self._modules:
+                break
+        return folders
 
     def class_kind(self, name: str) -> ClassKind:
         name = self.canonical(name)
@@ -814,13 +830,22 @@ class ProjectIndex:
                 return Distributed(True, f"{signal.description} at {file_facts.path}:{signal.line}")
         return Distributed(False, f"no sign of distributed training {where}")
 
-    def cuda_only(self, scope: Scope) -> bool:
-        """The scope's module imports a library that runs only on CUDA (``CUDA_ONLY_LIBRARIES``)."""
+    def backends(self, scope: Scope) -> frozenset[str]:
+        """The device types the scope's module is bound to: it imports or calls a library
+        that runs on that type only (``BACKEND_LIBRARIES``), or calls its operators
+        (``BACKEND_OP_NAMESPACES``). Such code runs there only, on the device the backend's
+        set-up made current: a literal of that type is that device, one of another type is
+        still hard-coded."""
         module = self._module_of.get(scope.function_name or scope.class_name or "")
         facts = self._modules.get(module) if module is not None else None
-        return facts is not None and any(
-            target.partition(".")[0] in CUDA_ONLY_LIBRARIES for target in facts.aliases.values()
+        if facts is None:
+            return frozenset()
+        used = chain(
+            facts.aliases.values(),
+            facts.top_level_calls,
+            (call for function in facts.functions for call in function.calls),
         )
+        return frozenset(kind for kind in map(_backend_of, used) if kind is not None)
 
     @cached_property
     def current_device_types(self) -> frozenset[str]:
@@ -1171,11 +1196,15 @@ class ProjectIndex:
 
     @cached_property
     def _importers(self) -> dict[str, set[str]]:
-        """The modules that import each module directly."""
+        """The modules that import each module directly. Not a package's own modules: a
+        module of ``pkg`` imports ``pkg/__init__.py`` only because Python runs it first, not
+        to use what it imports (``pkg.a`` reading ``LOCAL_RANK`` does not run whatever
+        ``pkg/__init__.py`` happens to import)."""
         importers: dict[str, set[str]] = {}
         for near, found in self._imports.items():
             for imported in found:
-                importers.setdefault(imported, set()).add(near)
+                if not near.startswith(f"{imported}."):
+                    importers.setdefault(imported, set()).add(near)
         return importers
 
     def _importing(self, module: str) -> set[str]:
@@ -1187,7 +1216,7 @@ class ProjectIndex:
         definition = self.resolve(name, near)
         if definition in self._module_of:
             return self._module_of[definition]
-        packages = [near.rsplit(".", cut)[0] for cut in range(1, near.count(".") + 1)]
+        packages = self._search_folders(near.rpartition(".")[0])
         for package in ("", *packages):  # `import lib` from scripts/train.py: scripts.lib
             parts = [*(package.split(".") if package else ()), *name.split(".")]
             depth = package.count(".") + 1 if package else 0
@@ -1227,3 +1256,9 @@ def _reachable(roots: Iterable[str], edges: Mapping[str, Iterable[str]]) -> set[
                 seen.add(target)
                 todo.append(target)
     return seen
+
+
+def _backend_of(name: str) -> str | None:
+    """The device type that ``name`` (a qualified import or call) runs on alone, if any."""
+    parts = name.split(".")
+    return BACKEND_LIBRARIES.get(parts[0]) or BACKEND_OP_NAMESPACES.get(".".join(parts[:3]))

@@ -11,6 +11,7 @@ import libcst as cst
 from devlint.symbols import (
     DEVICE_TYPES,
     MOVE_HELPER_NAMES,
+    PROCESSOR_LOADERS,
     STATELESS_NN_MODULES,
     TORCH_DTYPES,
     WEIGHTED_LOSS_KEYWORDS,
@@ -70,6 +71,12 @@ def names_a_move_helper(func: cst.BaseExpression) -> bool:
     ``remove_tokens``)."""
     name = (dotted_name(func) or "").rpartition(".")[2]
     return any(f"_{fragment}_" in f"_{name}_" for fragment in MOVE_HELPER_NAMES)
+
+
+def loads_a_processor(loader: str) -> bool:
+    """``AutoTokenizer``, ``CLIPProcessor``: a class whose ``from_pretrained`` loads a
+    tokenizer or processor, which has no weights and makes CPU tensors."""
+    return any(kind in loader for kind in PROCESSOR_LOADERS)
 
 
 def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:

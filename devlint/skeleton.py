@@ -40,6 +40,7 @@ from devlint.facts import (
     names_the_device,
     placed_arguments,
     resolve_alias,
+    resolved_calls,
     stored_evidence,
     stored_method,
 )
@@ -154,6 +155,7 @@ class _Walk:
         self._is_package = is_package
         self._aliases: dict[str, str] = dict(star_bound)
         self._stars: list[str] = []
+        self._top_level_calls: set[str] = set()
         self._exports: tuple[str, ...] | None = None
         self._classes: list[_Class] = []
         self._functions: list[_Function] = []
@@ -262,6 +264,7 @@ class _Walk:
             facts=tuple(self._facts),
             stars=tuple(self._stars),
             exports=self._exports,
+            top_level_calls=resolved_calls(self._top_level_calls, aliases),
         )
 
     # Order -------------------------------------------------------------------
@@ -527,6 +530,9 @@ class _Walk:
             shape = CallShape(name, positional, keywords, unpacks, kept, places)
             self._function.call_shapes.add(shape)
             return
+        called = dotted(node.func)
+        if called is not None:
+            self._top_level_calls.add(called)
         if not self._references:
             return
         # Module-level code: the call, and the functions it hands over, are references.

@@ -552,9 +552,14 @@ MODULE_DICT_TAKEN_KEYS = frozenset(
 )
 """Keys ``nn.ModuleDict`` refuses: attributes of the ``ModuleDict`` itself."""
 
-CUDA_ONLY_LIBRARIES = frozenset({"megatron"})
-"""Libraries that run only on CUDA, each rank on the GPU their set-up made current (Megatron-
-LM): a module that imports one is CUDA code, and its `.cuda()` is what the library needs."""
+BACKEND_LIBRARIES = {"megatron": "cuda", "habana_frameworks": "hpu", "torch_npu": "npu"}
+"""Libraries that run on one device type only, each process on the device their set-up made
+current (Megatron-LM on CUDA, Intel Gaudi's ``habana_frameworks`` on HPU, Ascend's
+``torch_npu``): a module that uses one is code of that backend (``ProjectIndex.backends``)."""
+
+BACKEND_OP_NAMESPACES = {f"torch.ops.{kind}": kind for kind in DEVICE_TYPES}
+"""The operator namespaces named after a device type (``torch.ops.hpu.cast_to_fp8_v2``): their
+kernels run on that device only, so code that calls them is code of that backend."""
 
 DEVICE_SWITCHES = frozenset({"torch.cuda.device", "torch.cuda.device_of", "torch.cuda.stream"})
 """Context managers that make another device (or a stream's) current inside their block

@@ -37,6 +37,7 @@ from devlint.facts import (
     names_the_device,
     placed_arguments,
     resolve_alias,
+    resolved_calls,
     stored_evidence,
     stored_method,
     tensor_annotation,
@@ -500,6 +501,7 @@ class Traversal:
                 self._dispatch.setdefault(getattr(cst, type_name), []).append(rule)
         self._aliases: dict[str, str] = dict(star_bound)
         self._stars: list[str] = []
+        self._top_level_calls: set[str] = set()
         self._exports: tuple[str, ...] | None = None
         self._classes: list[_Class] = []
         self._functions: list[_Function] = []
@@ -750,6 +752,10 @@ class Traversal:
     def _enter_call(self, node: cst.Call) -> None:
         if self._function is not None:
             self._record_call(node)
+            return
+        dotted = dotted_name(node.func)
+        if dotted is not None:
+            self._top_level_calls.add(dotted)
 
     def _enter_param(self, node: cst.Param) -> None:
         if node.default is not None:
@@ -1020,6 +1026,7 @@ class Traversal:
             + self._flow_facts(),
             stars=tuple(self._stars),
             exports=self._exports,
+            top_level_calls=resolved_calls(self._top_level_calls, aliases),
         )
 
     def _flow_facts(self) -> tuple[Fact, ...]:

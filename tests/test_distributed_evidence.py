@@ -107,3 +107,47 @@ def test_a_function_only_a_scripts_main_block_runs_counts_only_the_scripts_evide
         train += '    load("m")\n'
     files = {"pkg/runner.py": _RUNNER, "pkg/train.py": train}
     assert package_findings(tmp_path, files, "DEV005") == expected
+
+
+@pytest.mark.parametrize(
+    ("importer", "expected"),
+    [
+        # A module of the package: Python ran `pkg/__init__.py` before it, it uses none of it.
+        ("pkg/quant/worker.py", []),
+        # A module outside it that imports the package runs what `__init__` imports.
+        ("tools/worker.py", [("loader.py", 5, 55)]),
+    ],
+)
+def test_a_packages_own_modules_do_not_run_what_its_init_imports(
+    importer: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    files = {
+        "pkg/__init__.py": "from pkg.loader import load\n",
+        "pkg/loader.py": _LOADER,
+        "pkg/quant/__init__.py": "",
+        "pkg/util.py": "X = 1\n",
+        importer: _TRAIN.format(imports="from pkg.util import X"),
+    }
+    assert package_findings(tmp_path, files, "DEV005") == expected
+
+
+@pytest.mark.parametrize(
+    ("folder", "expected"),
+    [
+        # In a regular package: `import helpers` is a library, not `pkg/helpers.py` above.
+        ("pkg/evaluation/", []),
+        # In a folder of scripts (no `__init__.py`): the folder above may be on `sys.path`.
+        ("scripts/evaluation/", [("loader.py", 5, 55)]),
+    ],
+)
+def test_an_absolute_import_in_a_package_names_no_folder_above(
+    folder: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    files = {
+        "pkg/evaluation/__init__.py": "",
+        "pkg/helpers.py": "from pkg.loader import load\n",
+        "pkg/loader.py": _LOADER,
+        "scripts/helpers.py": "from pkg.loader import load\n",
+        f"{folder}run.py": _TRAIN.format(imports="from helpers import load"),
+    }
+    assert package_findings(tmp_path, files, "DEV005") == expected

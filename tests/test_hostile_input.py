@@ -86,12 +86,23 @@ BAD_FILES: dict[str, tuple[bytes, str]] = {
         ("if a:\n    pass\n" + "elif a:\n    pass\n" * 30_000).encode(),
         "too deeply nested",
     ),
-    # A file no rule has a trigger in is never given to libcst (tests/test_prefilter.py);
-    # this one calls `.cuda()` in a model, so it is.
+}
+
+# Files CPython accepts and libcst cannot parse. A file no rule has a trigger in is never
+# given to libcst (tests/test_prefilter.py); these call `.cuda()` in a model, so they are.
+NOT_CHECKED: dict[str, tuple[bytes, str]] = {
     "form_feed_before_indent.py": (
         b"import torch\n\nclass A(torch.nn.Module):\n"
         b"    def f(self, x):\n\x0c        return x.cuda()\n",
-        "libcst cannot parse this file, though Python can: ",
+        "tokenizer error: no matching outer block for dedent at line 1, column 1",
+    ),
+    # Tab-indented method bodies under space-indented methods (funasr's fsmn_kws/model.py):
+    # libcst keeps a block's indent as what it adds to its parent's, and here it adds none.
+    "tabs_under_spaces.py": (
+        b"import torch\n\nclass A(torch.nn.Module):\n"
+        b"    def f(self, x):\n\t\t    return x.cuda()\n\n"
+        b"    def g(self, x):\n\t\t    return x\n",
+        "tokenizer error: no matching outer block for dedent at line 1, column 1",
     ),
 }
 
@@ -116,6 +127,41 @@ def test_each_bad_file_is_dev000_and_the_rest_is_checked_and_fixed(in_tmp: Path,
     assert "Traceback" not in fixed.output
     assert (in_tmp / name).read_bytes() == content
     assert (in_tmp / "model.py").read_text() == MODEL_FIXED
+
+
+@pytest.mark.parametrize("name", NOT_CHECKED)
+@pytest.mark.parametrize("cache", [False, True], ids=["cold", "warm"])
+def test_a_file_python_accepts_and_libcst_cannot_parse_is_an_error_of_devlint(
+    in_tmp: Path, name: str, cache: bool
+) -> None:
+    """Not a DEV000 (nothing is wrong with the code): one line on stderr, as ruff and black
+    report what they cannot read, and exit code 2 (the run did not check everything, in
+    any output format, even with --exit-zero and from the cache); the rest is checked."""
+    content, reason = NOT_CHECKED[name]
+    project(in_tmp, {name: content, "model.py": MODEL})
+    args = ["check", "--output-format", "json", "--exit-zero", "."]
+    if cache:
+        CliRunner().invoke(main, args)
+    result = CliRunner().invoke(main, args if cache else [*args, "--no-cache"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"devlint: error: {name}: not checked: libcst cannot parse it, though Python can "
+        f"({reason})\n"
+    )
+    found = [(f["filename"], f["code"]) for f in json.loads(result.stdout)]
+    assert found == [("model.py", "DEV001"), ("model.py", "DEV002")]
+    fixed = run("fix", "--write", ".")
+    assert fixed.exit_code == 2
+    assert (in_tmp / name).read_bytes() == content
+    assert (in_tmp / "model.py").read_text() == MODEL_FIXED
+
+
+def test_only_a_file_devlint_cannot_check_is_not_all_checks_passed(in_tmp: Path) -> None:
+    content, _ = NOT_CHECKED["tabs_under_spaces.py"]
+    project(in_tmp, {"tabs_under_spaces.py": content})
+    result = run("check", ".")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr.startswith("devlint: error: tabs_under_spaces.py: not checked: ")
 
 
 def test_all_bad_files_together_in_text_output(in_tmp: Path) -> None:

@@ -201,3 +201,41 @@ def test_two_files_of_one_module_name_do_not_break_the_index(tmp_path: Path) -> 
     assert project.index is not None
     for name in ("lib.util.A", "lib.util.B"):
         assert project.index.scope_info(method(name, "forward")).model_code
+
+
+BACKEND_FILES = {
+    "lib/__init__.py": "",
+    # Gaudi's operators in a module-level lambda; Gaudi's library imported in a function.
+    "lib/gaudi_lambda.py": "import torch\n\n"
+    "cast = lambda x: torch.ops.hpu.cast_to_fp8_v2(x)[0]\n\n\n"
+    "def f(x):\n    return x\n",
+    "lib/gaudi_local.py": "def f(x):\n"
+    "    import habana_frameworks.torch.core as htcore\n\n"
+    "    htcore.mark_step()\n    return x\n",
+    "lib/megatron_code.py": "from megatron.core import mpu\n\n\ndef f(x):\n    return x\n",
+    "lib/ascend.py": "import torch_npu\n\n\ndef f(x):\n    return x\n",
+    # Asking whether a backend is there, naming it, or calling torch's own operators binds
+    # to none.
+    "lib/portable.py": "import torch\n\n\ndef f(x):\n"
+    '    if getattr(torch, "hpu", None) is not None:\n'
+    '        return torch.ops.aten.add(x, 1).to("hpu")\n'
+    "    return x\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("module", "expected"),
+    [
+        ("lib.gaudi_lambda", {"hpu"}),
+        ("lib.gaudi_local", {"hpu"}),
+        ("lib.megatron_code", {"cuda"}),
+        ("lib.ascend", {"npu"}),
+        ("lib.portable", set()),
+    ],
+)
+def test_backends(tmp_path: Path, module: str, expected: set[str]) -> None:
+    """A module is bound to the device types whose only-there libraries or operators it
+    uses (``ProjectIndex.backends``)."""
+    project = lint_project(tmp_path, BACKEND_FILES)
+    assert project.index is not None
+    assert project.index.backends(function(f"{module}.f")) == expected

@@ -69,6 +69,7 @@ from devlint.nodes import (
     is_static_method,
     iter_children,
     keyword_argument,
+    loads_a_processor,
     names_a_device,
     names_a_move_helper,
     names_the_cpu,
@@ -112,7 +113,6 @@ from devlint.symbols import (
     NUMBER_LIBRARIES,
     NUMBER_LIBRARY_SEQUENCES,
     NUMBER_TYPES,
-    PROCESSOR_LOADERS,
     PROGRESS_WRAPPERS,
     SETUP_METHODS,
     SILENT_BUILTINS,
@@ -1661,7 +1661,7 @@ class _Inference:
             return arguments[0][1]
         if last == "from_pretrained":
             loader = qualified.rpartition(".")[0].rpartition(".")[2]
-            return UNKNOWN if any(kind in loader for kind in PROCESSOR_LOADERS) else FOLLOWS
+            return UNKNOWN if loads_a_processor(loader) else FOLLOWS
         if last[:1].isupper():
             return self._constructed(arguments)
         return UNKNOWN

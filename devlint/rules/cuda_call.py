@@ -1124,6 +1124,27 @@ class CudaCall(Rule):
             line=7,
             column=56,
         ),
+        Invalid(
+            # Code bound to Gaudi (`habana_frameworks`) runs on HPU: `.cuda()` is no device of
+            # its (Megatron-LM code, bound to CUDA, is VALID).
+            "import torch\nfrom torch import nn\n"
+            "import habana_frameworks.torch.core as htcore\n\n\n"
+            "class Block(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        mask = torch.ones(4, 4).cuda()\n"
+            "        htcore.mark_step()\n"
+            "        return x * mask\n",
+            line=8,
+            column=33,
+            fixed="import torch\nfrom torch import nn\n"
+            "import habana_frameworks.torch.core as htcore\n\n\n"
+            "class Block(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        mask = torch.ones(4, 4).to(x.device)\n"
+            "        htcore.mark_step()\n"
+            "        return x * mask\n",
+            unsafe=True,
+        ),
     )
 
     screen_types = (ast.Call,)
@@ -1243,7 +1264,7 @@ class CudaCall(Rule):
             return None
         if not scope.device_context and "moves_input" in candidate.data:
             return None  # `def to_gpu(x: Tensor): return x.cuda()`: moving is what it is for
-        if index.cuda_only(candidate.scope):
+        if "cuda" in index.backends(candidate.scope):
             return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
         if chose_the_device(candidate, scope, index):
             return None

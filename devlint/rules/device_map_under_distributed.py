@@ -15,6 +15,7 @@ from devlint.nodes import (
     first_positional,
     in_main_guard,
     keyword_argument,
+    loads_a_processor,
 )
 from devlint.rules._devices import (
     BINDING_TYPES,
@@ -200,6 +201,13 @@ class DeviceMapUnderDistributed(Rule):
         'tokenizer = AutoTokenizer.from_pretrained("gpt2")\n'
         'inputs = tokenizer("hi", return_tensors="pt").to(model.device)\n'
         "print(model.generate(**inputs))\n",
+        # A processor has no weights to place: its `device_map` places nothing, also under
+        # distributed training (INVALID: the model loaded beside it).
+        "import pytorch_lightning as pl\nimport transformers\n"
+        "from transformers import AutoProcessor\n\n"
+        'trainer = pl.Trainer(accelerator="gpu", devices=2, strategy="ddp")\n'
+        'processor = AutoProcessor.from_pretrained("m", device_map="auto")\n'
+        'tokenizer = transformers.AutoTokenizer.from_pretrained("m", device_map="auto")\n',
         # Pinned per rank, from the environment or from accelerate.
         "import os\n"
         "from accelerate import Accelerator, PartialState\n"
@@ -275,6 +283,16 @@ class DeviceMapUnderDistributed(Rule):
         'model = AutoModel.from_pretrained("m", device_map="mps")\n',
     )
     INVALID = (
+        Invalid(
+            # The processor's look-alike (VALID): the model it serves has weights to place.
+            "import pytorch_lightning as pl\n"
+            "from transformers import AutoModelForVision2Seq, AutoProcessor\n\n"
+            'trainer = pl.Trainer(accelerator="gpu", devices=2, strategy="ddp")\n'
+            'processor = AutoProcessor.from_pretrained("m")\n'
+            'model = AutoModelForVision2Seq.from_pretrained("m", device_map="auto")\n',
+            line=6,
+            column=64,
+        ),
         Invalid(
             "import pytorch_lightning as pl\n"
             "from transformers import AutoModelForCausalLM\n\n"
@@ -571,9 +589,13 @@ def _imports_wrapper(node: ast.AST) -> bool:
 
 
 def _places_model(call: cst.Call, qualified: str | None) -> bool:
+    """A pipeline, or ``from_pretrained`` of what has weights to place: not a tokenizer's or
+    a processor's (``AutoProcessor.from_pretrained(path, device_map="auto")`` places
+    nothing; transformers passes the keyword on to no model)."""
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value == "from_pretrained":
-        return True
+        loader = dotted_name(func.value) or ""
+        return not loads_a_processor(loader.rpartition(".")[2])
     return qualified in _PIPELINES
 
 

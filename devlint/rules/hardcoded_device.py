@@ -576,8 +576,35 @@ class HardcodedDevice(Rule):
         "\n"
         "    def warmup(self):\n"
         '        return self.model(torch.zeros(1, 8, device="cuda"))\n',
+        # Code bound to one backend by the operators it calls (Gaudi's `torch.ops.hpu`, in a
+        # function or a module-level lambda): it runs on HPU only, and `"hpu"` is the device
+        # its set-up made current; the weights come in on the CPU and moving them is the job.
+        "import torch\nfrom torch import nn\n\n"
+        "class HPUWeightOnlyLinear(nn.Module):\n"
+        "    def pack(self, qweight, scales):\n"
+        '        self.qweight = qweight.cpu().to("hpu")\n'
+        '        self.scales = scales.to("hpu:0")\n\n'
+        "    def forward(self, x):\n"
+        "        weight = torch.ops.hpu.convert_from_uint4(self.qweight, self.scales, x.dtype)\n"
+        "        return x @ weight\n",
+        "import torch\nfrom torch import nn\n\n"
+        "cast = lambda x, scale: torch.ops.hpu.cast_to_fp8_v2(x, scale)[0]\n\n"
+        "class Fp8Linear(nn.Module):\n"
+        "    def pack(self, weight, scale):\n"
+        '        self.weight = cast(weight.to("hpu"), scale)\n',
     )
     INVALID = (
+        Invalid(
+            # The Gaudi lambda's look-alike (VALID) with a literal of another backend: the
+            # module runs on HPU, and `"cuda"` is no device of its.
+            "import torch\nfrom torch import nn\n\n"
+            "cast = lambda x, scale: torch.ops.hpu.cast_to_fp8_v2(x, scale)[0]\n\n"
+            "class Fp8Linear(nn.Module):\n"
+            "    def pack(self, weight, scale):\n"
+            '        self.weight = cast(weight.to("cuda"), scale)\n',
+            line=8,
+            column=38,
+        ),
         Invalid(
             # The trainer's look-alike (VALID) under another flag than the one it chose its
             # device with: the device it keeps may be the CPU there.
@@ -1297,8 +1324,9 @@ class HardcodedDevice(Rule):
         if returned is not None and not (returned and index.callers_placing_with(returned)):
             return None  # which device a helper answers; no caller places with it
         literal = candidate.data["literal"]
-        if ("legacy" in candidate.data or "cuda" in literal) and index.cuda_only(candidate.scope):
-            return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
+        kind = "cuda" if "legacy" in candidate.data else _device_type(literal)
+        if kind in index.backends(candidate.scope):
+            return None  # Megatron-LM or Gaudi code: one backend, its device made current
         if chose_the_device(candidate, scope, index):
             return None
         if "relied_on" in candidate.data:
@@ -1514,3 +1542,9 @@ def _is_query(context: FileContext) -> bool:
     if isinstance(parent, cst.Arg) and isinstance(grandparent, cst.Call):
         return asks_a_backend(context.qualified_name(grandparent.func) or "")
     return False
+
+
+def _device_type(literal: str) -> str:
+    """The device type a literal names as written: ``"hpu:0"`` -> hpu; a number is a CUDA
+    index."""
+    return "cuda" if literal.isdigit() else literal.strip("\"'").partition(":")[0]

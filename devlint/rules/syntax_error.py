@@ -25,6 +25,11 @@ class SyntaxErrorRule(Rule):
     Fix the syntax error, or exclude the file with `extend-exclude` in
     `[tool.devlint]` if it is not Python (a template, a Python 2 script).
 
+    A file Python accepts but devlint's parser (libcst) cannot read (a form feed
+    before an indent, tab-indented lines under space-indented ones) is no DEV000:
+    nothing is wrong with the code. devlint reports it on stderr as its own error
+    (`devlint: error: <file>: not checked: ...`) and exits with code 2.
+
     ## Fix safety
     There is no fix. This finding cannot be ignored or disabled: a file that is
     not checked is never silently "clean".

@@ -18,6 +18,7 @@ from devlint.nodes import (
     dotted_name,
     first_positional,
     keyword_argument,
+    loads_a_processor,
     names_a_move_helper,
 )
 from devlint.rules._devices import BINDING_TYPES, Bindings
@@ -35,7 +36,6 @@ from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import (
     DEVICE_ARGUMENT_MOVES,
     IMAGE_ONLY_KEYS,
-    PROCESSOR_LOADERS,
     PROCESSOR_METHODS,
     PROCESSOR_SUFFIXES,
     UNPACKING_BUILTINS,
@@ -491,7 +491,7 @@ class UnmovedProcessorOutput(Rule):
         """Record processors, pretrained models and modules bound to names or ``self.x``."""
         loader = _from_pretrained(value)
         if loader is not None:
-            if _is_processor_class(loader):
+            if loads_a_processor(loader):
                 state.processors.add(name)
                 return
             kind = "loaded"
@@ -1029,7 +1029,3 @@ def _placed_in(scope: cst.CSTNode, model: str, movers: tuple[str, ...]) -> bool:
 def _names_a_model(name: str) -> bool:
     """``model``, ``ref_model``: a variable that ``_sink`` would take for a model by name."""
     return name == "model" or name.endswith("_model")
-
-
-def _is_processor_class(name: str) -> bool:
-    return any(part in name for part in PROCESSOR_LOADERS)

@@ -3202,8 +3202,8 @@ class FactoryWithoutDevice(Rule):
         (``COLLECTIVE_FUNCTIONS``), which blames a CPU tensor in any scope: anywhere. A 0-dim
         one (``torch.tensor(1.0)``, ``torch.rand([])``) only in a file that may call a
         collective, or in a scope that may call an operation that refuses it
-        (``SCALAR_REFUSING_OPERATIONS``: ``torch.stack``) or update a tensor in place
-        (``total += loss``): the flow blames it nowhere else,
+        (``SCALAR_REFUSING_OPERATIONS``: ``torch.stack``) or update in place what may
+        hold it (``total += loss``: ``_updating_scopes``): the flow blames it nowhere else,
         and never follows it out of its function (a call, a return, an attribute). None in
         a test module, where ``visit`` reports nothing."""
         if is_test_module(found.facts.module):

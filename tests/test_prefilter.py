@@ -551,6 +551,47 @@ def test_dev003_sees_no_factory_in_a_test_module(module: str, sighted: bool) -> 
 
 
 @pytest.mark.parametrize(
+    ("body", "sighted"),
+    [
+        # layerdrop: a 0-dim draw beside a tuple growing in place, which never holds it
+        ("p = torch.rand([])\nouts = ()\nouts += (x,)\nif p < 0.1:\n    return x", False),
+        ("total = torch.tensor(0.0)\ntotal += x.sum()", True),
+        ("zero = torch.zeros([])\nacc = zero * 1\nacc += x.sum()", True),  # derived
+        ("acc = ()\nacc += x.sum()\nacc = torch.zeros([])", True),  # in a loop's order
+        ("parts = []\nparts.append(torch.tensor(0.0))\nfor t in parts:\n    t += x", True),
+        ("self.total = torch.tensor(0.0)\nself.total += x.sum()", True),
+        ("def zero():\n    return torch.rand([])\nt = zero()\nt += x", True),  # nested
+        ("def add(t=torch.tensor(0.0)):\n    t += x\n    return t", True),  # a default
+        ("p = torch.rand([])\nouts = ()\nouts += (x,)\nreturn torch.stack([p, x])", True),
+    ],
+)
+def test_dev003s_screen_counts_an_update_in_place_only_of_what_may_hold_a_0_dim_tensor(
+    body: str, sighted: bool
+) -> None:
+    """The flow blames a 0-dim CPU tensor at an augmented assignment only where it is the
+    target (``total += loss``: ``MeetingKind.UPDATED``): beside transformers' layerdrop
+    ``torch.rand([])``, ``all_hidden_states += (h,)`` asks for no parse. Any name bound
+    from it, in any order, a container it is put in, an attribute of ``self``, a nested
+    function returning it or a parameter defaulting to it may hold it."""
+    indented = "".join(f"        {line}\n" for line in body.splitlines())
+    text = (
+        "import torch\nimport torch.nn as nn\n\nclass Net(nn.Module):\n"
+        f"    def forward(self, x):\n{indented}"
+    )
+    (rule,) = [rule for rule in RULES if rule.code == "DEV003"]
+    found = skeleton(
+        ast.parse(text),
+        text,
+        "pkg.model",
+        False,
+        "pkg/model.py",
+        references=False,
+        collect=SCREENED,
+    )
+    assert bool(rule.sightings(found, EVERYTHING)) is sighted
+
+
+@pytest.mark.parametrize(
     ("call", "on_any_receiver", "screened"),
     [
         ("encode(texts)", False, True),  # imported below: a qualified name

@@ -3217,7 +3217,15 @@ class FactoryWithoutDevice(Rule):
         ),
     )
 
-    screen_types = (ast.Call, ast.Attribute, ast.Return, ast.AugAssign, *BINDING_TYPES)
+    screen_types = (
+        ast.Call,
+        ast.Attribute,
+        ast.Return,
+        ast.AugAssign,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        *BINDING_TYPES,
+    )
 
     def sightings(self, found: Skeleton, settings: RuleSettings) -> frozenset[Sighting] | None:
         """A candidate is a call that may resolve to ``torch.<factory>`` (``Bindings``) and,
@@ -3227,8 +3235,8 @@ class FactoryWithoutDevice(Rule):
         (``COLLECTIVE_FUNCTIONS``), which blames a CPU tensor in any scope: anywhere. A 0-dim
         one (``torch.tensor(1.0)``, ``torch.rand([])``) only in a file that may call a
         collective, or in a scope that may call an operation that refuses it
-        (``SCALAR_REFUSING_OPERATIONS``: ``torch.stack``) or update a tensor in place
-        (``total += loss``): the flow blames it nowhere else,
+        (``SCALAR_REFUSING_OPERATIONS``: ``torch.stack``) or update in place what may
+        hold it (``total += loss``: ``_updating_scopes``): the flow blames it nowhere else,
         and never follows it out of its function (a call, a return, an attribute). None in
         a test module, where ``visit`` reports nothing."""
         if is_test_module(found.facts.module):
@@ -3237,7 +3245,7 @@ class FactoryWithoutDevice(Rule):
         calls = [call for call in found.of_type(ast.Call) if isinstance(call, ast.Call)]
         collective = any(names.may_be(call.func, COLLECTIVE_FUNCTIONS) for call in calls)
         refusing = {found.scope_of(call) for call in calls if _may_refuse_scalars(call, names)}
-        refusing |= {found.scope_of(update) for update in found.of_type(ast.AugAssign)}
+        refusing |= _updating_scopes(found, names, calls)
 
         def refused_here(call: ast.Call) -> bool:
             return collective or found.scope_of(call) in refusing
@@ -3994,6 +4002,118 @@ def _may_refuse_scalars(call: ast.Call, names: Bindings) -> bool:
     return any(
         name.rpartition(".")[2] in SCALAR_REFUSING_OPERATIONS for name in names.resolutions(func)
     )
+
+
+def _updating_scopes(found: Skeleton, names: Bindings, calls: Sequence[ast.Call]) -> set[Scope]:
+    """The scopes where an augmented assignment may update in place a 0-dim tensor one of
+    their factory calls makes (``total += loss``: the flow's ``UPDATED`` meeting, whose
+    updated tensor is the assignment's target): not ``outputs += (h,)`` beside a layerdrop
+    ``torch.rand([])`` that only a comparison reads. Only scopes holding a factory call the
+    flow may make 0-dim are asked (the others need no refusal to be candidates)."""
+    zero_dim = [
+        call
+        for call in calls
+        if _may_create_without_device(call, names, lambda _: True)
+        and not _may_create_without_device(call, names, lambda _: False)
+    ]
+    scopes = {found.scope_of(call) for call in zero_dim}
+    if not scopes:
+        return set()
+    functions = list(found.of_type(ast.FunctionDef, ast.AsyncFunctionDef))
+    holding: dict[int, set[str]] = {}
+    updating: set[Scope] = set()
+    for update in found.of_type(ast.AugAssign):
+        assert isinstance(update, ast.AugAssign)
+        scope = found.scope_of(update)
+        if scope in updating or scope not in scopes:
+            continue
+        region = _outermost_around(update, functions)
+        if region is None:  # at class or module level: not worth judging
+            updating.add(scope)
+            continue
+        if id(region) not in holding:
+            made = {id(call) for call in zero_dim}
+            holding[id(region)] = _names_holding(region, made)
+        if set(_root_names(update.target)) & holding[id(region)]:
+            updating.add(scope)
+    return updating
+
+
+def _outermost_around(node: ast.stmt, functions: Sequence[ast.AST]) -> ast.AST | None:
+    """The outermost function whose lines hold ``node``: its scope's code and perhaps more
+    (a scope is its outermost function; nested functions belong to it)."""
+    around: list[ast.FunctionDef | ast.AsyncFunctionDef] = [
+        function
+        for function in functions
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        and function.lineno <= node.lineno
+        and node.end_lineno is not None
+        and function.end_lineno is not None
+        and node.end_lineno <= function.end_lineno
+    ]
+    return min(
+        around, key=lambda function: (function.lineno, -(function.end_lineno or 0)), default=None
+    )
+
+
+def _names_holding(region: ast.AST, made: set[int]) -> set[str]:
+    """The names in ``region`` that may hold what the calls ``made`` make, in any order of
+    its statements: bound (also unpacked, looped over, captured by a nested function or a
+    parameter default) from an expression mentioning such a call or name, or the receiver
+    of a call given one (``parts.append(t)``, ``total.copy_(t)``); of an attribute or
+    subscript target, its root name (``self``)."""
+    bindings: list[tuple[list[str], set[str], bool]] = []
+
+    def bind(bound: list[str], values: Iterable[ast.AST | None]) -> None:
+        inside = [inner for value in values if value is not None for inner in ast.walk(value)]
+        mentioned = {inner.id for inner in inside if isinstance(inner, ast.Name)}
+        bindings.append((bound, mentioned, any(id(inner) in made for inner in inside)))
+
+    for node in ast.walk(region):
+        targets: list[ast.AST] = []
+        values: list[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets, values = list(node.targets), [node.value]
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign | ast.NamedExpr):
+            targets, values = [node.target], [node.value] if node.value is not None else []
+        elif isinstance(node, ast.For | ast.AsyncFor | ast.comprehension):
+            targets, values = [node.target], [node.iter]
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            targets, values = [node.optional_vars], [node.context_expr]
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            arguments = node.args
+            every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+            bind(
+                [argument.arg for argument in every], [*arguments.defaults, *arguments.kw_defaults]
+            )
+            if not isinstance(node, ast.Lambda):  # what it returns (`t = zero()`)
+                bind([node.name], node.body)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            targets = [node.func.value]
+            values = [*node.args, *(keyword.value for keyword in node.keywords)]
+        if values:
+            bind([name for target in targets for name in _root_names(target)], values)
+    holding: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for bound, mentioned, making in bindings:
+            if (making or mentioned & holding) and not holding.issuperset(bound):
+                holding.update(bound)
+                changed = True
+    return holding
+
+
+def _root_names(target: ast.AST) -> Iterable[str]:
+    """The names a target binds or changes: ``a`` of ``a``, ``a.b[0]`` and ``*a``, each
+    name of ``a, (b, c)``."""
+    if isinstance(target, ast.Tuple | ast.List):
+        for element in target.elts:
+            yield from _root_names(element)
+    elif isinstance(target, ast.Attribute | ast.Subscript | ast.Starred):
+        yield from _root_names(target.value)
+    elif isinstance(target, ast.Name):
+        yield target.id
 
 
 def _may_create_without_device(

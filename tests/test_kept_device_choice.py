@@ -150,10 +150,52 @@ _P4 = _evaluator(_USERS, _PLACED).replace(
     "    def place(self, device):\n        self._device = device\n\n    def generate",
 )
 
+# another method keeps a model placed on the kept device, which may be the user's
+_P5 = (
+    "import torch\n"
+    "from transformers import AutoModel\n"
+    "\n"
+    "\n"
+    "class Runner:\n"
+    "    def __init__(self, path, device=None):\n"
+    "        if device is None:\n"
+    '            self.device = "cuda"\n'
+    "        else:\n"
+    "            self.device = device\n"
+    "        self.path = path\n"
+    "\n"
+    "    def load(self):\n"
+    "        self.model = AutoModel.from_pretrained(self.path).to(self.device)\n"
+    "\n"
+    "    def run(self, x):\n"
+    "        return self.model(x.cuda())\n"
+)
+# a module keeping the process's GPU is moved where its user wants: the kept device is the bug
+_M1 = (
+    "import torch\n"
+    "from torch import nn\n"
+    "\n"
+    "\n"
+    "class Policy(nn.Module):\n"
+    "    def __init__(self, net, accelerator):\n"
+    "        super().__init__()\n"
+    '        self.device = torch.device(f"cuda:{accelerator.local_process_index}")\n'
+    "        self.net = net\n"
+    "\n"
+    "    def forward(self, x):\n"
+    "        return self.net(x.cuda())\n"
+)
+_M2 = _M1.replace(
+    'torch.device(f"cuda:{accelerator.local_process_index}")', "torch.cuda.current_device()"
+)
+
 
 @pytest.mark.parametrize(
     ("source", "row", "column"),
     [
+        (_P5, 17, 29),
+        (_M1, 12, 27),
+        (_M2, 12, 27),
         (_N1, 12, 27),
         (_F1, 11, 27),
         (_F2, 15, 27),

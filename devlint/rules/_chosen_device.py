@@ -175,10 +175,10 @@ def kept_process_gpu(
     where it is ``"cuda"`` itself, ``"local_rank"`` where from another local rank (current
     where the project sets it), or None. Another device it keeps can only be the user's,
     given to ``__init__``, in a branch where it places no model: ``__init__`` places
-    nothing with it, or only in branches that exclude that one (``if n > 1: gpu elif
-    auto: device else: gpu`` ... ``if n > 1: ... elif auto: ... else:
-    model.to(self._device)``). A device the class
-    picks itself (``"cpu"`` in the other branch) or another method sets may be any."""
+    nothing with it, or only in branches that exclude that one (``if n > 1: gpu`` / ``elif
+    auto: device`` / ``else: gpu``, then ``model.to(self._device)`` only under ``else``),
+    and no other method keeps a model placed on it. A device the class picks itself
+    (``"cpu"`` in the other branch) or another method sets may be any."""
     kinds: set[str] = set()
     others = []
     for method in classdef.body.body:
@@ -201,6 +201,8 @@ def kept_process_gpu(
             for where in _placements_with(told, path, init, qualified_name)
         ):
             return None
+    if others and _keeps_a_model_placed_later(classdef, qualified_name):
+        return None
     if not kinds:
         return None
     return next(kind for kind in ("local_rank", "literal", "current") if kind in kinds)
@@ -298,15 +300,43 @@ def _placements_with(
                 if (name := attribute_of_self(target)) is not None
             }
     for node, where in _in_branches(init.body, ()):
-        if not isinstance(node, cst.Call) or _makes_a_tensor(node, qualified_name):
-            continue
-        given = [keyword_argument(node, word) for word in ("device", "device_map")]
-        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
-            if _makes_a_tensor(node.func.value, qualified_name):
-                continue
-            given += list(node.args)
-        if any(arg is not None and not _names_in(arg.value).isdisjoint(told) for arg in given):
+        if _places_with(node, told, qualified_name):
             yield where
+
+
+def _places_with(
+    node: cst.CSTNode, told: set[str], qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """``node`` places a model with one of the names ``told``: a move (``.to(...)``) or a
+    loader's ``device=``/``device_map=``, not of a tensor made there."""
+    if not isinstance(node, cst.Call) or _makes_a_tensor(node, qualified_name):
+        return False
+    given = [keyword_argument(node, word) for word in ("device", "device_map")]
+    if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
+        if _makes_a_tensor(node.func.value, qualified_name):
+            return False
+        given += list(node.args)
+    return any(arg is not None and not _names_in(arg.value).isdisjoint(told) for arg in given)
+
+
+def _keeps_a_model_placed_later(
+    classdef: cst.ClassDef, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """A method other than ``__init__`` keeps on ``self`` a model it places on the kept
+    device (``self.model = load(path).to(self.device)``): there the user's device is."""
+    kept = {"self.device", "self._device"}
+    for method in classdef.body.body:
+        if not isinstance(method, cst.FunctionDef) or method.name.value == "__init__":
+            continue
+        for node in descendants(method.body):
+            if (
+                isinstance(node, (cst.Assign, cst.AnnAssign))
+                and node.value is not None
+                and any(attribute_of_self(target) for target in _assignment_targets(node))
+                and any(_places_with(part, kept, qualified_name) for part in descendants(node.value))
+            ):
+                return True
+    return False
 
 
 def _makes_a_tensor(
@@ -810,20 +840,22 @@ def class_choices(rule: Rule, context: FileContext) -> ClassChoices:
 
 def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex) -> bool:
     """The candidate's literal is where the code chose its device (``own_choice``), or it is
-        in test code, which chooses its device as a script does. A flag does not choose in a
-        LightningModule (the trainer does), nor does a class's placement in model code or in a
-        class that keeps a device (``self.device``), whose literal then ignores it. Nor does a
-        flag in such a class, nor on the forward path of model code: the device kept, or the
-        batch's, is the one to use, and the flag only says "a GPU", not which one. In a
-        function that runs collectives it says which one too: the rank's GPU, which the
-        distributed set-up made current (NCCL needs it so), as the batch's. Nor does a class's
-        placement in a method that takes a ``device`` parameter and ignores it. A class whose kept
-    device is the current GPU chooses it, but in a LightningModule or a method told a device
-    (a local rank's GPU is the current one only in a project that sets it). One rank's code
-        (handed a process group, or running collectives in a project whose set-up makes each
-        rank's GPU current) chooses the rank's GPU unless it is told a device (``self.device``,
-        a ``device`` parameter) or its project makes devices of other types current too: there
-        the code abstracts its accelerator, and ``"cuda"`` is one type among several."""
+    in test code, which chooses its device as a script does. A flag does not choose in a
+    LightningModule (the trainer does), nor does a class's placement in model code or in a
+    class that keeps a device (``self.device``), whose literal then ignores it. Nor does a
+    flag in such a class, nor on the forward path of model code: the device kept, or the
+    batch's, is the one to use, and the flag only says "a GPU", not which one. In a
+    function that runs collectives it says which one too: the rank's GPU, which the
+    distributed set-up made current (NCCL needs it so), as the batch's. Nor does a class's
+    placement in a method that takes a ``device`` parameter and ignores it. A class whose
+    kept device is the current GPU chooses it, but not in model code (a module is moved
+    where its user wants: the device it keeps is the bug), a LightningModule or a method
+    told a device (a local rank's GPU is the current one only in a project that sets it).
+    One rank's code (handed a process group, or running collectives in a project whose
+    set-up makes each rank's GPU current) chooses the rank's GPU unless it is told a device
+    (``self.device``, a ``device`` parameter) or its project makes devices of other types
+    current too: there the code abstracts its accelerator, and ``"cuda"`` is one type among
+    several."""
     if index.runs_alone(candidate.data.get("module", ""), at_top_level=False):
         return True
     choice = candidate.data.get("chosen")
@@ -845,9 +877,9 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
         return not scope.lightning and not told and not types - {"cuda"}
     if choice == "kept_flag":  # the device the class keeps is that GPU (not: the trainer's,
         return not scope.lightning and not candidate.scope.device_param  # nor the one told)
-    if choice == "kept_cuda" and scope.model_code:
-        return False  # a module that keeps "cuda" ignores where it is moved: that is the bug
     if choice in ("process_gpu", "local_rank_gpu", "kept_cuda"):  # not a method told one
+        if scope.model_code:
+            return False  # a module keeping the current GPU ignores where it is moved
         if choice == "local_rank_gpu" and "cuda" not in index.current_device_types:
             return False  # no set-up of the project made the local rank's GPU current
         told = candidate.scope.device_param and not scope.in_init  # `__init__`'s: checked

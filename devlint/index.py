@@ -837,15 +837,22 @@ class ProjectIndex:
         set-up made current: a literal of that type is that device, one of another type is
         still hard-coded."""
         module = self._module_of.get(scope.function_name or scope.class_name or "")
-        facts = self._modules.get(module) if module is not None else None
-        if facts is None:
-            return frozenset()
-        used = chain(
-            facts.aliases.values(),
-            facts.top_level_calls,
-            (call for function in facts.functions for call in function.calls),
-        )
-        return frozenset(kind for kind in map(_backend_of, used) if kind is not None)
+        return self._backends.get(module or "", frozenset())
+
+    @cached_property
+    def _backends(self) -> dict[str, frozenset[str]]:
+        """``backends`` of each module, read once (asked for every literal)."""
+        bound: dict[str, frozenset[str]] = {}
+        for module, facts in self._modules.items():
+            used = chain(
+                facts.aliases.values(),
+                facts.top_level_calls,
+                (call for function in facts.functions for call in function.calls),
+            )
+            kinds = frozenset(kind for kind in map(_backend_of, used) if kind is not None)
+            if kinds:
+                bound[module] = kinds
+        return bound
 
     @cached_property
     def current_device_types(self) -> frozenset[str]:
@@ -1168,25 +1175,32 @@ class ProjectIndex:
         return _reachable(roots, self._graph[1])
 
     @cached_property
-    def _imports(self) -> dict[str, frozenset[str]]:
-        """The project modules each module imports (importing ``pkg.sub`` runs
-        ``pkg/__init__.py`` too)."""
+    def _named_imports(self) -> dict[str, frozenset[str]]:
+        """The project modules each module names in its imports and calls."""
         names: dict[str, set[str]] = {}
         for file_facts in self._modules.values():
             mentioned = names.setdefault(file_facts.module, set(file_facts.aliases.values()))
             mentioned.update(call for function in file_facts.functions for call in function.calls)
         for reference, near in self._references:  # `import pkg.env` shows only here
             names.setdefault(near, set()).add(reference.callee)
-        imports: dict[str, frozenset[str]] = {}
+        named: dict[str, frozenset[str]] = {}
         for near, mentioned in names.items():
+            modules = {self._module_named(name, near) for name in mentioned}
+            named[near] = frozenset(module for module in modules if module not in (None, near))
+        return named
+
+    @cached_property
+    def _imports(self) -> dict[str, frozenset[str]]:
+        """The project modules each module imports (importing ``pkg.sub`` runs
+        ``pkg/__init__.py`` too)."""
+        imports: dict[str, frozenset[str]] = {}
+        for near, named in self._named_imports.items():
             found: set[str] = set()
-            for name in mentioned:
-                module = self._module_named(name, near)
-                if module is not None and module != near:
+            for module in named:
+                found.add(module)
+                while "." in module:
+                    module = module.rpartition(".")[0]
                     found.add(module)
-                    while "." in module:
-                        module = module.rpartition(".")[0]
-                        found.add(module)
             imports[near] = frozenset(found)
         return imports
 
@@ -1196,14 +1210,16 @@ class ProjectIndex:
 
     @cached_property
     def _importers(self) -> dict[str, set[str]]:
-        """The modules that import each module directly. Not a package's own modules: a
-        module of ``pkg`` imports ``pkg/__init__.py`` only because Python runs it first, not
-        to use what it imports (``pkg.a`` reading ``LOCAL_RANK`` does not run whatever
-        ``pkg/__init__.py`` happens to import)."""
+        """The modules that import each module directly. Not a package's own modules that
+        name nothing of it: a module of ``pkg`` imports ``pkg/__init__.py`` only because
+        Python runs it first, not to use what it imports (``pkg.a`` reading ``LOCAL_RANK``
+        does not run whatever ``pkg/__init__.py`` happens to import); ``from pkg import
+        load`` in ``pkg.train`` does use it."""
         importers: dict[str, set[str]] = {}
         for near, found in self._imports.items():
+            named = self._named_imports.get(near, frozenset())
             for imported in found:
-                if not near.startswith(f"{imported}."):
+                if imported in named or not near.startswith(f"{imported}."):
                     importers.setdefault(imported, set()).add(near)
         return importers
 

@@ -650,11 +650,12 @@ FULL_REDUCTIONS = frozenset(
 """Reductions that, given no dimension, leave a 0-dim tensor (``t.sum()``, ``torch.prod(t)``)."""
 
 TENSOR_ONLY_METHODS = frozenset(
-    {"contiguous", "unsqueeze", "numel", "repeat_interleave", "masked_fill", "index_select"}
+    {"contiguous", "unsqueeze", "repeat_interleave", "masked_fill", "index_select"}
     | {"new_zeros", "new_ones", "new_full", "new_empty", "new_tensor", "type_as", "expand_as"}
 )
-"""Methods of a tensor that a NumPy array, a list or a number lacks: a parameter the code
-calls one on (``boxes.contiguous()``) holds a tensor, whatever its annotation says."""
+"""Methods of a tensor that a NumPy array, a list, a number or a ``torch.Size`` lacks (not
+``numel``: a shape has it): a parameter the code calls one on (``boxes.contiguous()``)
+holds a tensor, whatever its annotation says."""
 
 TENSOR_PARAMETER_NAMES = frozenset(
     {"x", "input", "hidden_states", "inputs_embeds", "input_ids", "pixel_values"}

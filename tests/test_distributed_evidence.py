@@ -151,3 +151,13 @@ def test_an_absolute_import_in_a_package_names_no_folder_above(
         f"{folder}run.py": _TRAIN.format(imports="from helpers import load"),
     }
     assert package_findings(tmp_path, files, "DEV005") == expected
+
+
+def test_a_packages_own_module_naming_what_its_init_defines_runs_it(tmp_path: Path) -> None:
+    """``from pkg import load`` in ``pkg/train.py``, ``load`` defined in ``pkg/__init__.py``:
+    the module uses its package's code, so the package's loader runs under its evidence."""
+    files = {
+        "pkg/__init__.py": _LOADER,
+        "pkg/train.py": _TRAIN.format(imports="from pkg import load"),
+    }
+    assert package_findings(tmp_path, files, "DEV005") == [("__init__.py", 5, 55)]

@@ -333,7 +333,7 @@ def _keeps_a_model_placed_later(
                 isinstance(node, (cst.Assign, cst.AnnAssign))
                 and node.value is not None
                 and any(attribute_of_self(target) for target in _assignment_targets(node))
-                and any(_places_with(part, kept, qualified_name) for part in descendants(node.value))
+                and any(_places_with(at, kept, qualified_name) for at in descendants(node.value))
             ):
                 return True
     return False

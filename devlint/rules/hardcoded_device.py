@@ -583,7 +583,7 @@ class HardcodedDevice(Rule):
         "class HPUWeightOnlyLinear(nn.Module):\n"
         "    def pack(self, qweight, scales):\n"
         '        self.qweight = qweight.cpu().to("hpu")\n'
-        '        self.scales = scales.to("hpu:0")\n\n'
+        '        self.scales = scales.to("hpu")\n\n'
         "    def forward(self, x):\n"
         "        weight = torch.ops.hpu.convert_from_uint4(self.qweight, self.scales, x.dtype)\n"
         "        return x @ weight\n",
@@ -602,6 +602,17 @@ class HardcodedDevice(Rule):
             "class Fp8Linear(nn.Module):\n"
             "    def pack(self, weight, scale):\n"
             '        self.weight = cast(weight.to("cuda"), scale)\n',
+            line=8,
+            column=38,
+        ),
+        Invalid(
+            # In code bound to HPU, an index pins every process to one HPU: not the device
+            # the set-up made current.
+            "import torch\nfrom torch import nn\n\n"
+            "cast = lambda x, scale: torch.ops.hpu.cast_to_fp8_v2(x, scale)[0]\n\n"
+            "class Fp8Linear(nn.Module):\n"
+            "    def pack(self, weight, scale):\n"
+            '        self.weight = cast(weight.to("hpu:1"), scale)\n',
             line=8,
             column=38,
         ),
@@ -1325,7 +1336,8 @@ class HardcodedDevice(Rule):
             return None  # which device a helper answers; no caller places with it
         literal = candidate.data["literal"]
         kind = "cuda" if "legacy" in candidate.data else _device_type(literal)
-        if kind in index.backends(candidate.scope):
+        current = "legacy" in candidate.data or without_index(literal)
+        if current and kind in index.backends(candidate.scope):
             return None  # Megatron-LM or Gaudi code: one backend, its device made current
         if chose_the_device(candidate, scope, index):
             return None

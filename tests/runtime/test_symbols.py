@@ -192,7 +192,9 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "VIEW_METHODS": lambda v: missing_attributes(TENSOR, v),
     "TENSOR_ONLY_METHODS": lambda v: (
         missing_attributes(TENSOR, v)
-        + sorted(n for n in v if hasattr(numpy.ndarray, n) or hasattr(list, n))
+        + sorted(
+            n for n in v if hasattr(numpy.ndarray, n) or hasattr(list, n) or hasattr(torch.Size, n)
+        )
     ),
     "NON_TENSOR_RESULTS": lambda v: missing_attributes(TENSOR, v),
     "DEVICE_PREDICATES": lambda v: missing_attributes(TENSOR, v),

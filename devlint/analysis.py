@@ -255,6 +255,7 @@ def _libcst_limit(error: Exception) -> str:
 
     reason = "too deeply nested" if isinstance(error, RecursionError) else str(error)
     if isinstance(error, cst.ParserSyntaxError):
-        first = error.message.splitlines()[0]
-        reason = f"{first} at line {error.raw_line}, column {error.raw_column + 1}"
+        reason = error.message.splitlines()[0]
+        if not reason.startswith("tokenizer error"):  # its position is always 1, 1
+            reason += f" at line {error.raw_line}, column {error.raw_column + 1}"
     return f"not checked: libcst cannot parse it, though Python can ({reason})"

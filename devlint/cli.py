@@ -459,6 +459,8 @@ def _fix_stdin(options: RunOptions, projects: Sequence[Project]) -> int:
     data = options.stdin.data
     found = buffer_result(projects)
     code, left = EXIT_CLEAN, []
+    if found is not None and _report_unchecked([found[1]]):
+        code, found = EXIT_ERROR, None  # printed unchanged: devlint could not check it
     if found is not None:
         project, result = found
         err = _console(options.color, stderr=True)
@@ -552,7 +554,8 @@ def fix(paths: tuple[Path, ...], write: bool, **kwargs: Any) -> None:
     sys.stdout.flush()  # the diff (stdout) before the summary (stderr) on a terminal
     unsafe_any = any(_unsafe(options, project) for project in projects)
     left = [f for result in results for f in result.findings]
-    summarise = not options.quiet and bool(results)  # no "All checks passed!" for no file
+    # No "All checks passed!" for no file, nor when devlint could not check one.
+    summarise = not options.quiet and bool(results) and (bool(left) or not _unchecked(results))
     if write:
         if left or options.output_format != "text":
             _report(options, results, unsafe=unsafe_any, console=out)

@@ -94,7 +94,7 @@ NOT_CHECKED: dict[str, tuple[bytes, str]] = {
     "form_feed_before_indent.py": (
         b"import torch\n\nclass A(torch.nn.Module):\n"
         b"    def f(self, x):\n\x0c        return x.cuda()\n",
-        "tokenizer error: no matching outer block for dedent at line 1, column 1",
+        "tokenizer error: no matching outer block for dedent",
     ),
     # Tab-indented method bodies under space-indented methods (funasr's fsmn_kws/model.py):
     # libcst keeps a block's indent as what it adds to its parent's, and here it adds none.
@@ -102,7 +102,7 @@ NOT_CHECKED: dict[str, tuple[bytes, str]] = {
         b"import torch\n\nclass A(torch.nn.Module):\n"
         b"    def f(self, x):\n\t\t    return x.cuda()\n\n"
         b"    def g(self, x):\n\t\t    return x\n",
-        "tokenizer error: no matching outer block for dedent at line 1, column 1",
+        "tokenizer error: no matching outer block for dedent",
     ),
 }
 
@@ -156,12 +156,31 @@ def test_a_file_python_accepts_and_libcst_cannot_parse_is_an_error_of_devlint(
     assert (in_tmp / "model.py").read_text() == MODEL_FIXED
 
 
-def test_only_a_file_devlint_cannot_check_is_not_all_checks_passed(in_tmp: Path) -> None:
+@pytest.mark.parametrize(
+    "command", [("check",), ("fix",), ("fix", "--write")], ids=["check", "fix", "write"]
+)
+def test_only_a_file_devlint_cannot_check_is_not_all_checks_passed(
+    in_tmp: Path, command: tuple[str, ...]
+) -> None:
     content, _ = NOT_CHECKED["tabs_under_spaces.py"]
     project(in_tmp, {"tabs_under_spaces.py": content})
-    result = run("check", ".")
+    result = run(*command, ".")
     assert (result.exit_code, result.stdout) == (2, "")
     assert result.stderr.startswith("devlint: error: tabs_under_spaces.py: not checked: ")
+    assert "All checks passed!" not in result.stderr
+
+
+def test_a_buffer_devlint_cannot_check_is_printed_unchanged_with_the_error(in_tmp: Path) -> None:
+    """``fix -`` prints the buffer as it came, says why on stderr and exits with 2."""
+    content, reason = NOT_CHECKED["tabs_under_spaces.py"]
+    result = CliRunner().invoke(
+        main, ["fix", "--no-cache", "--stdin-filename", "model.py", "-"], input=content
+    )
+    assert (result.exit_code, result.stdout_bytes) == (2, content)
+    assert result.stderr == (
+        "devlint: error: model.py: not checked: libcst cannot parse it, though Python can "
+        f"({reason})\n"
+    )
 
 
 def test_all_bad_files_together_in_text_output(in_tmp: Path) -> None:

@@ -339,7 +339,9 @@ def _report(
     elif options.output_format == "sarif":
         from devlint.report.sarif import render_sarif  # here: it imports every rule
 
-        click.echo(render_sarif(findings, source_root=Path.cwd()), nl=False)
+        unchecked = {r.display: r.analysis.not_checked or "" for r in _unchecked(results)}
+        log = render_sarif(findings, source_root=Path.cwd(), not_checked=unchecked)
+        click.echo(log, nl=False)
     elif options.output_format == "github":
         click.echo(render_github(findings), nl=False)
     else:

@@ -426,3 +426,30 @@ def test_notebook_findings_point_at_the_notebook_and_name_the_cell() -> None:
     (result,) = log["runs"][0]["results"]
     assert result["message"]["text"] == "cell 3, line 2: use .to"
     assert "region" not in result["locations"][0]["physicalLocation"]
+
+
+def test_a_file_devlint_could_not_check_makes_the_run_unsuccessful(tmp_path: Path) -> None:
+    """Not a result (nothing is wrong with the code) but not clean either: the invocation
+    failed, with an error notification naming the file (code scanning shows it)."""
+    reason = "not checked: libcst cannot parse it, though Python can (tokenizer error: x)"
+    log = json.loads(render_sarif([SAFE], source_root=tmp_path, not_checked={"a/t.py": reason}))
+    _validate(log)
+    assert log["runs"][0]["invocations"] == [
+        {
+            "executionSuccessful": False,
+            "toolExecutionNotifications": [
+                {
+                    "level": "error",
+                    "message": {"text": reason},
+                    "locations": [
+                        {
+                            "physicalLocation": {
+                                "artifactLocation": {"uri": "a/t.py", "uriBaseId": "%SRCROOT%"}
+                            }
+                        }
+                    ],
+                }
+            ],
+        }
+    ]
+    assert "invocations" not in json.loads(render_sarif([SAFE], source_root=tmp_path))["runs"][0]

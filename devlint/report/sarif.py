@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import Any, Literal
 from urllib.parse import quote
@@ -48,12 +48,20 @@ def level_of(code: str) -> Level:
     return "error" if code == SyntaxErrorRule.code else "warning"
 
 
-def render_sarif(findings: Sequence[Finding], *, source_root: Path | None = None) -> str:
+def render_sarif(
+    findings: Sequence[Finding],
+    *,
+    source_root: Path | None = None,
+    not_checked: Mapping[str, str] | None = None,
+) -> str:
     """Return one SARIF log (indented JSON, trailing newline) holding ``findings``.
 
     Relative paths are relative to ``source_root`` (the working directory the paths
     were displayed from); when given, the log records it as the absolute location of
-    ``%SRCROOT%``, which local SARIF viewers use to open the files.
+    ``%SRCROOT%``, which local SARIF viewers use to open the files. Files devlint could
+    not check (``not_checked``: path to reason) make the run's invocation unsuccessful,
+    with one error notification each, so that a code-scanning service does not take them
+    for clean.
     """
     rules = list(all_rules())
     descriptors = [_descriptor(rule) for rule in rules]
@@ -78,6 +86,16 @@ def render_sarif(findings: Sequence[Finding], *, source_root: Path | None = None
     if source_root is not None:
         run["originalUriBaseIds"] = {SOURCE_ROOT: {"uri": _directory_uri(source_root)}}
     run["results"] = results
+    if not_checked:
+        run["invocations"] = [
+            {
+                "executionSuccessful": False,
+                "toolExecutionNotifications": [
+                    _notification(path, reason, source_root)
+                    for path, reason in sorted(not_checked.items())
+                ],
+            }
+        ]
     log = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 
@@ -179,6 +197,17 @@ def _region(start: Location, end: Location) -> dict[str, int]:
         "startColumn": start.column,
         "endLine": end.row,
         "endColumn": end.column,
+    }
+
+
+def _notification(path: str, reason: str, source_root: Path | None) -> dict[str, Any]:
+    """An error of devlint's own about the file at ``path`` (it could not check it)."""
+    return {
+        "level": "error",
+        "message": {"text": reason},
+        "locations": [
+            {"physicalLocation": {"artifactLocation": _artifact_location(path, source_root)}}
+        ],
     }
 
 

@@ -211,6 +211,19 @@ def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(iter_children(current))
 
 
+def values_assigned(name: str, function: cst.FunctionDef) -> list[cst.BaseExpression]:
+    """What the function's plain assignments give the local ``name`` (``name = ...``)."""
+    return [
+        statement.value
+        for statement in descendants(function.body)
+        if isinstance(statement, cst.Assign)
+        and any(
+            isinstance(target.target, cst.Name) and target.target.value == name
+            for target in statement.targets
+        )
+    ]
+
+
 def push_children(
     node: cst.CSTNode, names: tuple[str, ...], stack: list[cst.CSTNode | None]
 ) -> None:

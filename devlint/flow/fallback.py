@@ -10,7 +10,13 @@ import libcst as cst
 
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import empty_data
-from devlint.nodes import descendants, dotted_name, iter_children, parameter_names
+from devlint.nodes import (
+    descendants,
+    dotted_name,
+    iter_children,
+    parameter_names,
+    values_assigned,
+)
 from devlint.symbols import HOST_ANNOTATIONS, VIEW_METHODS
 
 _KIND_TESTS = frozenset({"torch.is_tensor", "hasattr", "callable"})
@@ -193,15 +199,7 @@ def _container(node: cst.BaseExpression, function: cst.FunctionDef) -> bool:
     other path returns (unimol's representations dict beside its CPU tensor of them)."""
     if not isinstance(node, cst.Name):
         return False
-    bound = [
-        statement.value
-        for statement in descendants(function.body)
-        if isinstance(statement, cst.Assign)
-        and any(
-            isinstance(target.target, cst.Name) and target.target.value == node.value
-            for target in statement.targets
-        )
-    ]
+    bound = values_assigned(node.value, function)
     return bool(bound) and all(isinstance(value, _CONTAINER_DISPLAYS) for value in bound)
 
 

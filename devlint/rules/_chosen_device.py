@@ -31,6 +31,7 @@ from devlint.nodes import (
     first_positional,
     iter_children,
     keyword_argument,
+    values_assigned,
 )
 from devlint.rules._devices import device_literal
 from devlint.symbols import (
@@ -264,12 +265,7 @@ def _local_value(value: cst.BaseExpression, method: cst.FunctionDef) -> cst.Base
     ``self.device = device``); else ``value`` itself."""
     if not isinstance(value, cst.Name):
         return value
-    found = [
-        node.value
-        for node in descendants(method.body)
-        if isinstance(node, cst.Assign)
-        and any(dotted_name(target.target) == value.value for target in node.targets)
-    ]
+    found = values_assigned(value.value, method)
     return found[0] if len(found) == 1 else value
 
 

@@ -472,28 +472,27 @@ def _takes_cpu_tensors(call: cst.Call, resolve: Resolver, only_gloo: bool) -> bo
     """Whether ``call`` makes a process group that takes CPU tensors: its backend names gloo,
     or is read from a setting in a file that names only gloo. Not one left to the default,
     which on a GPU machine is NCCL alone."""
-    position = PROCESS_GROUP_INITS.get(resolve(call.func) or "")
-    if position is None:
+    backend = _backend_argument(call, resolve)
+    if backend is None:
         return False
-    backend = process_group_backend(call, resolve)
-    if backend is not None:
-        return "gloo" in backend
-    positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
-    told = len(positional) > position or any(
-        arg.keyword is not None and arg.keyword.value == "backend" for arg in call.args
-    )
-    return told and only_gloo
+    spelt = process_group_backend(call, resolve)
+    return "gloo" in spelt if spelt is not None else only_gloo
 
 
 def process_group_backend(call: cst.Call, resolve: Resolver) -> str | None:
     """The backend ``call`` makes a process group with, if it makes one and spells it
     (``init_process_group("nccl")``, ``new_group(backend="gloo")``)."""
+    backend = _backend_argument(call, resolve)
+    spelt = backend.evaluated_value if isinstance(backend, cst.SimpleString) else None
+    return spelt if isinstance(spelt, str) else None
+
+
+def _backend_argument(call: cst.Call, resolve: Resolver) -> cst.BaseExpression | None:
+    """What ``call`` passes as the backend, if it makes a process group and passes one."""
     position = PROCESS_GROUP_INITS.get(resolve(call.func) or "")
     if position is None:
         return None
     positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
     named = [arg for arg in call.args if arg.keyword is not None and arg.keyword.value == "backend"]
     chosen = named or positional[position : position + 1]
-    backend = chosen[0].value if chosen else None
-    spelt = backend.evaluated_value if isinstance(backend, cst.SimpleString) else None
-    return spelt if isinstance(spelt, str) else None
+    return chosen[0].value if chosen else None

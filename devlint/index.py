@@ -479,7 +479,7 @@ class ProjectIndex:
         roots += [
             name
             for name, facts in self._functions.items()
-            if facts.takes_device and not self._loads_data(name.rpartition(".")[0])
+            if facts.takes_device and not self.loads_data(name.rpartition(".")[0])
         ]
         return self._reachable(roots)
 
@@ -506,7 +506,7 @@ class ProjectIndex:
             path.name != "" and is_test_module(".".join(path.with_suffix("").parts))
         )
 
-    def _loads_data(self, class_name: str) -> bool:
+    def loads_data(self, class_name: str) -> bool:
         """A Dataset or LightningDataModule: data-loading code, DEV011's whatever it knows."""
         if class_name not in self._classes:
             return False
@@ -721,7 +721,7 @@ class ProjectIndex:
             if scope.function_name in self.own_moves(scope.class_name):
                 return ScopeInfo(own_move=True)
             kind = self._model_kind(scope.class_name)
-            if not kind.model and self._loads_data(scope.class_name):
+            if not kind.model and self.loads_data(scope.class_name):
                 return ScopeInfo()
             if kind.model or kind.device_context:
                 return ScopeInfo(

@@ -59,6 +59,7 @@ from devlint.symbols import (
     STORABLE_FACTORIES,
     TENSOR_ARGUMENT_METHODS,
     TENSOR_FACTORIES,
+    TENSOR_ONLY_METHODS,
 )
 
 _WITHOUT_DEVICE = LEGACY_TENSOR_TYPES | ARRAY_TENSOR_FACTORIES
@@ -99,11 +100,13 @@ class FactoryWithoutDevice(Rule):
     its device: `super()._prepare_inputs(batch)` is there, and accelerate's
     `self.accelerator.gather(t)` leaves `t` where it was) and in functions told their
     device (a `device` parameter), and what they call. And in library functions
-    (module-level, not model code, not collate functions) whose tensors follow their
-    inputs: the function reads a device itself (`x.device`, `.to(w.device)`, a
-    parameter annotated `torch.device`), or its module's functions do (kornia's and
-    torchmetrics' functionals, pytorch3d's ops); parameters annotated as tensors,
-    modules or devices are on the computation's device there. A tensor handed to a
+    (module-level, or methods of a class that is no model and no Dataset; not collate
+    functions) whose tensors follow their inputs: the function reads a device itself
+    (`x.device`, `.to(w.device)`, a parameter annotated `torch.device`), or its module's
+    functions of its kind (module-level, or methods) do (kornia's and torchmetrics'
+    functionals, pytorch3d's ops, a replay buffer's writers); parameters annotated as
+    tensors, modules or devices, or given a method only a tensor has
+    (`index.repeat_interleave(n)`), are on the computation's device there. A tensor handed to a
     `torch.distributed` collective (`all_reduce`, `all_gather`, `broadcast`, `reduce`,
     `send`, ...) meets the device too, in any function: under NCCL the collective runs
     on the process's GPU. A CPU fallback is reported too, in the same places: a function
@@ -224,7 +227,8 @@ class FactoryWithoutDevice(Rule):
     (of tensors too: it copies their values to the CPU), a helper object made outside
     `__init__`, another library's `torch.ops`, a parameter holding a dataset
     (`train_dataset`), the samples a collate function is given (one handed to a loader as
-    `collate_fn=` anywhere in the project, or named like one: `pad_collate`), unless it
+    `collate_fn=` anywhere in the project, or named like one: `pad_collate`, or a method
+    of a class named like one: `MaskCollator._sample`), unless it
     moves them to a device first or a model's forward path calls it; a CPU index or mask
     into a device tensor (`x[mask]`); Python's `+` of tuples; the 0-dim elements of
     `torch.rand(2)` or `torch.tensor([a, b])`, and of `torch.rand((n, n))` picked with two
@@ -732,6 +736,21 @@ class FactoryWithoutDevice(Rule):
         "def to_device(batch: torch.Tensor, like: torch.Tensor):\n"
         "    return batch.to(like.device)\n\n"
         "loader = DataLoader([], collate_fn=pad_collate)\n",
+        # A collator's helpers run in the loader too, on the CPU samples, whatever device
+        # they read.
+        "import torch\n\n"
+        "class MaskCollator:\n"
+        "    def _sample(self, genes: torch.Tensor, n: int):\n"
+        "        picked = torch.randperm(len(genes) - n, device=genes.device)\n"
+        "        return genes[torch.cat([torch.arange(n), picked + n])]\n",
+        # A method's parameter that nothing shows to be a tensor may hold host data, even
+        # where the module's methods read their inputs' devices.
+        "import torch\n\n"
+        "class Writer:\n"
+        "    def extend(self, data):\n"
+        "        return torch.ones(len(data), device=data.device)\n\n"
+        "    def _replicate(self, index, width):\n"
+        "        return torch.stack([index + 1, torch.arange(width)])\n",
         # A collate function gets the Dataset's samples on the CPU, even when a class that
         # keeps its device calls it too (and moves the batch afterwards).
         "import torch\n\n"
@@ -2382,6 +2401,29 @@ class FactoryWithoutDevice(Rule):
             unsafe=True,
         ),
         Invalid(
+            # Its module's methods follow their inputs (`data.device`): so does this one,
+            # whose `index` holds a tensor (`repeat_interleave`).
+            "import torch\n\n"
+            "class Writer:\n"
+            "    def extend(self, data):\n"
+            "        index = torch.arange(len(data), device=data.device)\n"
+            "        return self._replicate(index, 3)\n\n"
+            "    def _replicate(self, index, width):\n"
+            "        mesh = torch.arange(width)\n"
+            "        return torch.stack([index.repeat_interleave(width), mesh.repeat(2)])\n",
+            line=9,
+            column=16,
+            fixed="import torch\n\n"
+            "class Writer:\n"
+            "    def extend(self, data):\n"
+            "        index = torch.arange(len(data), device=data.device)\n"
+            "        return self._replicate(index, 3)\n\n"
+            "    def _replicate(self, index, width):\n"
+            "        mesh = torch.arange(width, device=index.device)\n"
+            "        return torch.stack([index.repeat_interleave(width), mesh.repeat(2)])\n",
+            unsafe=True,
+        ),
+        Invalid(
             # A module parameter is on the computation's device: so is what follows it.
             "import torch\nfrom torch import nn\n\n"
             "def random_mask(layer: nn.Module, r: int):\n"
@@ -3505,27 +3547,26 @@ def _reports_in(scope: ScopeInfo) -> bool:
 
 
 def _library_function(scope: Scope, index: ProjectIndex) -> bool:
-    """A module-level function that is neither model code (whose own test is the forward
-    path: ``__init__``'s helpers run before the module moves) nor handed to a data loader
-    (``collate_fn=pad``): where a function whose tensors follow its inputs is judged."""
-    if scope.class_name is not None or scope.function_name is None:
+    """A function of a module or a method of a plain class that is neither model code
+    (whose own test is the forward path: ``__init__``'s helpers run before the module
+    moves) nor data-loading code (a Dataset's, or a function handed to a data loader:
+    ``collate_fn=pad``): where a function whose tensors follow its inputs is judged."""
+    if scope.function_name is None or index.scope_info(scope).model_code:
         return False
-    if index.scope_info(scope).model_code:
+    if scope.class_name is not None and index.loads_data(scope.class_name):
         return False
     return not _collate_function(scope, index)
 
 
 def _collate_function(scope: Scope, index: ProjectIndex) -> bool:
     """A function a data loader runs on the samples its Dataset gives, on the CPU: handed
-    over as ``collate_fn=`` anywhere in the project, or named like one (``pad_collate``,
-    ``__call__`` of a ``*Collator``)."""
+    over as ``collate_fn=`` anywhere in the project, or named like one (``pad_collate``),
+    or a method of a class whose instances are one (``*Collator``: its helpers too)."""
     function = scope.function_name
     if function is None:
         return False
-    owner, _, name = function.rpartition(".")
-    if name == "__call__" and scope.class_name is not None:
-        name = owner.rpartition(".")[2]
-    if COLLATE_NAME_PART in name.lower():
+    names = [function, scope.class_name or ""]
+    if any(COLLATE_NAME_PART in name.rpartition(".")[2].lower() for name in names):
         return True
     return function in index.handed_over_functions(COLLATE_KEYWORDS)
 
@@ -3546,16 +3587,17 @@ def _only_inputs_on_device(
 def _follows_inputs(scope: Scope, following: frozenset[str]) -> bool:
     """The function reads a device itself, or it is a module-level function of a module
     whose module-level functions do (kornia, torchmetrics' functionals, pytorch3d's ops:
-    one library style, every function placing its tensors by its inputs)."""
+    one library style, every function placing its tensors by its inputs), or a method of
+    a module whose classes' methods do (a writer whose ``extend`` reads ``data.device``)."""
     if scope.function_name is None:
         return False
-    return scope.function_name in following or (scope.class_name is None and "" in following)
+    return scope.function_name in following or _kind_marker(scope) in following
 
 
 def _functions_reading_devices(found: Skeleton, calls: Iterable[ast.Call]) -> frozenset[str]:
     """Functions that read the device of something other than ``self`` (``x.device``,
     ``.to(weight.device)``, a ``torch.device`` annotation), not to call it
-    (``torch.device("cuda")`` chooses one); ``""`` when a module-level one does."""
+    (``torch.device("cuda")`` chooses one); ``_kind_marker`` of each that does."""
     callees = {id(call.func) for call in calls}
     found_in: set[str] = set()
     for node in found.of_type(ast.Attribute):
@@ -3564,10 +3606,14 @@ def _functions_reading_devices(found: Skeleton, calls: Iterable[ast.Call]) -> fr
             continue
         scope = found.scope_of(node)
         if scope.function_name is not None:
-            found_in.add(scope.function_name)
-            if scope.class_name is None:
-                found_in.add("")
+            found_in.update((scope.function_name, _kind_marker(scope)))
     return frozenset(found_in)
+
+
+def _kind_marker(scope: Scope) -> str:
+    """``""`` for a module-level function, ``"."`` for a method: a module's functions of
+    one kind place their tensors alike."""
+    return "" if scope.class_name is None else "."
 
 
 def _may_fall_back(found: Skeleton, fresh: Iterable[ast.Call]) -> frozenset[str]:
@@ -3607,17 +3653,19 @@ def _reads_device(attribute: str, value: ast.expr | cst.BaseExpression, called: 
 def _visited_follows_inputs(
     rule: Rule, context: FileContext, flow: FunctionFlow, meetings: Sequence[Meeting]
 ) -> bool:
-    """``_follows_inputs`` for the visited node of a module-level function, from the libcst
-    tree (what ``_functions_reading_devices`` sees in ``ast``), computed once per file; and
-    the tensor it meets there derives from the function's inputs: from any parameter when
-    the function reads a device itself, from one annotated as a tensor when only its
-    module's functions do (a helper of a file reader takes arrays it made on the CPU)."""
-    if context.scope.class_name is not None or context.scope.function_name is None:
+    """``_follows_inputs`` for the visited node of a function of the module or a method of
+    its classes, from the libcst tree (what ``_functions_reading_devices`` sees in ``ast``),
+    computed once per file; and the tensor it meets there derives from the function's
+    inputs: from any parameter when the function reads a device itself, from one that holds
+    a tensor (``_tensor_parameters``) when only its module's functions (for a method: the
+    methods of the module's classes) do (a helper of a file reader takes arrays it made on
+    the CPU)."""
+    if context.scope.function_name is None:
         return False
     state = context.state(rule)
     reading = state.get("reading")
     if not isinstance(reading, dict):
-        reading = state["reading"] = _module_functions_reading(context.ancestors[0])
+        reading = state["reading"] = _functions_reading(context.ancestors[0])
     outermost = next(n for n in context.ancestors if isinstance(n, cst.FunctionDef))
     if _hands_tensors_to_numpy(outermost):
         return False  # `.numpy()` works on CPU tensors only: the function gets those
@@ -3625,9 +3673,11 @@ def _visited_follows_inputs(
     for meeting in meetings:
         partner = flow.values.get(meeting.partner)  # None: it met in a function it calls
         inputs.update(partner.params if partner is not None else ())
-    if reading.get(id(outermost)):
+    if reading.get(id(outermost), (None, False))[1]:
         return bool(inputs)
-    return any(reading.values()) and bool(inputs & _tensor_parameters(flow.function, context))
+    method = context.scope.class_name is not None
+    alike = any(reads for in_class, reads in reading.values() if in_class == method)
+    return alike and bool(inputs & _tensor_parameters(flow.function, context))
 
 
 def _hands_tensors_to_numpy(function: cst.FunctionDef) -> bool:
@@ -3661,27 +3711,40 @@ def _chain_calls(node: cst.BaseExpression, method: str) -> bool:
 
 
 def _tensor_parameters(function: cst.FunctionDef, context: FileContext) -> set[str]:
+    """Parameters that hold a tensor: annotated as one, or without an annotation or a
+    default and given a method only a tensor has (``boxes.contiguous()``)."""
     params = function.params
     every = (*params.posonly_params, *params.params, *params.kwonly_params)
+    untyped = {param.name.value for param in every if param.annotation is None}
+    untyped -= {param.name.value for param in every if param.default is not None}
     return {
         param.name.value
         for param in every
         if param.annotation is not None and context.annotates_tensor(param.annotation.annotation)
+    } | {
+        node.func.value.value
+        for node in descendants(function.body)
+        if isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and isinstance(node.func.value, cst.Name)
+        and node.func.value.value in untyped
+        and node.func.attr.value in TENSOR_ONLY_METHODS
     }
 
 
-def _module_functions_reading(module: cst.CSTNode) -> dict[int, bool]:
-    """For each function outside every class, whether it reads a device (``_reads_device``)."""
-    found: dict[int, bool] = {}
-    stack: list[cst.CSTNode] = [module]
+def _functions_reading(module: cst.CSTNode) -> dict[int, tuple[bool, bool]]:
+    """For each function of the module and each method of its classes (not a function
+    nested in either): whether it is a method, and whether it reads a device
+    (``_reads_device``)."""
+    found: dict[int, tuple[bool, bool]] = {}
+    stack: list[tuple[cst.CSTNode, bool]] = [(module, False)]
     while stack:
-        node = stack.pop()
-        if isinstance(node, cst.ClassDef):
-            continue
+        node, in_class = stack.pop()
         if isinstance(node, cst.FunctionDef):
-            found[id(node)] = _function_reads_device(node)
+            found[id(node)] = (in_class, _function_reads_device(node))
             continue
-        stack.extend(iter_children(node))
+        in_class = in_class or isinstance(node, cst.ClassDef)
+        stack.extend((child, in_class) for child in iter_children(node))
     return found
 
 

@@ -302,6 +302,21 @@ def parameter_names(function: cst.FunctionDef) -> set[str]:
     return {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
 
 
+def required_parameters(function: cst.FunctionDef) -> list[cst.Param]:
+    """The parameters a call must give (no default; not ``*args`` or ``**kwargs``)."""
+    params = function.params
+    every = (*params.posonly_params, *params.params, *params.kwonly_params)
+    return [param for param in every if param.default is None]
+
+
+def untyped_parameters(function: cst.FunctionDef) -> frozenset[str]:
+    """Required parameters without an annotation: what the code does with them (a method
+    only a tensor has, ``TENSOR_ONLY_METHODS``) is all that says what they hold."""
+    return frozenset(
+        param.name.value for param in required_parameters(function) if param.annotation is None
+    )
+
+
 def has_self(function: cst.FunctionDef) -> bool:
     """A method called on an object: its first parameter is ``self`` and no decorator makes
     it static or a class method."""

@@ -57,6 +57,8 @@ from devlint.nodes import (
     iter_children,
     names_a_device,
     push_children,
+    required_parameters,
+    untyped_parameters,
 )
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
 from devlint.source import LINE_BREAK, split_lines
@@ -327,26 +329,13 @@ def _tensor_param(function: cst.FunctionDef, aliases: Mapping[str, str]) -> str 
     return None
 
 
-def _required_params(function: cst.FunctionDef) -> list[cst.Param]:
-    params = function.params
-    every = (*params.posonly_params, *params.params, *params.kwonly_params)
-    return [param for param in every if param.default is None]
-
-
 def _takes_inputs(function: cst.FunctionDef, aliases: Mapping[str, str]) -> bool:
     """``FunctionFacts.takes_inputs``, by annotations: a parameter without a default
     annotated as a tensor or a module."""
     return any(
         param.annotation is not None
         and input_annotation(dotted_name(param.annotation.annotation), aliases)
-        for param in _required_params(function)
-    )
-
-
-def _untyped_params(function: cst.FunctionDef) -> frozenset[str]:
-    """``function_facts``'s ``untyped``: parameters without a default or an annotation."""
-    return frozenset(
-        param.name.value for param in _required_params(function) if param.annotation is None
+        for param in required_parameters(function)
     )
 
 
@@ -1015,7 +1004,7 @@ class Traversal:
                     f.bound - f.applied,
                     f.call_shapes,
                     f.resolved,
-                    _untyped_params(f.node) if f.node is not None else (),
+                    untyped_parameters(f.node) if f.node is not None else (),
                 )
                 for f in self._functions
             ),

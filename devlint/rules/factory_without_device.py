@@ -23,6 +23,7 @@ from devlint.nodes import (
     is_self,
     iter_children,
     parameter_names,
+    untyped_parameters,
 )
 from devlint.rules._anchors import (
     borrowable_device,
@@ -3715,8 +3716,7 @@ def _tensor_parameters(function: cst.FunctionDef, context: FileContext) -> set[s
     default and given a method only a tensor has (``boxes.contiguous()``)."""
     params = function.params
     every = (*params.posonly_params, *params.params, *params.kwonly_params)
-    untyped = {param.name.value for param in every if param.annotation is None}
-    untyped -= {param.name.value for param in every if param.default is not None}
+    untyped = untyped_parameters(function)
     return {
         param.name.value
         for param in every

@@ -1034,7 +1034,9 @@ class Traversal:
         """What the device flow of this file's functions says to other files, where a later
         pass asks for it (``RuleSettings.flow_summaries``, ``flow_results``): summaries of
         the functions named, and the calls of the functions named whose results meet the
-        device. The flow costs: the first pass computes none of it."""
+        device or are handed to another file's function (``ResultHanded``), also through a
+        function of this file that forwards the call. The flow costs: the first pass
+        computes none of it."""
         wanted, results = self._settings.flow_summaries, self._settings.flow_results
         if not (wanted or results):
             return ()

@@ -42,6 +42,9 @@ class Needed(Enum):
     """The callee's result follows the parameter (and the result meets the device here)."""
     RESULT_MEETS = "result meets"
     """Some call of the function, in another file, has its result meet the device."""
+    RESULTS_JOINED = "results joined"
+    """Results of calls of the function, in another file, are collected and joined into one
+    tensor (``torch.cat``, ``torch.stack``): they meet one another, 0-dim ones too."""
 
 
 @dataclass(frozen=True)

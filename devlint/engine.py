@@ -669,7 +669,7 @@ def _parse_files_flow_needs(projects: list[Project], runner: Runner) -> None:
         results: dict[str, set[str]] = {}
         for need in needs:
             for module in index.modules_showing(need):
-                if need.kind is Needed.RESULT_MEETS:
+                if need.kind in (Needed.RESULT_MEETS, Needed.RESULTS_JOINED):
                     results.setdefault(module, set()).add(need.function.rpartition(".")[2])
                 else:
                     summaries.setdefault(module, set()).add(index.canonical(need.function))

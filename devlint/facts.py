@@ -200,12 +200,28 @@ class FlowSummary:
     ``PART_ORIGINS`` (empty: no ``return`` writes a tuple out)."""
     parts_via: tuple[tuple[str, ...], ...] = ()
     """The parameters each element of that tuple follows."""
+    joins: tuple[str, ...] = ()
+    """Parameters holding a sequence of tensors it joins into one (``torch.cat(xs)``): the
+    tensors a caller collects there meet one another, 0-dim ones too."""
     line: int = 0
 
 
 PART_ORIGINS = ("cpu", "param", "follows", "unknown")
 """``FlowSummary.parts``: made on the CPU here, follows a parameter (``parts_via``), follows
 the computation (no parameter gives it), or unknown."""
+
+
+@dataclass(frozen=True)
+class ResultHanded:
+    """A result of a call of ``callee`` (a function of another file) is handed, collected
+    with the results of other calls or alone, to ``receiver`` (another file's function, as
+    this file resolves it) at ``slot``: where ``receiver`` joins that parameter's tensors
+    (``FlowSummary.joins``), the callee's results meet one another."""
+
+    callee: str
+    receiver: str
+    slot: int | str
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -227,6 +243,7 @@ Fact = (
     | Reference
     | FlowSummary
     | ResultMeets
+    | ResultHanded
 )
 """Facts rules contribute during the traversal, for the whole project to use."""
 

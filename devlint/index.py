@@ -24,6 +24,7 @@ from devlint.facts import (
     FlowSummary,
     FunctionFacts,
     Reference,
+    ResultHanded,
     ResultMeets,
     ReturnedOutput,
     SingleNode,
@@ -189,6 +190,8 @@ class ProjectIndex:
         self._references: list[tuple[Reference, str]] = []
         self._summaries: dict[str, FlowSummary] = {}
         self._results_meeting: set[tuple[str, int | None]] = set()
+        self._results_handed: set[tuple[str, str, int | str, str]] = set()
+        """``ResultHanded`` facts: the callee, the receiver, its slot, the module handing."""
         self._module_of: dict[str, str] = {}
         """Where each class and function is defined: with ``_classes`` and ``_functions``,
         from the same files (two files of one module name: the later wins in all three)."""
@@ -214,6 +217,9 @@ class ProjectIndex:
                     self._summaries[fact.function] = fact
                 elif isinstance(fact, ResultMeets):
                     self._results_meeting.add((fact.callee, fact.part))
+                elif isinstance(fact, ResultHanded):
+                    handed = (fact.callee, fact.receiver, fact.slot, file_facts.module)
+                    self._results_handed.add(handed)
                 else:
                     self._constants[fact.name] = replace(fact, path=file_facts.path)
         self._by_last_name: dict[str, list[str]] = {}
@@ -592,13 +598,26 @@ class ProjectIndex:
             found.setdefault(self.canonical(callee), set()).add(part)
         return found
 
+    @cached_property
+    def _joined_results(self) -> frozenset[str]:
+        """The functions whose results some caller hands to a function of another file that
+        joins them into one tensor (``ResultHanded``, ``FlowSummary.joins``)."""
+        found = set()
+        for callee, receiver, slot, module in self._results_handed:
+            target = self.canonical(self.resolve(receiver, module))
+            summary = self._summaries.get(target)
+            name = _parameter_of(summary, slot) if summary is not None else None
+            if summary is not None and name in summary.joins:
+                found.add(self.canonical(self.resolve(callee, module)))
+        return frozenset(found)
+
     def modules_showing(self, requirement: Requirement) -> frozenset[str]:
         """The project modules whose flow facts decide ``requirement``: the callee's, or
         for a result, those of its callers (module-level code included), but not tests:
         a test hands a helper's result to whatever it checks it against (a fixture, a
         stand-in model), which says nothing of where the library's own callers use it."""
         function = self.canonical(requirement.function)
-        if requirement.kind is not Needed.RESULT_MEETS:
+        if requirement.kind not in (Needed.RESULT_MEETS, Needed.RESULTS_JOINED):
             found = self._module_of.get(function)
             return frozenset({found}) if found is not None else frozenset()
         modules = set()
@@ -613,6 +632,8 @@ class ProjectIndex:
         """Whether the project's flow summaries show what a candidate needs from them."""
         function = self.canonical(requirement.function)
         part = requirement.part
+        if requirement.kind is Needed.RESULTS_JOINED:
+            return function in self._joined_results
         if requirement.kind is Needed.RESULT_MEETS:
             # A row of a CPU result (`f(x)[0]`) is on the CPU too; a tuple meets nothing whole.
             met = self._meeting_results.get(function, set())
@@ -714,6 +735,10 @@ class ProjectIndex:
                 target = self.canonical(self.resolve(callee, self._module_of.get(function, "")))
                 if target in self._functions and target not in self._summaries:
                     found.add(target)
+        for _, receiver, _, module in self._results_handed:
+            target = self.canonical(self.resolve(receiver, module))
+            if target in self._functions and target not in self._summaries:
+                found.add(target)
         return frozenset(found)
 
     def scope_info(self, scope: Scope) -> ScopeInfo:

@@ -611,9 +611,15 @@ meets a tensor on the computation's device (``torch.stft``'s signal and window; 
 ``pack_padded_sequence``, whose ``lengths`` belong on the CPU, nor ``broadcast_tensors``,
 which only expands each tensor where it is)."""
 
+JOINING_FUNCTIONS = frozenset(
+    {"cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack"}
+)
+"""torch functions (last names) that join a sequence of tensors into one: its tensors meet
+one another, 0-dim ones too (``SCALAR_REFUSING_OPERATIONS``)."""
+
 SCALAR_REFUSING_OPERATIONS = frozenset(
     {
-        *("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack"),
+        *JOINING_FUNCTIONS,
         *("clamp", "clamp_", "clip", "clip_", "clamp_min", "clamp_min_", "clamp_max"),
         *("clamp_max_", "index_select", "take", "bucketize", "searchsorted", "equal"),
     }

@@ -26,6 +26,7 @@ from devlint.facts import (
     CallShape,
     Fact,
     FileFacts,
+    ResultHanded,
     ResultMeets,
     absolute_module,
     assigned_alias,
@@ -1022,27 +1023,44 @@ class Traversal:
         """What the device flow of this file's functions says to other files, where a later
         pass asks for it (``RuleSettings.flow_summaries``, ``flow_results``): summaries of
         the functions named, and the calls of the functions named whose results meet the
-        device. The flow costs: the first pass computes none of it."""
+        device or are handed to another file's function (``ResultHanded``), also through a
+        function of this file that forwards the call. The flow costs: the first pass
+        computes none of it."""
         wanted, results = self._settings.flow_summaries, self._settings.flow_results
         if not (wanted or results):
             return ()
         found: list[Fact] = []
+        # the file's functions that call one named may forward its result to their callers
+        calling = results | {
+            function.name.rpartition(".")[2]
+            for function in self._functions
+            if any(call.rpartition(".")[2] in results for call in function.calls)
+        }
         for function in self._functions:
             node = function.node
             if node is None:
                 continue
             if function.name in wanted and function.owner is None:
                 found.append(summarise(self._flows.function(node, None), function.name))
-            if not any(call.rpartition(".")[2] in results for call in function.calls):
+            called = (*function.calls, *function.self_calls)
+            if not any(call.rpartition(".")[2] in calling for call in called):
                 continue
             flow = self._flows.function(node, function.owner_node)
             meeting: set[tuple[str, int | None]] = set()
             for met in flow.results_meeting:
                 call, part = flow.result_parts.get(met, (met, None))
-                callee = self.qualified_name(call.func) if isinstance(call, cst.Call) else None
+                callee = flow.callees.get(call) or (
+                    self.qualified_name(call.func) if isinstance(call, cst.Call) else None
+                )
                 if callee and callee.rpartition(".")[2] in results:
                     meeting.add((callee, part))
             found.extend(ResultMeets(c, p) for c, p in sorted(meeting, key=repr))
+            handed = {
+                (flow.callees[call], receiver, slot)
+                for call, receiver, slot in flow.results_handed
+                if flow.callees.get(call, "").rpartition(".")[2] in results
+            }
+            found.extend(ResultHanded(*entry) for entry in sorted(handed, key=repr))
         return tuple(found)
 
     def _candidates(self) -> tuple[Candidate, ...]:

@@ -73,7 +73,9 @@ from devlint.nodes import (
     names_a_device,
     names_a_move_helper,
     names_the_cpu,
+    parameter_names,
     stateless_module,
+    values_assigned,
 )
 from devlint.symbols import (
     ACCELERATOR_CARRYING_METHODS,
@@ -102,6 +104,7 @@ from devlint.symbols import (
     IN_PLACE_UPDATES,
     INPUT_PLACING_MODELS,
     ITERATING_BUILTINS,
+    JOINING_FUNCTIONS,
     LEGACY_TENSOR_TYPES,
     MEETING_FUNCTIONS,
     MODULE_CLASSES,
@@ -262,6 +265,10 @@ class FunctionFlow:
     """Calls of other files' functions whose result it may return: the callee, an argument's
     slot and a parameter that argument follows. Where the callee's result follows that
     slot, this function's result follows the parameter (``FlowSummary.returns_via``)."""
+    returned_scalars: tuple[cst.CSTNode, ...] = ()
+    """Creation sites of 0-dim CPU tensors a ``return`` gives whole where another gives a
+    tensor on the computation's device: a caller joining its results (``torch.stack``)
+    mixes the devices, where arithmetic would not."""
     passed_on: tuple[tuple[str, int | str, str, tuple[tuple[int | str, str], ...]], ...] = ()
     """Calls of other files' functions given a tensor that follows a parameter: the callee,
     the argument's slot, the parameter, and the call's other arguments on the device (each
@@ -276,12 +283,25 @@ class FunctionFlow:
     """The call of another file's function whose result the function returns whole, as it
     returned it (``return check(a, b)``): to its callers in the file, calling it is calling
     that function with their arguments in place of its parameters."""
+    joined: frozenset[str] = frozenset()
+    """Parameters holding a sequence of tensors that ``torch.cat``/``torch.stack`` joins
+    into one (``torch.cat(xs)``, ``torch.cat([x.unsqueeze(0) for x in xs])``): the tensors
+    a caller collects there meet one another, 0-dim ones too."""
+    results_handed: tuple[tuple[cst.CSTNode, str, int | str], ...] = ()
+    """Calls of other files' functions whose results (alone, or collected in a list) it
+    hands to another file's function: the call, that function, and the slot."""
+    passes_through: bool = False
+    """The ``forwarded`` call hands on the function's own ``*args, **kwargs`` unchanged
+    (``return f(*args, **kwargs)``): its callers' arguments are that call's."""
     returned_parts: tuple[Value, ...] = ()
     """The elements of the tuple the function's ``return``s write out (``return a, b``),
     each joined over the returns (one that gives anything else gives its whole value to
     each: unpacking a tensor gives its rows, on its device): what a caller unpacking the
     result (``x, y = f()``) binds to each name. Empty when no ``return`` writes one out."""
     result_parts: Mapping[cst.CSTNode, tuple[cst.CSTNode, int]] = field(default_factory=dict)
+    callees: Mapping[cst.CSTNode, str] = field(default_factory=dict)
+    """The function of another file each call calls, as the file resolves it (a call of a
+    function of this file that forwards its result stands for the call it forwards)."""
     wrapped: bool = False
     """The function is decorated by a wrapper that may move or convert its arguments first
     (``wraps_arguments``): what its parameters meet inside is not what callers pass."""
@@ -369,13 +389,22 @@ def analyse_function(
         frozenset(inference.results_meeting),
         tuple(site for site in dict.fromkeys(results.whole) if site in returned.made),
         _returned_via(returned, inference.calls_out, inference.result_parts),
+        returned_scalars=tuple(
+            site for site in dict.fromkeys(results.whole) if site in returned.scalars
+        )
+        if returned.follows
+        else (),
         passed_on=_passed_on(inference.calls_out, inference.passed_on),
         passed_parts=_passed_parts(
             inference.calls_out, inference.result_parts, inference.passed_parts
         ),
         forwarded=_forwarded(returned, inference.calls_out),
+        joined=frozenset(inference.joined),
+        results_handed=tuple(inference.results_handed),
+        passes_through=bool(set(returned.calls) & inference.passing_through),
         returned_parts=_positionwise(results.tuples),
         result_parts=inference.result_parts,
+        callees={call: callee for call, (callee, _) in inference.calls_out.items()},
         wrapped=wraps_arguments(function, around.resolve),
     )
 
@@ -757,7 +786,8 @@ class _Results:
 
     values: list[Value] = field(default_factory=list)
     whole: list[cst.CSTNode] = field(default_factory=list)
-    """Where the CPU tensors given whole (not as an element of a tuple written out) were made."""
+    """Where the CPU tensors given whole (not as an element of a tuple written out) were
+    made, 0-dim ones too."""
     tuples: list[list[Value] | Value] = field(default_factory=list)
     """Per result: the elements of the tuple it writes out, else its value."""
 
@@ -804,6 +834,12 @@ class _Inference:
         self.results_meeting: set[cst.CSTNode] = set()
         self.calls_out: dict[cst.CSTNode, _CallOut] = {}
         """Each call of another file's function: its callee and its arguments' values."""
+        self.joined: set[str] = set()
+        """``FunctionFlow.joined``."""
+        self.results_handed: dict[tuple[cst.CSTNode, str, int | str], None] = {}
+        """``FunctionFlow.results_handed``."""
+        self.passing_through: set[cst.CSTNode] = set()
+        """Calls of other files' functions given the function's own ``*args, **kwargs``."""
         self.result_parts: dict[cst.CSTNode, tuple[cst.CSTNode, int]] = {}
         """``FunctionFlow.result_parts``."""
         self._stand_ins: dict[tuple[cst.CSTNode, int], cst.CSTNode] = {}
@@ -1300,7 +1336,7 @@ class _Inference:
         found = self.eval(given) if given is not None else HOST
         results.values.append(found)
         if not isinstance(given, (cst.Tuple, cst.List)):
-            results.whole.extend(found.made)
+            results.whole.extend((*found.made, *found.scalars))
         written = given if isinstance(given, cst.Tuple) else None
         parts = self._parts(written, len(written.elements)) if written else None
         results.tuples.append(found if parts is None else parts)
@@ -1638,16 +1674,17 @@ class _Inference:
     ) -> Value:
         """A function this file imports: the CPU tensors passed to it are handed off, and its
         result is unknown, remembered as this call's (the callee's summary may know it)."""
-        slots: list[tuple[int | str, Value]] = []
-        for position, (arg, found) in enumerate(arguments):
-            if arg.star:
-                break  # the positions after ``*args`` are unknown
-            slots.append((arg.keyword.value if arg.keyword else position, found))
+        slots = _slots(arguments)
         placed = tuple(slot for slot, found in slots if surely_on_device(found))
         for slot, found in slots:
             for site in found.made:
                 self.handoffs.append(Handoff(site, node, qualified, slot, placed))
+            self.results_handed.update(
+                dict.fromkeys((call, qualified, slot) for call in found.calls)
+            )
         self.calls_out[node] = (qualified, tuple(slots))
+        if self.function is not None and _passes_own_arguments(node, self.function):
+            self.passing_through.add(node)
         return Value(UNKNOWN.origins, calls=(node,))
 
     def _library_call(self, qualified: str, arguments: Sequence[tuple[cst.Arg, Value]]) -> Value:
@@ -1791,6 +1828,8 @@ class _Inference:
             if own is not None and own.forwarded is not None:
                 callee, slots = own.forwarded  # as if this called that function itself
                 given = tuple((slot, _in_caller_terms(v, bound)) for slot, v in slots)
+                if own.passes_through:
+                    given = _slots(arguments)
                 self.calls_out[node] = (callee, given)
                 return Value(UNKNOWN.origins, calls=(node,))
             returned = callees.returned(function, owner)
@@ -1986,6 +2025,9 @@ class _Inference:
             operands = list(self._spread(arguments))
             scalars = refuses_scalars(MeetingKind.FUNCTION, name)
             self._meet(node, MeetingKind.FUNCTION, operands, scalars=scalars)
+            sequence = first_positional(node)
+            if name in JOINING_FUNCTIONS and sequence is not None and self.function is not None:
+                self.joined.update(_sequence_parameters(sequence.value, self.function))
             return combine(*(found for _, found in operands))
         if qualified in COLLECTIVE_FUNCTIONS and not self._places_by_backend():
             group = keyword_argument(node, "group")
@@ -2150,6 +2192,48 @@ class _Inference:
                 met = {p for o in partners if name not in o.params for p in o.params or {""}}
                 if met:
                     self.reaching.setdefault(name, set()).update(met)
+
+
+def _slots(arguments: Sequence[tuple[cst.Arg, Value]]) -> tuple[tuple[int | str, Value], ...]:
+    """Each argument's slot (a position, or a keyword) with its value, up to a ``*args``,
+    after which the positions are unknown."""
+    slots: list[tuple[int | str, Value]] = []
+    for position, (arg, found) in enumerate(arguments):
+        if arg.star:
+            break
+        slots.append((arg.keyword.value if arg.keyword else position, found))
+    return tuple(slots)
+
+
+def _sequence_parameters(
+    node: cst.BaseExpression, function: cst.FunctionDef, seen: frozenset[str] = frozenset()
+) -> set[str]:
+    """The parameters of ``function`` whose elements the sequence ``node`` holds: the
+    parameter itself, a comprehension over one, or a local name bound only to those."""
+    if isinstance(node, (cst.ListComp, cst.GeneratorExp)):
+        return _sequence_parameters(node.for_in.iter, function, seen)
+    if not isinstance(node, cst.Name) or node.value in seen:
+        return set()
+    if node.value in parameter_names(function):
+        return {node.value}
+    assigned = values_assigned(node.value, function)
+    found = [_sequence_parameters(value, function, seen | {node.value}) for value in assigned]
+    return set.intersection(*found) if found and all(found) else set()
+
+
+def _passes_own_arguments(call: cst.Call, function: cst.FunctionDef) -> bool:
+    """``f(*args, **kwargs)`` inside ``def g(*args, **kwargs)``: every argument of the call
+    is one of the function's own starred parameters, handed on unchanged."""
+    params = function.params
+    named = (*params.posonly_params, *params.params, *params.kwonly_params)
+    if any(param.name.value not in ("self", "cls") for param in named):
+        return False  # it keeps some arguments for itself: the positions differ
+    own = {"*": params.star_arg, "**": params.star_kwarg}
+    names = {star: param.name.value for star, param in own.items() if isinstance(param, cst.Param)}
+    return bool(call.args) and all(
+        arg.star in names and isinstance(arg.value, cst.Name) and arg.value.value == names[arg.star]
+        for arg in call.args
+    )
 
 
 def _calls_super(node: cst.BaseExpression) -> bool:

@@ -33,6 +33,7 @@ def summarise(flow: FunctionFlow, name: str) -> FlowSummary:
         meets_via_parts=() if flow.wrapped else flow.passed_parts,
         parts=tuple(_part_origin(part) for part in flow.returned_parts),
         parts_via=tuple(_followed(part) for part in flow.returned_parts),
+        joins=() if flow.wrapped else tuple(sorted(flow.joined)),
     )
 
 

@@ -245,7 +245,13 @@ class FactoryWithoutDevice(Rule):
     (functions of a module, not methods, for now; returned whole, not as one element of a tuple,
     and not reduced to 0-dim there), also when that function's result follows the tensor only
     through another file's function it calls (a few calls deep). In the file, a name unpacking a
-    helper's result (`a, b = f(x)`) holds only the element `f` writes out in its place.
+    helper's result (`a, b = f(x)`) holds only the element `f` writes out in its place. A
+    0-dim one a function returns where its other returns are on the device (`return x.mean()
+    if x.numel() else torch.tensor(0.0)`) is reported where callers in other files hand its
+    results, collected or alone, to a function that joins them into one tensor
+    (`torch.cat(xs)` of a parameter, after giving 0-dim ones a dimension): there the CPU
+    zero meets the other results. A function that only hands its own `*args, **kwargs` on
+    to another file's function (`return f(*args, **kwargs)`) is that function to its callers.
     """
 
     code = "DEV003"
@@ -3289,9 +3295,10 @@ class FactoryWithoutDevice(Rule):
         collective = any(names.may_be(call.func, COLLECTIVE_FUNCTIONS) for call in calls)
         refusing = {found.scope_of(call) for call in calls if _may_refuse_scalars(call, names)}
         refusing |= _updating_scopes(found, names, calls)
+        returned = _returned_whole(found)
 
         def refused_here(call: ast.Call) -> bool:
-            return collective or found.scope_of(call) in refusing
+            return collective or found.scope_of(call) in refusing or id(call) in returned
 
         fresh = [call for call in calls if _may_create_without_device(call, names, refused_here)]
         fresh += _stored_factory_calls(found, names, calls)
@@ -3464,6 +3471,9 @@ class FactoryWithoutDevice(Rule):
             assert function is not None
             if any(site is node for site in flow.returned_whole):
                 needs.append(Requirement(Needed.RESULT_MEETS, function))
+            if any(site is node for site in flow.returned_scalars):
+                needs.append(Requirement(Needed.RESULTS_JOINED, function))
+                data["joined"] = "yes"
             for position, element in enumerate(flow.returned_parts):
                 if any(site is node for site in element.made):
                     needs.append(Requirement(Needed.RESULT_MEETS, function, part=position))
@@ -3510,6 +3520,12 @@ class FactoryWithoutDevice(Rule):
             message = (
                 f"`{data['factory']}()` makes a CPU tensor that `{data['fallback_of']}` returns "
                 f"where its return at line {data['line']} is on the computation's device"
+            )
+        elif "joined" in data:
+            message = (
+                f"`{data['factory']}()` makes a 0-dim CPU tensor that `{data['returned_by']}` "
+                "returns where its other results are on the computation's device, and callers "
+                "in other files join its results into one tensor"
             )
         elif "returned_by" in data:
             message = f"{made} where callers of `{data['returned_by']}` in other files use it"
@@ -3619,23 +3635,24 @@ def _kind_marker(scope: Scope) -> str:
 
 def _may_fall_back(found: Skeleton, fresh: Iterable[ast.Call]) -> frozenset[str]:
     """Functions that return one of the ``fresh`` calls (whole or in a tuple), or a name
-    that may hold one, and have another ``return`` of something: where ``fallback_return``
-    may find a CPU fallback."""
+    that may hold one, and have another ``return`` of something (a branch of a conditional
+    expression returned is one return): where ``fallback_return`` may find a CPU fallback,
+    or callers joining the results a 0-dim one (``FunctionFlow.returned_scalars``)."""
     returned = {id(call) for call in fresh}
     making = {found.scope_of(call).function_name for call in fresh}
     giving: dict[str | None, list[bool]] = {}
     for node in found.of_type(ast.Return):
         assert isinstance(node, ast.Return)
-        value = node.value
-        if value is None or isinstance(value, ast.Constant):
-            continue
-        elements = value.elts if isinstance(value, ast.Tuple) else [value]
         function = found.scope_of(node).function_name
-        fresh_here = any(
-            id(element) in returned or (isinstance(element, ast.Name) and function in making)
-            for element in elements
-        )
-        giving.setdefault(function, []).append(fresh_here)
+        for value in _branches(node.value):
+            if value is None or isinstance(value, ast.Constant):
+                continue
+            elements = value.elts if isinstance(value, ast.Tuple) else [value]
+            fresh_here = any(
+                id(element) in returned or (isinstance(element, ast.Name) and function in making)
+                for element in elements
+            )
+            giving.setdefault(function, []).append(fresh_here)
     return frozenset(
         name
         for name, fresh_returns in giving.items()
@@ -4050,6 +4067,24 @@ def _self_attribute(node: ast.expr) -> bool:
         and isinstance(node.value, ast.Name)
         and node.value.id == "self"
     )
+
+
+def _returned_whole(found: Skeleton) -> set[int]:
+    """The calls a ``return`` gives whole, itself or as a branch of a conditional expression
+    (``x.mean() if x.numel() else torch.tensor(0.0)``): a 0-dim one is a candidate where
+    callers in other files join the results (``Needed.RESULTS_JOINED``)."""
+    given: set[int] = set()
+    for node in found.of_type(ast.Return):
+        assert isinstance(node, ast.Return)
+        given.update(id(value) for value in _branches(node.value) if isinstance(value, ast.Call))
+    return given
+
+
+def _branches(value: ast.expr | None) -> list[ast.expr | None]:
+    """What a ``return`` of ``value`` may give: each branch of a conditional expression."""
+    if isinstance(value, ast.IfExp):
+        return [*_branches(value.body), *_branches(value.orelse)]
+    return [value]
 
 
 def _may_refuse_scalars(call: ast.Call, names: Bindings) -> bool:

@@ -250,6 +250,10 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
         sorted(n for n in v if not (hasattr(torch, n) or hasattr(TENSOR, n)))
         + sorted(n for n in v if not _checks_devices_first(n))
     ),
+    # torch functions joining a sequence: a subset of the ones refusing 0-dim CPU tensors.
+    "JOINING_FUNCTIONS": lambda v: (
+        missing_attributes(torch, v) + sorted(set(v) - symbols.SCALAR_REFUSING_OPERATIONS)
+    ),
     "TENSOR_HOST_ATTRIBUTES": lambda v: sorted(
         n for n in v if not (hasattr(TENSOR, n) or hasattr(MODULE(), n))
     ),

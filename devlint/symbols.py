@@ -367,6 +367,13 @@ MODULE_MOVING_METHODS = frozenset({"_apply", "to", "cuda", "cpu", "to_empty", "x
 choosing the device is the code's job, as in a script. (A method named after another
 device type, such as a class's own ``def mps(self)``, is a move too: ``index.own_moves``.)"""
 
+TENSOR_TUPLE_RESULTS = frozenset(
+    {"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit", "meshgrid"}
+)
+"""Calls (``torch.<name>`` or the tensor method) that return a tuple of tensors: the tuple
+has no ``.device`` to borrow. ``nonzero`` with ``as_tuple=True`` and ``where`` of its
+condition alone too (``nodes.gives_a_tuple_of_tensors``)."""
+
 NON_TENSOR_RESULTS = frozenset(
     {"tolist", "item", "numpy", "size", "dim", "numel", "data_ptr", "element_size"}
     | {"cpu", "nelement", "stride", "storage_offset", "is_contiguous", "__len__"}

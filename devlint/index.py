@@ -273,7 +273,9 @@ class ProjectIndex:
 
         Beyond re-exports (``canonical``), a script's ``from model import Net`` means
         its sibling ``scripts/model.py``, and in a namespace package or src layout
-        ``proj.models.base.Base`` is the one definition whose name ends that way.
+        ``proj.models.base.Base`` is the one definition whose name ends that way; checked
+        inside a namespace package (``optimum/`` without ``__init__.py``), the written
+        ``optimum.intel.base.Base`` is the one definition that ends it (``intel.base.Base``).
         """
         package = near.rpartition(".")[0]
         found = self._resolved.get((name, package))
@@ -290,7 +292,11 @@ class ProjectIndex:
             if sibling in self._module_of:
                 return sibling
         endings = self._by_last_name.get(name.rpartition(".")[2], [])
-        matches = [definition for definition in endings if definition.endswith(f".{name}")]
+        matches = [
+            definition
+            for definition in endings
+            if definition.endswith(f".{name}") or name.endswith(f".{definition}")
+        ]
         return matches[0] if len(matches) == 1 else found
 
     def _search_folders(self, package: str) -> list[str]:
@@ -333,8 +339,26 @@ class ProjectIndex:
                 kind |= _STORES_DEVICE
             elif "model" in facts.stores:
                 kind |= _STORES_MODEL
+            if self._says_it_is_on_cpu(name, set()):
+                # Its `device` is the CPU: what it stores computes there, no accelerator.
+                kind = replace(kind, device_context=False, device_aware=False)
         self._kinds[name] = kind
         return kind
+
+    def _says_it_is_on_cpu(self, name: str, seen: set[str]) -> bool:
+        """The nearest ``device`` the class or a base of the project defines returns only
+        the CPU (``ClassFacts.device_on_cpu``)."""
+        facts = self._classes.get(name)
+        if facts is None or name in seen:
+            return False
+        seen.add(name)
+        if facts.defines_device:
+            return facts.device_on_cpu
+        module = self._module_of[name]
+        return any(
+            self._says_it_is_on_cpu(self.canonical(self.resolve(base, module)), seen)
+            for base in facts.bases
+        )
 
     def _external_kind(self, name: str) -> ClassKind:
         module, _, short = name.rpartition(".")

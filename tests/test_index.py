@@ -239,3 +239,47 @@ def test_backends(tmp_path: Path, module: str, expected: set[str]) -> None:
     project = lint_project(tmp_path, BACKEND_FILES)
     assert project.index is not None
     assert project.index.backends(function(f"{module}.f")) == expected
+
+
+CPU_RUNTIME_FILES = {
+    # `optimum/` is a namespace package (no `__init__.py`): the files name their modules
+    # from it, as its users import them.
+    "optimum/intel/__init__.py": "",
+    "optimum/intel/base.py": "import torch\n\n\nclass RuntimeModel:\n"
+    "    def __init__(self, model):\n        self.model = model\n\n"
+    "    @property\n    def device(self):\n        return torch.device('cpu')\n",
+    "optimum/intel/vision.py": "import numpy as np\nimport torch\n\n"
+    "from optimum.intel.base import RuntimeModel\n\n\n"
+    "class VisionModel(RuntimeModel):\n"
+    "    def merge(self, vision_embeds, inputs_embeds, input_ids):\n"
+    "        feats = torch.from_numpy(vision_embeds)\n"
+    "        return inputs_embeds.masked_scatter((input_ids == 3).unsqueeze(-1), feats)\n",
+}
+
+
+def test_a_class_whose_base_says_its_device_is_the_cpu_is_no_device_context(
+    tmp_path: Path,
+) -> None:
+    """A base (named through the namespace package above the checked folder) whose
+    ``device`` is ``torch.device("cpu")`` tells its subclasses they compute on the CPU:
+    storing a model makes them no device context, so CPU tensors there meet nothing."""
+    project = lint_project(tmp_path, CPU_RUNTIME_FILES)
+    assert project.index is not None
+    assert project.index.resolve("optimum.intel.base.RuntimeModel", "intel.vision") == (
+        "intel.base.RuntimeModel"
+    )
+    assert not project.index.class_kind("intel.vision.VisionModel").device_context
+    assert [f.code for r in project.files for f in r.findings] == []
+
+
+def test_a_class_whose_device_is_an_accelerator_stays_a_device_context(tmp_path: Path) -> None:
+    """The same subclass under a base whose ``device`` follows its model is a device
+    context, and the CPU tensor meeting the input is a finding."""
+    files = dict(CPU_RUNTIME_FILES)
+    files["optimum/intel/base.py"] = files["optimum/intel/base.py"].replace(
+        "torch.device('cpu')", "self.model.device"
+    )
+    project = lint_project(tmp_path, files)
+    assert project.index is not None
+    assert project.index.class_kind("intel.vision.VisionModel").device_context
+    assert [(f.code, f.start.row) for r in project.files for f in r.findings] == [("DEV003", 9)]

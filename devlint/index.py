@@ -30,6 +30,7 @@ from devlint.facts import (
 )
 from devlint.symbols import (
     AUTOGRAD_FUNCTION_BASES,
+    BACKEND_FREE_PARTS,
     BACKEND_LIBRARIES,
     BACKEND_OP_NAMESPACES,
     COLLECTIVE_FUNCTIONS,
@@ -863,6 +864,18 @@ class ProjectIndex:
         module = self._module_of.get(scope.function_name or scope.class_name or "")
         return self._backends.get(module or "", frozenset())
 
+    def computes_on_host(self, scope: Scope) -> bool:
+        """The scope's module is bound to host runtimes alone (``backends`` is the CPU):
+        its tensors are CPU tensors, so a CPU tensor made there meets no device."""
+        return self.backends(scope) == {"cpu"}
+
+    def _defines(self, name: str) -> bool:
+        """``name`` is a definition of the project: ``openvino.patcher.f`` of a
+        project checked inside the namespace package ``optimum/exporters/`` is its own, not
+        the OpenVINO runtime's (a host runtime binds only as the library; a one-backend
+        library checked as its own project, Megatron-LM, is still that backend's code)."""
+        return self.canonical(name) in self._module_of
+
     @cached_property
     def _backends(self) -> dict[str, frozenset[str]]:
         """``backends`` of each module, read once (asked for every literal)."""
@@ -873,7 +886,12 @@ class ProjectIndex:
                 facts.top_level_calls,
                 (call for function in facts.functions for call in function.calls),
             )
-            kinds = frozenset(kind for kind in map(_backend_of, used) if kind is not None)
+            kinds = frozenset(
+                kind
+                for name in used
+                if (kind := _backend_of(name)) is not None
+                and not (kind == "cpu" and self._defines(name))
+            )
             if kinds:
                 bound[module] = kinds
         return bound
@@ -1300,5 +1318,7 @@ def _reachable(roots: Iterable[str], edges: Mapping[str, Iterable[str]]) -> set[
 
 def _backend_of(name: str) -> str | None:
     """The device type that ``name`` (a qualified import or call) runs on alone, if any."""
+    if name.startswith(BACKEND_FREE_PARTS):
+        return None
     parts = name.split(".")
     return BACKEND_LIBRARIES.get(parts[0]) or BACKEND_OP_NAMESPACES.get(".".join(parts[:3]))

@@ -214,6 +214,16 @@ BACKEND_FILES = {
     "    htcore.mark_step()\n    return x\n",
     "lib/megatron_code.py": "from megatron.core import mpu\n\n\ndef f(x):\n    return x\n",
     "lib/ascend.py": "import torch_npu\n\n\ndef f(x):\n    return x\n",
+    # A host runtime's inference binds to the CPU; its converter of torch models does not.
+    "lib/ov_runtime.py": "import openvino as ov\n\n\ndef f(x):\n"
+    "    return ov.Core().compile_model(x)\n",
+    "lib/ov_convert.py": "def f(model):\n"
+    "    from openvino.frontend.pytorch import ModuleExtension\n\n"
+    "    return ModuleExtension(model)\n",
+    # The project's own package named like the runtime (checked inside a namespace package).
+    "openvino/__init__.py": "",
+    "openvino/helpers.py": "def g(x):\n    return x\n",
+    "openvino/patcher.py": "from openvino.helpers import g\n\n\ndef f(x):\n    return g(x)\n",
     # Asking whether a backend is there, naming it, or calling torch's own operators binds
     # to none.
     "lib/portable.py": "import torch\n\n\ndef f(x):\n"
@@ -230,6 +240,9 @@ BACKEND_FILES = {
         ("lib.gaudi_local", {"hpu"}),
         ("lib.megatron_code", {"cuda"}),
         ("lib.ascend", {"npu"}),
+        ("lib.ov_runtime", {"cpu"}),
+        ("lib.ov_convert", set()),
+        ("openvino.patcher", set()),
         ("lib.portable", set()),
     ],
 )

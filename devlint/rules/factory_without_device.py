@@ -256,6 +256,15 @@ class FactoryWithoutDevice(Rule):
     reports_in_device_context = True  # files with no model code may hold a device context
 
     VALID = (
+        # A module bound to a host runtime (OpenVINO takes and gives host arrays): its
+        # tensors are on the CPU, as what they meet.
+        "import openvino as ov\nimport torch\n\n"
+        "class VisionEmbedder:\n"
+        "    def __init__(self, model_path):\n"
+        "        self.model = ov.Core().compile_model(model_path)\n\n"
+        "    def merge(self, pixel_values, inputs_embeds):\n"
+        "        features = torch.from_numpy(self.model(pixel_values)[0])\n"
+        "        return inputs_embeds + features\n",
         # Made in a `with torch.device(...)` block: factories there (and the functions they
         # call) make their tensors on that device.
         "import torch\nimport torch.nn as nn\n\n"
@@ -3486,6 +3495,8 @@ class FactoryWithoutDevice(Rule):
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
         data = candidate.data
+        if index.computes_on_host(candidate.scope):
+            return None  # an OpenVINO wrapper's tensors: on the CPU, as what they meet
         collate = not scope.forward_path and _collate_function(candidate.scope, index)
         if "cpu_inputs_clear" in data and collate:
             return None  # a loader's samples are on the CPU: so is what they meet here

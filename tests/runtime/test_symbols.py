@@ -197,8 +197,10 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
         )
     ),
     "NON_TENSOR_RESULTS": lambda v: missing_attributes(TENSOR, v),
-    "TENSOR_TUPLE_RESULTS": lambda v: missing_attributes(torch, v)
-    + [n for n in sorted(v) if not isinstance(_call_on_a_cube(n), tuple)],
+    "TENSOR_TUPLE_RESULTS": lambda v: (
+        missing_attributes(torch, v)
+        + [n for n in sorted(v) if not isinstance(_call_on_a_cube(n), tuple)]
+    ),
     "DEVICE_PREDICATES": lambda v: missing_attributes(TENSOR, v),
     "PLAIN_VALUE_BUILTINS": lambda v: missing_attributes(builtins, v),
     "ACCELERATOR_PREDICATES": lambda v: missing_attributes(TENSOR, v),

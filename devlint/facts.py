@@ -77,6 +77,9 @@ class ClassFacts:
     methods: tuple[str, ...] = ()
     defines_device: bool = False
     """The class defines ``device`` itself (a property or an attribute)."""
+    device_on_cpu: bool = False
+    """Its own ``device`` property returns only the CPU (``torch.device("cpu")``): the class
+    says it computes on the CPU (a wrapper of a CPU runtime such as OpenVINO)."""
     stores: frozenset[str] = frozenset()
     """What its methods store on ``self`` that says it works on a device: ``device``
     (``self.device = ...``) and ``model`` (``self.model = ...``, ``self.ema_model``)."""
@@ -337,6 +340,7 @@ def class_facts(
     aliases: Mapping[str, str],
     init_calls_init: bool,
     stored: Iterable[tuple[str, tuple[str, ...]]] = (),
+    device_on_cpu: bool = False,
 ) -> ClassFacts:
     """A class as a walk saw it, its bases resolved through the file's ``aliases``
     (the libcst traversal and the ``ast`` skeleton both build facts with these).
@@ -353,7 +357,15 @@ def class_facts(
         for callee in callees
     )
     return ClassFacts(
-        name, resolved, methods, defines_device, frozenset(stores), skips, no_state, frozenset(kept)
+        name,
+        resolved,
+        methods,
+        defines_device,
+        device_on_cpu,
+        frozenset(stores),
+        skips,
+        no_state,
+        frozenset(kept),
     )
 
 

@@ -31,6 +31,7 @@ from devlint.facts import (
 )
 from devlint.symbols import (
     AUTOGRAD_FUNCTION_BASES,
+    BACKEND_FREE_PARTS,
     BACKEND_LIBRARIES,
     BACKEND_OP_NAMESPACES,
     COLLECTIVE_FUNCTIONS,
@@ -279,7 +280,9 @@ class ProjectIndex:
 
         Beyond re-exports (``canonical``), a script's ``from model import Net`` means
         its sibling ``scripts/model.py``, and in a namespace package or src layout
-        ``proj.models.base.Base`` is the one definition whose name ends that way.
+        ``proj.models.base.Base`` is the one definition whose name ends that way; checked
+        inside a namespace package (``optimum/`` without ``__init__.py``), the written
+        ``optimum.intel.base.Base`` is the one definition that ends it (``intel.base.Base``).
         """
         package = near.rpartition(".")[0]
         found = self._resolved.get((name, package))
@@ -296,7 +299,11 @@ class ProjectIndex:
             if sibling in self._module_of:
                 return sibling
         endings = self._by_last_name.get(name.rpartition(".")[2], [])
-        matches = [definition for definition in endings if definition.endswith(f".{name}")]
+        matches = [
+            definition
+            for definition in endings
+            if definition.endswith(f".{name}") or name.endswith(f".{definition}")
+        ]
         return matches[0] if len(matches) == 1 else found
 
     def _search_folders(self, package: str) -> list[str]:
@@ -339,8 +346,26 @@ class ProjectIndex:
                 kind |= _STORES_DEVICE
             elif "model" in facts.stores:
                 kind |= _STORES_MODEL
+            if self._says_it_is_on_cpu(name, set()):
+                # Its `device` is the CPU: what it stores computes there, no accelerator.
+                kind = replace(kind, device_context=False, device_aware=False)
         self._kinds[name] = kind
         return kind
+
+    def _says_it_is_on_cpu(self, name: str, seen: set[str]) -> bool:
+        """The nearest ``device`` the class or a base of the project defines returns only
+        the CPU (``ClassFacts.device_on_cpu``)."""
+        facts = self._classes.get(name)
+        if facts is None or name in seen:
+            return False
+        seen.add(name)
+        if facts.defines_device:
+            return facts.device_on_cpu
+        module = self._module_of[name]
+        return any(
+            self._says_it_is_on_cpu(self.canonical(self.resolve(base, module)), seen)
+            for base in facts.bases
+        )
 
     def _external_kind(self, name: str) -> ClassKind:
         module, _, short = name.rpartition(".")
@@ -864,6 +889,18 @@ class ProjectIndex:
         module = self._module_of.get(scope.function_name or scope.class_name or "")
         return self._backends.get(module or "", frozenset())
 
+    def computes_on_host(self, scope: Scope) -> bool:
+        """The scope's module is bound to host runtimes alone (``backends`` is the CPU):
+        its tensors are CPU tensors, so a CPU tensor made there meets no device."""
+        return self.backends(scope) == {"cpu"}
+
+    def _defines(self, name: str) -> bool:
+        """``name`` is a definition of the project: ``openvino.patcher.f`` of a
+        project checked inside the namespace package ``optimum/exporters/`` is its own, not
+        the OpenVINO runtime's (a host runtime binds only as the library; a one-backend
+        library checked as its own project, Megatron-LM, is still that backend's code)."""
+        return self.canonical(name) in self._module_of
+
     @cached_property
     def _backends(self) -> dict[str, frozenset[str]]:
         """``backends`` of each module, read once (asked for every literal)."""
@@ -874,7 +911,12 @@ class ProjectIndex:
                 facts.top_level_calls,
                 (call for function in facts.functions for call in function.calls),
             )
-            kinds = frozenset(kind for kind in map(_backend_of, used) if kind is not None)
+            kinds = frozenset(
+                kind
+                for name in used
+                if (kind := _backend_of(name)) is not None
+                and not (kind == "cpu" and self._defines(name))
+            )
             if kinds:
                 bound[module] = kinds
         return bound
@@ -1301,5 +1343,7 @@ def _reachable(roots: Iterable[str], edges: Mapping[str, Iterable[str]]) -> set[
 
 def _backend_of(name: str) -> str | None:
     """The device type that ``name`` (a qualified import or call) runs on alone, if any."""
+    if name.startswith(BACKEND_FREE_PARTS):
+        return None
     parts = name.split(".")
     return BACKEND_LIBRARIES.get(parts[0]) or BACKEND_OP_NAMESPACES.get(".".join(parts[:3]))

@@ -13,6 +13,7 @@ from devlint.symbols import (
     MOVE_HELPER_NAMES,
     PROCESSOR_LOADERS,
     STATELESS_NN_MODULES,
+    TENSOR_TUPLE_RESULTS,
     TORCH_DTYPES,
     WEIGHTED_LOSS_KEYWORDS,
 )
@@ -92,6 +93,24 @@ def first_positional(call: cst.Call) -> cst.Arg | None:
             return arg
         break
     return None
+
+
+def gives_a_tuple_of_tensors(node: cst.BaseExpression) -> bool:
+    """``x.split(2)``, ``torch.nonzero(m, as_tuple=True)``, ``torch.where(m)``: a call (by
+    its last name, torch's function or the tensor method) whose result is a tuple."""
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+    if name in TENSOR_TUPLE_RESULTS:
+        return True
+    if name == "nonzero":
+        flag = keyword_argument(node, "as_tuple")
+        return flag is not None and not (
+            isinstance(flag.value, cst.Name) and flag.value.value in ("False", "None")
+        )
+    positional = [arg for arg in node.args if arg.keyword is None]
+    return name == "where" and len(node.args) == 1 and len(positional) == 1
 
 
 def has_double_star(call: cst.Call) -> bool:

@@ -65,14 +65,42 @@ def dotted(node: ast.AST) -> str | None:
 
 def _returns_a_value(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """A ``return <value>`` of the function itself (as the traversal's)."""
+    return bool(_values_returned(function))
+
+
+def _values_returned(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
+    """What the function's own ``return <value>`` statements give (as the traversal's)."""
+    found: list[ast.expr] = []
     stack: list[ast.AST] = list(function.body)
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Return) and node.value is not None:
-            return True
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            found.append(node.value)
+        elif not isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+        ):
             stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _device_on_cpu(node: ast.ClassDef) -> bool:
+    """``ClassFacts.device_on_cpu`` (as the traversal's): ``device`` returns only the CPU."""
+    for statement in node.body:
+        if (
+            isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and statement.name == "device"
+        ):
+            returned = _values_returned(statement)
+            return bool(returned) and all(_names_the_cpu(found) for found in returned)
     return False
+
+
+def _names_the_cpu(node: ast.expr) -> bool:
+    """``"cpu"`` or ``torch.device("cpu")`` (``nodes.names_the_cpu``)."""
+    named = isinstance(node, ast.Call) and (dotted(node.func) or "").endswith("device")
+    if named and len(node.args) == 1 and not node.keywords:  # type: ignore[attr-defined]
+        node = node.args[0]  # type: ignore[attr-defined]
+    return isinstance(node, ast.Constant) and node.value == "cpu"
 
 
 def _calls_an_init(caller: str, func: ast.expr) -> bool:
@@ -87,6 +115,7 @@ class _Class:
     name: str
     bases: list[str]
     defines_device: bool
+    device_on_cpu: bool
     methods: list[str] = field(default_factory=list)
     stores: set[str] = field(default_factory=set)
     init_calls_init: bool = False
@@ -243,6 +272,7 @@ class _Walk:
                     aliases,
                     c.init_calls_init,
                     c.stored,
+                    c.device_on_cpu,
                 )
                 for c in self._classes
             ),
@@ -326,7 +356,9 @@ class _Walk:
         bases = [
             dotted(base.value if isinstance(base, ast.Starred) else base) for base in node.bases
         ]
-        frame = _Class(name, [base for base in bases if base], self._defines_device(node))
+        frame = _Class(
+            name, [base for base in bases if base], self._defines_device(node), _device_on_cpu(node)
+        )
         self._classes.append(frame)
         if not self._frames:
             self._aliases[node.name] = name

@@ -367,6 +367,13 @@ MODULE_MOVING_METHODS = frozenset({"_apply", "to", "cuda", "cpu", "to_empty", "x
 choosing the device is the code's job, as in a script. (A method named after another
 device type, such as a class's own ``def mps(self)``, is a move too: ``index.own_moves``.)"""
 
+TENSOR_TUPLE_RESULTS = frozenset(
+    {"split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit", "meshgrid"}
+)
+"""Calls (``torch.<name>`` or the tensor method) that return a tuple of tensors: the tuple
+has no ``.device`` to borrow. ``nonzero`` with ``as_tuple=True`` and ``where`` of its
+condition alone too (``nodes.gives_a_tuple_of_tensors``)."""
+
 NON_TENSOR_RESULTS = frozenset(
     {"tolist", "item", "numpy", "size", "dim", "numel", "data_ptr", "element_size"}
     | {"cpu", "nelement", "stride", "storage_offset", "is_contiguous", "__len__"}
@@ -552,10 +559,23 @@ MODULE_DICT_TAKEN_KEYS = frozenset(
 )
 """Keys ``nn.ModuleDict`` refuses: attributes of the ``ModuleDict`` itself."""
 
-BACKEND_LIBRARIES = {"megatron": "cuda", "habana_frameworks": "hpu", "torch_npu": "npu"}
+BACKEND_LIBRARIES = {
+    "megatron": "cuda",
+    "habana_frameworks": "hpu",
+    "torch_npu": "npu",
+    "openvino": "cpu",
+    "intel_npu_acceleration_library": "cpu",
+}
 """Libraries that run on one device type only, each process on the device their set-up made
 current (Megatron-LM on CUDA, Intel Gaudi's ``habana_frameworks`` on HPU, Ascend's
-``torch_npu``): a module that uses one is code of that backend (``ProjectIndex.backends``)."""
+``torch_npu``): a module that uses one is code of that backend (``ProjectIndex.backends``).
+``cpu``: runtimes that take and give host tensors whatever hardware they drive (OpenVINO,
+Intel's NPU library): a module bound to them alone computes on the CPU.
+``BACKEND_FREE_PARTS`` are the parts of them that bind to nothing."""
+
+BACKEND_FREE_PARTS = ("openvino.frontend", "openvino.tools")
+"""Converters of a torch model to another runtime (``openvino.frontend.pytorch``): the
+model they convert runs where it is, on any device."""
 
 BACKEND_OP_NAMESPACES = {f"torch.ops.{kind}": kind for kind in DEVICE_TYPES}
 """The operator namespaces named after a device type (``torch.ops.hpu.cast_to_fp8_v2``): their

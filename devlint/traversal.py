@@ -57,6 +57,7 @@ from devlint.nodes import (
     has_self,
     iter_children,
     names_a_device,
+    names_the_cpu,
     push_children,
     required_parameters,
     untyped_parameters,
@@ -375,17 +376,32 @@ def _defines_device(node: cst.ClassDef) -> bool:
     return False
 
 
+def _device_on_cpu(node: cst.ClassDef) -> bool:
+    """``ClassFacts.device_on_cpu``: its ``device`` method returns only the CPU."""
+    for statement in node.body.body:
+        if isinstance(statement, cst.FunctionDef) and statement.name.value == "device":
+            returned = _values_returned(statement)
+            return bool(returned) and all(names_the_cpu(found) for found in returned)
+    return False
+
+
 def _returns_a_value(function: cst.FunctionDef) -> bool:
     """A ``return <value>`` of the function itself (``def device(self): next(...).device``
     without one gives None: no device to take)."""
+    return bool(_values_returned(function))
+
+
+def _values_returned(function: cst.FunctionDef) -> list[cst.BaseExpression]:
+    """What the function's own ``return <value>`` statements give."""
+    found: list[cst.BaseExpression] = []
     stack: list[cst.CSTNode] = [function.body]
     while stack:
         node = stack.pop()
         if isinstance(node, cst.Return) and node.value is not None:
-            return True
-        if not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            found.append(node.value)
+        elif not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             stack.extend(node.children)
-    return False
+    return found
 
 
 def _calls_an_init(caller: str, func: cst.BaseExpression) -> bool:
@@ -402,6 +418,7 @@ class _Class:
     name: str
     raw_bases: list[str]
     defines_device: bool
+    device_on_cpu: bool
     scope: Scope
     methods: list[str] = field(default_factory=list)
     stores: set[str] = field(default_factory=set)
@@ -762,6 +779,7 @@ class Traversal:
             name,
             [base for base in bases if base is not None],
             _defines_device(node),
+            _device_on_cpu(node),
             Scope(class_name=name),
         )
         self._classes.append(frame)
@@ -991,6 +1009,7 @@ class Traversal:
                     aliases,
                     c.init_calls_init,
                     c.stored,
+                    c.device_on_cpu,
                 )
                 for c in self._classes
             ),

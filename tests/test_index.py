@@ -214,6 +214,16 @@ BACKEND_FILES = {
     "    htcore.mark_step()\n    return x\n",
     "lib/megatron_code.py": "from megatron.core import mpu\n\n\ndef f(x):\n    return x\n",
     "lib/ascend.py": "import torch_npu\n\n\ndef f(x):\n    return x\n",
+    # A host runtime's inference binds to the CPU; its converter of torch models does not.
+    "lib/ov_runtime.py": "import openvino as ov\n\n\ndef f(x):\n"
+    "    return ov.Core().compile_model(x)\n",
+    "lib/ov_convert.py": "def f(model):\n"
+    "    from openvino.frontend.pytorch import ModuleExtension\n\n"
+    "    return ModuleExtension(model)\n",
+    # The project's own package named like the runtime (checked inside a namespace package).
+    "openvino/__init__.py": "",
+    "openvino/helpers.py": "def g(x):\n    return x\n",
+    "openvino/patcher.py": "from openvino.helpers import g\n\n\ndef f(x):\n    return g(x)\n",
     # Asking whether a backend is there, naming it, or calling torch's own operators binds
     # to none.
     "lib/portable.py": "import torch\n\n\ndef f(x):\n"
@@ -230,6 +240,9 @@ BACKEND_FILES = {
         ("lib.gaudi_local", {"hpu"}),
         ("lib.megatron_code", {"cuda"}),
         ("lib.ascend", {"npu"}),
+        ("lib.ov_runtime", {"cpu"}),
+        ("lib.ov_convert", set()),
+        ("openvino.patcher", set()),
         ("lib.portable", set()),
     ],
 )
@@ -239,3 +252,47 @@ def test_backends(tmp_path: Path, module: str, expected: set[str]) -> None:
     project = lint_project(tmp_path, BACKEND_FILES)
     assert project.index is not None
     assert project.index.backends(function(f"{module}.f")) == expected
+
+
+CPU_RUNTIME_FILES = {
+    # `optimum/` is a namespace package (no `__init__.py`): the files name their modules
+    # from it, as its users import them.
+    "optimum/intel/__init__.py": "",
+    "optimum/intel/base.py": "import torch\n\n\nclass RuntimeModel:\n"
+    "    def __init__(self, model):\n        self.model = model\n\n"
+    "    @property\n    def device(self):\n        return torch.device('cpu')\n",
+    "optimum/intel/vision.py": "import numpy as np\nimport torch\n\n"
+    "from optimum.intel.base import RuntimeModel\n\n\n"
+    "class VisionModel(RuntimeModel):\n"
+    "    def merge(self, vision_embeds, inputs_embeds, input_ids):\n"
+    "        feats = torch.from_numpy(vision_embeds)\n"
+    "        return inputs_embeds.masked_scatter((input_ids == 3).unsqueeze(-1), feats)\n",
+}
+
+
+def test_a_class_whose_base_says_its_device_is_the_cpu_is_no_device_context(
+    tmp_path: Path,
+) -> None:
+    """A base (named through the namespace package above the checked folder) whose
+    ``device`` is ``torch.device("cpu")`` tells its subclasses they compute on the CPU:
+    storing a model makes them no device context, so CPU tensors there meet nothing."""
+    project = lint_project(tmp_path, CPU_RUNTIME_FILES)
+    assert project.index is not None
+    assert project.index.resolve("optimum.intel.base.RuntimeModel", "intel.vision") == (
+        "intel.base.RuntimeModel"
+    )
+    assert not project.index.class_kind("intel.vision.VisionModel").device_context
+    assert [f.code for r in project.files for f in r.findings] == []
+
+
+def test_a_class_whose_device_is_an_accelerator_stays_a_device_context(tmp_path: Path) -> None:
+    """The same subclass under a base whose ``device`` follows its model is a device
+    context, and the CPU tensor meeting the input is a finding."""
+    files = dict(CPU_RUNTIME_FILES)
+    files["optimum/intel/base.py"] = files["optimum/intel/base.py"].replace(
+        "torch.device('cpu')", "self.model.device"
+    )
+    project = lint_project(tmp_path, files)
+    assert project.index is not None
+    assert project.index.class_kind("intel.vision.VisionModel").device_context
+    assert [(f.code, f.start.row) for r in project.files for f in r.findings] == [("DEV003", 9)]

@@ -845,6 +845,9 @@ class _Inference:
         self._stand_ins: dict[tuple[cst.CSTNode, int], cst.CSTNode] = {}
         self._written: cst.Subscript | None = None
         """The target of the assignment being bound, while it is evaluated."""
+        self._default_device: Value | None = None
+        """The device a ``with torch.device(d):`` block around the statement makes the
+        default: factories there without ``device=`` are made on it, not on the CPU."""
         self.nested: dict[str, cst.FunctionDef] = {}
         """Functions defined in this one, by the name that still holds them."""
         self.inlining: frozenset[cst.FunctionDef] = frozenset()
@@ -961,11 +964,18 @@ class _Inference:
         elif isinstance(node, (cst.For, cst.While)):
             self._loop(node)
         elif isinstance(node, cst.With):
+            outer = self._default_device
             for item in node.items:
                 found = self.eval(item.item)
                 if item.asname is not None:
                     self._bind(item.asname.name, found, item.item)
+                if (
+                    isinstance(item.item, cst.Call)
+                    and self._resolve(item.item.func) == "torch.device"
+                ):
+                    self._default_device = found
             self.run(node.body)
+            self._default_device = outer
         elif isinstance(node, cst.Try):
             before = dict(self.env)
             self.run(node.body)
@@ -1293,7 +1303,7 @@ class _Inference:
         if isinstance(node, cst.Subscript):
             return self._subscript(node)
         if isinstance(node, cst.Call):
-            return self._call(node)
+            return self._under_default_device(node, self._call(node))
         if isinstance(node, cst.BinaryOperation):
             left, right = self.eval(node.left), self.eval(node.right)
             if _is_sequence_literal(node.left) or _is_sequence_literal(node.right):
@@ -1497,6 +1507,20 @@ class _Inference:
         return _collection([element])
 
     # Calls -------------------------------------------------------------------
+
+    def _under_default_device(self, node: cst.Call, found: Value) -> Value:
+        """A call's result in a ``with torch.device(d):`` block: the tensors a function
+        makes there without ``device=`` are made on ``d`` (this file's functions, and
+        other files', whose summaries assume the CPU default). torch's own calls are
+        placed by ``_factory`` (``torch.from_numpy`` stays on the CPU)."""
+        if self._default_device is None:
+            return found
+        qualified = self._resolve(node.func)
+        if qualified is not None and qualified.split(".", 1)[0] == "torch":
+            return found
+        if found.made:
+            return moved(self._default_device)
+        return replace(found, calls=()) if found.calls else found
 
     def _call(self, node: cst.Call) -> Value:
         func = node.func
@@ -2061,11 +2085,13 @@ class _Inference:
             placed = moved(self.values.get(device.value, UNKNOWN))
             return fixed_at_construction(placed, (node,)) if self._construction else placed
         self._sizes_are_numbers(node, name)
+        if name in ARRAY_TENSOR_FACTORIES:
+            return made_on_cpu(node)  # shares the array's memory: on the CPU in any block
+        if self._default_device is not None:
+            return moved(self._default_device)
         first = first_positional(node)
         if name in DATA_FACTORIES:
             return self._from_data(node, first)
-        if name in ARRAY_TENSOR_FACTORIES:
-            return made_on_cpu(node)
         if name == "Tensor" and first is not None and len(node.args) == 1:
             aliased = self.values.get(first.value, UNKNOWN)
             handed = bool(aliased.params) and aliased.origins == UNKNOWN.origins

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from devlint.nodes import descendants, names_the_cpu
+from devlint.nodes import descendants, gives_a_tuple_of_tensors, names_the_cpu, values_assigned
 
 _MAPPING_METHODS = frozenset({"items", "keys", "values"})
 
@@ -45,7 +45,8 @@ def borrowable_device(node: cst.BaseExpression, function: cst.FunctionDef) -> bo
     """``node``, a tensor the flow saw on the device, may lend its ``.device`` to a fix: a
     name (a parameter only if ``known_tensor``), or an attribute of ``self`` or of an
     annotated parameter (``emb: nn.Module``'s ``emb.weight``). Not ``rope.model_dim``:
-    an attribute of an object of unknown type may be an int."""
+    an attribute of an object of unknown type may be an int, nor a local bound to a tuple
+    of tensors (``pos = torch.nonzero(m, as_tuple=True)``)."""
     root = node
     while isinstance(root, cst.Attribute):
         root = root.value
@@ -53,6 +54,8 @@ def borrowable_device(node: cst.BaseExpression, function: cst.FunctionDef) -> bo
         return False
     found = _parameter(root.value, function)
     if root is node:
+        if any(gives_a_tuple_of_tensors(v) for v in values_assigned(root.value, function)):
+            return False
         return found is None or known_tensor(root.value, function)
     return root.value == "self" or (found is not None and found.annotation is not None)
 

@@ -267,6 +267,26 @@ class FactoryWithoutDevice(Rule):
     reports_in_device_context = True  # files with no model code may hold a device context
 
     VALID = (
+        # A module bound to a host runtime (OpenVINO takes and gives host arrays): its
+        # tensors are on the CPU, as what they meet.
+        "import openvino as ov\nimport torch\n\n"
+        "class VisionEmbedder:\n"
+        "    def __init__(self, model_path):\n"
+        "        self.model = ov.Core().compile_model(model_path)\n\n"
+        "    def merge(self, pixel_values, inputs_embeds):\n"
+        "        features = torch.from_numpy(self.model(pixel_values)[0])\n"
+        "        return inputs_embeds + features\n",
+        # Made in a `with torch.device(...)` block: factories there (and the functions they
+        # call) make their tensors on that device.
+        "import torch\nimport torch.nn as nn\n\n"
+        "def grid(n):\n"
+        "    return torch.zeros(n, 2)\n\n"
+        "class Pos(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        with torch.no_grad(), torch.device(x.device):\n"
+        "            steps = torch.arange(x.shape[-1])\n"
+        "            cells = grid(x.shape[0])\n"
+        "        return x * steps + cells.sum()\n",
         # Nested lists hold what their inner lists are given: here CPU statistics only.
         "import torch\nimport torch.nn as nn\n\n"
         "class Stats(nn.Module):\n"
@@ -1390,6 +1410,39 @@ class FactoryWithoutDevice(Rule):
         "        return out + weights[0, 1] * x\n",
     )
     INVALID = (
+        # The partner where it meets is a tuple of index tensors (`nonzero(as_tuple=True)`):
+        # it has no `.device` to lend a fix, so none is offered.
+        Invalid(
+            "import numpy as np\nimport torch\nfrom torch import nn\n\n"
+            "class Merge(nn.Module):\n"
+            "    def merge(self, input_ids, embeds, values):\n"
+            "        positions = torch.nonzero(input_ids < 0, as_tuple=True)\n"
+            "        return embeds.index_put(indices=positions, values=values)\n\n"
+            "    def forward(self, input_ids, values):\n"
+            "        embeds = torch.from_numpy(np.zeros((3, 4)))\n"
+            "        return self.merge(input_ids, embeds, values)\n",
+            line=11,
+            column=18,
+        ),
+        # `torch.from_numpy` shares the array's memory: on the CPU even in a
+        # `with torch.device(...)` block.
+        Invalid(
+            "import numpy as np\nimport torch\nimport torch.nn as nn\n\n"
+            "class Pos(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        with torch.device(x.device):\n"
+            "            table = torch.from_numpy(np.arange(4.0))\n"
+            "        return x * table\n",
+            line=8,
+            column=21,
+            fixed="import numpy as np\nimport torch\nimport torch.nn as nn\n\n"
+            "class Pos(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        with torch.device(x.device):\n"
+            "            table = torch.from_numpy(np.arange(4.0))\n"
+            "        return x * table.to(x.device)\n",
+            unsafe=True,
+        ),
         # Only the first key's item was moved; `indices[k]` picks from a dict by key, so the
         # fix moves the item, not the dict.
         Invalid(
@@ -3495,6 +3548,8 @@ class FactoryWithoutDevice(Rule):
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
         data = candidate.data
+        if index.computes_on_host(candidate.scope):
+            return None  # an OpenVINO wrapper's tensors: on the CPU, as what they meet
         collate = not scope.forward_path and _collate_function(candidate.scope, index)
         if "cpu_inputs_clear" in data and collate:
             return None  # a loader's samples are on the CPU: so is what they meet here
@@ -3918,12 +3973,31 @@ def _fixes(
         partner_name is not None
         and not (module_call or collective or called)
         and _is_atom(meeting.cpu)
-        and borrowable_device(meeting.partner, function)
+        and borrowable_device(meeting.partner, _function_holding(meeting.at, function, context))
         and not updated_in_place(meeting.cpu, meeting.at)
     ):
         fixes["move_at_meeting"] = (insert_after(meeting.cpu, f".to({partner_name}.device)"),)
         anchors["move_at_meeting"] = partner_name
     return fixes, anchors
+
+
+def _function_holding(
+    node: cst.CSTNode, function: cst.FunctionDef, context: FileContext
+) -> cst.FunctionDef:
+    """The innermost function whose code ``node`` is: ``function``, or the file's function
+    it calls where the tensor meets (whose names the partner is)."""
+
+    def holds(outer: cst.FunctionDef, inner: cst.CSTNode) -> bool:
+        return any(found is inner for found in descendants(outer.body))
+
+    if holds(function, node):
+        return function
+    holder = function
+    functions = (n for n in descendants(context.ancestors[0]) if isinstance(n, cst.FunctionDef))
+    for inner in functions:
+        if holds(inner, node) and (holder is function or holds(holder, inner)):
+            holder = inner  # the innermost of the functions around it
+    return holder
 
 
 def _inside_nested_function(node: cst.CSTNode, function: cst.FunctionDef) -> bool:

@@ -592,6 +592,13 @@ class HardcodedDevice(Rule):
         "class Fp8Linear(nn.Module):\n"
         "    def pack(self, weight, scale):\n"
         '        self.weight = cast(weight.to("hpu"), scale)\n',
+        # A decorator's `device=` is a registration key read when the class is defined: it
+        # places no tensor (a `device="npu"` inside the class's methods would).
+        "import torch\nfrom torch import nn\nfrom engines import registry\n\n"
+        '@registry.register(backend="megatron", device="npu")\n'
+        "class Engine(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x * 2\n",
     )
     INVALID = (
         Invalid(
@@ -1186,6 +1193,8 @@ class HardcodedDevice(Rule):
         assert isinstance(node, cst.Call)
         if context.in_checked_branch:
             return
+        if any(isinstance(ancestor, cst.Decorator) for ancestor in context.ancestors):
+            return  # `@registry.register(device="npu")`: a key read at definition, no tensor
         name = context.qualified_name(node.func) or ""
         if name in _LEGACY_CUDA_CONSTRUCTORS:
             self._report(context, node, node.func, name, legacy=True)

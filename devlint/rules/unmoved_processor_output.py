@@ -147,6 +147,17 @@ class UnmovedProcessorOutput(Rule):
     screen_types = (ast.Assign, ast.Return, ast.alias, *BINDING_TYPES)
 
     VALID = (
+        # A module bound to a host runtime (OpenVINO): its models take CPU tensors.
+        "import openvino as ov\n\n"
+        "class Calibrator:\n"
+        "    def __init__(self, model, tokenizer):\n"
+        "        self.model = model\n"
+        "        self.tokenizer = tokenizer\n"
+        "        self.core = ov.Core()\n\n"
+        "    def collect(self, texts):\n"
+        "        for text in texts:\n"
+        '            inputs = self.tokenizer(text, return_tensors="pt")\n'
+        "            self.model.generate(**inputs, max_new_tokens=8)\n",
         # Moved at once, moved later, moved key by key through a comprehension.
         "import pytorch_lightning as pl\n\n"
         "class M(pl.LightningModule):\n"
@@ -769,6 +780,8 @@ class UnmovedProcessorOutput(Rule):
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
         data = candidate.data
+        if index.computes_on_host(candidate.scope):
+            return None  # the model is a host runtime's (OpenVINO): it takes CPU tensors
         if "unplaced_model" in data and not scope.model_code:
             return None  # a model its class loaded and never placed: on the CPU, as its inputs
         kind = data["kind"]

@@ -197,6 +197,10 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
         )
     ),
     "NON_TENSOR_RESULTS": lambda v: missing_attributes(TENSOR, v),
+    "TENSOR_TUPLE_RESULTS": lambda v: (
+        missing_attributes(torch, v)
+        + [n for n in sorted(v) if not isinstance(_call_on_a_cube(n), tuple)]
+    ),
     "DEVICE_PREDICATES": lambda v: missing_attributes(TENSOR, v),
     "PLAIN_VALUE_BUILTINS": lambda v: missing_attributes(builtins, v),
     "ACCELERATOR_PREDICATES": lambda v: missing_attributes(TENSOR, v),
@@ -378,6 +382,16 @@ def test_the_device_check_reading_tells_exempting_operations_apart() -> None:
         False,
         False,
     ]
+
+
+def _call_on_a_cube(name: str) -> object:
+    """``torch.<name>`` of a 2x2x2 tensor (split in two where it takes a size)."""
+    cube = torch.zeros(2, 2, 2)
+    if name == "meshgrid":
+        return torch.meshgrid(cube[0, 0], indexing="ij")
+    if name == "unbind":
+        return torch.unbind(cube)
+    return getattr(torch, name)(cube, 2 if name != "split" else 1)
 
 
 def _is_device_type(name: str) -> bool:

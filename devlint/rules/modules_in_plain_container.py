@@ -318,32 +318,6 @@ class ModulesInPlainContainer(Rule):
     )
     INVALID = (
         Invalid(
-            # Its `__setattr__` refuses only what is no module: modules register as usual.
-            "import torch.nn as nn\n\n"
-            "class Chain(nn.Module):\n"
-            "    def __setattr__(self, name, value):\n"
-            "        if isinstance(value, (int, str)):\n"
-            '            raise ValueError("no plain values")\n'
-            "        super().__setattr__(name, value)\n\n"
-            "class Adapter(Chain):\n"
-            "    def __init__(self):\n"
-            "        super().__init__()\n"
-            "        self.layers = [nn.Linear(4, 4)]\n",
-            line=12,
-            column=23,
-            fixed="import torch.nn as nn\n\n"
-            "class Chain(nn.Module):\n"
-            "    def __setattr__(self, name, value):\n"
-            "        if isinstance(value, (int, str)):\n"
-            '            raise ValueError("no plain values")\n'
-            "        super().__setattr__(name, value)\n\n"
-            "class Adapter(Chain):\n"
-            "    def __init__(self):\n"
-            "        super().__init__()\n"
-            "        self.layers = nn.ModuleList([nn.Linear(4, 4)])\n",
-            unsafe=True,
-        ),
-        Invalid(
             "import torch.nn as nn\n\n"
             "class M(nn.Module):\n"
             "    def __init__(self, n):\n"

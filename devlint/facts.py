@@ -92,6 +92,10 @@ class ClassFacts:
     kept: frozenset[str] = frozenset()
     """The attributes its methods assign a value made without calls (``self.k = k``):
     a module handed in, if a method calls it (``self.k(x)``), else no state."""
+    refuses: frozenset[str] = frozenset()
+    """The classes whose instances its own ``__setattr__`` refuses as attribute values (it
+    raises under ``if isinstance(value, X):``): a module class there keeps its modules out
+    of its attributes, and out of registration, on purpose."""
 
 
 @dataclass(frozen=True)
@@ -341,12 +345,13 @@ def class_facts(
     init_calls_init: bool,
     stored: Iterable[tuple[str, tuple[str, ...]]] = (),
     device_on_cpu: bool = False,
+    refused: Iterable[str] = (),
 ) -> ClassFacts:
     """A class as a walk saw it, its bases resolved through the file's ``aliases``
     (the libcst traversal and the ``ast`` skeleton both build facts with these).
     ``stored``: each value its methods assign to ``self.<attribute>`` (or an item of
     it), as the attribute and the callees of the calls in the value (``""``: a callee
-    without a dotted name)."""
+    without a dotted name); ``refused``: the classes its ``__setattr__`` refuses, as spelt."""
     resolved = tuple(resolve_alias(base, aliases) or base for base in bases)
     methods = tuple(methods)
     skips = "__init__" in methods and not init_calls_init
@@ -366,6 +371,7 @@ def class_facts(
         skips,
         no_state,
         frozenset(kept),
+        frozenset(resolve_alias(refuse, aliases) or refuse for refuse in refused),
     )
 
 

@@ -599,6 +599,18 @@ class ProjectIndex:
             for base in found.bases
         )
 
+    def refuses_modules(self, class_name: str) -> bool:
+        """Whether the ``__setattr__`` that objects of ``class_name`` (qualified) run, their
+        class's or a project base's, raises on a module value (``ClassFacts.refuses``): such
+        a class keeps modules in plain containers on purpose, out of its registration."""
+        name = self.canonical(class_name)
+        definition = self._method_table(name).get("__setattr__")
+        owner = self._classes.get(definition.rpartition(".")[0]) if definition else None
+        if owner is None:
+            return False
+        near = self._module_of[owner.name]
+        return any(self.is_module_class(refused, near) for refused in owner.refuses)
+
     def own_moves(self, class_name: str) -> frozenset[str]:
         """The class's definitions of the module's moves (``cuda``, ``to``, ``cpu``,
         ``_apply``, ...), inherited from project bases too, and what they call on ``self``

@@ -230,6 +230,13 @@ def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
         stack.extend(iter_children(current))
 
 
+def unpacked(target: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """``target`` and, for ``a, (b, c) = ...``, every target it unpacks into."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [found for element in target.elements for found in unpacked(element.value)]
+    return [target]
+
+
 def values_assigned(name: str, function: cst.FunctionDef) -> list[cst.BaseExpression]:
     """What the function's plain assignments give the local ``name`` (``name = ...``)."""
     return [

@@ -103,6 +103,39 @@ def _names_the_cpu(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value == "cpu"
 
 
+def _refused(node: ast.ClassDef) -> list[str]:
+    """The classes the class's own ``__setattr__`` refuses (as the traversal's)."""
+    found: list[str] = []
+    for statement in node.body:
+        if not (isinstance(statement, ast.FunctionDef) and statement.name == "__setattr__"):
+            continue
+        stack: list[ast.AST] = list(statement.body)
+        while stack:
+            current = stack.pop()
+            if isinstance(current, ast.If) and any(isinstance(s, ast.Raise) for s in current.body):
+                found.extend(_tested_classes(current.test))
+            if not isinstance(
+                current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+            ):
+                stack.extend(ast.iter_child_nodes(current))
+    return found
+
+
+def _tested_classes(test: ast.expr) -> Iterator[str]:
+    """``X`` of ``isinstance(v, X)`` (each of ``(X, Y)``), alone or an operand of ``and``."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        for operand in test.values:
+            yield from _tested_classes(operand)
+        return
+    if not (isinstance(test, ast.Call) and dotted(test.func) == "isinstance"):
+        return
+    if len(test.args) != 2:
+        return
+    tested = test.args[1]
+    kinds = tested.elts if isinstance(tested, ast.Tuple) else [tested]
+    yield from (name for kind in kinds if (name := dotted(kind)) is not None)
+
+
 def _calls_an_init(caller: str, func: ast.expr) -> bool:
     """``super().__init__(...)`` or ``Base.__init__(self, ...)`` inside ``__init__``."""
     return (
@@ -122,6 +155,8 @@ class _Class:
     """Its ``__init__`` calls an ``__init__`` (``ClassFacts.skips_base_init``)."""
     stored: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     """What its methods assign to ``self`` (``class_facts``'s ``stored``)."""
+    refused: list[str] = field(default_factory=list)
+    """What its ``__setattr__`` refuses (``class_facts``'s ``refused``)."""
 
 
 @dataclass
@@ -273,6 +308,7 @@ class _Walk:
                     c.init_calls_init,
                     c.stored,
                     c.device_on_cpu,
+                    c.refused,
                 )
                 for c in self._classes
             ),
@@ -357,7 +393,11 @@ class _Walk:
             dotted(base.value if isinstance(base, ast.Starred) else base) for base in node.bases
         ]
         frame = _Class(
-            name, [base for base in bases if base], self._defines_device(node), _device_on_cpu(node)
+            name,
+            [base for base in bases if base],
+            self._defines_device(node),
+            _device_on_cpu(node),
+            refused=_refused(node),
         )
         self._classes.append(frame)
         if not self._frames:

@@ -385,6 +385,49 @@ def _device_on_cpu(node: cst.ClassDef) -> bool:
     return False
 
 
+def _refused(node: cst.ClassDef) -> list[str]:
+    """The classes the class's own ``__setattr__`` refuses: the ``X`` of each ``if
+    isinstance(value, X): raise ...`` in it (``X`` also one of a tuple, the test also one
+    operand of ``and``)."""
+    found: list[str] = []
+    for statement in node.body.body:
+        if not (isinstance(statement, cst.FunctionDef) and statement.name.value == "__setattr__"):
+            continue
+        stack: list[cst.CSTNode] = [statement.body]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, cst.If) and _raises(current.body):
+                found.extend(_tested_classes(current.test))
+            if not isinstance(current, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                stack.extend(current.children)
+    return found
+
+
+def _raises(body: cst.BaseSuite) -> bool:
+    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    return any(
+        isinstance(small, cst.Raise)
+        for line in lines
+        if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+        for small in line.body
+    )
+
+
+def _tested_classes(test: cst.BaseExpression) -> Iterator[str]:
+    """``X`` of ``isinstance(v, X)`` (each of ``(X, Y)``), alone or an operand of ``and``."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        yield from _tested_classes(test.left)
+        yield from _tested_classes(test.right)
+        return
+    if not (isinstance(test, cst.Call) and dotted_name(test.func) == "isinstance"):
+        return
+    if len(test.args) != 2:
+        return
+    tested = test.args[1].value
+    kinds = [e.value for e in tested.elements] if isinstance(tested, cst.Tuple) else [tested]
+    yield from (name for kind in kinds if (name := dotted_name(kind)) is not None)
+
+
 def _returns_a_value(function: cst.FunctionDef) -> bool:
     """A ``return <value>`` of the function itself (``def device(self): next(...).device``
     without one gives None: no device to take)."""
@@ -426,6 +469,8 @@ class _Class:
     """Its ``__init__`` calls an ``__init__`` (``ClassFacts.skips_base_init``)."""
     stored: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
     """What its methods assign to ``self`` (``class_facts``'s ``stored``)."""
+    refused: list[str] = field(default_factory=list)
+    """What its ``__setattr__`` refuses (``class_facts``'s ``refused``)."""
 
 
 @dataclass
@@ -781,6 +826,7 @@ class Traversal:
             _defines_device(node),
             _device_on_cpu(node),
             Scope(class_name=name),
+            refused=_refused(node),
         )
         self._classes.append(frame)
         if not self._scopes:
@@ -1010,6 +1056,7 @@ class Traversal:
                     c.init_calls_init,
                     c.stored,
                     c.device_on_cpu,
+                    c.refused,
                 )
                 for c in self._classes
             ),

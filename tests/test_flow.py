@@ -850,6 +850,40 @@ def test_a_module_read_as_an_array_runs_on_the_cpu(
     assert analysed.meetings("curve") == meets
 
 
+EXPORT = """
+def export(predictor: nn.Module, image):
+    masks, scores = predictor(image=torch.from_numpy(image), masks=None)
+    return masks.detach().numpy(), scores
+"""
+_EXPORT_MET = [
+    (
+        "torch.from_numpy(image)",
+        "module call",
+        "predictor(image=torch.from_numpy(image), masks=None)",
+    )
+]
+
+
+@pytest.mark.parametrize(
+    ("change", "meets"),
+    [
+        # Names the module's output is unpacked into, read as arrays: it runs on the CPU.
+        ("", []),
+        # Moved to the CPU on some path: the module may run on the device.
+        ("    masks = masks.cpu()\n", _EXPORT_MET),
+        # Rebound from something made of it: that value is read, not the module's output.
+        ("    masks = post(masks)\n", _EXPORT_MET),
+        # Rebound from no call: the value read may be another.
+        ("    masks = cached[0]\n", _EXPORT_MET),
+    ],
+)
+def test_a_module_whose_unpacked_output_is_read_as_an_array_runs_on_the_cpu(
+    change: str, meets: list[tuple[str, str, str]]
+) -> None:
+    source = EXPORT.replace("    return", f"{change}    return")
+    assert Analysed(source).meetings("export") == meets
+
+
 @pytest.mark.parametrize(
     ("test", "meets"),
     [

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import lint_project
+from conftest import lint_project, package_findings
 
 from devlint.candidates import Scope, ScopeInfo
 from devlint.index import ProjectIndex
@@ -296,3 +296,47 @@ def test_a_class_whose_device_is_an_accelerator_stays_a_device_context(tmp_path:
     assert project.index is not None
     assert project.index.class_kind("intel.vision.VisionModel").device_context
     assert [(f.code, f.start.row) for r in project.files for f in r.findings] == [("DEV003", 9)]
+
+
+REFUSING_BASE = (
+    "from torch import nn\n\n\n"
+    "class Chain(nn.Module):\n"
+    "    def __setattr__(self, name, value):\n"
+    "        if isinstance(value, nn.Module):\n"
+    '            raise ValueError("append it instead")\n'
+    "        super().__setattr__(name, value)\n"
+)
+KEEPING = (
+    "from torch import nn\n\nfrom pkg.chain import Chain\n\n\n"
+    "class Adapter(Chain):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self._passthrough = [nn.Linear(4, 4)]\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("base", "keeping", "expected"),
+    [
+        # Another file's base refuses module attributes: the list is kept on purpose.
+        (REFUSING_BASE, KEEPING, []),
+        # It refuses what is no module: modules register as usual.
+        (
+            REFUSING_BASE.replace("if isinstance", "if not isinstance"),
+            KEEPING,
+            [("adapter.py", 9, 29)],
+        ),
+        # The class's own `__setattr__`, which refuses nothing, is the one that runs.
+        (
+            REFUSING_BASE,
+            KEEPING + "\n    def __setattr__(self, name, value):\n"
+            "        object.__setattr__(self, name, value)\n",
+            [("adapter.py", 9, 29)],
+        ),
+    ],
+)
+def test_a_class_whose_setattr_refuses_modules_keeps_them_in_lists_on_purpose(
+    tmp_path: Path, base: str, keeping: str, expected: list[tuple[str, int, int]]
+) -> None:
+    files = {"pkg/chain.py": base, "pkg/adapter.py": keeping}
+    assert package_findings(tmp_path, files, "DEV008") == expected

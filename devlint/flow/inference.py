@@ -75,6 +75,7 @@ from devlint.nodes import (
     names_the_cpu,
     parameter_names,
     stateless_module,
+    unpacked,
     values_assigned,
 )
 from devlint.symbols import (
@@ -429,22 +430,72 @@ def _as_handed(
 
 def _modules_read_as_arrays(body: cst.BaseSuite) -> frozenset[str]:
     """The modules whose output the function turns into a NumPy array as it comes
-    (``policy(x0).detach().numpy()``, no ``.cpu()``): ``.numpy()`` refuses a device tensor,
-    so the function runs them on the CPU (or they hand back CPU data, moving what they are
-    given themselves): a CPU tensor handed to them meets no device."""
+    (``policy(x0).detach().numpy()``, no ``.cpu()``), directly or through the names it
+    assigns the output to (``masks, scores = predictor(x)`` ... ``masks.numpy()``):
+    ``.numpy()`` refuses a device tensor, so the function runs them on the CPU (or they hand
+    back CPU data, moving what they are given themselves): a CPU tensor handed to them
+    meets no device. Not through a name the function also moves (``masks.cpu()``) or
+    rebinds from something made of it (``masks = post(masks)``): that path may be another."""
     found = set()
+    read: set[str] = set()
     for node in descendants(body):
         if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
             continue
         if node.func.attr.value != "numpy" or node.args:
             continue  # `.numpy(force=True)` copies a device tensor to the CPU first
-        receiver = node.func.value
-        while _views(receiver):
-            receiver = cast("cst.Attribute", cast("cst.Call", receiver).func).value
+        receiver = _unviewed(node.func.value)
         name = dotted_name(receiver.func) if isinstance(receiver, cst.Call) else None
         if name is not None:
             found.add(name)
-    return frozenset(found)
+        elif isinstance(receiver, cst.Name):
+            read.add(receiver.value)
+    return frozenset(found | _callees_read_as_arrays(body, read))
+
+
+def _callees_read_as_arrays(body: cst.BaseSuite, read: set[str]) -> set[str]:
+    """The callees whose results the function assigns to the names of ``read``, when it
+    binds such a name only to calls' results that do not take the name itself."""
+    if not read:
+        return set()
+    callees: dict[str, set[str]] = {name: set() for name in read}
+    spoiled: set[str] = set()
+    for node in descendants(body):
+        if isinstance(node, cst.Attribute) and node.attr.value in _MOVES_AWAY:
+            spoiled.add(dotted_name(node.value) or "")  # `masks.cpu()`: a path that moves it
+        targets: list[cst.BaseExpression] = []
+        if isinstance(node, cst.Assign):
+            targets = [target.target for target in node.targets]
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign, cst.For)):
+            targets = [node.target]
+        names = {t.value for target in targets for t in unpacked(target) if isinstance(t, cst.Name)}
+        names &= read
+        value = _unviewed(node.value) if isinstance(node, cst.Assign) else None
+        callee = dotted_name(value.func) if isinstance(value, cst.Call) else None
+        if not isinstance(value, cst.Call) or callee is None or _takes_any(value, names):
+            spoiled.update(names)
+        for name in names:
+            callees[name].add(callee or "")
+    return {callee for name in read - spoiled for callee in callees[name]}
+
+
+def _takes_any(call: cst.Call, names: set[str]) -> bool:
+    """``call`` reads one of ``names`` (not as a keyword's name: ``f(masks=None)``)."""
+    return any(
+        isinstance(found, cst.Name) and found.value in names
+        for part in (call.func, *(arg.value for arg in call.args))
+        for found in descendants(part)
+    )
+
+
+_MOVES_AWAY = MOVE_METHODS | {"cpu"}
+"""A tensor's methods that put it on another device: after one, ``.numpy()`` may work."""
+
+
+def _unviewed(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node`` without the views taken of it (``out.detach().view(-1)`` -> ``out``)."""
+    while _views(node):
+        node = cast("cst.Attribute", cast("cst.Call", node).func).value
+    return node
 
 
 def _views(node: cst.BaseExpression) -> bool:

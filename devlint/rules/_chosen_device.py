@@ -31,6 +31,7 @@ from devlint.nodes import (
     first_positional,
     iter_children,
     keyword_argument,
+    unpacked,
     values_assigned,
 )
 from devlint.rules._devices import device_literal
@@ -417,13 +418,10 @@ def _mentions(node: cst.CSTNode, names: set[str]) -> bool:
 
 
 def _targets(target: cst.BaseExpression) -> Iterator[str]:
-    if isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from _targets(element.value)
-        return
-    name = dotted_name(target)
-    if name is not None:
-        yield name
+    for found in unpacked(target):
+        name = dotted_name(found)
+        if name is not None:
+            yield name
 
 
 def only_collectives_read(

@@ -717,11 +717,14 @@ def moves_only_its_parts(ancestors: Sequence[cst.CSTNode]) -> bool:
 
 
 def _part_move(small: cst.BaseSmallStatement) -> str | None:
-    """``cuda`` for ``self.model.cuda()`` or ``self.model = self.model.cuda()``."""
+    """``cuda`` for ``self.model.cuda()`` or ``self.model = self.model.cuda()``, also for
+    each of a list of parts: ``self.heads = [h.cuda() for h in self.heads]``."""
     if isinstance(small, cst.Expr):
         value = small.value
     elif isinstance(small, cst.Assign) and len(small.targets) == 1:
         value = small.value
+        if isinstance(value, cst.ListComp):
+            return _each_part_move(dotted_name(small.targets[0].target), value)
         if dotted_name(small.targets[0].target) != _moved_part(value):
             return None
     else:
@@ -730,6 +733,26 @@ def _part_move(small: cst.BaseSmallStatement) -> str | None:
         return None
     assert isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
     return value.func.attr.value
+
+
+def _each_part_move(target: str | None, value: cst.ListComp) -> str | None:
+    """``cuda`` for ``[h.cuda() for h in self.heads]`` assigned back to ``self.heads``."""
+    loop = value.for_in
+    element = value.elt
+    if (
+        target is None
+        or loop.inner_for_in is not None
+        or loop.ifs
+        or dotted_name(loop.iter) != target
+        or not target.startswith("self.")
+        or not isinstance(loop.target, cst.Name)
+        or not isinstance(element, cst.Call)
+        or not isinstance(element.func, cst.Attribute)
+        or element.func.attr.value not in MODULE_MOVING_METHODS
+        or dotted_name(element.func.value) != loop.target.value
+    ):
+        return None
+    return element.func.attr.value
 
 
 def _moved_part(value: cst.BaseExpression) -> str | None:

@@ -119,7 +119,8 @@ class CudaCall(Rule):
     `nn.DataParallel` (it derives from it or its `__init__` always builds one: CUDA-only,
     and DataParallel scatters its inputs from any GPU), a method that does nothing but move
     the object's parts, some to the host (`self.unet = self.unet.cuda()`, `self.vae =
-    self.vae.cpu()`: an offload switch), and anything inside the class's own `cuda`, `to`,
+    self.vae.cpu()`, each of a list of parts: `self.controls = [c.cpu() for c in
+    self.controls]`: an offload switch), and anything inside the class's own `cuda`, `to`,
     `cpu`, `_apply`, `to_empty` or move to a device type such as `mps` (or a method they
     call on `self`): moving the module is what that code is for. Nor a `torch.nn` module
     built without parameters or buffers (`nn.LogSoftmax(dim=1).cuda()`, a loss given no
@@ -370,6 +371,19 @@ class CudaCall(Rule):
         "        else:\n"
         "            self.unet = self.unet.cpu()\n"
         "            self.vae.cuda()\n",
+        # The same, a list of parts moved each.
+        "import torch\nfrom torch import nn\n\n"
+        "class Pipeline(nn.Module):\n"
+        "    def __init__(self, unet, controls):\n"
+        "        super().__init__()\n"
+        "        self.unet, self.controls = unet, controls\n\n"
+        "    def low_vram_shift(self, is_diffusing):\n"
+        "        if is_diffusing:\n"
+        "            self.controls = [c.cuda() for c in self.controls]\n"
+        "            self.unet = self.unet.cpu()\n"
+        "        else:\n"
+        "            self.controls = [c.cpu() for c in self.controls]\n"
+        "            self.unet = self.unet.cuda()\n",
         # A class that keeps a CUDA stream of the current GPU runs its work there: the
         # current GPU is its device (INVALID: a stream made on a device it was told).
         "import torch\nfrom torch import nn\n\n"
@@ -1045,6 +1059,19 @@ class CudaCall(Rule):
             "            batch = batch.to(self.device)\n"
             "        return self.model(batch)\n",
             unsafe=True,
+        ),
+        Invalid(
+            # Its list look-alike: what it moves each of is no part of the object.
+            "import torch\nfrom torch import nn\n\n"
+            "class Pipeline(nn.Module):\n"
+            "    def __init__(self, unet):\n"
+            "        super().__init__()\n"
+            "        self.unet = unet\n\n"
+            "    def stage(self, batch):\n"
+            "        self.unet = self.unet.cpu()\n"
+            "        self.batch = [t.cuda() for t in batch]\n",
+            line=11,
+            column=25,
         ),
         Invalid(
             # The offload switch's look-alike (VALID) that also computes with the moved part.

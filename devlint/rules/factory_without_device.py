@@ -175,8 +175,9 @@ class FactoryWithoutDevice(Rule):
     one that only meets Python numbers (`isinstance(v, (int, float))` says so), host values
     or other CPU tensors (`torch.rand(1) < 0.5`), a parameter-free module kept on `self`
     (`self.softmax`), a module whose output the function reads as a NumPy array as it
-    comes (`policy(x).detach().numpy()`: `.numpy()` refuses device tensors, so the module
-    runs on the CPU there), or meets nothing at all; a CPU index into a device
+    comes (`policy(x).detach().numpy()`, or `masks, scores = predictor(x)` then
+    `masks.numpy()` with no move of `masks`: `.numpy()` refuses device tensors, so the
+    module runs on the CPU there), or meets nothing at all; a CPU index into a device
     tensor (`x[torch.arange(n)]`), or one written through a plain index (`x[0] = t`,
     `x[:, :2] = t`: a copy across devices), or through device indices (`mask[(rows, cols)]
     = True`: `index_put_` copies the indices to the mask's device); a CPU tensor indexed by

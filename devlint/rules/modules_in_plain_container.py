@@ -147,8 +147,10 @@ class ModulesInPlainContainer(Rule):
     registered there, and a `ModuleList` would register them twice, under new
     `state_dict()` keys; containers only of project modules without parameters,
     buffers or train/eval behaviour (their classes and project bases store only
-    parameter-free `torch.nn` modules and plain values, and register nothing); and
-    classes that are not models.
+    parameter-free `torch.nn` modules and plain values, and register nothing); classes
+    whose `__setattr__` (their own or a project base's) raises on a module value
+    (`if isinstance(value, nn.Module): raise ...`): they keep modules out of their
+    attributes, and so out of registration, on purpose; and classes that are not models.
     """
 
     code = "DEV008"
@@ -301,6 +303,18 @@ class ModulesInPlainContainer(Rule):
         "        self.shared_compress = [shared_compress]\n\n"
         "    def upgrade(self, width):\n"
         "        self.shared_compress = [nn.Linear(width, width)]\n",
+        # A base whose `__setattr__` refuses modules: its classes keep them out of their
+        # attributes, and out of registration, on purpose.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Chain(nn.Module):\n"
+        "    def __setattr__(self, name, value):\n"
+        "        if isinstance(value, torch.nn.Module):\n"
+        '            raise ValueError("use append")\n'
+        "        super().__setattr__(name, value)\n\n"
+        "class Adapter(Chain):\n"
+        "    def __init__(self, target):\n"
+        "        super().__init__()\n"
+        "        self._passthrough = [nn.Linear(4, 4)]\n",
     )
     INVALID = (
         Invalid(
@@ -832,7 +846,8 @@ class ModulesInPlainContainer(Rule):
     def resolve(
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
-        if not scope.model_code or candidate.scope.class_name is None:
+        owner = candidate.scope.class_name
+        if not scope.model_code or owner is None or index.refuses_modules(owner):
             return None
         data = candidate.data
         near = data["module"]

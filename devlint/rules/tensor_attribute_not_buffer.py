@@ -22,6 +22,7 @@ from devlint.nodes import (
     first_positional,
     is_self,
     keyword_argument,
+    unpacked,
 )
 from devlint.rules._anchors import innermost_function
 from devlint.rules._chosen_device import moves_to_the_current_device, under_a_device_flag
@@ -1377,7 +1378,7 @@ def _rebound(name: str, context: FileContext) -> bool:
             if any(
                 isinstance(found, cst.Name) and found.value == name
                 for target in targets
-                for found in _targets(target)
+                for found in unpacked(target)
             ):
                 return True
     return False
@@ -1457,16 +1458,9 @@ def _assignments_of(attribute: str, method: cst.FunctionDef) -> Iterator[cst.Ass
         if isinstance(node, cst.Assign) and any(
             attribute_of_self(found) == attribute
             for target in node.targets
-            for found in _targets(target.target)
+            for found in unpacked(target.target)
         ):
             yield node
-
-
-def _targets(node: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """``node`` and, for ``a, (b, c) = ...``, every name it unpacks into."""
-    if isinstance(node, (cst.Tuple, cst.List)):
-        return [found for element in node.elements for found in _targets(element.value)]
-    return [node]
 
 
 def _maybe_skipped(context: FileContext) -> bool:

@@ -219,6 +219,35 @@ class ResultMeets:
     line: int = 0
 
 
+@dataclass(frozen=True)
+class ResultsMeeting:
+    """Where the results of calls of the functions named ``followed`` meet the device, in
+    each function of a file: followed in the walk that found candidates needing it (a
+    ``Needed.RESULT_MEETS`` whose callers may be in the same file), so that the later
+    pass asking the file for these facts (``RuleSettings.flow_results``) need not parse
+    it again."""
+
+    followed: frozenset[str]
+    """Last names of the functions whose calls were followed."""
+    functions: tuple[tuple[frozenset[str], tuple[tuple[str, int | None], ...]], ...] = ()
+    """For each function (in file order) that calls some of them: their names it calls,
+    and its calls whose results meet the device (``ResultMeets``' callee and part, in
+    the order an analysis adds them)."""
+
+    def facts(self, results: frozenset[str]) -> tuple[ResultMeets, ...] | None:
+        """The facts an analysis asking for ``results`` (and no summary) adds; None when
+        some of ``results`` was not followed."""
+        if not results <= self.followed:
+            return None
+        return tuple(
+            ResultMeets(callee, part)
+            for called, meeting in self.functions
+            if not called.isdisjoint(results)
+            for callee, part in meeting
+            if callee.rpartition(".")[2] in results
+        )
+
+
 Fact = (
     ReturnedOutput
     | DistributedSignal

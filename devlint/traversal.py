@@ -20,13 +20,14 @@ from libcst._position import CodePosition
 from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-from devlint.candidates import Candidate, Requirement, Scope
+from devlint.candidates import Candidate, Needed, Requirement, Scope
 from devlint.facts import (
     WEIGHT_APPLIERS,
     CallShape,
     Fact,
     FileFacts,
     ResultMeets,
+    ResultsMeeting,
     absolute_module,
     assigned_alias,
     bound_method,
@@ -462,6 +463,7 @@ class _RawCandidate:
 class TraversalResult:
     facts: FileFacts
     candidates: tuple[Candidate, ...]
+    results_meeting: ResultsMeeting | None = None
 
 
 class Traversal:
@@ -670,7 +672,7 @@ class Traversal:
             else:
                 leave()
         self._raw = [raw for raw in self._raw if not self._outweighed(raw)]
-        return TraversalResult(self._facts(), self._candidates())
+        return TraversalResult(self._facts(), self._candidates(), self._results_meeting())
 
     def _outweighed(self, raw: _RawCandidate) -> bool:
         """A note in the same function (or class) says the candidate is fine after all."""
@@ -1044,17 +1046,47 @@ class Traversal:
                 continue
             if function.name in wanted and function.owner is None:
                 found.append(summarise(self._flows.function(node, None), function.name))
-            if not any(call.rpartition(".")[2] in results for call in function.calls):
-                continue
-            flow = self._flows.function(node, function.owner_node)
-            meeting: set[tuple[str, int | None]] = set()
-            for met in flow.results_meeting:
-                call, part = flow.result_parts.get(met, (met, None))
-                callee = self.qualified_name(call.func) if isinstance(call, cst.Call) else None
-                if callee and callee.rpartition(".")[2] in results:
-                    meeting.add((callee, part))
-            found.extend(ResultMeets(c, p) for c, p in sorted(meeting, key=repr))
+            _, meeting = self._meeting(function, node, results)
+            found.extend(ResultMeets(callee, part) for callee, part in meeting)
         return tuple(found)
+
+    def _meeting(
+        self, function: _Function, node: cst.FunctionDef, results: frozenset[str]
+    ) -> tuple[frozenset[str], tuple[tuple[str, int | None], ...]]:
+        """Which of the functions named (last names) ``results`` ``function`` calls, and its
+        calls of them whose results meet the device (callee and part, sorted)."""
+        called = frozenset(
+            name for call in function.calls if (name := call.rpartition(".")[2]) in results
+        )
+        if not called:
+            return called, ()
+        flow = self._flows.function(node, function.owner_node)
+        meeting: set[tuple[str, int | None]] = set()
+        for met in flow.results_meeting:
+            call, part = flow.result_parts.get(met, (met, None))
+            callee = self.qualified_name(call.func) if isinstance(call, cst.Call) else None
+            if callee and callee.rpartition(".")[2] in results:
+                meeting.add((callee, part))
+        return called, tuple(sorted(meeting, key=repr))
+
+    def _results_meeting(self) -> ResultsMeeting | None:
+        """Where, in this file, the results of the functions the candidates' ``RESULT_MEETS``
+        needs name meet the device: the file often calls them itself (a method and its
+        helper), and the pass asking for it then need not parse the file again."""
+        followed = frozenset(
+            need.function.rpartition(".")[2]
+            for raw in self._raw
+            for need in raw.needs
+            if need.kind is Needed.RESULT_MEETS
+        )
+        if not followed:
+            return None
+        functions = (
+            self._meeting(function, function.node, followed)
+            for function in self._functions
+            if function.node is not None
+        )
+        return ResultsMeeting(followed, tuple(found for found in functions if found[0]))
 
     def _candidates(self) -> tuple[Candidate, ...]:
         if not self._raw:

@@ -23,7 +23,7 @@ from devlint.source import LINE_BREAK, SourceError
 
 if TYPE_CHECKING:  # a warm run loads this module, and must load none of these
     from devlint.candidates import Candidate
-    from devlint.facts import FileFacts
+    from devlint.facts import FileFacts, ResultsMeeting
     from devlint.rules.base import Pending, RuleSettings
     from devlint.skeleton import Skeleton
 
@@ -70,6 +70,9 @@ class FileAnalysis:
     pending: tuple[Pending, ...] = ()
     """Of a file not parsed: the rules that may report in it if it defines model code
     (or if the code where they saw something is)."""
+    results_meeting: ResultsMeeting | None = None
+    """Of a parsed file whose candidates need to know where results of functions meet the
+    device: where they do in this file (the flow-needs pass reads it, not the file)."""
     not_checked: str = ""
     """Why devlint could not check a file CPython accepts (libcst cannot parse it): a limit
     of the tool, not a finding about the code, so no DEV000; the run reports it as an error
@@ -135,7 +138,7 @@ def analyze_text(job: FileJob, text: str) -> FileAnalysis:
         if rejected is not None:
             return FileAnalysis(error=rejected)
         return FileAnalysis(not_checked=_libcst_limit(error))
-    return FileAnalysis(outcome.facts, outcome.candidates)
+    return FileAnalysis(outcome.facts, outcome.candidates, results_meeting=outcome.results_meeting)
 
 
 _LONG_LINE = 2000

@@ -674,7 +674,7 @@ def _parse_files_flow_needs(projects: list[Project], runner: Runner) -> None:
                 else:
                     summaries.setdefault(module, set()).add(index.canonical(need.function))
         cache = Cache(project.cache_dir) if project.cache_dir else None
-        work = []
+        work, shown = [], False
         for result in project.files:
             module = result.job.module
             if result.analysis.facts is None or (module not in summaries and module not in results):
@@ -685,12 +685,33 @@ def _parse_files_flow_needs(projects: list[Project], runner: Runner) -> None:
                 flow_results=frozenset(results.get(module, ())),
             )
             prefilter = result.job.prefilter and result.analysis.parsed
-            work.append(
-                (result, replace(result.job, settings=settings, prefilter=prefilter), cache)
-            )
-        if not work:
-            continue
-        _index(project, same_structure=_analyse_again(work, runner))
+            job = replace(result.job, settings=settings, prefilter=prefilter)
+            analysis = _shown_already(result, job)
+            if analysis is None:
+                work.append((result, job, cache))
+            else:
+                result.job, result.analysis, shown = job, analysis, True
+        if work or shown:  # the facts the files add leave their structure as it was
+            _index(project, same_structure=not work or _analyse_again(work, runner))
+
+
+def _shown_already(result: FileResult, job: FileJob) -> FileAnalysis | None:
+    """The analysis ``job`` gives, made from the file's own without parsing it again: when
+    ``job`` only adds to a job that asked for no flow fact where results of functions meet
+    the device (``flow_results``), and the walk that found the file's candidates already
+    followed them (``FileAnalysis.results_meeting``)."""
+    analysis, before, asked = result.analysis, result.job.settings, job.settings
+    followed = analysis.results_meeting
+    if followed is None or analysis.facts is None:
+        return None
+    if before.flow_summaries or before.flow_results or asked.flow_summaries:
+        return None
+    if replace(result.job, settings=replace(before, flow_results=asked.flow_results)) != job:
+        return None
+    found = followed.facts(asked.flow_results)
+    if found is None:
+        return None
+    return replace(analysis, facts=replace(analysis.facts, facts=analysis.facts.facts + found))
 
 
 def _analyse_again(work: list[tuple[FileResult, FileJob, Cache | None]], runner: Runner) -> bool:

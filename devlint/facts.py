@@ -242,6 +242,34 @@ class ResultMeets:
     line: int = 0
 
 
+@dataclass(frozen=True)
+class ResultsMeeting:
+    """Where the results of calls of the functions named ``followed`` meet the device, in
+    each function of a file: followed in the walk that found candidates needing it (a
+    ``Needed.RESULT_MEETS`` whose callers may be in the same file), so that the later
+    pass asking the file for these facts (``RuleSettings.flow_results``) need not parse
+    it again."""
+
+    followed: frozenset[str]
+    """Last names of the functions whose calls were followed."""
+    functions: tuple[tuple[ResultMeets | ResultHanded, ...], ...] = ()
+    """For each function (in file order) whose calls of them meet the device or are handed
+    on: those facts, in the order an analysis adds them."""
+
+    def facts(self, results: frozenset[str]) -> tuple[ResultMeets | ResultHanded, ...] | None:
+        """The facts an analysis asking for ``results`` (and no summary) adds; None when
+        some of ``results`` was not followed. (A function that calls none of ``results``,
+        itself or through a forwarding function of the file, has no fact naming them.)"""
+        if not results <= self.followed:
+            return None
+        return tuple(
+            fact
+            for function in self.functions
+            for fact in function
+            if fact.callee.rpartition(".")[2] in results
+        )
+
+
 Fact = (
     ReturnedOutput
     | DistributedSignal

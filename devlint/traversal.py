@@ -20,7 +20,7 @@ from libcst._position import CodePosition
 from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
-from devlint.candidates import Candidate, Requirement, Scope
+from devlint.candidates import Candidate, Needed, Requirement, Scope
 from devlint.facts import (
     WEIGHT_APPLIERS,
     CallShape,
@@ -28,6 +28,7 @@ from devlint.facts import (
     FileFacts,
     ResultHanded,
     ResultMeets,
+    ResultsMeeting,
     absolute_module,
     assigned_alias,
     bound_method,
@@ -514,6 +515,7 @@ class _RawCandidate:
 class TraversalResult:
     facts: FileFacts
     candidates: tuple[Candidate, ...]
+    results_meeting: ResultsMeeting | None = None
 
 
 class Traversal:
@@ -722,7 +724,7 @@ class Traversal:
             else:
                 leave()
         self._raw = [raw for raw in self._raw if not self._outweighed(raw)]
-        return TraversalResult(self._facts(), self._candidates())
+        return TraversalResult(self._facts(), self._candidates(), self._results_meeting())
 
     def _outweighed(self, raw: _RawCandidate) -> bool:
         """A note in the same function (or class) says the candidate is fine after all."""
@@ -1096,38 +1098,75 @@ class Traversal:
         if not (wanted or results):
             return ()
         found: list[Fact] = []
-        # the file's functions that call one named may forward its result to their callers
-        calling = results | {
-            function.name.rpartition(".")[2]
-            for function in self._functions
-            if any(call.rpartition(".")[2] in results for call in function.calls)
-        }
+        calling = self._calling(results)
         for function in self._functions:
             node = function.node
             if node is None:
                 continue
             if function.name in wanted and function.owner is None:
                 found.append(summarise(self._flows.function(node, None), function.name))
-            called = (*function.calls, *function.self_calls)
-            if not any(call.rpartition(".")[2] in calling for call in called):
-                continue
-            flow = self._flows.function(node, function.owner_node)
-            meeting: set[tuple[str, int | None]] = set()
-            for met in flow.results_meeting:
-                call, part = flow.result_parts.get(met, (met, None))
-                callee = flow.callees.get(call) or (
-                    self.qualified_name(call.func) if isinstance(call, cst.Call) else None
-                )
-                if callee and callee.rpartition(".")[2] in results:
-                    meeting.add((callee, part))
-            found.extend(ResultMeets(c, p) for c, p in sorted(meeting, key=repr))
-            handed = {
-                (flow.callees[call], receiver, slot)
-                for call, receiver, slot in flow.results_handed
-                if flow.callees.get(call, "").rpartition(".")[2] in results
-            }
-            found.extend(ResultHanded(*entry) for entry in sorted(handed, key=repr))
+            found.extend(self._results_facts(function, node, results, calling))
         return tuple(found)
+
+    def _calling(self, results: frozenset[str]) -> frozenset[str]:
+        """``results`` (last names) and the file's functions that call one of them: those may
+        forward its result to their callers."""
+        return results | {
+            function.name.rpartition(".")[2]
+            for function in self._functions
+            if any(call.rpartition(".")[2] in results for call in function.calls)
+        }
+
+    def _results_facts(
+        self,
+        function: _Function,
+        node: cst.FunctionDef,
+        results: frozenset[str],
+        calling: frozenset[str],
+    ) -> tuple[ResultMeets | ResultHanded, ...]:
+        """Where ``function``'s calls of the functions named (last names) ``results`` have
+        their results meet the device or handed to another file's function (sorted)."""
+        called = (*function.calls, *function.self_calls)
+        if not any(call.rpartition(".")[2] in calling for call in called):
+            return ()
+        flow = self._flows.function(node, function.owner_node)
+        meeting: set[tuple[str, int | None]] = set()
+        for met in flow.results_meeting:
+            call, part = flow.result_parts.get(met, (met, None))
+            callee = flow.callees.get(call) or (
+                self.qualified_name(call.func) if isinstance(call, cst.Call) else None
+            )
+            if callee and callee.rpartition(".")[2] in results:
+                meeting.add((callee, part))
+        handed = {
+            (flow.callees[call], receiver, slot)
+            for call, receiver, slot in flow.results_handed
+            if flow.callees.get(call, "").rpartition(".")[2] in results
+        }
+        return (
+            *(ResultMeets(c, p) for c, p in sorted(meeting, key=repr)),
+            *(ResultHanded(*entry) for entry in sorted(handed, key=repr)),
+        )
+
+    def _results_meeting(self) -> ResultsMeeting | None:
+        """Where, in this file, the results of the functions the candidates' ``RESULT_MEETS``
+        needs name meet the device: the file often calls them itself (a method and its
+        helper), and the pass asking for it then need not parse the file again."""
+        followed = frozenset(
+            need.function.rpartition(".")[2]
+            for raw in self._raw
+            for need in raw.needs
+            if need.kind is Needed.RESULT_MEETS
+        )
+        if not followed:
+            return None
+        calling = self._calling(followed)
+        functions = (
+            self._results_facts(function, function.node, followed, calling)
+            for function in self._functions
+            if function.node is not None
+        )
+        return ResultsMeeting(followed, tuple(found for found in functions if found))
 
     def _candidates(self) -> tuple[Candidate, ...]:
         if not self._raw:

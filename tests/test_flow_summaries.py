@@ -7,8 +7,11 @@ import textwrap
 from pathlib import Path
 
 import libcst as cst
+import pytest
 from conftest import lint_project
 
+from devlint import runner
+from devlint.analysis import FileAnalysis, FileJob, analyze_bytes
 from devlint.facts import FlowSummary
 from devlint.flow.cache import FileFlows
 from devlint.flow.summary import summarise
@@ -658,3 +661,41 @@ def test_a_function_of_the_file_returning_another_files_result_is_that_call(
 
 def test_no_finding_where_the_element_given_back_is_not_the_argument(tmp_path: Path) -> None:
     assert handed_back(tmp_path, "moved_to_the_host") == []
+
+
+PLACED_BY_ITS_CALLER = """\
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def mask(self, size):
+        return torch.zeros(size)
+
+    def forward(self, x):
+        return x + self.mask(x.shape[-1]).to(x.device)
+"""
+
+
+def test_a_file_whose_own_code_shows_where_a_result_meets_the_device_is_parsed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``mask`` returns a CPU tensor: whether it meets the device is up to its callers, here
+    in the same file. The walk that found the candidate followed them already, so the pass
+    asking the file for it does not parse it again, and adds the facts a second walk
+    would."""
+    parsed: list[str] = []
+
+    def counted(job: FileJob, data: bytes) -> FileAnalysis:
+        analysis = analyze_bytes(job, data)
+        parsed.extend([job.module] if analysis.parsed else [])
+        return analysis
+
+    monkeypatch.setattr(runner, "analyze_bytes", counted)
+    files = {"pkg/__init__.py": "", "pkg/block.py": PLACED_BY_ITS_CALLER}
+    project = lint_project(tmp_path, files, select=("DEV003",))
+    block = project.files[1]
+    assert parsed == ["pkg.block"]
+    assert block.job.settings.flow_results == {"mask"}  # asked, and answered without a walk
+    assert block.analysis == analyze_bytes(block.job, PLACED_BY_ITS_CALLER.encode())
+    assert block.findings == []

@@ -44,6 +44,7 @@ from devlint.symbols import (
     LIGHTNING_MODULE_BASES,
     METRIC_BASES,
     MODULE_MOVING_METHODS,
+    OTHER_ACCELERATOR_NAMESPACES,
     PRETRAINED_MODEL_BASES,
     SET_DEVICE_FUNCTIONS,
     SETUP_METHODS,
@@ -865,6 +866,27 @@ class ProjectIndex:
             for call in facts.calls
             if call in SET_DEVICE_FUNCTIONS
         )
+
+    @cached_property
+    def pins_each_process_gpu(self) -> bool:
+        """The project's own code, not its tests, makes a GPU the process's current device
+        (``torch.cuda.set_device(local_rank)`` in its launcher or trainer), none makes a
+        device of another type current, and none calls into another accelerator
+        (``OTHER_ACCELERATOR_NAMESPACES``: ``torch.backends.mps.is_available()``): every
+        process works on its one GPU, which an index-less ``"cuda"`` or ``.cuda()`` names,
+        whichever GPU it is, and the project offers no other device to be on instead."""
+        own = [
+            call
+            for module, facts in self._modules.items()
+            if not self._in_tests(module)
+            for call in chain(
+                facts.top_level_calls, (c for function in facts.functions for c in function.calls)
+            )
+        ]
+        set_up = {call.split(".")[1] for call in own if call in SET_DEVICE_FUNCTIONS}
+        others = tuple(f"{namespace}." for namespace in OTHER_ACCELERATOR_NAMESPACES)
+        elsewhere = any(call.startswith(others) for call in own)
+        return set_up == self.current_device_types == {"cuda"} and not elsewhere
 
     def runs_collectives(self, function: str) -> bool:
         """The project function calls a collective of ``torch.distributed`` (``all_reduce``,

@@ -489,6 +489,13 @@ CURRENT_GPU_SETTERS = frozenset({"local_process_index"})
 (accelerate's ``PartialState`` calls ``torch.cuda.set_device``); another local rank is the
 current GPU only where the project sets it (``SET_DEVICE_FUNCTIONS``)."""
 
+OTHER_ACCELERATOR_NAMESPACES = frozenset(
+    {f"torch.{kind}" for kind in DEVICE_TYPES - {"cuda"}} | {"torch.backends.mps"}
+)
+"""Where torch keeps the functions of an accelerator other than CUDA
+(``torch.xpu.is_available``, ``torch.backends.mps.is_available``, ``torch.npu.device_count``):
+a project that calls one offers that device as well as the GPU."""
+
 CURRENT_DEVICE_FUNCTIONS = frozenset({"torch.cuda.current_device"})
 """Functions that return the index of the process's current GPU."""
 

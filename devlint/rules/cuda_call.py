@@ -18,7 +18,12 @@ from devlint.nodes import (
     stateless_module,
 )
 from devlint.rules._anchors import device_anchor, known_tensor, outermost_function
-from devlint.rules._chosen_device import chose_the_device, class_choices, own_choice
+from devlint.rules._chosen_device import (
+    chose_the_device,
+    class_choices,
+    moves_its_input_there,
+    own_choice,
+)
 from devlint.rules._devices import (
     cuda_target_is_literal,
     in_a_callback,
@@ -1262,7 +1267,7 @@ class CudaCall(Rule):
     ) -> Resolution | None:
         if not self.in_scope(scope):
             return None
-        if not scope.device_context and "moves_input" in candidate.data:
+        if moves_its_input_there(candidate, scope, index):
             return None  # `def to_gpu(x: Tensor): return x.cuda()`: moving is what it is for
         if "cuda" in index.backends(candidate.scope):
             return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current

@@ -27,6 +27,7 @@ from devlint.rules._anchors import (
 from devlint.rules._chosen_device import (
     chose_the_device,
     class_choices,
+    moves_its_input_there,
     own_choice,
     without_index,
 )
@@ -1327,7 +1328,7 @@ class HardcodedDevice(Rule):
             return None
         if not scope.model_code and "stored" in candidate.data:
             return None  # a sampler or trainer choosing the device it keeps or reports: its job
-        if not scope.device_context and "moves_input" in candidate.data:
+        if moves_its_input_there(candidate, scope, index):
             return None  # `def to_gpu(x: Tensor): return x.to("cuda")`: what it is for
         if "callee" in candidate.data and index.is_record(candidate.data["callee"]):
             return None  # `Target(device="cuda", dtype=...)`: a record's label, read elsewhere

@@ -81,7 +81,8 @@ class HardcodedDevice(Rule):
     module (`x: Tensor`, `model: nn.Module`), or not annotated and used as only a tensor is
     (`boxes.contiguous()`, `index.new_zeros(n)`), and the methods of autograd Functions (not
     tests), unless the literal moves that very input (`def to_gpu(x: Tensor): return
-    x.to("cuda")` is what it is for). A legacy constructor such as
+    x.to("cuda")` is what it is for; in a device context only where DEV002 allows
+    `x.cuda()` there: a project that pins each process to its GPU). A legacy constructor such as
     `torch.cuda.FloatTensor(...)` is a literal device too (the current GPU), and so is the
     default of a model's `__init__(..., device="cuda")` that it stores as `self.device` and
     places tensors with (callers that rely on it are pinned to the GPU), and a

@@ -21,6 +21,7 @@ from devlint.facts import (
     DeviceConstant,
     DistributedSignal,
     FileFacts,
+    FixedCurrentGpu,
     FlowSummary,
     FunctionFacts,
     Reference,
@@ -186,6 +187,8 @@ class ProjectIndex:
         self._returns: dict[str, list[tuple[ReturnedOutput, FileFacts]]] = {}
         self._signals: list[tuple[DistributedSignal, FileFacts]] = []
         self._single_node: list[tuple[SingleNode, FileFacts]] = []
+        self._fixed_gpus: list[str] = []
+        """The modules that make a GPU named by a constant current (``FixedCurrentGpu``)."""
         self._constants: dict[str, DeviceConstant] = {}
         self._references: list[tuple[Reference, str]] = []
         self._summaries: dict[str, FlowSummary] = {}
@@ -209,6 +212,8 @@ class ProjectIndex:
                     self._signals.append((fact, file_facts))
                 elif isinstance(fact, SingleNode):
                     self._single_node.append((fact, file_facts))
+                elif isinstance(fact, FixedCurrentGpu):
+                    self._fixed_gpus.append(file_facts.module)
                 elif isinstance(fact, Reference):
                     self._references.append((fact, file_facts.module))
                 elif isinstance(fact, FlowSummary):
@@ -870,7 +875,8 @@ class ProjectIndex:
     @cached_property
     def pins_each_process_gpu(self) -> bool:
         """The project's own code, not its tests, makes a GPU the process's current device
-        (``torch.cuda.set_device(local_rank)`` in its launcher or trainer), none makes a
+        (``torch.cuda.set_device(local_rank)`` in its launcher or trainer), never one named
+        by a constant (``set_device(0)``: every rank's), none makes a
         device of another type current, and none calls into another accelerator
         (``OTHER_ACCELERATOR_NAMESPACES``: ``torch.backends.mps.is_available()``): every
         process works on its one GPU, which an index-less ``"cuda"`` or ``.cuda()`` names,
@@ -886,7 +892,8 @@ class ProjectIndex:
         set_up = {call.split(".")[1] for call in own if call in SET_DEVICE_FUNCTIONS}
         others = tuple(f"{namespace}." for namespace in OTHER_ACCELERATOR_NAMESPACES)
         elsewhere = any(call.startswith(others) for call in own)
-        return set_up == self.current_device_types == {"cuda"} and not elsewhere
+        fixed = any(not self._in_tests(module) for module in self._fixed_gpus)
+        return set_up == self.current_device_types == {"cuda"} and not elsewhere and not fixed
 
     def runs_collectives(self, function: str) -> bool:
         """The project function calls a collective of ``torch.distributed`` (``all_reduce``,

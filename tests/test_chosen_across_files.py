@@ -224,16 +224,17 @@ _PINNING = (
         (None, "", [("util.py", 2, 18)]),
         ("tests/test_launch.py", "", [("util.py", 2, 18)]),
         ("pkg/launch.py", "    torch.backends.mps.is_available()\n", [("util.py", 2, 18)]),
+        ("pkg/launch.py", "    torch.cuda.set_device(0)\n", [("util.py", 2, 18)]),
     ],
-    ids=["pinned by its launcher", "not pinned", "pinned by a test", "offers MPS too"],
+    ids=["pinned by its launcher", "not pinned", "pinned by a test", "offers MPS too", "GPU 0"],
 )
 def test_a_helper_moving_its_input_moves_it_to_the_process_gpu_where_the_project_pins_it(
     launcher: str | None, more: str, expected: list[tuple[str, int, int]], tmp_path: Path
 ) -> None:
     """A helper whose job is moving its input (``copy_to_gpu``), called by a trainer that
     keeps a model, moves it to the one GPU each process works on where the project's own
-    launcher made that GPU current and offers no other accelerator; else the trainer's
-    device is the one to move to."""
+    launcher made that GPU current (not GPU 0 for every rank) and offers no other
+    accelerator; else the trainer's device is the one to move to."""
     files = {"pkg/util.py": _MOVER, "pkg/task.py": _TASK}
     if launcher is not None:
         files[launcher] = _PINNING.format(more=more)

@@ -874,25 +874,35 @@ class ProjectIndex:
 
     @cached_property
     def pins_each_process_gpu(self) -> bool:
-        """The project's own code, not its tests, makes a GPU the process's current device
-        (``torch.cuda.set_device(local_rank)`` in its launcher or trainer), never one named
-        by a constant (``set_device(0)``: every rank's), none makes a
-        device of another type current, and none calls into another accelerator
+        """The project's own launcher code, not its tests, makes a GPU the process's current
+        device (``torch.cuda.set_device(local_rank)`` in a function or at a module's top level:
+        a process's set-up; in a method it is one object's, on the thread that built it),
+        never one named by a constant (``set_device(0)``: every rank's), no code of it makes
+        a device of another type current, and none calls into another accelerator
         (``OTHER_ACCELERATOR_NAMESPACES``: ``torch.backends.mps.is_available()``): every
         process works on its one GPU, which an index-less ``"cuda"`` or ``.cuda()`` names,
         whichever GPU it is, and the project offers no other device to be on instead."""
-        own = [
-            call
-            for module, facts in self._modules.items()
-            if not self._in_tests(module)
-            for call in chain(
-                facts.top_level_calls, (c for function in facts.functions for c in function.calls)
-            )
-        ]
-        set_up = {call.split(".")[1] for call in own if call in SET_DEVICE_FUNCTIONS}
+        own = {
+            module: facts for module, facts in self._modules.items() if not self._in_tests(module)
+        }
+        launchers = chain(
+            (call for facts in own.values() for call in facts.top_level_calls),
+            (
+                call
+                for facts in own.values()
+                for function in facts.functions
+                if self._owner(function.name) is None
+                for call in function.calls
+            ),
+        )
+        set_up = {call.split(".")[1] for call in launchers if call in SET_DEVICE_FUNCTIONS}
         others = tuple(f"{namespace}." for namespace in OTHER_ACCELERATOR_NAMESPACES)
-        elsewhere = any(call.startswith(others) for call in own)
-        fixed = any(not self._in_tests(module) for module in self._fixed_gpus)
+        elsewhere = any(
+            call.startswith(others)
+            for facts in own.values()
+            for call in chain(facts.top_level_calls, *(f.calls for f in facts.functions))
+        )
+        fixed = any(module in own for module in self._fixed_gpus)
         return set_up == self.current_device_types == {"cuda"} and not elsewhere and not fixed
 
     def runs_collectives(self, function: str) -> bool:

@@ -133,6 +133,15 @@ class SingleNode:
 
 
 @dataclass(frozen=True)
+class FixedCurrentGpu:
+    """The project's code makes a GPU named by a constant the current device
+    (``torch.cuda.set_device(0)``): every process that runs it works on that GPU, whatever
+    its rank, not on one of its own."""
+
+    line: int = 0
+
+
+@dataclass(frozen=True)
 class DeviceConstant:
     """A module-level constant holding a literal device: ``DEVICE = torch.device("cuda")``.
 
@@ -274,6 +283,7 @@ Fact = (
     ReturnedOutput
     | DistributedSignal
     | SingleNode
+    | FixedCurrentGpu
     | DeviceConstant
     | Reference
     | FlowSummary

@@ -21,6 +21,7 @@ from devlint.facts import (
     DeviceConstant,
     DistributedSignal,
     FileFacts,
+    FixedCurrentGpu,
     FlowSummary,
     FunctionFacts,
     Reference,
@@ -46,6 +47,7 @@ from devlint.symbols import (
     LIGHTNING_MODULE_BASES,
     METRIC_BASES,
     MODULE_MOVING_METHODS,
+    OTHER_ACCELERATOR_NAMESPACES,
     PRETRAINED_MODEL_BASES,
     SET_DEVICE_FUNCTIONS,
     SETUP_METHODS,
@@ -187,6 +189,8 @@ class ProjectIndex:
         self._returns: dict[str, list[tuple[ReturnedOutput, FileFacts]]] = {}
         self._signals: list[tuple[DistributedSignal, FileFacts]] = []
         self._single_node: list[tuple[SingleNode, FileFacts]] = []
+        self._fixed_gpus: list[str] = []
+        """The modules that make a GPU named by a constant current (``FixedCurrentGpu``)."""
         self._constants: dict[str, DeviceConstant] = {}
         self._references: list[tuple[Reference, str]] = []
         self._summaries: dict[str, FlowSummary] = {}
@@ -212,6 +216,8 @@ class ProjectIndex:
                     self._signals.append((fact, file_facts))
                 elif isinstance(fact, SingleNode):
                     self._single_node.append((fact, file_facts))
+                elif isinstance(fact, FixedCurrentGpu):
+                    self._fixed_gpus.append(file_facts.module)
                 elif isinstance(fact, Reference):
                     self._references.append((fact, file_facts.module))
                 elif isinstance(fact, FlowSummary):
@@ -944,6 +950,39 @@ class ProjectIndex:
             for call in facts.calls
             if call in SET_DEVICE_FUNCTIONS
         )
+
+    @cached_property
+    def pins_each_process_gpu(self) -> bool:
+        """The project's own launcher code, not its tests, makes a GPU the process's current
+        device (``torch.cuda.set_device(local_rank)`` in a function or at a module's top level:
+        a process's set-up; in a method it is one object's, on the thread that built it),
+        never one named by a constant (``set_device(0)``: every rank's), no code of it makes
+        a device of another type current, and none calls into another accelerator
+        (``OTHER_ACCELERATOR_NAMESPACES``: ``torch.backends.mps.is_available()``): every
+        process works on its one GPU, which an index-less ``"cuda"`` or ``.cuda()`` names,
+        whichever GPU it is, and the project offers no other device to be on instead."""
+        own = {
+            module: facts for module, facts in self._modules.items() if not self._in_tests(module)
+        }
+        launchers = chain(
+            (call for facts in own.values() for call in facts.top_level_calls),
+            (
+                call
+                for facts in own.values()
+                for function in facts.functions
+                if self._owner(function.name) is None
+                for call in function.calls
+            ),
+        )
+        set_up = {call.split(".")[1] for call in launchers if call in SET_DEVICE_FUNCTIONS}
+        others = tuple(f"{namespace}." for namespace in OTHER_ACCELERATOR_NAMESPACES)
+        elsewhere = any(
+            call.startswith(others)
+            for facts in own.values()
+            for call in chain(facts.top_level_calls, *(f.calls for f in facts.functions))
+        )
+        fixed = any(module in own for module in self._fixed_gpus)
+        return set_up == self.current_device_types == {"cuda"} and not elsewhere and not fixed
 
     def runs_collectives(self, function: str) -> bool:
         """The project function calls a collective of ``torch.distributed`` (``all_reduce``,

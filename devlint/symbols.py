@@ -496,6 +496,15 @@ CURRENT_GPU_SETTERS = frozenset({"local_process_index"})
 (accelerate's ``PartialState`` calls ``torch.cuda.set_device``); another local rank is the
 current GPU only where the project sets it (``SET_DEVICE_FUNCTIONS``)."""
 
+OTHER_ACCELERATOR_NAMESPACES = frozenset(
+    {"torch.xpu", "torch.mps", "torch.backends.mps", "torch.mtia"}
+    | {"torch.npu", "torch.mlu", "torch.musa", "torch.hpu"}
+)
+"""Where torch keeps the functions of an accelerator other than CUDA
+(``torch.xpu.is_available``, ``torch.backends.mps.is_available``, ``torch.npu.device_count``;
+the second set registered by vendors' plugins): a project that calls one offers that
+device as well as the GPU."""
+
 CURRENT_DEVICE_FUNCTIONS = frozenset({"torch.cuda.current_device"})
 """Functions that return the index of the process's current GPU."""
 

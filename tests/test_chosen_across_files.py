@@ -195,3 +195,61 @@ def test_a_returned_device_places_where_a_caller_places_with_it(
     )
     files = {"pkg/engine.py": engine, "pkg/warm.py": caller}
     assert findings(tmp_path, files, "DEV001") == expected
+
+
+_MOVER = "def copy_to_gpu(model):\n    return model.cuda()\n"
+_TASK = (
+    "from pkg.util import copy_to_gpu\n\n\n"
+    "class Task:\n"
+    "    def __init__(self, model, use_gpu):\n"
+    "        self.model = model\n"
+    "        self.use_gpu = use_gpu\n\n"
+    "    def prepare(self):\n"
+    "        if self.use_gpu:\n"
+    "            self.model = copy_to_gpu(self.model)\n"
+)
+_PINNING = (
+    "import os\n\nimport torch\n\n\n"
+    "def launch(task):\n"
+    '    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))\n'
+    "{more}"
+    "    task.prepare()\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("launcher", "more", "expected"),
+    [
+        ("pkg/launch.py", "", []),
+        (None, "", [("util.py", 2, 18)]),
+        ("tests/test_launch.py", "", [("util.py", 2, 18)]),
+        ("pkg/launch.py", "    torch.backends.mps.is_available()\n", [("util.py", 2, 18)]),
+        ("pkg/launch.py", "    torch.cuda.set_device(0)\n", [("util.py", 2, 18)]),
+    ],
+    ids=["pinned by its launcher", "not pinned", "pinned by a test", "offers MPS too", "GPU 0"],
+)
+def test_a_helper_moving_its_input_moves_it_to_the_process_gpu_where_the_project_pins_it(
+    launcher: str | None, more: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """A helper whose job is moving its input (``copy_to_gpu``), called by a trainer that
+    keeps a model, moves it to the one GPU each process works on where the project's own
+    launcher made that GPU current (not GPU 0 for every rank) and offers no other
+    accelerator; else the trainer's device is the one to move to."""
+    files = {"pkg/util.py": _MOVER, "pkg/task.py": _TASK}
+    if launcher is not None:
+        files[launcher] = _PINNING.format(more=more)
+    assert findings(tmp_path, files, "DEV002") == expected
+
+
+@pytest.mark.parametrize(("pinned", "expected"), [(True, []), (False, [("util.py", 2, 21)])])
+def test_a_helper_moving_its_input_to_cuda_by_name_follows_the_same_pinning(
+    pinned: bool, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """``model.to("cuda")`` (DEV001) is the same move as ``model.cuda()``."""
+    files = {
+        "pkg/util.py": _MOVER.replace("model.cuda()", 'model.to("cuda")'),
+        "pkg/task.py": _TASK,
+    }
+    if pinned:
+        files["pkg/launch.py"] = _PINNING.format(more="")
+    assert findings(tmp_path, files, "DEV001") == expected

@@ -374,7 +374,11 @@ def test_every_rule_is_described_from_its_documentation() -> None:
         "annotated as a tensor or a module, or used as only a tensor is, `boxes.contiguous()`; "
         "the methods of autograd Functions; not tests), "
         "unless the call moves that very input (`def to_gpu(x: Tensor): return x.cuda()` is "
-        "what it is for)."
+        "what it is for), also in a device context other than model code, not told a device, "
+        "of a project whose own launcher makes each process's GPU current "
+        "(`torch.cuda.set_device(local_rank)`, not in its tests) and that calls no other "
+        "accelerator (`torch.backends.mps`, `torch.xpu`...): there the current GPU is the one "
+        "the process works on."
     }
     assert cuda["defaultConfiguration"]["level"] == "warning"
     assert rules[0]["id"] == "DEV000"

@@ -832,6 +832,20 @@ def class_choices(rule: Rule, context: FileContext) -> ClassChoices:
     return cast(ClassChoices, context.state(rule).setdefault("classes", ClassChoices()))
 
 
+def moves_its_input_there(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex) -> bool:
+    """The literal moves the function's own input (``moves_input``: ``def to_gpu(x): return
+    x.cuda()``), which is what the function is for: outside code that knows its device, or
+    in a project that pins each process to its GPU (``pins_each_process_gpu``), where that
+    GPU is the current one and code told no device (not model code, which its user moves
+    anywhere; no kept device, no ``device`` parameter) has no other to move to."""
+    if "moves_input" not in candidate.data:
+        return False
+    if not scope.device_context:
+        return True
+    told = scope.model_code or scope.device_aware or candidate.scope.device_param
+    return not told and index.pins_each_process_gpu
+
+
 def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex) -> bool:
     """The candidate's literal is where the code chose its device (``own_choice``), or it is
     in test code, which chooses its device as a script does. A flag does not choose in a

@@ -18,7 +18,12 @@ from devlint.nodes import (
     stateless_module,
 )
 from devlint.rules._anchors import device_anchor, known_tensor, outermost_function
-from devlint.rules._chosen_device import chose_the_device, class_choices, own_choice
+from devlint.rules._chosen_device import (
+    chose_the_device,
+    class_choices,
+    moves_its_input_there,
+    own_choice,
+)
 from devlint.rules._devices import (
     cuda_target_is_literal,
     in_a_callback,
@@ -58,7 +63,11 @@ class CudaCall(Rule):
     functions whose inputs tell them their device (a parameter annotated as a tensor or a
     module, or used as only a tensor is, `boxes.contiguous()`; the methods of autograd
     Functions; not tests), unless the call moves that
-    very input (`def to_gpu(x: Tensor): return x.cuda()` is what it is for).
+    very input (`def to_gpu(x: Tensor): return x.cuda()` is what it is for), also in a
+    device context other than model code, not told a device, of a project whose own
+    launcher makes each process's GPU current (`torch.cuda.set_device(local_rank)`, not in
+    its tests) and that calls no other accelerator (`torch.backends.mps`, `torch.xpu`...):
+    there the current GPU is the one the process works on.
 
     ## Why is this bad?
     `.cuda()` moves to the *current* CUDA device, which is GPU 0 in every process
@@ -1289,7 +1298,7 @@ class CudaCall(Rule):
     ) -> Resolution | None:
         if not self.in_scope(scope):
             return None
-        if not scope.device_context and "moves_input" in candidate.data:
+        if moves_its_input_there(candidate, scope, index):
             return None  # `def to_gpu(x: Tensor): return x.cuda()`: moving is what it is for
         if "cuda" in index.backends(candidate.scope):
             return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current

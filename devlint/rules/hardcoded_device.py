@@ -27,6 +27,7 @@ from devlint.rules._anchors import (
 from devlint.rules._chosen_device import (
     chose_the_device,
     class_choices,
+    moves_its_input_there,
     own_choice,
     without_index,
 )
@@ -80,7 +81,8 @@ class HardcodedDevice(Rule):
     module (`x: Tensor`, `model: nn.Module`), or not annotated and used as only a tensor is
     (`boxes.contiguous()`, `index.new_zeros(n)`), and the methods of autograd Functions (not
     tests), unless the literal moves that very input (`def to_gpu(x: Tensor): return
-    x.to("cuda")` is what it is for). A legacy constructor such as
+    x.to("cuda")` is what it is for; in a device context only where DEV002 allows
+    `x.cuda()` there: a project that pins each process to its GPU). A legacy constructor such as
     `torch.cuda.FloatTensor(...)` is a literal device too (the current GPU), and so is the
     default of a model's `__init__(..., device="cuda")` that it stores as `self.device` and
     places tensors with (callers that rely on it are pinned to the GPU), and a
@@ -1336,7 +1338,7 @@ class HardcodedDevice(Rule):
             return None
         if not scope.model_code and "stored" in candidate.data:
             return None  # a sampler or trainer choosing the device it keeps or reports: its job
-        if not scope.device_context and "moves_input" in candidate.data:
+        if moves_its_input_there(candidate, scope, index):
             return None  # `def to_gpu(x: Tensor): return x.to("cuda")`: what it is for
         if "callee" in candidate.data and index.is_record(candidate.data["callee"]):
             return None  # `Target(device="cuda", dtype=...)`: a record's label, read elsewhere

@@ -9,7 +9,7 @@ from functools import lru_cache
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
-from devlint.facts import Reference
+from devlint.facts import FixedCurrentGpu, Reference
 from devlint.index import ProjectIndex, is_test_module
 from devlint.nodes import (
     dotted_name,
@@ -361,7 +361,9 @@ class HardcodedDeviceIndex(Rule):
                 return
             if _device_index(argument.value, context) is None:
                 self._report_rank(context, argument.value, _global_rank(argument.value, context))
-            elif not checked and not _fallback(callee, context):
+                return
+            context.add_fact(FixedCurrentGpu(), node)  # whatever the rank: not each process's
+            if not checked and not _fallback(callee, context):
                 self._report(context, argument.value, "set_device")
         elif callee in _PINNING_CALLS:
             for keyword in DDP_DEVICE_KEYWORDS:

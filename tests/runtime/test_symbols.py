@@ -87,6 +87,7 @@ PLUGIN_DEVICE_TYPES = {
     "npu": "registered at run time by the torch_npu plugin",
     "mlu": "registered at run time by the torch_mlu plugin",
     "musa": "registered at run time by the torch_musa plugin",
+    "hpu": "registered at run time by Habana's plugin",
 }
 
 FIRST_PROCESS_OWNERS = (lightning.pytorch.Trainer, transformers.Trainer)
@@ -117,6 +118,9 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
         n for n in v if n.split(".")[1] not in PLUGIN_DEVICE_TYPES
     ),
     "DEVICE_SWITCHES": check_qualified,
+    "OTHER_ACCELERATOR_NAMESPACES": lambda v: check_qualified(
+        n for n in v if n.split(".")[1] not in PLUGIN_DEVICE_TYPES
+    ),
     "CURRENT_DEVICE_STREAMS": lambda v: (
         check_qualified(v) or sorted(n for n in v if "device" not in keywords_of(resolve(n)))
     ),

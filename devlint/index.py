@@ -308,9 +308,25 @@ class ProjectIndex:
         matches = [
             definition
             for definition in endings
-            if definition.endswith(f".{name}") or name.endswith(f".{definition}")
+            if definition.endswith(f".{name}")
+            or (name.endswith(f".{definition}") and self._filed_as(definition, name))
         ]
         return matches[0] if len(matches) == 1 else found
+
+    def _filed_as(self, definition: str, written: str) -> bool:
+        """The file defining ``definition`` lies in the folders ``written`` spells: the
+        project was checked inside a namespace package (``optimum/intel/base.py``, module
+        ``intel.base``, written ``optimum.intel.base.Base``), not a library's name that
+        happens to end the same way (``torch.utils.data.Dataset``, ``data.Dataset``)."""
+        module = self._module_of.get(definition)
+        facts = self._modules.get(module or "")
+        if facts is None or not facts.path:
+            return False
+        folders = written[: len(written) - len(definition) + len(module or "")].split(".")
+        spelt = PurePath(facts.path).with_suffix("").parts
+        if spelt and spelt[-1] == "__init__":
+            spelt = spelt[:-1]
+        return spelt[-len(folders) :] == tuple(folders)
 
     def _search_folders(self, package: str) -> list[str]:
         """Where an absolute import written in the folder ``package`` may find a project
@@ -909,8 +925,9 @@ class ProjectIndex:
 
     def computes_on_host(self, scope: Scope) -> bool:
         """The scope's module is bound to host runtimes alone (``backends`` is the CPU):
-        its tensors are CPU tensors, so a CPU tensor made there meets no device."""
-        return self.backends(scope) == {"cpu"}
+        its tensors are CPU tensors, so a CPU tensor made there meets no device. Not model
+        code: a torch module there runs wherever it is moved (and may be exported)."""
+        return self.backends(scope) == {"cpu"} and not self.scope_info(scope).model_code
 
     def _defines(self, name: str) -> bool:
         """``name`` is a definition of the project: ``openvino.patcher.f`` of a

@@ -582,9 +582,14 @@ current (Megatron-LM on CUDA, Intel Gaudi's ``habana_frameworks`` on HPU, Ascend
 Intel's NPU library): a module bound to them alone computes on the CPU.
 ``BACKEND_FREE_PARTS`` are the parts of them that bind to nothing."""
 
-BACKEND_FREE_PARTS = ("openvino.frontend", "openvino.tools")
-"""Converters of a torch model to another runtime (``openvino.frontend.pytorch``): the
-model they convert runs where it is, on any device."""
+BACKEND_FREE_PARTS = (
+    "openvino.frontend",
+    "openvino.tools",
+    "openvino.convert_model",
+    "openvino.save_model",
+)
+"""Converters of a torch model to another runtime (``openvino.convert_model``,
+``openvino.frontend.pytorch``): the model they convert runs where it is, on any device."""
 
 BACKEND_OP_NAMESPACES = {f"torch.ops.{kind}": kind for kind in DEVICE_TYPES}
 """The operator namespaces named after a device type (``torch.ops.hpu.cast_to_fp8_v2``): their

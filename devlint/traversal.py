@@ -1109,13 +1109,18 @@ class Traversal:
         return tuple(found)
 
     def _calling(self, results: frozenset[str]) -> frozenset[str]:
-        """``results`` (last names) and the file's functions that call one of them: those may
-        forward its result to their callers."""
-        return results | {
-            function.name.rpartition(".")[2]
-            for function in self._functions
-            if any(call.rpartition(".")[2] in results for call in function.calls)
-        }
+        """``results`` (last names) and the file's functions that call one of them, or one of
+        those, and so on: each may forward its result to its callers."""
+        calling = results
+        while True:
+            wider = calling | {
+                function.name.rpartition(".")[2]
+                for function in self._functions
+                if any(call.rpartition(".")[2] in calling for call in function.calls)
+            }
+            if wider == calling:
+                return calling
+            calling = wider
 
     def _results_facts(
         self,

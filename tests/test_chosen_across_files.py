@@ -225,8 +225,21 @@ _PINNING = (
         ("tests/test_launch.py", "", [("util.py", 2, 18)]),
         ("pkg/launch.py", "    torch.backends.mps.is_available()\n", [("util.py", 2, 18)]),
         ("pkg/launch.py", "    torch.cuda.set_device(0)\n", [("util.py", 2, 18)]),
+        (
+            "pkg/launch.py",
+            "    try:\n        torch.cuda.set_device(int(os.environ['GPU']))\n"
+            "    except KeyError:\n        torch.cuda.set_device(0)\n",
+            [],
+        ),
     ],
-    ids=["pinned by its launcher", "not pinned", "pinned by a test", "offers MPS too", "GPU 0"],
+    ids=[
+        "pinned by its launcher",
+        "not pinned",
+        "pinned by a test",
+        "offers MPS too",
+        "GPU 0",
+        "GPU 0 as a fallback",
+    ],
 )
 def test_a_helper_moving_its_input_moves_it_to_the_process_gpu_where_the_project_pins_it(
     launcher: str | None, more: str, expected: list[tuple[str, int, int]], tmp_path: Path

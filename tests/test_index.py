@@ -340,3 +340,23 @@ def test_a_class_whose_setattr_refuses_modules_keeps_them_in_lists_on_purpose(
 ) -> None:
     files = {"pkg/chain.py": base, "pkg/adapter.py": keeping}
     assert package_findings(tmp_path, files, "DEV008") == expected
+
+
+def test_a_library_name_is_not_taken_for_a_project_definition_ending_the_same(
+    tmp_path: Path,
+) -> None:
+    """``torch.utils.data.Dataset`` ends with ``data.Dataset``, the project's own class, but
+    no folder of the project spells ``torch/utils``: it is torch's Dataset, and both
+    datasets' ``.cuda()`` are DEV011's."""
+    files = {
+        "data.py": "import torch\n\n\nclass Dataset(torch.utils.data.Dataset):\n"
+        "    def __getitem__(self, i):\n        return torch.zeros(3).cuda()\n",
+        "train.py": "import torch\nfrom torch.utils.data import Dataset\n\n\n"
+        "class Pairs(Dataset):\n    def __getitem__(self, i):\n"
+        "        return torch.zeros(3).cuda()\n",
+    }
+    project = lint_project(tmp_path, files)
+    found = sorted(
+        (Path(r.display).name, f.code, f.start.row) for r in project.files for f in r.findings
+    )
+    assert found == [("data.py", "DEV011", 6), ("train.py", "DEV011", 7)]

@@ -1023,6 +1023,7 @@ class _Inference:
                 if (
                     isinstance(item.item, cst.Call)
                     and self._resolve(item.item.func) == "torch.device"
+                    and found.on_device  # not `torch.device("cpu")` nor `"meta"`
                 ):
                     self._default_device = found
             self.run(node.body)
@@ -1563,12 +1564,19 @@ class _Inference:
         """A call's result in a ``with torch.device(d):`` block: the tensors a function
         makes there without ``device=`` are made on ``d`` (this file's functions, and
         other files', whose summaries assume the CPU default). torch's own calls are
-        placed by ``_factory`` (``torch.from_numpy`` stays on the CPU)."""
+        placed by ``_factory`` (``torch.from_numpy`` stays on the CPU), and a method of a
+        value gives what that value holds."""
         if self._default_device is None:
             return found
-        qualified = self._resolve(node.func)
+        func = node.func
+        qualified = self._resolve(func)
         if qualified is not None and qualified.split(".", 1)[0] == "torch":
             return found
+        named = isinstance(func, cst.Name) or (
+            isinstance(func, cst.Attribute) and is_self(func.value)
+        )
+        if not (named or qualified is not None):
+            return found  # a method of a value (`t.float()`): where `t` is, made before or not
         if found.made:
             return moved(self._default_device)
         return replace(found, calls=()) if found.calls else found

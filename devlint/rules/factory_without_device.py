@@ -162,7 +162,16 @@ class FactoryWithoutDevice(Rule):
     caller's data as passed, or a function nested in a method meets what its parameters
     bring, the fix borrows that data's device (unsafe), not `self.device`; no
     `self.device` in a module's methods that `__init__` calls.
-    Not flagged, because no device is mixed: a tensor that is moved before it meets anything
+    The move where they meet never borrows `.device` from a tuple of tensors (`pos =
+    torch.nonzero(m, as_tuple=True)`, `torch.where(m)`, `x.split(2)`): such a finding
+    comes without that fix.
+    Not flagged, because no device is mixed: a tensor made in a `with torch.device(d):`
+    block (by a factory there or by a function it calls; not `torch.from_numpy`, which
+    shares an array's CPU memory) is made on `d`; code of a class whose `device` property
+    returns the CPU (or a base's does), and code outside model code of a module bound to
+    a host runtime (it uses OpenVINO's inference or Intel's NPU library, which take and
+    give CPU tensors; not `openvino.convert_model`, which runs a torch model where it is).
+    A tensor that is moved before it meets anything
     (`torch.arange(n)[:k].to(x.device)`, `torch.cat([a, b]).to(x.device)`,
     `if m is not None: m = m.to(x.device)`, `if torch.cuda.is_available(): t = t.cuda()`,
     `if self.use_cuda: t = t.cuda()` under the user's device flag: the path that skips the
@@ -1424,6 +1433,71 @@ class FactoryWithoutDevice(Rule):
             "        return self.merge(input_ids, embeds, values)\n",
             line=11,
             column=18,
+        ),
+        # A `with torch.device("cpu"):` block makes its tensors on the CPU all the same.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "class D(nn.Module):\n"
+            "    def forward(self, x):\n"
+            '        with torch.device("cpu"):\n'
+            "            v = torch.zeros(3)\n"
+            "        return x + v\n",
+            line=7,
+            column=17,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class D(nn.Module):\n"
+            "    def forward(self, x):\n"
+            '        with torch.device("cpu"):\n'
+            "            v = torch.zeros(3, device=x.device)\n"
+            "        return x + v\n",
+            unsafe=True,
+        ),
+        # A method of a tensor made before the `with torch.device(...)` block keeps it
+        # where it was made.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "class B(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        t = torch.arange(3)\n"
+            "        with torch.device(x.device):\n"
+            "            w = t.float()\n"
+            "        return x + w\n",
+            line=6,
+            column=13,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class B(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        t = torch.arange(3, device=x.device)\n"
+            "        with torch.device(x.device):\n"
+            "            w = t.float()\n"
+            "        return x + w\n",
+            unsafe=True,
+        ),
+        # Model code of a module that also exports to OpenVINO runs wherever it is moved.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "class Net(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.fc = nn.Linear(3, 3)\n\n"
+            "    def forward(self, x):\n"
+            "        return self.fc(x) + torch.ones(3)\n\n"
+            "    def export(self, path):\n"
+            "        import openvino as ov\n\n"
+            "        ov.save_model(ov.convert_model(self), path)\n",
+            line=10,
+            column=29,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Net(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.fc = nn.Linear(3, 3)\n\n"
+            "    def forward(self, x):\n"
+            "        return self.fc(x) + torch.ones(3, device=x.device)\n\n"
+            "    def export(self, path):\n"
+            "        import openvino as ov\n\n"
+            "        ov.save_model(ov.convert_model(self), path)\n",
+            unsafe=True,
         ),
         # `torch.from_numpy` shares the array's memory: on the CPU even in a
         # `with torch.device(...)` block.

@@ -158,7 +158,9 @@ class HardcodedDevice(Rule):
     name a dtype; nor does a default (what to default to is the function's contract with
     its callers; the caller relying on it is where to pass the device). Code under
     `if torch.cuda.is_available():` is an explicit choice and is not flagged, and neither
-    is `"cpu"`, nor the class's own `cuda`, `to`, `cpu`, `_apply`, `to_empty` or move to a
+    is `"cpu"`, nor a decorator's `device=` (`@registry.register(device="npu")`: a key
+    read when the function is defined), nor the class's own `cuda`, `to`, `cpu`, `_apply`,
+    `to_empty` or move to a
     device type such as `mps` (and the methods they call on `self`), where choosing the
     device is the code's job: `self.device` there is the device being left.
 

@@ -362,8 +362,9 @@ class HardcodedDeviceIndex(Rule):
             if _device_index(argument.value, context) is None:
                 self._report_rank(context, argument.value, _global_rank(argument.value, context))
                 return
-            context.add_fact(FixedCurrentGpu(), node)  # whatever the rank: not each process's
             if not checked and not _fallback(callee, context):
+                # whatever the rank: not each process's (a fallback or a checked branch is)
+                context.add_fact(FixedCurrentGpu(), node)
                 self._report(context, argument.value, "set_device")
         elif callee in _PINNING_CALLS:
             for keyword in DDP_DEVICE_KEYWORDS:

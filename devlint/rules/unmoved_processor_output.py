@@ -119,7 +119,9 @@ class UnmovedProcessorOutput(Rule):
     with `from_pretrained` and moved (safe, also in scripts). A plain `dict` (a
     source that returns `{k: v ...}` or `dict(...)`) has no `.to`; the fix then
     builds `{k: v.to(device) for k, v in ....items()}`. Otherwise there is no fix.
-    Not flagged: output only used for shapes or decoding, moved by a helper whose
+    Not flagged: output handed to a model of a host runtime (outside model code, in a
+    module that uses OpenVINO's inference or Intel's NPU library: they take CPU tensors),
+    output only used for shapes or decoding, moved by a helper whose
     name says so (`move_to_device`, `transfer_batch_to_device`), returned from a
     collate function (the trainer moves batches), models loaded with
     `device_map=...` (accelerate's hooks move their inputs), and a local `model`

@@ -237,3 +237,30 @@ def test_0_dim_factories_count_only_where_an_operation_refuses_them(tmp_path: Pa
         "renamed.py": True,
         "stacked.py": True,
     }
+
+
+_WRITER = (
+    "import torch\n\n\nclass Writer:\n"
+    "    def extend(self, data):\n        return data + torch.ones(2, device=data.device)\n\n"
+    "    def _replicate(self, {param}):\n"
+    "        steps = torch.arange(4)\n"
+    "        return {use}\n"
+)
+
+
+def test_a_plain_class_method_is_asked_for_only_where_it_may_take_a_tensor(
+    tmp_path: Path,
+) -> None:
+    """A method that reads no device itself follows its inputs through a parameter holding
+    a tensor (``index.repeat_interleave(n)``): there its file is asked for DEV003 and the
+    CPU ``arange`` meeting it is a finding; where its parameters may hold no tensor (a
+    count), the file need not be parsed, and nothing is found."""
+    project = lint_project(
+        tmp_path,
+        {
+            "tensor.py": _WRITER.format(param="index", use="index.repeat_interleave(2) + steps"),
+            "count.py": _WRITER.format(param="n", use="[n] * 2 + steps.tolist()"),
+        },
+    )
+    assert _answers(project, "DEV003") == {"count.py": False, "tensor.py": True}
+    assert _findings(project, "DEV003") == [("tensor.py", 9)]

@@ -3438,8 +3438,17 @@ class FactoryWithoutDevice(Rule):
         placed = _surely_placed(calls)
         scopes = {found.scope_of(call) for call in fresh if id(call) not in placed}
         following = _functions_reading_devices(found, calls) | _may_fall_back(found, fresh)
+        taking = _may_take_tensors(found, calls)
         return frozenset(
-            Sighting(scope, follows_inputs=_follows_inputs(scope, following))
+            Sighting(
+                scope,
+                follows_inputs=_follows_inputs(scope, following)
+                and (
+                    scope.class_name is None
+                    or scope.function_name in following
+                    or scope.function_name in taking
+                ),
+            )
             for scope in scopes
             if scope.method not in SETUP_METHODS
         )
@@ -3755,6 +3764,34 @@ def _functions_reading_devices(found: Skeleton, calls: Iterable[ast.Call]) -> fr
         if scope.function_name is not None:
             found_in.update((scope.function_name, _kind_marker(scope)))
     return frozenset(found_in)
+
+
+def _may_take_tensors(found: Skeleton, calls: Iterable[ast.Call]) -> frozenset[str]:
+    """Functions of a class (methods and what they nest) that may have a parameter holding a
+    tensor (``_tensor_parameters``): one with an annotation besides the first, or a name
+    given a method only a tensor has. A method that reads no device itself follows its
+    inputs only through such a parameter: elsewhere (a processor's conversions, a
+    callback's) its file need not be parsed for it."""
+    taking: set[str] = set()
+    for node in found.of_type(ast.FunctionDef, ast.AsyncFunctionDef):
+        assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        outer = found.scope_of(node)
+        owner = outer.function_name or outer.class_name
+        arguments = node.args
+        named = [*arguments.posonlyargs, *arguments.args][1:] + arguments.kwonlyargs
+        if owner is not None and any(argument.annotation is not None for argument in named):
+            taking.add(f"{owner}.{node.name}")
+    for call in calls:
+        func = call.func
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.attr in TENSOR_ONLY_METHODS
+        ):
+            function = found.scope_of(call).function_name
+            if function is not None:
+                taking.add(function)
+    return frozenset(taking)
 
 
 def _kind_marker(scope: Scope) -> str:

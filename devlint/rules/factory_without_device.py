@@ -4085,7 +4085,7 @@ def _fixes(
         partner_name is not None
         and not (module_call or collective or called)
         and _is_atom(meeting.cpu)
-        and borrowable_device(meeting.partner, _function_holding(meeting.at, function, context))
+        and borrowable_device(meeting.partner, _function_holding(meeting, flow, context))
         and not updated_in_place(meeting.cpu, meeting.at)
     ):
         fixes["move_at_meeting"] = (insert_after(meeting.cpu, f".to({partner_name}.device)"),)
@@ -4094,20 +4094,21 @@ def _fixes(
 
 
 def _function_holding(
-    node: cst.CSTNode, function: cst.FunctionDef, context: FileContext
+    meeting: Meeting, flow: FunctionFlow, context: FileContext
 ) -> cst.FunctionDef:
-    """The innermost function whose code ``node`` is: ``function``, or the file's function
-    it calls where the tensor meets (whose names the partner is)."""
+    """The function whose names the partner where they meet is: the visited one, where its
+    flow saw the partner; else the innermost of the file's functions holding the meeting
+    (one it calls, where the tensor meets). Walked only for such a meeting."""
+    if meeting.partner in flow.values:
+        return flow.function
 
     def holds(outer: cst.FunctionDef, inner: cst.CSTNode) -> bool:
         return any(found is inner for found in descendants(outer.body))
 
-    if holds(function, node):
-        return function
-    holder = function
+    holder = flow.function
     functions = (n for n in descendants(context.ancestors[0]) if isinstance(n, cst.FunctionDef))
     for inner in functions:
-        if holds(inner, node) and (holder is function or holds(holder, inner)):
+        if holds(inner, meeting.at) and (holder is flow.function or holds(holder, inner)):
             holder = inner  # the innermost of the functions around it
     return holder
 

@@ -82,7 +82,8 @@ _K2 = (
     "        return self.model(batch)\n"
 )
 
-# the stream is made under `with torch.cuda.device(gpu_id)`: it is on that GPU
+# the stream is made under `with torch.cuda.device(gpu_id)`: it is on that GPU, current only
+# inside the stream's block (a `.cuda()` there goes to it)
 _G1 = (
     "import torch\n"
     "from torch import nn\n"
@@ -98,7 +99,8 @@ _G1 = (
     "\n"
     "    def fetch(self, rows):\n"
     "        with torch.cuda.stream(self.copy_stream):\n"
-    "            return self.weight[rows].cuda()\n"
+    "            rows = rows.pin_memory()\n"
+    "        return self.weight[rows].cuda()\n"
 )
 
 
@@ -200,7 +202,7 @@ _M2 = _M1.replace(
         (_F1, 11, 27),
         (_F2, 15, 27),
         (_K2, 15, 27),
-        (_G1, 15, 38),
+        (_G1, 16, 34),
         (_P1, 20, 43),
         (_P2, 20, 43),
         (_P3, 20, 43),

@@ -29,6 +29,7 @@ from devlint.symbols import (
     CUDA_ONLY_WRAPPERS,
     DEVICE_ARGUMENT_MOVES,
     DEVICE_NAMING_KEYWORDS,
+    DEVICE_SWITCHES,
     DEVICE_TYPES,
     MODULE_MOVING_METHODS,
     SILENT_BUILTINS,
@@ -95,6 +96,37 @@ def under_a_test_of_the_device(ancestors: Sequence[cst.CSTNode]) -> bool:
     ``.cuda()`` under it goes to the current GPU, not to that tensor's."""
     return any(
         isinstance(node, (cst.If, cst.IfExp)) and _reads_device(node.test) for node in ancestors
+    )
+
+
+def under_a_device_switch(
+    ancestors: Sequence[cst.CSTNode], qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """Inside ``with torch.cuda.device(weight.device):`` (``DEVICE_SWITCHES``) in the same
+    function, the switch told its device at run time: there the current GPU, so ``"cuda"``
+    and ``.cuda()``, is that device, the code's own choice. Not ``torch.cuda.device(0)``: an
+    index written into the code pins every process to one GPU."""
+    for node in reversed(ancestors):
+        if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            return False  # a function defined in the block runs where its caller is
+        if isinstance(node, cst.With) and any(
+            isinstance(item.item, cst.Call)
+            and qualified_name(item.item.func) in DEVICE_SWITCHES
+            and _told_at_run_time(item.item)
+            for item in node.items
+        ):
+            return True
+    return False
+
+
+def _told_at_run_time(switch: cst.Call) -> bool:
+    """The switch's device (or stream) is no literal: ``weight.device``, ``gpu_id``."""
+    first = first_positional(switch) or keyword_argument(switch, "device")
+    if first is None:
+        return False
+    parts = [arg.value for arg in first.value.args] if isinstance(first.value, cst.Call) else []
+    return not all(  # torch.device("cuda", 1) is as literal as "cuda:1"
+        isinstance(part, (cst.SimpleString, cst.Integer)) for part in parts or [first.value]
     )
 
 

@@ -32,6 +32,7 @@ from devlint.rules._devices import (
     leaves_the_host,
     moves_its_input,
     moves_only_its_parts,
+    under_a_device_switch,
     under_a_test_of_the_device,
 )
 from devlint.rules.base import (
@@ -123,7 +124,9 @@ class CudaCall(Rule):
     time (the caller's explicit choice, as `.to(device)` is), a branch on the device a
     function is told (`if device == "cuda":`) or on which devices exist or where a tensor is
     (`if x.is_cuda:`; but an input taken to the host, `x.cpu()...cuda()`, comes back to the
-    current GPU, not to its own: that is flagged), code of a CUDA-only library (a module
+    current GPU, not to its own: that is flagged), a `.cuda()` in the block of `with
+    torch.cuda.device(x.device):` (or of a stream's) told its device at run time, which made
+    that device the current one (not `torch.cuda.device(0)`), code of a CUDA-only library (a module
     importing Megatron-LM, whose set-up makes each rank's GPU current), a class built around
     `nn.DataParallel` (it derives from it or its `__init__` always builds one: CUDA-only,
     and DataParallel scatters its inputs from any GPU), a method that does nothing but move
@@ -452,6 +455,14 @@ class CudaCall(Rule):
         "        self.criterion = nn.CrossEntropyLoss().cuda()\n\n"
         "    def forward(self, x, y):\n"
         "        return self.criterion(self.log_softmax(x), y)\n",
+        # `with torch.cuda.device(x.device):` made the input's GPU the current one, so
+        # `.cuda()` goes there (INVALID: a function defined in the block runs later).
+        "import torch\nfrom torch import nn\n\n"
+        "class Window(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        with torch.cuda.device(x.device):\n"
+        "            mask = torch.ones(x.shape[-1]).cuda()\n"
+        "        return x * mask\n",
     )
     INVALID = (
         Invalid(
@@ -1028,7 +1039,8 @@ class CudaCall(Rule):
         ),
         Invalid(
             # The stream cache's look-alike (VALID) whose stream is on the device it was told:
-            # `.cuda()` is the current GPU, not that one.
+            # outside the stream's block `.cuda()` is the current GPU, not that one (inside
+            # it, the stream's device is the current one).
             "import torch\nfrom torch import nn\n\n"
             "class RowCache(nn.Module):\n"
             "    def __init__(self, weight, device):\n"
@@ -1037,9 +1049,10 @@ class CudaCall(Rule):
             "        self.copy_stream = torch.cuda.Stream(device=device)\n\n"
             "    def fetch(self, rows):\n"
             "        with torch.cuda.stream(self.copy_stream):\n"
-            "            return self.weight[rows].cuda()\n",
-            line=12,
-            column=38,
+            "            rows = rows.pin_memory()\n"
+            "        return self.weight[rows].cuda()\n",
+            line=13,
+            column=34,
         ),
         Invalid(
             # The flagged trainer's look-alike (VALID) that may be told another device later.
@@ -1181,6 +1194,27 @@ class CudaCall(Rule):
             "        return x * mask\n",
             unsafe=True,
         ),
+        Invalid(
+            # The window's look-alike (VALID): the function made inside the block runs where
+            # its caller is, not under the switch.
+            "import torch\nfrom torch import nn\n\n"
+            "class Window(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        with torch.cuda.device(x.device):\n"
+            "            def mask(n):\n"
+            "                return torch.ones(n).cuda()\n"
+            "        return x * mask(x.shape[-1])\n",
+            line=8,
+            column=38,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Window(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        with torch.cuda.device(x.device):\n"
+            "            def mask(n):\n"
+            "                return torch.ones(n).to(x.device)\n"
+            "        return x * mask(x.shape[-1])\n",
+            unsafe=True,
+        ),
     )
 
     screen_types = (ast.Call,)
@@ -1210,6 +1244,9 @@ class CudaCall(Rule):
             return  # .cuda(index), .cuda(t.device): chosen at run time, as .to(device) is
         if under_a_test_of_the_device(context.ancestors):
             return  # `if device == "cuda": model.cuda()` does what it is told
+        device = first_positional(node) or keyword_argument(node, "device")
+        if device is None and under_a_device_switch(context.ancestors, context.qualified_name):
+            return  # `with torch.cuda.device(x.device):` made x's GPU the current one
         if in_a_probe(context.ancestors) or in_a_callback(context.ancestors):
             return  # asks whether the GPU works, or runs where a library calls it
         if in_a_data_parallel_wrapper(context.ancestors, context.qualified_name):
@@ -1218,7 +1255,6 @@ class CudaCall(Rule):
             return  # an offload switch: placing the object's parts is its job
         if _builds_a_stateless_module(func.value, context):
             return  # `nn.Softmax(dim=1).cuda()` has nothing to move
-        device = first_positional(node) or keyword_argument(node, "device")
         kept = [
             arg
             for arg in node.args

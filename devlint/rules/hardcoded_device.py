@@ -46,6 +46,7 @@ from devlint.rules._devices import (
     places_with_its_device,
     returned_as_is,
     stores_its_device_parameter,
+    under_a_device_switch,
     under_a_test_of_the_device,
 )
 from devlint.rules.base import (
@@ -173,7 +174,8 @@ class HardcodedDevice(Rule):
     chooses, nor in a class that keeps its device (`self.device`), nor on the forward path
     of model code, where the batch tells the device, unless the function runs collectives
     (one rank of a distributed job, whose set-up made the rank's GPU current); after
-    `torch.cuda.set_device(...)` earlier in the same function; for
+    `torch.cuda.set_device(...)` earlier in the same function, or inside `with
+    torch.cuda.device(weight.device):` (or a stream's block) told its device at run time; for
     communication buffers (not where a parameter annotated as a tensor or module tells the
     device), when every tensor the function hands to collectives (`all_reduce`,
     `broadcast`, `all_gather`...) is made on the current device (NCCL needs it there; not
@@ -603,6 +605,15 @@ class HardcodedDevice(Rule):
         "class Engine(nn.Module):\n"
         "    def forward(self, x):\n"
         "        return x * 2\n",
+        # Under `with torch.cuda.device(weight.device):` the current GPU is the weight's, so
+        # `"cuda"` names it (INVALID: a switch to GPU 0 written into the code).
+        "import torch\nfrom torch import nn\n\n"
+        "class QuantLinear(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        with torch.cuda.device(self.weight.device):\n"
+        '            out = torch.empty(x.shape[0], 8, device="cuda")\n'
+        "            kernel(x, self.weight, out)\n"
+        "        return out\n",
     )
     INVALID = (
         Invalid(
@@ -1179,6 +1190,26 @@ class HardcodedDevice(Rule):
             "    def warmup(self):\n"
             "        return self.model(torch.zeros(1, 8, device=self.device))\n",
         ),
+        Invalid(
+            # The quantised layer's look-alike (VALID) under a switch to a GPU the code names.
+            "import torch\nfrom torch import nn\n\n"
+            "class QuantLinear(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        with torch.cuda.device(0):\n"
+            '            out = torch.empty(x.shape[0], 8, device="cuda")\n'
+            "            kernel(x, self.weight, out)\n"
+            "        return out\n",
+            line=7,
+            column=53,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class QuantLinear(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        with torch.cuda.device(0):\n"
+            "            out = torch.empty(x.shape[0], 8, device=x.device)\n"
+            "            kernel(x, self.weight, out)\n"
+            "        return out\n",
+            unsafe=True,
+        ),
     )
 
     def screen(self, found: Skeleton, settings: RuleSettings) -> bool:
@@ -1285,6 +1316,8 @@ class HardcodedDevice(Rule):
             return  # `if device == "gpu": return torch.device("cuda")` translates it
         if only_compared(node, ancestors) or in_a_probe(ancestors) or in_a_callback(ancestors):
             return  # names, asks about or probes a device: places nothing that stays
+        if without_index(literal) and under_a_device_switch(ancestors, context.qualified_name):
+            return  # `with torch.cuda.device(weight.device):` made "cuda" the weight's GPU
         chosen = None
         if legacy or (without_index(literal) and not _has_any_index(call, node)):
             classes = class_choices(self, context)

@@ -264,3 +264,87 @@ def test_a_plain_class_method_is_asked_for_only_where_it_may_take_a_tensor(
     )
     assert _answers(project, "DEV003") == {"count.py": False, "tensor.py": True}
     assert _findings(project, "DEV003") == [("tensor.py", 9)]
+
+
+def test_a_plain_class_method_takes_a_tensor_only_through_a_tensor_annotation(
+    tmp_path: Path,
+) -> None:
+    """Only a parameter annotated with a tensor type holds one for the flow
+    (``_tensor_parameters``): a method whose parameters are annotated otherwise (a mode, a
+    trainer) follows no input, and its file need not be parsed for it."""
+    project = lint_project(
+        tmp_path,
+        {
+            "tensor.py": _WRITER.format(param="index: torch.Tensor", use="index + steps"),
+            "string.py": _WRITER.format(param='mode: "str"', use="[mode] * 2 + steps.tolist()"),
+            "trainer.py": _WRITER.format(param="trainer: Trainer", use="trainer.fit(steps)"),
+        },
+    )
+    assert _answers(project, "DEV003") == {
+        "string.py": False,
+        "tensor.py": True,
+        "trainer.py": False,
+    }
+    assert _findings(project, "DEV003") == [("tensor.py", 9)]
+
+
+_CONVERTER = (
+    "import torch\n\n\nclass Converter:\n"
+    "    def extend(self, data):\n        return data + torch.ones(2, device=data.device)\n\n"
+    "    def convert(self, {param}, flag):\n"
+    "{body}"
+)
+
+
+def test_only_a_factory_returned_beside_what_may_be_device_data_may_fall_back(
+    tmp_path: Path,
+) -> None:
+    """A CPU fallback (``fallback_return``) is a factory's tensor returned by a function that
+    returns device data on another path: its own ``return``s (a nested function's are its
+    own), not those of a function nested in it. A
+    conversion helper returning its input when it is a tensor (or a tensor of it else), a
+    ``.cpu()`` copy returned beside a container, or two paths that both make a CPU tensor
+    give none, and their files need not be parsed."""
+    project = lint_project(
+        tmp_path,
+        {
+            "fallback.py": _CONVERTER.format(
+                param="value: torch.Tensor",
+                body="        if flag:\n            return torch.zeros(3)\n"
+                "        return value * 2\n",
+            ),
+            "nested_fallback.py": _CONVERTER.format(
+                param="value",
+                body="        def pick(x: torch.Tensor):\n"
+                "            if flag:\n                return torch.zeros(3)\n"
+                "            return x * 2\n\n"
+                "        return pick(value)\n",
+            ),
+            "nested.py": _CONVERTER.format(
+                param="value",
+                body="        def as_tensor(v):\n"
+                "            if torch.is_tensor(v):\n                return v\n"
+                "            return torch.tensor(v)\n\n"
+                "        return as_tensor(value)\n",
+            ),
+            "both_made.py": _CONVERTER.format(
+                param="value",
+                body="        if flag:\n            return torch.zeros(3)\n"
+                "        return torch.tensor(value)\n",
+            ),
+            "copied.py": _CONVERTER.format(
+                param="value",
+                body="        def move(t):\n            return t.cpu()\n\n"
+                "        if flag:\n            return None\n"
+                "        return {k: move(v) for k, v in value.items()}\n",
+            ),
+        },
+    )
+    assert _answers(project, "DEV003") == {
+        "both_made.py": False,
+        "copied.py": False,
+        "fallback.py": True,
+        "nested.py": False,
+        "nested_fallback.py": True,
+    }
+    assert _findings(project, "DEV003") == [("fallback.py", 10), ("nested_fallback.py", 11)]

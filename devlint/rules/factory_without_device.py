@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterable, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 import libcst as cst
 
 from devlint.candidates import Candidate, Needed, Requirement, Resolution, Scope, ScopeInfo
-from devlint.facts import FileFacts
+from devlint.facts import FileFacts, tensor_annotation
 from devlint.findings import Applicability, Fix
 from devlint.flow.fallback import fallback_return
 from devlint.flow.inference import FunctionFlow
@@ -61,6 +62,7 @@ from devlint.symbols import (
     TENSOR_ARGUMENT_METHODS,
     TENSOR_FACTORIES,
     TENSOR_ONLY_METHODS,
+    VIEW_METHODS,
 )
 
 _WITHOUT_DEVICE = LEGACY_TENSOR_TYPES | ARRAY_TENSOR_FACTORIES
@@ -3428,8 +3430,8 @@ class FactoryWithoutDevice(Rule):
         def refused_here(call: ast.Call) -> bool:
             return collective or found.scope_of(call) in refusing or id(call) in returned
 
-        fresh = [call for call in calls if _may_create_without_device(call, names, refused_here)]
-        fresh += _stored_factory_calls(found, names, calls)
+        made = [call for call in calls if _may_create_without_device(call, names, refused_here)]
+        fresh = made + _stored_factory_calls(found, names, calls)
         fresh += [call for call in calls if _may_put_on_cpu(call)]
         if not fresh:
             return frozenset()
@@ -3437,7 +3439,9 @@ class FactoryWithoutDevice(Rule):
             return None
         placed = _surely_placed(calls)
         scopes = {found.scope_of(call) for call in fresh if id(call) not in placed}
-        following = _functions_reading_devices(found, calls) | _may_fall_back(found, fresh)
+        # Only a factory's CPU tensor is a fallback (``_visit_fallback``), not a stored
+        # factory's nor ``.cpu()``'s (a state dict's copy returned beside other results).
+        following = _functions_reading_devices(found, calls) | _may_fall_back(found, made)
         taking = _may_take_tensors(found, calls)
         return frozenset(
             Sighting(
@@ -3768,18 +3772,25 @@ def _functions_reading_devices(found: Skeleton, calls: Iterable[ast.Call]) -> fr
 
 def _may_take_tensors(found: Skeleton, calls: Iterable[ast.Call]) -> frozenset[str]:
     """Functions of a class (methods and what they nest) that may have a parameter holding a
-    tensor (``_tensor_parameters``): one with an annotation besides the first, or a name
-    given a method only a tensor has. A method that reads no device itself follows its
-    inputs only through such a parameter: elsewhere (a processor's conversions, a
-    callback's) its file need not be parsed for it."""
+    tensor (``_tensor_parameters``): one annotated with a tensor type besides the first, or
+    a name given a method only a tensor has. A method that reads no device itself follows
+    its inputs only through such a parameter: elsewhere (a callback's ``mode: str``, a
+    processor's ``target_sizes: TensorType``) its file need not be parsed for it."""
     taking: set[str] = set()
+    aliases = found.facts.aliases
+    # A name bound to a tensor type and rebound later: the traversal reads the first binding.
+    tensors = {name for name, bound in found.assigned_aliases if tensor_annotation(bound, aliases)}
     for node in found.of_type(ast.FunctionDef, ast.AsyncFunctionDef):
         assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         outer = found.scope_of(node)
         owner = outer.function_name or outer.class_name
         arguments = node.args
         named = [*arguments.posonlyargs, *arguments.args][1:] + arguments.kwonlyargs
-        if owner is not None and any(argument.annotation is not None for argument in named):
+        if owner is not None and any(
+            argument.annotation is not None
+            and _may_annotate_tensor(argument.annotation, aliases, tensors)
+            for argument in named
+        ):
             taking.add(f"{owner}.{node.name}")
     for call in calls:
         func = call.func
@@ -3794,23 +3805,54 @@ def _may_take_tensors(found: Skeleton, calls: Iterable[ast.Call]) -> frozenset[s
     return frozenset(taking)
 
 
+def _may_annotate_tensor(
+    annotation: ast.expr, aliases: Mapping[str, str], tensors: Collection[str]
+) -> bool:
+    """``FileContext.annotates_tensor`` read from ``ast``: a name in the annotation (also in
+    a string one) names a tensor type, through the file's imports, as written, or as one of
+    ``tensors`` (the traversal resolves through the bindings seen so far)."""
+    for node in ast.walk(annotation):
+        if isinstance(node, ast.Name):
+            names = [node.id]
+        elif isinstance(node, ast.Attribute):
+            names = [node.attr]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names = node.value.replace("[", " ").replace("]", " ").split()
+        else:
+            continue
+        if any(
+            tensor_annotation(name, aliases) or name.endswith("Tensor") or name in tensors
+            for name in names
+        ):
+            return True
+    return False
+
+
 def _kind_marker(scope: Scope) -> str:
     """``""`` for a module-level function, ``"."`` for a method: a module's functions of
     one kind place their tensors alike."""
     return "" if scope.class_name is None else "."
 
 
-def _may_fall_back(found: Skeleton, fresh: Iterable[ast.Call]) -> frozenset[str]:
-    """Functions that return one of the ``fresh`` calls (whole or in a tuple), or a name
-    that may hold one, and have another ``return`` of something (a branch of a conditional
-    expression returned is one return): where ``fallback_return`` may find a CPU fallback,
-    or callers joining the results a 0-dim one (``FunctionFlow.returned_scalars``)."""
-    returned = {id(call) for call in fresh}
-    making = {found.scope_of(call).function_name for call in fresh}
-    giving: dict[str | None, list[bool]] = {}
+def _may_fall_back(found: Skeleton, made: Sequence[ast.Call]) -> frozenset[str]:
+    """Functions (named as ``scope_of`` names them) in which one function's own ``return``
+    (not a nested function's: ``fallback_return`` reads the flow of the function around the
+    factory) gives one of the ``made`` calls (whole or in a tuple), or a name that may hold
+    one, and another ``return`` of that function may give a tensor on the device: not a
+    constant, nor a ``made`` call, nor a parameter handed back (a branch of a conditional
+    expression returned is one return). There ``fallback_return`` may find a CPU fallback,
+    and elsewhere not (a conversion helper returning its input when it is already a tensor,
+    a tensor of it else)."""
+    returned = {id(call) for call in made}
+    functions = _FunctionSpans(found)
+    making = {functions.around(call) for call in made}
+    giving: dict[ast.AST, tuple[list[bool], list[bool], str]] = {}
     for node in found.of_type(ast.Return):
         assert isinstance(node, ast.Return)
-        function = found.scope_of(node).function_name
+        function = functions.around(node)
+        name = found.scope_of(node).function_name
+        if function is None or name is None:
+            continue
         for value in _branches(node.value):
             if value is None or isinstance(value, ast.Constant):
                 continue
@@ -3819,12 +3861,67 @@ def _may_fall_back(found: Skeleton, fresh: Iterable[ast.Call]) -> frozenset[str]
                 id(element) in returned or (isinstance(element, ast.Name) and function in making)
                 for element in elements
             )
-            giving.setdefault(function, []).append(fresh_here)
+            handed_back = not isinstance(value, ast.Tuple) and _input_view(value, function)
+            on_device = not handed_back and not all(id(e) in returned for e in elements)
+            fresh, device, _ = giving.setdefault(function, ([], [], name))
+            fresh.append(fresh_here)
+            device.append(on_device)
     return frozenset(
         name
-        for name, fresh_returns in giving.items()
-        if name is not None and any(fresh_returns) and len(fresh_returns) > 1
+        for fresh, device, name in giving.values()
+        if any(
+            gives and other
+            for i, gives in enumerate(fresh)
+            for j, other in enumerate(device)
+            if i != j
+        )
     )
+
+
+class _FunctionSpans:
+    """The innermost function whose body holds a node, from the nodes' positions: ``ast``
+    gives the skeleton's nodes with no parents, and its frames name the outermost function
+    (a nested one belongs to it)."""
+
+    def __init__(self, found: Skeleton) -> None:
+        spans = []
+        for node in found.of_type(ast.FunctionDef, ast.AsyncFunctionDef):
+            assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            first = node.body[0]
+            end = (node.end_lineno or 0, node.end_col_offset or 0)
+            spans.append(((first.lineno, first.col_offset), end, node))
+        spans.sort(key=lambda span: span[0])
+        self._starts = [start for start, _, _ in spans]
+        self._spans = spans
+
+    def around(self, node: ast.expr | ast.stmt) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The function with the latest start whose body holds ``node``."""
+        start = (node.lineno, node.col_offset)
+        end = (node.end_lineno or 0, node.end_col_offset or 0)
+        for position in range(bisect_right(self._starts, start) - 1, -1, -1):
+            _, last, function = self._spans[position]
+            if end <= last:
+                return function
+        return None
+
+
+def _input_view(value: ast.expr, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """``fallback_return``'s input handed back, read from ``ast``: a parameter itself (not
+    ``*args``: ``parameter_names``), sliced or seen through ``VIEW_METHODS``."""
+    while True:
+        if isinstance(value, ast.Subscript):
+            value = value.value
+        elif (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr in VIEW_METHODS
+        ):
+            value = value.func.value
+        else:
+            break
+    arguments = function.args
+    every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+    return isinstance(value, ast.Name) and value.id in {argument.arg for argument in every}
 
 
 def _reads_device(attribute: str, value: ast.expr | cst.BaseExpression, called: bool) -> bool:

@@ -591,6 +591,11 @@ BACKEND_FREE_PARTS = (
 """Converters of a torch model to another runtime (``openvino.convert_model``,
 ``openvino.frontend.pytorch``): the model they convert runs where it is, on any device."""
 
+ONE_DEVICE_PER_PROCESS_TYPES = frozenset({"hpu"})
+"""Device types whose processes each see one device, index 0: Intel Gaudi's bridge gives a
+process one HPU (the one of its local rank, or the first free one), so ``"hpu:0"`` there is
+the process's own HPU, as ``"hpu"`` is, whichever it is."""
+
 BACKEND_OP_NAMESPACES = {f"torch.ops.{kind}": kind for kind in DEVICE_TYPES}
 """The operator namespaces named after a device type (``torch.ops.hpu.cast_to_fp8_v2``): their
 kernels run on that device only, so code that calls them is code of that backend."""

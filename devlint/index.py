@@ -166,6 +166,8 @@ _STRUCTURAL = (
     "_mixed_into",
     "_context_functions",
     "_input_functions",
+    "_bound_definitions",
+    "_backends",
 )
 """Answers of the index that depend on nothing but the project's structure and settings."""
 
@@ -938,7 +940,10 @@ class ProjectIndex:
 
     @cached_property
     def _backends(self) -> dict[str, frozenset[str]]:
-        """``backends`` of each module, read once (asked for every literal)."""
+        """``backends`` of each module, read once (asked for every literal): the device types
+        of the libraries it uses and of the project definitions it uses that are bound to
+        one (``_bound_definitions``: a module using the project's wrapper of a library
+        is bound to it as a module using the library is)."""
         bound: dict[str, frozenset[str]] = {}
         for module, facts in self._modules.items():
             used = chain(
@@ -946,15 +951,56 @@ class ProjectIndex:
                 facts.top_level_calls,
                 (call for function in facts.functions for call in function.calls),
             )
-            kinds = frozenset(
-                kind
-                for name in used
-                if (kind := _backend_of(name)) is not None
-                and not (kind == "cpu" and self._defines(name))
-            )
+            kinds = frozenset(kind for name in used for kind in self._binds(name, module))
             if kinds:
                 bound[module] = kinds
         return bound
+
+    def _binds(self, name: str, near: str) -> Iterator[str]:
+        """The device types that using ``name`` (an import or a call, as written in the
+        module ``near``) binds to: its library's, else the project definition's."""
+        kind = self._library_backend(name)
+        if kind is not None:
+            yield kind
+        yield from self._bound_definitions.get(self.resolve(name, near), ())
+
+    def _library_backend(self, name: str) -> str | None:
+        """``_backend_of(name)``, but none for a project definition named like a host
+        runtime (``_defines``)."""
+        kind = _backend_of(name)
+        return None if kind == "cpu" and self._defines(name) else kind
+
+    @cached_property
+    def _bound_definitions(self) -> dict[str, frozenset[str]]:
+        """The device types each project function or class is bound to: those of the
+        one-device libraries a function calls or a class derives from, and of the project
+        definitions it calls or derives from that are bound, however many steps away."""
+        direct: dict[str, set[str]] = {}
+        users: dict[str, set[str]] = {}  # who calls each definition, or derives from it
+        for name, function in self._functions.items():
+            for call in function.calls:
+                self._link_use(name, call, direct, users)
+        for name, facts in self._classes.items():
+            for base in facts.bases:
+                self._link_use(name, base, direct, users)
+        bound: dict[str, set[str]] = {}
+        for kind in {kind for kinds in direct.values() for kind in kinds}:
+            roots = (name for name, kinds in direct.items() if kind in kinds)
+            for name in _reachable(roots, users):
+                bound.setdefault(name, set()).add(kind)
+        return {name: frozenset(kinds) for name, kinds in bound.items()}
+
+    def _link_use(
+        self, user: str, name: str, direct: dict[str, set[str]], users: dict[str, set[str]]
+    ) -> None:
+        """Record that the project definition ``user`` uses ``name`` (a call or a base, as
+        its file resolves it): a library's device type directly, or a project definition."""
+        kind = self._library_backend(name)
+        if kind is not None:
+            direct.setdefault(user, set()).add(kind)
+        target = self.resolve(name, self._module_of[user])
+        if target != user and (target in self._functions or target in self._classes):
+            users.setdefault(target, set()).add(user)
 
     @cached_property
     def current_device_types(self) -> frozenset[str]:

@@ -351,3 +351,18 @@ def has_self(function: cst.FunctionDef) -> bool:
             return False
     params = [*function.params.posonly_params, *function.params.params]
     return bool(params) and params[0].name.value == "self"
+
+
+def none_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:
+    """``if x is None:`` -> (``x``, None): ``x`` holds None in the body; ``if x is not
+    None:`` -> (None, ``x``): it does on the other path."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None, None
+    name = dotted_name(test.left)
+    target = test.comparisons[0]
+    none = isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
+    if name is None or not none:
+        return None, None
+    if isinstance(target.operator, cst.Is):
+        return name, None
+    return (None, name) if isinstance(target.operator, cst.IsNot) else (None, None)

@@ -587,9 +587,20 @@ BACKEND_FREE_PARTS = (
     "openvino.tools",
     "openvino.convert_model",
     "openvino.save_model",
+    "openvino.opset",
+    "openvino.runtime.opset",
+    "openvino.Model",
+    "openvino.runtime.Model",
 )
 """Converters of a torch model to another runtime (``openvino.convert_model``,
-``openvino.frontend.pytorch``): the model they convert runs where it is, on any device."""
+``openvino.frontend.pytorch``), and the builders of the graph they convert to (an opset's
+operations, ``openvino.Model``: a converter extension's parts): the model they convert runs
+where it is, on any device, and a graph node is no tensor."""
+
+ONE_DEVICE_PER_PROCESS_TYPES = frozenset({"hpu"})
+"""Device types whose processes each see one device, index 0: Intel Gaudi's bridge gives a
+process one HPU (the one of its local rank, or the first free one), so ``"hpu:0"`` there is
+the process's own HPU, as ``"hpu"`` is, whichever it is."""
 
 BACKEND_OP_NAMESPACES = {f"torch.ops.{kind}": kind for kind in DEVICE_TYPES}
 """The operator namespaces named after a device type (``torch.ops.hpu.cast_to_fp8_v2``): their

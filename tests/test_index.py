@@ -224,6 +224,33 @@ BACKEND_FILES = {
     "openvino/__init__.py": "",
     "openvino/helpers.py": "def g(x):\n    return x\n",
     "openvino/patcher.py": "from openvino.helpers import g\n\n\ndef f(x):\n    return g(x)\n",
+    # The project's own wrapper of a host runtime (a class deriving from the runtime's, a
+    # function calling it) binds the modules that use it, however many steps away; a
+    # helper of the wrapper's module that does not reach the runtime binds nothing.
+    "lib/npu_base.py": "from intel_npu_acceleration_library.backend.factory import NNFactory\n"
+    "from intel_npu_acceleration_library.backend.runtime import adapt_output_tensor\n\n\n"
+    "class Factory(NNFactory):\n    pass\n\n\n"
+    "def run(x):\n    return adapt_output_tensor(x, x.shape, x.dtype)\n\n\n"
+    "def shape_of(x):\n    return x.shape\n",
+    "lib/npu_layer.py": "from lib.npu_base import Factory\n\n\n"
+    "class Layer(Factory):\n    pass\n\n\n"
+    "def f(x):\n    return x\n",
+    "lib/npu_runner.py": "from lib import npu_base\n\n\n"
+    "def run_twice(x):\n    return npu_base.run(npu_base.run(x))\n\n\n"
+    "def f(x):\n    return x\n",
+    "lib/npu_user.py": "from lib.npu_runner import run_twice\n\n\n"
+    "def f(x):\n    return run_twice(x)\n",
+    "lib/npu_layer_user.py": "def f(x):\n"
+    "    from lib.npu_layer import Layer\n\n    return Layer()(x)\n",
+    "lib/npu_helper_user.py": "from lib.npu_base import shape_of\n\n\n"
+    "def f(x):\n    return shape_of(x)\n",
+    # A converter extension building the runtime's graph (an opset's operations, a Model)
+    # binds its users to nothing: a graph node is no tensor.
+    "lib/ov_ops.py": "import openvino as ov\nimport openvino.opset14 as ops\n\n\n"
+    "def convert_cell(context):\n"
+    "    return ov.Model([ops.result(ops.constant(0))], [])\n",
+    "lib/ov_patcher.py": "from lib.ov_ops import convert_cell\n\n\n"
+    "def f(x):\n    return convert_cell(x)\n",
     # Asking whether a backend is there, naming it, or calling torch's own operators binds
     # to none.
     "lib/portable.py": "import torch\n\n\ndef f(x):\n"
@@ -244,6 +271,12 @@ BACKEND_FILES = {
         ("lib.ov_convert", set()),
         ("openvino.patcher", set()),
         ("lib.portable", set()),
+        ("lib.npu_layer", {"cpu"}),
+        ("lib.npu_runner", {"cpu"}),
+        ("lib.npu_user", {"cpu"}),
+        ("lib.npu_layer_user", {"cpu"}),
+        ("lib.npu_helper_user", set()),
+        ("lib.ov_patcher", set()),
     ],
 )
 def test_backends(tmp_path: Path, module: str, expected: set[str]) -> None:
@@ -252,6 +285,33 @@ def test_backends(tmp_path: Path, module: str, expected: set[str]) -> None:
     project = lint_project(tmp_path, BACKEND_FILES)
     assert project.index is not None
     assert project.index.backends(function(f"{module}.f")) == expected
+
+
+NPU_PIPELINE_FILES = {
+    "pkg/__init__.py": "",
+    "pkg/npu_base.py": "from intel_npu_acceleration_library.backend.factory import NNFactory\n\n\n"
+    "class Factory(NNFactory):\n    pass\n",
+    "pkg/decoder.py": "import torch\nimport torch.distributed as dist\n\n"
+    "from pkg.npu_base import Factory\n\n\n"
+    "class Layers(Factory):\n    pass\n\n\n"
+    "class DecodeRunner:\n"
+    "    def __init__(self, model):\n        self.model = model\n\n"
+    "    def shutdown(self):\n"
+    "        control = torch.tensor(-2, dtype=torch.int)\n"
+    "        dist.broadcast(control, src=0)\n",
+}
+
+
+def test_a_pipeline_built_on_the_projects_wrapper_of_a_host_runtime_computes_on_the_host(
+    tmp_path: Path,
+) -> None:
+    """A module deriving its layers from the project's own wrapper of Intel's NPU library
+    is bound to that host runtime as the wrapper is: its control tensors are CPU tensors
+    for a CPU process group, no finding; the same module built on a plain class is one."""
+    assert package_findings(tmp_path / "npu", NPU_PIPELINE_FILES, "DEV003") == []
+    files = dict(NPU_PIPELINE_FILES)
+    files["pkg/npu_base.py"] = "class Factory:\n    pass\n"
+    assert package_findings(tmp_path / "gpu", files, "DEV003") == [("decoder.py", 16, 19)]
 
 
 CPU_RUNTIME_FILES = {

@@ -73,6 +73,7 @@ from devlint.nodes import (
     names_a_device,
     names_a_move_helper,
     names_the_cpu,
+    none_test,
     parameter_names,
     stateless_module,
     unpacked,
@@ -966,7 +967,7 @@ class _Inference:
                 self._else(node.orelse)  # the body is the ONNX export's graph, not a device path
         elif isinstance(node, cst.If):
             self.eval(node.test)
-            none_in_body, none_in_orelse = _none_test(node.test)
+            none_in_body, none_in_orelse = none_test(node.test)
             if none_in_body in self.not_none:
                 if node.orelse is not None:
                     self._else(node.orelse)
@@ -2476,21 +2477,6 @@ def _leaves(branch: cst.BaseSuite | cst.If | cst.Else) -> bool:
     if isinstance(last, cst.SimpleStatementLine):
         last = last.body[-1] if last.body else None
     return isinstance(last, (cst.Return, cst.Raise))
-
-
-def _none_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:
-    """``if x is None:`` -> (``x``, None): ``x`` holds None in the body; ``if x is not
-    None:`` -> (None, ``x``): it does on the other path."""
-    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
-        return None, None
-    name = dotted_name(test.left)
-    target = test.comparisons[0]
-    none = isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
-    if name is None or not none:
-        return None, None
-    if isinstance(target.operator, cst.Is):
-        return name, None
-    return (None, name) if isinstance(target.operator, cst.IsNot) else (None, None)
 
 
 def _has_dimensions(test: cst.BaseExpression, name: str) -> bool:

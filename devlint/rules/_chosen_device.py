@@ -42,6 +42,7 @@ from devlint.symbols import (
     CURRENT_GPU_SETTERS,
     DEVICE_SWITCHES,
     LOCAL_RANK_NAMES,
+    ONE_DEVICE_PER_PROCESS_TYPES,
     PROCESS_GROUP_TYPES,
     SET_DEVICE_FUNCTIONS,
     TENSOR_FACTORIES,
@@ -574,6 +575,14 @@ def without_index(literal: str) -> bool:
     """``"cuda"``, ``'hpu'`` (source text): the current device of its type; not ``"cuda:1"``
     nor ``0`` (GPU 0)."""
     return literal[:1] in "'\"" and ":" not in literal
+
+
+def names_the_current_device(literal: str) -> bool:
+    """``without_index``, or index 0 of a type whose processes each see one device
+    (``"hpu:0"``, ``ONE_DEVICE_PER_PROCESS_TYPES``): the process's current device of its
+    type."""
+    kind, _, index = literal.strip("'\"").partition(":")
+    return without_index(literal) or (kind in ONE_DEVICE_PER_PROCESS_TYPES and index == "0")
 
 
 def moves_to_the_current_device(call: cst.Call) -> bool:

@@ -172,7 +172,10 @@ class FactoryWithoutDevice(Rule):
     shares an array's CPU memory) is made on `d`; code of a class whose `device` property
     returns the CPU (or a base's does), and code outside model code of a module bound to
     a host runtime (it uses OpenVINO's inference or Intel's NPU library, which take and
-    give CPU tensors; not `openvino.convert_model`, which runs a torch model where it is).
+    give CPU tensors, directly or through the project's own code built on them: a class
+    deriving from the library's, a function calling it; not `openvino.convert_model` nor
+    the opset operations a converter builds its graph with, which run a torch model where
+    it is).
     A tensor that is moved before it meets anything
     (`torch.arange(n)[:k].to(x.device)`, `torch.cat([a, b]).to(x.device)`,
     `if m is not None: m = m.to(x.device)`, `if torch.cuda.is_available(): t = t.cuda()`,

@@ -16,6 +16,7 @@ from devlint.nodes import (
     dotted_name,
     first_positional,
     keyword_argument,
+    none_test,
 )
 from devlint.rules._anchors import (
     device_anchor,
@@ -28,6 +29,7 @@ from devlint.rules._chosen_device import (
     chose_the_device,
     class_choices,
     moves_its_input_there,
+    names_the_current_device,
     own_choice,
     without_index,
 )
@@ -117,7 +119,12 @@ class HardcodedDevice(Rule):
     devices exist (`torch.cuda.is_available()`, `is_npu_available()`) or on where tensors
     are (`x.is_cuda`, `x.device == torch.device("cuda")`, also through a name the function
     sets from such a test, in a helper it defines: `any_cuda = any(_is_cuda(v) for v in
-    values)`), nor code of a CUDA-only library (a module importing Megatron-LM).
+    values)`), nor a device the code falls back to when it was given none (`if device is
+    None: device = torch.device("cuda")`, `device = device or torch.device("cuda")`), nor a
+    literal of the one device type of a library the module uses (Megatron-LM's CUDA,
+    Gaudi's HPU), directly or through the project's own code built on it (a class deriving
+    from the library's, a function calling it): that code runs there only, on the device its
+    set-up made current (`"hpu:0"` too: each Gaudi process sees its one HPU).
 
     ## Why is this bad?
     Under distributed training every process owns a different GPU. A literal
@@ -355,6 +362,13 @@ class HardcodedDevice(Rule):
         "        if device is None:\n"
         '            device = torch.device("cuda")\n'
         "        return self(x.to(device))\n",
+        "import torch\n\n"
+        "def sweep(n, device=None):\n"
+        '    device = device or torch.device("cuda")\n'
+        "    return torch.zeros(n, device=device)\n\n"
+        "def grid(n, device=None):\n"
+        '    device = torch.device("cuda") if device is None else device\n'
+        "    return torch.arange(n, device=device)\n",
         # A state object choosing its default device by what exists (helpers and flags).
         "import torch\nfrom acc.utils import is_npu_available\n\nclass State:\n"
         "    def __init__(self, model):\n        self.model = model\n\n"
@@ -598,6 +612,14 @@ class HardcodedDevice(Rule):
         "class Fp8Linear(nn.Module):\n"
         "    def pack(self, weight, scale):\n"
         '        self.weight = cast(weight.to("hpu"), scale)\n',
+        # Gaudi code (a function importing its library) fusing gradients into one buffer:
+        # each process sees one HPU, `"hpu:0"`, its own.
+        "import torch\n\n"
+        "def all_reduce_gradients(model: torch.nn.Module):\n"
+        "    import habana_frameworks.torch as ht\n\n"
+        '    buffer = torch.zeros(8, device="hpu:0")\n'
+        "    ht.hpu.synchronize()\n"
+        "    return buffer\n",
         # A decorator's `device=` is a registration key read when the class is defined: it
         # places no tensor (a `device="npu"` inside the class's methods would).
         "import torch\nfrom torch import nn\nfrom engines import registry\n\n"
@@ -1244,7 +1266,7 @@ class HardcodedDevice(Rule):
                 and not _is_query(context)
                 and not _has_index(node)
                 and not is_map_location(context.ancestors)
-                and not _fills_in_a_default(context)
+                and not _fills_in_a_default(node, context)
             ):
                 self._report(context, node, node, literal)
             return
@@ -1382,7 +1404,7 @@ class HardcodedDevice(Rule):
             return None  # which device a helper answers; no caller places with it
         literal = candidate.data["literal"]
         kind = "cuda" if "legacy" in candidate.data else _device_type(literal)
-        current = "legacy" in candidate.data or without_index(literal)
+        current = "legacy" in candidate.data or names_the_current_device(literal)
         if current and kind in index.backends(candidate.scope):
             return None  # Megatron-LM or Gaudi code: one backend, its device made current
         if chose_the_device(candidate, scope, index):
@@ -1534,25 +1556,37 @@ def _names_the_device(target: cst.BaseExpression) -> bool:
     return attribute is not None and names_the_device(attribute)
 
 
-def _fills_in_a_default(context: FileContext) -> bool:
-    """``if device is None: device = torch.device("cuda")``: the caller's to override."""
+def _fills_in_a_default(call: cst.Call, context: FileContext) -> bool:
+    """``call`` is what a name gets when it holds no device (``if device is None: device =
+    torch.device("cuda")``, ``device = device or torch.device("cuda")``, ``device = device
+    if device is not None else torch.device("cuda")``): the caller's to override."""
     ancestors = context.ancestors
     assign = next((n for n in reversed(ancestors) if isinstance(n, cst.Assign)), None)
-    guard = next((n for n in reversed(ancestors) if isinstance(n, cst.If)), None)
-    if assign is None or guard is None or len(assign.targets) != 1:
+    if assign is None or len(assign.targets) != 1:
         return False
-    target = assign.targets[0].target
-    test = guard.test
-    return (
-        isinstance(target, cst.Name)
-        and isinstance(test, cst.Comparison)
-        and isinstance(test.left, cst.Name)
-        and test.left.value == target.value
-        and len(test.comparisons) == 1
-        and isinstance(test.comparisons[0].operator, cst.Is)
-        and isinstance(test.comparisons[0].comparator, cst.Name)
-        and test.comparisons[0].comparator.value == "None"
+    if not isinstance(assign.targets[0].target, cst.Name):
+        return False
+    target = assign.targets[0].target.value
+    guard = next((n for n in reversed(ancestors) if isinstance(n, cst.If)), None)
+    return _falls_back_to(assign.value, target, call) or (
+        guard is not None and none_test(guard.test)[0] == target
     )
+
+
+def _falls_back_to(value: cst.BaseExpression, name: str, call: cst.Call) -> bool:
+    """``value`` is ``name or call``, or ``call`` where a test finds ``name`` None."""
+    if isinstance(value, cst.BooleanOperation):
+        return (
+            isinstance(value.operator, cst.Or)
+            and value.right is call
+            and dotted_name(value.left) == name
+        )
+    if isinstance(value, cst.IfExp):
+        none_in_body, none_in_orelse = none_test(value.test)
+        return (none_in_body == name and value.body is call) or (
+            none_in_orelse == name and value.orelse is call
+        )
+    return False
 
 
 def _has_any_index(call: cst.Call, literal: cst.CSTNode) -> bool:

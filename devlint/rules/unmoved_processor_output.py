@@ -120,7 +120,8 @@ class UnmovedProcessorOutput(Rule):
     source that returns `{k: v ...}` or `dict(...)`) has no `.to`; the fix then
     builds `{k: v.to(device) for k, v in ....items()}`. Otherwise there is no fix.
     Not flagged: output handed to a model of a host runtime (outside model code, in a
-    module that uses OpenVINO's inference or Intel's NPU library: they take CPU tensors),
+    module that uses OpenVINO's inference or Intel's NPU library, or the project's own code
+    built on them: they take CPU tensors),
     output only used for shapes or decoding, moved by a helper whose
     name says so (`move_to_device`, `transfer_batch_to_device`), returned from a
     collate function (the trainer moves batches), models loaded with

@@ -172,6 +172,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "DEVICE_TYPES": lambda v: [
         t for t in sorted(v) if t not in PLUGIN_DEVICE_TYPES and not _is_device_type(t)
     ],
+    "ONE_DEVICE_PER_PROCESS_TYPES": lambda v: sorted(set(v) - symbols.DEVICE_TYPES),
     "AVAILABILITY_CHECKS": lambda v: [
         n
         for n in sorted(v)

@@ -45,6 +45,9 @@ class Needed(Enum):
     RESULTS_JOINED = "results joined"
     """Results of calls of the function, in another file, are collected and joined into one
     tensor (``torch.cat``, ``torch.stack``): they meet one another, 0-dim ones too."""
+    RESULT_DATA = "result data"
+    """The function (a method: through its class's bases) returns Python data, no tensor
+    (``FlowSummary.data``): ``torch.tensor`` of its result makes a CPU tensor."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,9 @@ class Candidate:
     """Edits per fix variant, e.g. ``{"self_device": ..., "tensor_device": ...}``."""
     needs: tuple[Requirement, ...] = ()
     """It holds only if one of these does (none: it holds as it is)."""
+    provided: tuple[Requirement, ...] = ()
+    """It holds only if all of these do as well: what another file's code must show of the
+    data it was made from (``torch.tensor`` of what another class's method returned)."""
     suppressed: bool = False
     """A ``# noqa`` on its line silences it: no finding, but the literal device it names
     stays in the code, which the fixes of its function's other literals must know

@@ -227,6 +227,8 @@ def resolve(project: Project, result: FileResult) -> None:
             continue
         if candidate.needs and not any(map(project.index.holds, candidate.needs)):
             continue  # it depends on another file's flow, which does not show it
+        if not all(map(project.index.holds, candidate.provided)):
+            continue  # made from another file's data, which its flow does not show
         scope = project.index.scope_info(candidate.scope)
         verdict = rule.resolve(candidate, scope, project.index)
         if verdict is None:
@@ -649,9 +651,10 @@ def _reported_if_shown(
 
 
 def _parse_files_flow_needs(projects: list[Project], runner: Runner) -> None:
-    """Analyse again the files whose flow facts a candidate needs (``Candidate.needs``),
-    naming what to compute: the summaries of the callees it hands CPU tensors to, and
-    in the callers of a function returning one, whether its result meets the device.
+    """Analyse again the files whose flow facts a candidate needs (``Candidate.needs``,
+    ``Candidate.provided``), naming what to compute: the summaries of the callees it hands
+    CPU tensors to or made its data, and in the callers of a function returning one,
+    whether its result meets the device.
     Skipped files are parsed (a helper that makes no tensor has a summary). One round:
     a file parsed here adds no candidate that needs more (it had no rule's trigger)."""
     for project in projects:
@@ -662,8 +665,9 @@ def _parse_files_flow_needs(projects: list[Project], runner: Runner) -> None:
             need
             for result in project.files
             for candidate in result.analysis.candidates
-            if candidate.needs and _reported_if_shown(candidate, rules, index)
-            for need in candidate.needs
+            if (candidate.needs or candidate.provided)
+            and _reported_if_shown(candidate, rules, index)
+            for need in (*candidate.needs, *candidate.provided)
         }
         summaries: dict[str, set[str]] = {}
         results: dict[str, set[str]] = {}
@@ -672,7 +676,7 @@ def _parse_files_flow_needs(projects: list[Project], runner: Runner) -> None:
                 if need.kind in (Needed.RESULT_MEETS, Needed.RESULTS_JOINED):
                     results.setdefault(module, set()).add(need.function.rpartition(".")[2])
                 else:
-                    summaries.setdefault(module, set()).add(index.canonical(need.function))
+                    summaries.setdefault(module, set()).add(index.about(need))
         cache = Cache(project.cache_dir) if project.cache_dir else None
         work, shown = [], False
         for result in project.files:

@@ -219,6 +219,9 @@ class FlowSummary:
     joins: tuple[str, ...] = ()
     """Parameters holding a sequence of tensors it joins into one (``torch.cat(xs)``): the
     tensors a caller collects there meet one another, 0-dim ones too."""
+    data: bool = False
+    """Every ``return`` gives Python data, no tensor (``response.json()``, a list of
+    numbers): ``torch.tensor`` of its result, or of an element, makes a CPU tensor."""
     line: int = 0
 
 

@@ -672,12 +672,21 @@ class ProjectIndex:
                 found.add(self.canonical(self.resolve(callee, module)))
         return frozenset(found)
 
+    def about(self, requirement: Requirement) -> str:
+        """The function ``requirement`` is about, canonical; for ``RESULT_DATA``, a method
+        of the class an object was made of: the definition its class's bases give it."""
+        function = self.canonical(requirement.function)
+        if requirement.kind is not Needed.RESULT_DATA or function in self._functions:
+            return function
+        held, _, method = function.rpartition(".")
+        return self._method_table(self.canonical(held)).get(method, function)
+
     def modules_showing(self, requirement: Requirement) -> frozenset[str]:
         """The project modules whose flow facts decide ``requirement``: the callee's, or
         for a result, those of its callers (module-level code included), but not tests:
         a test hands a helper's result to whatever it checks it against (a fixture, a
         stand-in model), which says nothing of where the library's own callers use it."""
-        function = self.canonical(requirement.function)
+        function = self.about(requirement)
         if requirement.kind not in (Needed.RESULT_MEETS, Needed.RESULTS_JOINED):
             found = self._module_of.get(function)
             return frozenset({found}) if found is not None else frozenset()
@@ -691,7 +700,7 @@ class ProjectIndex:
 
     def holds(self, requirement: Requirement) -> bool:
         """Whether the project's flow summaries show what a candidate needs from them."""
-        function = self.canonical(requirement.function)
+        function = self.about(requirement)
         part = requirement.part
         if requirement.kind is Needed.RESULTS_JOINED:
             return function in self._joined_results
@@ -702,6 +711,8 @@ class ProjectIndex:
         summary = self._summaries.get(function)
         if summary is None:
             return False
+        if requirement.kind is Needed.RESULT_DATA:
+            return summary.data
         name = _parameter_of(summary, requirement.slot)
         if requirement.kind is Needed.PARAMETER_RETURNED:
             if name is not None and part is not None and part < len(summary.parts):

@@ -189,8 +189,10 @@ ACCELERATOR_PREDICATES = DEVICE_PREDICATES - {"is_cpu", "is_meta"}
 CPU_LIBRARIES = frozenset(
     {"numpy", "matplotlib", "pandas", "PIL", "cv2", "sklearn", "scipy", "math", "seaborn"}
     | {"wandb", "json", "pickle", "csv", "logging", "plotly", "tensorboardX", "mlflow"}
+    | {"requests"}
 )
-"""Libraries whose functions take CPU tensors (or convert them): not model code."""
+"""Libraries whose functions take CPU tensors (or convert them), or give Python data (an
+HTTP client's responses): not model code."""
 
 ARGUMENT_PLACED_PACKAGES = ("torch.distributions",)
 """Packages of torch classes whose instances hold the tensors they are built from, on those

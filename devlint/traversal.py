@@ -509,6 +509,7 @@ class _RawCandidate:
     lines: Mapping[str, cst.CSTNode]
     anchor: Anchor
     needs: tuple[Requirement, ...] = ()
+    provided: tuple[Requirement, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -686,6 +687,7 @@ class Traversal:
         unless_noted: Sequence[tuple[str, str]] = (),
         lines: Mapping[str, cst.CSTNode] | None = None,
         needs: tuple[Requirement, ...] = (),
+        provided: tuple[Requirement, ...] = (),
     ) -> None:
         self._raw.append(
             _RawCandidate(
@@ -699,6 +701,7 @@ class Traversal:
                 lines or {},
                 self._anchors[-1],
                 needs,
+                provided,
             )
         )
 
@@ -1103,8 +1106,9 @@ class Traversal:
             node = function.node
             if node is None:
                 continue
-            if function.name in wanted and function.owner is None:
-                found.append(summarise(self._flows.function(node, None), function.name))
+            if function.name in wanted:
+                flow = self._flows.function(node, function.owner_node)
+                found.append(summarise(flow, function.name))
             found.extend(self._results_facts(function, node, results, calling))
         return tuple(found)
 
@@ -1199,6 +1203,7 @@ class Traversal:
                     },
                     fixes=fixes,
                     needs=raw.needs,
+                    provided=raw.provided,
                     suppressed=_suppressed(lines, start.row, raw.code),
                 )
             )

@@ -310,6 +310,10 @@ class FunctionFlow:
     """Elements of the results of other files' functions taken apart here (``a, b = f(x)``,
     ``f(x)[1]``, ``out = f(x); out[1]``): the node standing for each (the target, the
     subscript) in ``Value.calls`` and ``results_meeting``, with the call and the position."""
+    copied_answers: Mapping[cst.CSTNode, tuple[str, ...]] = field(default_factory=dict)
+    """Creation sites of ``torch.tensor(x)`` of what a method of an object ``__init__``
+    made returned (``Value.answers``), each with those methods, qualified: a CPU tensor
+    where they all return Python data (their summaries say), else a copy of a tensor."""
 
     def meetings_of(self, made: cst.CSTNode) -> tuple[Meeting, ...]:
         """Where the tensor made at ``made`` meets the computation's device, first first."""
@@ -408,6 +412,7 @@ def analyse_function(
         result_parts=inference.result_parts,
         callees={call: callee for call, (callee, _) in inference.calls_out.items()},
         wrapped=wraps_arguments(function, around.resolve),
+        copied_answers=inference.copied_answers,
     )
 
 
@@ -886,6 +891,10 @@ class _Inference:
         self.results_meeting: set[cst.CSTNode] = set()
         self.calls_out: dict[cst.CSTNode, _CallOut] = {}
         """Each call of another file's function: its callee and its arguments' values."""
+        self.answering: dict[cst.CSTNode, str] = {}
+        """Each call of a method of an object ``__init__`` made: the method (``Value.answers``)."""
+        self.copied_answers: dict[cst.CSTNode, tuple[str, ...]] = {}
+        """``FunctionFlow.copied_answers``."""
         self.joined: set[str] = set()
         """``FunctionFlow.joined``."""
         self.results_handed: dict[tuple[cst.CSTNode, str, int | str], None] = {}
@@ -1618,6 +1627,10 @@ class _Inference:
             imported = head is not None and head.partition(".")[0] not in self.env
             if found is receiver and receiver == UNKNOWN and qualified and imported:
                 return self._external(node, qualified, arguments)  # `module.helper(x)`
+            answering = self._held_method(func)
+            if answering is not None:
+                self.answering[node] = answering
+                found = replace(found, answers=(node,))
             return found
         if isinstance(func, cst.Name) and not local:
             return self._named_call(node, func.value, qualified, arguments)
@@ -1630,6 +1643,15 @@ class _Inference:
         if nested is not None and nested not in self.inlining:
             return self._nested_call(node, nested, arguments)
         return self._closure_call(node, func, callee, arguments)
+
+    def _held_method(self, func: cst.Attribute) -> str | None:
+        """``self.<attribute>.<method>`` of an object ``__init__`` made of a class that is not
+        torch's (``self.client = Client(url)``): the method, qualified through that class
+        (``pkg.client.Client.generate``), whose summary says what it returns."""
+        held = self._owner.classes.get(attribute_of_self(func.value) or "")
+        if held is None or held.split(".", 1)[0] == "torch":
+            return None
+        return f"{held}.{func.attr.value}"
 
     def _read_on_host(self, qualified: str, arguments: Sequence[tuple[cst.Arg, Value]]) -> None:
         """A name handed to a library that reads host memory (``np.isnan(m)``): the code holds
@@ -2185,6 +2207,11 @@ class _Inference:
         if isinstance(data, cst.Name) and data.value in self.lists:
             return made_on_cpu(node)
         found = self.values.get(data, UNKNOWN)
+        methods = tuple(self.answering[call] for call in found.answers if call in self.answering)
+        if methods and len(methods) == len(found.answers) and not (found.made or found.params):
+            # a copy of a tensor the object gives, or of its Python data: its summary says
+            self.copied_answers[node] = methods
+            return made_on_cpu(node)
         if self._construction and found == UNKNOWN and isinstance(data, cst.Name):
             self.maybe_scalar.add(node)  # configuration: Python data, or one number
             return made_on_cpu(node)

@@ -7,6 +7,7 @@ import libcst as cst
 from devlint.facts import FlowSummary
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.values import Value
+from devlint.nodes import descendants
 
 
 def positional_names(function: cst.FunctionDef) -> tuple[str, ...]:
@@ -34,7 +35,18 @@ def summarise(flow: FunctionFlow, name: str) -> FlowSummary:
         parts=tuple(_part_origin(part) for part in flow.returned_parts),
         parts_via=tuple(_followed(part) for part in flow.returned_parts),
         joins=() if flow.wrapped else tuple(sorted(flow.joined)),
+        data=_gives_data(flow),
     )
+
+
+def _gives_data(flow: FunctionFlow) -> bool:
+    """``FlowSummary.data``: a ``return`` gives a value, and every one gives Python data."""
+    returned = flow.returned
+    gives = any(
+        isinstance(node, cst.Return) and node.value is not None
+        for node in descendants(flow.function.body)
+    )
+    return gives and returned.only_host and not returned.scalars
 
 
 def _followed(found: Value) -> tuple[str, ...]:

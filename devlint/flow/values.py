@@ -70,6 +70,11 @@ class Value:
     """Where it was put on the CPU on purpose (``x.cpu()``): no factory is to blame where
     it meets the device, but it is on the CPU all the same, where a device index cannot
     pick from it (``feats.cpu()[idx]``)."""
+    answers: tuple[cst.CSTNode, ...] = ()
+    """Calls of a method of an object ``__init__`` made of a class this function's code
+    does not see (``self.client.generate(...)``) whose result, or an element of it, it may
+    be: where that method returns Python data (its summary, in the project index, says),
+    ``torch.tensor`` of it makes a CPU tensor."""
 
     @property
     def follows(self) -> bool:
@@ -149,6 +154,7 @@ def join(*values: Value) -> Value:
         frozenset().union(*(v.moved_params for v in values)),
         all(v.single for v in values),
         _union(*(v.chosen for v in values)),
+        _union(*(v.answers for v in values)),
     )
 
 

@@ -190,11 +190,13 @@ class FileContext(Protocol):
         unless_noted: Sequence[tuple[str, str]] = (),
         lines: Mapping[str, cst.CSTNode] | None = None,
         needs: tuple[Requirement, ...] = (),
+        provided: tuple[Requirement, ...] = (),
     ) -> None:
         """Record a candidate spanning ``node`` (through ``end``, when given).
 
         ``lines={"key": other_node}`` adds ``data["key"]``: the line ``other_node`` is on.
         ``needs``: it holds only if another file's flow shows one of these (the index says).
+        ``provided``: and only if it shows all of these (``Candidate.provided``).
 
         ``unless_noted=[(tag, name), ...]`` drops it if the same function notes one of
         them anywhere, before or after (``mask = torch.zeros(n)`` ... ``mask.to(d)``),

@@ -267,6 +267,11 @@ class FactoryWithoutDevice(Rule):
     (`torch.cat(xs)` of a parameter, after giving 0-dim ones a dimension): there the CPU
     zero meets the other results. A function that only hands its own `*args, **kwargs` on
     to another file's function (`return f(*args, **kwargs)`) is that function to its callers.
+    `torch.tensor` of what a method of an object `__init__` made returns
+    (`self.client = Client(url)`, then `self.client.generate(...)`, or its elements) is a
+    CPU tensor where that method, through its class's bases and in any file, returns Python
+    data on every path (an HTTP response's `.json()`); a module's method returns tensors,
+    which `torch.tensor` copies on their device.
     """
 
     code = "DEV003"
@@ -1423,6 +1428,22 @@ class FactoryWithoutDevice(Rule):
         "            for j in range(n):\n"
         "                out = out + weights[i][j] * x\n"
         "        return out + weights[0, 1] * x\n",
+        # What a module the class holds returns is a tensor on its device, which
+        # `torch.tensor` copies there (INVALID: a method returning Python data).
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Generator(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.proj = nn.Linear(4, 4)\n\n"
+        "    def generate(self, x):\n"
+        "        return self.proj(x)\n\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.generator = Generator()\n\n"
+        "    def step(self, x, prompt_ids: torch.Tensor):\n"
+        "        out = torch.tensor(self.generator.generate(x))\n"
+        "        return torch.cat([prompt_ids, out], dim=1)\n",
     )
     INVALID = (
         # The partner where it meets is a tuple of index tensors (`nonzero(as_tuple=True)`):
@@ -3397,6 +3418,42 @@ class FactoryWithoutDevice(Rule):
             "        return x + torch.cat(rows[0])\n",
             unsafe=True,
         ),
+        Invalid(
+            # What a method of an object the class holds returns (`self.client.generate`) is
+            # Python data where that method's summary says so (an HTTP response's JSON, not a
+            # module's output): `torch.tensor` of it makes a CPU tensor.
+            "import requests\nimport torch\n\n"
+            "class Client:\n"
+            "    def __init__(self, url):\n"
+            "        self.url = url\n\n"
+            "    def generate(self, prompts):\n"
+            "        return requests.post(self.url, json=prompts).json()\n\n"
+            "class Trainer:\n"
+            "    def __init__(self, model, url):\n"
+            "        self.model = model\n"
+            "        self.client = Client(url)\n\n"
+            "    def step(self, prompts, prompt_ids: torch.Tensor):\n"
+            "        rows = self.client.generate(prompts)\n"
+            "        ids = [torch.tensor(r) for r in rows]\n"
+            "        return torch.cat([prompt_ids, torch.stack(ids)], dim=1)\n",
+            line=18,
+            column=16,
+            fixed="import requests\nimport torch\n\n"
+            "class Client:\n"
+            "    def __init__(self, url):\n"
+            "        self.url = url\n\n"
+            "    def generate(self, prompts):\n"
+            "        return requests.post(self.url, json=prompts).json()\n\n"
+            "class Trainer:\n"
+            "    def __init__(self, model, url):\n"
+            "        self.model = model\n"
+            "        self.client = Client(url)\n\n"
+            "    def step(self, prompts, prompt_ids: torch.Tensor):\n"
+            "        rows = self.client.generate(prompts)\n"
+            "        ids = [torch.tensor(r, device=prompt_ids.device) for r in rows]\n"
+            "        return torch.cat([prompt_ids, torch.stack(ids)], dim=1)\n",
+            unsafe=True,
+        ),
     )
 
     screen_types = (
@@ -3521,6 +3578,7 @@ class FactoryWithoutDevice(Rule):
             },
             fixes=fixes,
             lines={"line": meeting.at},
+            provided=_made_from(node, flow),
         )
 
     def _visit_put_on_cpu(self, node: cst.Call, context: FileContext) -> None:
@@ -3591,6 +3649,7 @@ class FactoryWithoutDevice(Rule):
             data={"factory": name, "fallback_of": flow.function.name.value, **anchors},
             fixes=fixes,
             lines={"line": fallback},
+            provided=_made_from(node, flow),
         )
 
     def _visit_handed_off(
@@ -3633,6 +3692,7 @@ class FactoryWithoutDevice(Rule):
             fixes=fixes,
             lines=lines,
             needs=tuple(dict.fromkeys(needs)),  # a loop's passes hand it off again
+            provided=_made_from(node, flow),
         )
 
     def resolve(
@@ -3692,6 +3752,13 @@ class FactoryWithoutDevice(Rule):
                 fix = Fix(Applicability.UNSAFE, described, edits)
                 return Resolution(f"{message}; {described[0].lower()}{described[1:]}", fix)
         return Resolution(f"{message}; create it on the device of a tensor it meets")
+
+
+def _made_from(node: cst.Call, flow: FunctionFlow) -> tuple[Requirement, ...]:
+    """What the methods whose results ``torch.tensor`` copies at ``node`` must return for it
+    to be made on the CPU (``FunctionFlow.copied_answers``): Python data."""
+    methods = flow.copied_answers.get(node, ())
+    return tuple(Requirement(Needed.RESULT_DATA, method) for method in methods)
 
 
 def _puts_on_cpu(node: cst.Call) -> bool:

@@ -116,7 +116,11 @@ class HardcodedDevice(Rule):
     devices exist (`torch.cuda.is_available()`, `is_npu_available()`) or on where tensors
     are (`x.is_cuda`, `x.device == torch.device("cuda")`, also through a name the function
     sets from such a test, in a helper it defines: `any_cuda = any(_is_cuda(v) for v in
-    values)`), nor code of a CUDA-only library (a module importing Megatron-LM).
+    values)`), nor code of a CUDA-only library (a module importing Megatron-LM), nor
+    code that runs only after a launcher of the project made the process's GPU current by
+    a run-time index (`torch.cuda.set_device(local_rank)`: each project caller of it, or
+    each builder of its object, is such a launcher or such code), in modules that call no
+    other accelerator: an index-less `"cuda"` there is the process's GPU.
 
     ## Why is this bad?
     Under distributed training every process owns a different GPU. A literal
@@ -383,6 +387,14 @@ class HardcodedDevice(Rule):
         "    return torch.arange(n, device=device)\n\n"
         "def draw(n, device, **options):\n"
         "    return grid(n, device), grid(n, device=device), grid(n, **options)\n",
+        # Built only by a launcher that made the process's GPU current: its GPU.
+        "import torch\nfrom torch import nn\n\n"
+        "class Decoder(nn.Module):\n"
+        "    def generate(self, tokens: list):\n"
+        '        return torch.tensor(tokens, device="cuda")\n\n'
+        "def build(local_rank):\n"
+        "    torch.cuda.set_device(local_rank)\n"
+        "    return Decoder()\n",
         # A "cuda" default relied on by one rank's code (it runs collectives) in a project
         # whose set-up makes each rank's GPU current: the current GPU is the rank's.
         "import pickle\n\nimport torch\nimport torch.distributed as dist\n\n"
@@ -1352,6 +1364,8 @@ class HardcodedDevice(Rule):
         current = "legacy" in candidate.data or without_index(literal)
         if current and kind in index.backends(candidate.scope):
             return None  # Megatron-LM or Gaudi code: one backend, its device made current
+        if current and kind == "cuda" and index.runs_on_its_pinned_gpu(candidate.scope):
+            return None  # its launcher made the process's GPU current, and offers no other
         if chose_the_device(candidate, scope, index):
             return None
         if "relied_on" in candidate.data:

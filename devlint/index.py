@@ -989,12 +989,7 @@ class ProjectIndex:
             ),
         )
         set_up = _sets_current(launchers)
-        others = tuple(f"{namespace}." for namespace in OTHER_ACCELERATOR_NAMESPACES)
-        elsewhere = any(
-            call.startswith(others)
-            for facts in own.values()
-            for call in chain(facts.top_level_calls, *(f.calls for f in facts.functions))
-        )
+        elsewhere = any(_calls_another_accelerator(facts) for facts in own.values())
         fixed = any(module in own for module in self._fixed_gpus)
         return set_up == self.current_device_types == {"cuda"} and not elsewhere and not fixed
 
@@ -1009,17 +1004,15 @@ class ProjectIndex:
         """The project functions that run only after their process's GPU was made current:
         those that make it current themselves (``torch.cuda.set_device(local_rank)``, not
         in tests; module-level code too), and those each project caller of which is one of
-        them, or, for a method no project code calls, each builder of its class (an
-        object's methods run in the process that built it). All in modules that make no
-        constant GPU current (``set_device(0)``: every rank's) and call no other accelerator
-        (``OTHER_ACCELERATOR_NAMESPACES``): code that may run on another type of device is
-        not pinned to the GPU, whatever its launcher did."""
-        others = tuple(f"{namespace}." for namespace in OTHER_ACCELERATOR_NAMESPACES)
+        them, or, for a method no project code calls, each builder of an object of its
+        class (``_builders``: an object's methods run in the process that built it). All in
+        modules that make no constant GPU current (``set_device(0)``: every rank's) and
+        call no other accelerator (``OTHER_ACCELERATOR_NAMESPACES``): code that may run on
+        another type of device is not pinned to the GPU, whatever its launcher did."""
         pinned: set[str] = set()
         clean: set[str] = set()
         for module, facts in self._modules.items():
-            calls = [*facts.top_level_calls, *(c for f in facts.functions for c in f.calls)]
-            if module in self._fixed_gpus or any(call.startswith(others) for call in calls):
+            if module in self._fixed_gpus or _calls_another_accelerator(facts):
                 continue
             clean.add(module)
             if _sets_current(facts.top_level_calls) == {"cuda"} and not self._in_tests(module):
@@ -1037,7 +1030,7 @@ class ProjectIndex:
             runners = self._call_sites.get(name, set()) - {name}
             owner = self._owner(name)
             if not runners and owner is not None:
-                runners = self._call_sites.get(owner, set())
+                runners = self._builders.get(owner, set())
             waiting[name] = len(runners)
             for runner in runners:
                 dependents.setdefault(runner, []).append(name)
@@ -1049,6 +1042,16 @@ class ProjectIndex:
                     pinned.add(name)
                     todo.append(name)
         return frozenset(pinned)
+
+    @cached_property
+    def _builders(self) -> dict[str, set[str]]:
+        """Who builds an object of each project class: calls it or one of its subclasses."""
+        builders: dict[str, set[str]] = {}
+        for name in self._classes:
+            sites = self._call_sites.get(name, set())
+            for facts in self._lineage(name):
+                builders.setdefault(facts.name, set()).update(sites)
+        return builders
 
     def runs_collectives(self, function: str) -> bool:
         """The project function calls a collective of ``torch.distributed`` (``all_reduce``,
@@ -1456,6 +1459,14 @@ def _reachable(roots: Iterable[str], edges: Mapping[str, Iterable[str]]) -> set[
                 seen.add(target)
                 todo.append(target)
     return seen
+
+
+def _calls_another_accelerator(facts: FileFacts) -> bool:
+    """The module calls into an accelerator other than CUDA (``torch.xpu.is_available()``,
+    ``OTHER_ACCELERATOR_NAMESPACES``): it offers that device too."""
+    others = tuple(f"{namespace}." for namespace in OTHER_ACCELERATOR_NAMESPACES)
+    calls = chain(facts.top_level_calls, *(function.calls for function in facts.functions))
+    return any(call.startswith(others) for call in calls)
 
 
 def _sets_current(calls: Iterable[str]) -> set[str]:

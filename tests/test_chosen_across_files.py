@@ -315,10 +315,26 @@ _BOTH = [("model.py", 8, 37), ("model.py", 11, 44)]
             },
             _BOTH,
         ),
+        (
+            {
+                "pkg/new/build.py": _BUILDER.format(more=""),
+                "pkg/new/chat.py": "from pkg.new.model import Decoder\n\n\n"
+                "class Chat(Decoder):\n    pass\n\n\ndef serve():\n    return Chat()\n",
+            },
+            _BOTH,
+        ),
         ({"pkg/new/build.py": _BUILDER.format(more="    torch.xpu.is_available()\n")}, _BOTH),
         ({"pkg/new/build.py": _BUILDER.format(more="    torch.cuda.set_device(0)\n")}, _BOTH),
     ],
-    ids=["its launcher", "a script", "none", "built unpinned too", "offers XPU too", "GPU 0"],
+    ids=[
+        "its launcher",
+        "a script",
+        "none",
+        "built unpinned too",
+        "a subclass built unpinned",
+        "offers XPU too",
+        "GPU 0",
+    ],
 )
 def test_code_run_only_after_its_launcher_pins_the_gpu_runs_on_it(
     launchers: dict[str, str], expected: list[tuple[str, int, int]], tmp_path: Path
@@ -328,7 +344,7 @@ def test_code_run_only_after_its_launcher_pins_the_gpu_runs_on_it(
     a launcher or such code), in modules that offer no other accelerator, runs on that GPU:
     its ``"cuda"`` and ``.cuda()`` are the process's GPU, though another launcher of the
     project offers XPU (so no project-wide pinning holds). Not where code that pins nothing
-    builds it too."""
+    builds it too, or builds a subclass that inherits the method."""
     files = {
         "pkg/new/__init__.py": "",
         "pkg/new/model.py": _CACHED_MODEL,

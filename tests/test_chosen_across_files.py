@@ -354,3 +354,17 @@ def test_code_run_only_after_its_launcher_pins_the_gpu_runs_on_it(
     }
     found = findings(tmp_path, files, "DEV001") + findings(tmp_path, files, "DEV002")
     assert sorted(found) == expected
+
+
+def test_code_run_after_its_launcher_pins_the_gpu_still_follows_a_device_it_is_told(
+    tmp_path: Path,
+) -> None:
+    """Pinned code told a device (a ``device`` parameter) may be told another one: its
+    ``"cuda"`` ignores what the caller asked for."""
+    model = _CACHED_MODEL.replace("tokens: list)", "tokens: list, device)")
+    files = {
+        "pkg/new/__init__.py": "",
+        "pkg/new/model.py": model,
+        "pkg/new/build.py": _BUILDER.format(more=""),
+    }
+    assert findings(tmp_path, files, "DEV001") == [("model.py", 11, 44)]

@@ -23,6 +23,7 @@ from devlint.rules._chosen_device import (
     class_choices,
     moves_its_input_there,
     own_choice,
+    pinned_there,
 )
 from devlint.rules._devices import (
     cuda_target_is_literal,
@@ -165,7 +166,8 @@ class CudaCall(Rule):
     device). Nor code that runs only after a launcher of the project made the process's GPU
     current by a run-time index (`torch.cuda.set_device(local_rank)`: each project caller of
     it, or each builder of its object, is such a launcher or such code), in modules that
-    call no other accelerator: `.cuda()` there is the process's GPU, also in model code.
+    call no other accelerator: `.cuda()` there is the process's GPU, also in model code,
+    unless the code is told a device (`self.device`, a `device` parameter).
     Nor test code, which chooses its device as a script does. `.cuda(0)` stays a
     finding in all these: it pins every process to GPU 0. A tensor the collective gets from
     an input (`y.sum()`) is on the input's device: a buffer for the same collective call is
@@ -1316,7 +1318,7 @@ class CudaCall(Rule):
             return None  # `def to_gpu(x: Tensor): return x.cuda()`: moving is what it is for
         if "cuda" in index.backends(candidate.scope):
             return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
-        if "current" in candidate.data and index.runs_on_its_pinned_gpu(candidate.scope):
+        if "current" in candidate.data and pinned_there(candidate, scope, index):
             return None  # its launcher made the process's GPU current, and offers no other
         if chose_the_device(candidate, scope, index):
             return None

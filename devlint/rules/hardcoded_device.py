@@ -29,6 +29,7 @@ from devlint.rules._chosen_device import (
     class_choices,
     moves_its_input_there,
     own_choice,
+    pinned_there,
     without_index,
 )
 from devlint.rules._devices import (
@@ -120,7 +121,8 @@ class HardcodedDevice(Rule):
     code that runs only after a launcher of the project made the process's GPU current by
     a run-time index (`torch.cuda.set_device(local_rank)`: each project caller of it, or
     each builder of its object, is such a launcher or such code), in modules that call no
-    other accelerator: an index-less `"cuda"` there is the process's GPU.
+    other accelerator: an index-less `"cuda"` there is the process's GPU (unless the
+    code is told a device: `self.device`, a `device` parameter).
 
     ## Why is this bad?
     Under distributed training every process owns a different GPU. A literal
@@ -1364,7 +1366,7 @@ class HardcodedDevice(Rule):
         current = "legacy" in candidate.data or without_index(literal)
         if current and kind in index.backends(candidate.scope):
             return None  # Megatron-LM or Gaudi code: one backend, its device made current
-        if current and kind == "cuda" and index.runs_on_its_pinned_gpu(candidate.scope):
+        if current and kind == "cuda" and pinned_there(candidate, scope, index):
             return None  # its launcher made the process's GPU current, and offers no other
         if chose_the_device(candidate, scope, index):
             return None

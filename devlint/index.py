@@ -1019,10 +1019,7 @@ class ProjectIndex:
         (``torch.cuda.set_device(local_rank)``: ``cuda``; ``torch.npu.set_device``: ``npu``).
         Its set-up pins each process to its GPU; with other types, its code runs on several."""
         return frozenset(
-            call.split(".")[1]
-            for facts in self._functions.values()
-            for call in facts.calls
-            if call in SET_DEVICE_FUNCTIONS
+            _sets_current(c for facts in self._functions.values() for c in facts.calls)
         )
 
     @cached_property
@@ -1048,15 +1045,70 @@ class ProjectIndex:
                 for call in function.calls
             ),
         )
-        set_up = {call.split(".")[1] for call in launchers if call in SET_DEVICE_FUNCTIONS}
-        others = tuple(f"{namespace}." for namespace in OTHER_ACCELERATOR_NAMESPACES)
-        elsewhere = any(
-            call.startswith(others)
-            for facts in own.values()
-            for call in chain(facts.top_level_calls, *(f.calls for f in facts.functions))
-        )
+        set_up = _sets_current(launchers)
+        elsewhere = any(_calls_another_accelerator(facts) for facts in own.values())
         fixed = any(module in own for module in self._fixed_gpus)
         return set_up == self.current_device_types == {"cuda"} and not elsewhere and not fixed
+
+    def runs_on_its_pinned_gpu(self, scope: Scope) -> bool:
+        """The scope's function runs only in processes whose own code made their GPU the
+        current device (``_pinned_code``): an index-less ``"cuda"`` or ``.cuda()`` there
+        names that GPU, whichever it is."""
+        return scope.function_name in self._pinned_code
+
+    @cached_property
+    def _pinned_code(self) -> frozenset[str]:
+        """The project functions that run only after their process's GPU was made current:
+        those that make it current themselves (``torch.cuda.set_device(local_rank)``, not
+        in tests; module-level code too), and those each project caller of which is one of
+        them, or, for a method no project code calls, each builder of an object of its
+        class (``_builders``: an object's methods run in the process that built it). All in
+        modules that make no constant GPU current (``set_device(0)``: every rank's) and
+        call no other accelerator (``OTHER_ACCELERATOR_NAMESPACES``): code that may run on
+        another type of device is not pinned to the GPU, whatever its launcher did."""
+        pinned: set[str] = set()
+        clean: set[str] = set()
+        for module, facts in self._modules.items():
+            if module in self._fixed_gpus or _calls_another_accelerator(facts):
+                continue
+            clean.add(module)
+            if _sets_current(facts.top_level_calls) == {"cuda"} and not self._in_tests(module):
+                pinned.update((module, f"{module}{_MAIN_GUARD}"))
+        waiting: dict[str, int] = {}
+        dependents: dict[str, list[str]] = {}
+        for name, function in self._functions.items():
+            module = self._module_of[name]
+            types = _sets_current(function.calls)
+            if module not in clean or (types and types != {"cuda"}):
+                continue
+            if types and not self._in_tests(module):
+                pinned.add(name)
+                continue
+            runners = self._call_sites.get(name, set()) - {name}
+            owner = self._owner(name)
+            if not runners and owner is not None:
+                runners = self._builders.get(owner, set())
+            waiting[name] = len(runners)
+            for runner in runners:
+                dependents.setdefault(runner, []).append(name)
+        todo = list(pinned)
+        while todo:
+            for name in dependents.get(todo.pop(), ()):
+                waiting[name] -= 1
+                if waiting[name] == 0:
+                    pinned.add(name)
+                    todo.append(name)
+        return frozenset(pinned)
+
+    @cached_property
+    def _builders(self) -> dict[str, set[str]]:
+        """Who builds an object of each project class: calls it or one of its subclasses."""
+        builders: dict[str, set[str]] = {}
+        for name in self._classes:
+            sites = self._call_sites.get(name, set())
+            for facts in self._lineage(name):
+                builders.setdefault(facts.name, set()).update(sites)
+        return builders
 
     def runs_collectives(self, function: str) -> bool:
         """The project function calls a collective of ``torch.distributed`` (``all_reduce``,
@@ -1464,6 +1516,19 @@ def _reachable(roots: Iterable[str], edges: Mapping[str, Iterable[str]]) -> set[
                 seen.add(target)
                 todo.append(target)
     return seen
+
+
+def _calls_another_accelerator(facts: FileFacts) -> bool:
+    """The module calls into an accelerator other than CUDA (``torch.xpu.is_available()``,
+    ``OTHER_ACCELERATOR_NAMESPACES``): it offers that device too."""
+    others = tuple(f"{namespace}." for namespace in OTHER_ACCELERATOR_NAMESPACES)
+    calls = chain(facts.top_level_calls, *(function.calls for function in facts.functions))
+    return any(call.startswith(others) for call in calls)
+
+
+def _sets_current(calls: Iterable[str]) -> set[str]:
+    """The device types whose current device ``calls`` set (``torch.cuda.set_device``)."""
+    return {call.split(".")[1] for call in calls if call in SET_DEVICE_FUNCTIONS}
 
 
 def _backend_of(name: str) -> str | None:

@@ -266,3 +266,105 @@ def test_a_helper_moving_its_input_to_cuda_by_name_follows_the_same_pinning(
     if pinned:
         files["pkg/launch.py"] = _PINNING.format(more="")
     assert findings(tmp_path, files, "DEV001") == expected
+
+
+_CACHED_MODEL = (
+    "import torch\nfrom torch import nn\n\n\n"
+    "class Decoder(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.cache = torch.zeros(8).cuda()\n\n"
+    "    def generate(self, tokens: list):\n"
+    '        return torch.tensor(tokens, device="cuda")\n'
+)
+_BUILDER = (
+    "import os\n\nimport torch\n\nfrom pkg.new.model import Decoder\n\n\n"
+    "def build():\n"
+    '    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))\n'
+    "{more}"
+    "    return Decoder()\n"
+)
+_SCRIPT = (
+    "import os\n\nimport torch\n\nfrom pkg.new.model import Decoder\n\n"
+    'torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))\n'
+    "print(Decoder().generate([1, 2]))\n"
+)
+_OFFERS_XPU = (
+    "import os\n\nimport torch\n\n\n"
+    "def build():\n"
+    "    local_rank = int(os.environ['LOCAL_RANK'])\n"
+    "    if torch.xpu.is_available():\n"
+    "        torch.xpu.set_device(local_rank)\n"
+    "    else:\n"
+    "        torch.cuda.set_device(local_rank)\n"
+)
+_BOTH = [("model.py", 8, 37), ("model.py", 11, 44)]
+
+
+@pytest.mark.parametrize(
+    ("launchers", "expected"),
+    [
+        ({"pkg/new/build.py": _BUILDER.format(more="")}, []),
+        ({"pkg/new/run.py": _SCRIPT}, []),
+        ({}, _BOTH),
+        (
+            {
+                "pkg/new/build.py": _BUILDER.format(more=""),
+                "pkg/new/serve.py": "from pkg.new.model import Decoder\n\n\ndef serve():\n"
+                "    return Decoder()\n",
+            },
+            _BOTH,
+        ),
+        (
+            {
+                "pkg/new/build.py": _BUILDER.format(more=""),
+                "pkg/new/chat.py": "from pkg.new.model import Decoder\n\n\n"
+                "class Chat(Decoder):\n    pass\n\n\ndef serve():\n    return Chat()\n",
+            },
+            _BOTH,
+        ),
+        ({"pkg/new/build.py": _BUILDER.format(more="    torch.xpu.is_available()\n")}, _BOTH),
+        ({"pkg/new/build.py": _BUILDER.format(more="    torch.cuda.set_device(0)\n")}, _BOTH),
+    ],
+    ids=[
+        "its launcher",
+        "a script",
+        "none",
+        "built unpinned too",
+        "a subclass built unpinned",
+        "offers XPU too",
+        "GPU 0",
+    ],
+)
+def test_code_run_only_after_its_launcher_pins_the_gpu_runs_on_it(
+    launchers: dict[str, str], expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """Code that runs only after a launcher of the project made the process's GPU current
+    by a run-time index (each project caller of it, or each builder of its object, is such
+    a launcher or such code), in modules that offer no other accelerator, runs on that GPU:
+    its ``"cuda"`` and ``.cuda()`` are the process's GPU, though another launcher of the
+    project offers XPU (so no project-wide pinning holds). Not where code that pins nothing
+    builds it too, or builds a subclass that inherits the method."""
+    files = {
+        "pkg/new/__init__.py": "",
+        "pkg/new/model.py": _CACHED_MODEL,
+        "pkg/old/__init__.py": "",
+        "pkg/old/build.py": _OFFERS_XPU,
+        **launchers,
+    }
+    found = findings(tmp_path, files, "DEV001") + findings(tmp_path, files, "DEV002")
+    assert sorted(found) == expected
+
+
+def test_code_run_after_its_launcher_pins_the_gpu_still_follows_a_device_it_is_told(
+    tmp_path: Path,
+) -> None:
+    """Pinned code told a device (a ``device`` parameter) may be told another one: its
+    ``"cuda"`` ignores what the caller asked for."""
+    model = _CACHED_MODEL.replace("tokens: list)", "tokens: list, device)")
+    files = {
+        "pkg/new/__init__.py": "",
+        "pkg/new/model.py": model,
+        "pkg/new/build.py": _BUILDER.format(more=""),
+    }
+    assert findings(tmp_path, files, "DEV001") == [("model.py", 11, 44)]

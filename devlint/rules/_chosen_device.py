@@ -855,6 +855,14 @@ def moves_its_input_there(candidate: Candidate, scope: ScopeInfo, index: Project
     return not told and index.pins_each_process_gpu
 
 
+def pinned_there(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex) -> bool:
+    """The candidate's code runs only after a launcher of the project made the process's
+    GPU current (``runs_on_its_pinned_gpu``), so the current GPU is the process's, and it
+    is told no device (``self.device``, a ``device`` parameter) that may be another."""
+    told = scope.device_aware or candidate.scope.device_param
+    return not told and index.runs_on_its_pinned_gpu(candidate.scope)
+
+
 def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex) -> bool:
     """The candidate's literal is where the code chose its device (``own_choice``), or it is
     in test code, which chooses its device as a script does. A flag does not choose in a

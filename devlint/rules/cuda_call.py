@@ -23,6 +23,7 @@ from devlint.rules._chosen_device import (
     class_choices,
     moves_its_input_there,
     own_choice,
+    pinned_there,
 )
 from devlint.rules._devices import (
     cuda_target_is_literal,
@@ -165,7 +166,12 @@ class CudaCall(Rule):
     model on the current GPU (`self.model = load(path).cuda()`, or `model = model.cuda()`
     in a method that returns `model`): its other `.cuda()` follow that choice, and so does
     that call, unless the model came from a caller (then flagged: the caller chose its
-    device). Nor test code, which chooses its device as a script does. `.cuda(0)` stays a
+    device). Nor code that runs only after a launcher of the project made the process's GPU
+    current by a run-time index (`torch.cuda.set_device(local_rank)`: each project caller of
+    it, or each builder of its object, is such a launcher or such code), in modules that
+    call no other accelerator: `.cuda()` there is the process's GPU, also in model code,
+    unless the code is told a device (`self.device`, a `device` parameter).
+    Nor test code, which chooses its device as a script does. `.cuda(0)` stays a
     finding in all these: it pins every process to GPU 0. A tensor the collective gets from
     an input (`y.sum()`) is on the input's device: a buffer for the same collective call is
     still flagged, unless the project's set-up makes each rank's GPU current.
@@ -211,6 +217,15 @@ class CudaCall(Rule):
         "    dist.all_reduce(count)\n"
         "    dist.all_reduce(total)\n"
         "    return total / count\n",
+        # Built only by a launcher that made the process's GPU current: its GPU.
+        "import torch\nfrom torch import nn\n\n"
+        "class Decoder(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.cache = torch.zeros(8).cuda()\n\n"
+        "def build(local_rank):\n"
+        "    torch.cuda.set_device(local_rank)\n"
+        "    return Decoder()\n",
         "import torch\nimport torch.nn as nn\n\n"
         "class M(nn.Module):\n"
         "    def forward(self, x):\n"
@@ -1289,6 +1304,7 @@ class CudaCall(Rule):
         if context.scope.device_param and not told:
             data["device_index"] = "yes"  # `if device >= 0`: a CUDA index, -1 the CPU
         if device is None:  # the current GPU: perhaps the code's own choice of it
+            data["current"] = "yes"
             choice = own_choice(
                 node, context.ancestors, context.qualified_name, class_choices(self, context)
             )
@@ -1338,6 +1354,8 @@ class CudaCall(Rule):
             return None  # `def to_gpu(x: Tensor): return x.cuda()`: moving is what it is for
         if "cuda" in index.backends(candidate.scope):
             return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
+        if "current" in candidate.data and pinned_there(candidate, scope, index):
+            return None  # its launcher made the process's GPU current, and offers no other
         if chose_the_device(candidate, scope, index):
             return None
         where = f"`.cuda()` {where_the_device_is_known(scope)}"

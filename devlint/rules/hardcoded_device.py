@@ -31,6 +31,7 @@ from devlint.rules._chosen_device import (
     moves_its_input_there,
     names_the_current_device,
     own_choice,
+    pinned_there,
     without_index,
 )
 from devlint.rules._devices import (
@@ -124,7 +125,12 @@ class HardcodedDevice(Rule):
     literal of the one device type of a library the module uses (Megatron-LM's CUDA,
     Gaudi's HPU), directly or through the project's own code built on it (a class deriving
     from the library's, a function calling it): that code runs there only, on the device its
-    set-up made current (`"hpu:0"` too: each Gaudi process sees its one HPU).
+    set-up made current (`"hpu:0"` too: each Gaudi process sees its one HPU), nor code that
+    runs only after a launcher of the project made the process's GPU current by a run-time
+    index (`torch.cuda.set_device(local_rank)`: each project caller of it, or each builder
+    of its object, is such a launcher or such code), in modules that call no other
+    accelerator: an index-less `"cuda"` there is the process's GPU (unless the code is told
+    a device: `self.device`, a `device` parameter).
 
     ## Why is this bad?
     Under distributed training every process owns a different GPU. A literal
@@ -399,6 +405,14 @@ class HardcodedDevice(Rule):
         "    return torch.arange(n, device=device)\n\n"
         "def draw(n, device, **options):\n"
         "    return grid(n, device), grid(n, device=device), grid(n, **options)\n",
+        # Built only by a launcher that made the process's GPU current: its GPU.
+        "import torch\nfrom torch import nn\n\n"
+        "class Decoder(nn.Module):\n"
+        "    def generate(self, tokens: list):\n"
+        '        return torch.tensor(tokens, device="cuda")\n\n'
+        "def build(local_rank):\n"
+        "    torch.cuda.set_device(local_rank)\n"
+        "    return Decoder()\n",
         # A "cuda" default relied on by one rank's code (it runs collectives) in a project
         # whose set-up makes each rank's GPU current: the current GPU is the rank's.
         "import pickle\n\nimport torch\nimport torch.distributed as dist\n\n"
@@ -1407,6 +1421,8 @@ class HardcodedDevice(Rule):
         current = "legacy" in candidate.data or names_the_current_device(literal)
         if current and kind in index.backends(candidate.scope):
             return None  # Megatron-LM or Gaudi code: one backend, its device made current
+        if current and kind == "cuda" and pinned_there(candidate, scope, index):
+            return None  # its launcher made the process's GPU current, and offers no other
         if chose_the_device(candidate, scope, index):
             return None
         if "relied_on" in candidate.data:

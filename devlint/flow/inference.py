@@ -1005,7 +1005,7 @@ class _Inference:
                 self.env = after_body
                 return
             self.env = _join_envs(after_body, self.env)
-            moved_there = _moved_unless_there(node)
+            moved_there = _moved_unless_there(node, after_body)
             if moved_there in after_body:
                 self.env[moved_there] = after_body[moved_there]
             if node.orelse is None and self._decides_the_gpu(node.test):
@@ -2527,11 +2527,18 @@ def _integer_index(node: cst.Subscript) -> int | None:
     return found if isinstance(found, int) else None
 
 
-def _moved_unless_there(node: cst.If) -> str | None:
-    """``x`` of ``if x.device != d: x = x.to(d)`` (no ``else``): on ``d`` either way, so
-    what the body made of it is what it holds after."""
+def _moved_unless_there(node: cst.If, after_body: Mapping[str, Value]) -> str | None:
+    """``x`` of ``if x.device != d: x = x.to(d)`` or ``if x.is_cuda: x = x.cpu()`` (no
+    ``else``): where the body puts it either way, so what the body made of it is what it
+    holds after."""
     test = node.test
-    if node.orelse is not None or not isinstance(test, cst.Comparison):
+    if node.orelse is not None:
+        return None
+    if isinstance(test, cst.Attribute) and test.attr.value in ACCELERATOR_PREDICATES:
+        name = dotted_name(test.value)
+        held = after_body.get(name) if name is not None else None
+        return name if held is not None and held.origins == CHOSEN_CPU.origins else None
+    if not isinstance(test, cst.Comparison):
         return None
     if len(test.comparisons) != 1 or not isinstance(test.comparisons[0].operator, cst.NotEqual):
         return None

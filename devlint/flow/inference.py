@@ -103,6 +103,7 @@ from devlint.symbols import (
     HOST_ARRAY_LIBRARIES,
     HYPERPARAMETER_ROOTS,
     IN_PLACE_UPDATES,
+    INDEXING_METHODS,
     INPUT_PLACING_MODELS,
     ITERATING_BUILTINS,
     JOINING_FUNCTIONS,
@@ -2058,7 +2059,12 @@ class _Inference:
             operands += [(arg.value, found) for arg, found in arguments]
             scalars = refuses_scalars(MeetingKind.METHOD, name)
             self._meet(node, MeetingKind.METHOD, operands, scalars=scalars)
-            return combine(receiver, *(found for _, found in arguments))
+            found = combine(receiver, *(found for _, found in arguments))
+            if name in INDEXING_METHODS and receiver.origins == CHOSEN_CPU.origins:
+                # on the CPU tensor it indexes, which alone is to blame where it meets the
+                # device: its CPU index met it here, and moves with it
+                return replace(found, made=receiver.made)
+            return found
         if name.startswith("new_"):
             placed = keyword_argument(node, "device")
             return moved(self.values.get(placed.value, UNKNOWN)) if placed else receiver

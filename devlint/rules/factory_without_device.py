@@ -193,8 +193,13 @@ class FactoryWithoutDevice(Rule):
     a 0-dim device index (`order[scores.argmax()]`, read as a Python number); one made in
     the branch where the tensor it meets is on the CPU (`if x.device ==
     torch.device("cpu"):`), or in the branch a device flag takes for the CPU (the `else` of
-    `if self.use_gpu:`); one met only in the branch where it is on the GPU (`if ddp and
-    v.is_cuda:`); one moved under `if device is not None:` (also `and device.type !=
+    `if self.use_gpu:`, or of `if self.gpu != -1:`); one met only in the branch where it
+    is on the GPU (`if ddp and v.is_cuda:`), or moved there (`if x.is_cuda: t = t.cuda()`:
+    where `x` is on both paths); an index moved to the CPU wherever it is on the GPU
+    (`if i.is_cuda: i = i.cpu()`) that scatters into a CPU tensor; a CPU index or mask
+    whose tensor a CPU one reads or writes through (`torch.zeros(n).scatter(0, times,
+    1)`: the result is where the indexed tensor is, and only its creation is blamed where
+    the result meets the device); one moved under `if device is not None:` (also `and device.type !=
     "cpu"`: a caller that gives no device keeps everything where it is made); one that
     meets a parameter before the function moves that parameter's data to a device itself
     (`images * w` beside `model(images.to(self.device))`, or `to_device(batch, d)` of what

@@ -3737,14 +3737,18 @@ def _library_function(scope: Scope, index: ProjectIndex) -> bool:
 def _collate_function(scope: Scope, index: ProjectIndex) -> bool:
     """A function a data loader runs on the samples its Dataset gives, on the CPU: handed
     over as ``collate_fn=`` anywhere in the project, or named like one (``pad_collate``),
-    or a method of a class whose instances are one (``*Collator``: its helpers too)."""
+    or a method of a class whose instances are one (``*Collator``: its helpers too), or
+    one that only Datasets' methods call (``__getitem__`` building a batch with it)."""
     function = scope.function_name
     if function is None:
         return False
     names = [function, scope.class_name or ""]
     if any(COLLATE_NAME_PART in name.rpartition(".")[2].lower() for name in names):
         return True
-    return function in index.handed_over_functions(COLLATE_KEYWORDS)
+    if function in index.handed_over_functions(COLLATE_KEYWORDS):
+        return True
+    callers = index.callers(function)
+    return bool(callers) and all(index.loads_data(c.rpartition(".")[0]) for c in callers)
 
 
 def _only_inputs_on_device(

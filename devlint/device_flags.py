@@ -73,8 +73,11 @@ def _device_setting_says_gpu(setting: cst.BaseExpression, value: cst.BaseExpress
 
 
 def _says_off(value: cst.BaseExpression) -> bool:
-    """``False``, ``None``, ``0``, ``"cpu"``...: a value a GPU flag compared with it is off at
-    (or that says nothing of the GPU)."""
+    """``False``, ``None``, ``0``, ``"cpu"``, ``-1`` (the GPU index that names the CPU:
+    ``gpu=-1``)...: a value a GPU flag compared with it is off at (or that says nothing of
+    the GPU)."""
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, cst.Minus):
+        return isinstance(value.expression, cst.Integer) and value.expression.value == "1"
     if isinstance(value, cst.Name):
         return value.value in ("False", "None")
     if isinstance(value, cst.Integer):

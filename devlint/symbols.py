@@ -277,6 +277,15 @@ TENSOR_ARGUMENT_METHODS = frozenset(
 """Tensor methods whose tensor arguments must be on the receiver's device. Not ``expand_as``,
 ``view_as``, ``reshape_as``: they read only the other tensor's shape, on any device."""
 
+INDEXING_METHODS = frozenset(
+    {"index_select", "gather", "scatter", "scatter_", "scatter_add", "scatter_add_", "take"}
+    | {"index_add", "index_add_", "index_copy", "index_fill", "index_put", "index_put_"}
+    | {"masked_fill", "masked_fill_", "masked_select", "masked_scatter", "take_along_dim"}
+)
+"""Tensor methods (in ``TENSOR_ARGUMENT_METHODS``) that read or write their tensor through
+an index or a mask: the result is a tensor on the receiver's device, whatever device the
+index was made on (the two meet at the call, where a mismatch is found)."""
+
 ITERATING_BUILTINS = frozenset(
     {"zip", "enumerate", "list", "tuple", "iter", "sorted", "set", "int", "float", "bool"}
 )

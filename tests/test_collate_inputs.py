@@ -65,3 +65,37 @@ def test_samples_a_collate_function_moves_to_its_device_meet_it_there(tmp_path: 
     ).replace("torch.cat([s for s in samples])", "torch.cat([s for s in samples]).to(device)")
     files = {"pkg/batches.py": moving, "pkg/data.py": HANDED_OVER}
     assert findings(tmp_path, files) == [("batches.py", 7, 32, "DEV003")]
+
+
+MASKING = """\
+import torch
+
+
+def mask_frames(spec):
+    spec = spec + torch.randn(spec.shape).to(device=spec.device)
+    valid = spec.sum(dim=-1).nonzero(as_tuple=False).view(-1)
+    attention = torch.ones(spec.shape[:2])
+    return spec[valid], attention[valid]
+"""
+
+LOADING = """\
+from torch.utils.data import Dataset
+
+from pkg.masking import mask_frames
+
+
+class Frames(Dataset):
+    def __init__(self, items):
+        self.items = items
+
+    def __getitem__(self, index):
+        return mask_frames(self.items[index])
+"""
+
+
+def test_a_function_only_datasets_call_computes_on_the_cpu(tmp_path: Path) -> None:
+    """``__getitem__`` builds its samples with it, in the loader; called elsewhere too, it
+    is judged as a library function."""
+    assert findings(tmp_path, {"pkg/masking.py": MASKING, "pkg/data.py": LOADING}) == []
+    elsewhere = {"pkg/masking.py": MASKING, "pkg/use.py": LOADING.replace("(Dataset)", "")}
+    assert findings(tmp_path / "b", elsewhere) == [("masking.py", 7, 17, "DEV003")]

@@ -19,6 +19,10 @@ from devlint.device_flags import flag_says_gpu
         ("args.cpu", False),
         ("args.no_cuda", False),
         ("self.n_gpus > 0", True),
+        # -1 is the GPU index that names the CPU
+        ("self.gpu != -1", True),
+        ("args.gpu > -1", True),
+        ("self.gpu == -1", None),
         ('self.use_cuda in ("all", "batch")', True),
         ("use_cuda and fp16", True),
         ('self.device == "gpu"', True),

@@ -1092,3 +1092,19 @@ def test_only_an_augmented_assignment_that_calls_an_in_place_update_refuses_a_sc
         "    return total, power\n"
     )
     assert [made for made, _, _ in analysed.meetings("run")] == ["torch.tensor(0.0)"]
+
+
+def test_a_tensor_read_or_written_through_a_cpu_index_is_where_the_indexed_one_is() -> None:
+    """``torch.zeros(n).scatter(0, times, 1)``: the result is on the CPU tensor it writes
+    into, made by ``zeros`` alone; ``times`` met it there and is to blame for nothing
+    the result meets later."""
+    analysed = Analysed(
+        "def pattern(n: int, x: torch.Tensor):\n"
+        "    times = torch.arange(0, n, 2)\n"
+        "    spikes = torch.zeros(n).scatter(0, times, 1)\n"
+        "    picked = x.index_select(0, times)\n"
+        "    return x * spikes, picked\n"
+    )
+    spikes = analysed.value("torch.zeros(n).scatter(0, times, 1)", "pattern")
+    assert [analysed.code(site) for site in spikes.made] == ["torch.zeros(n)"]
+    assert origins(analysed.value("x.index_select(0, times)", "pattern")) == {F_}

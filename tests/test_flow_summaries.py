@@ -298,13 +298,33 @@ class Probe(nn.Module):
 """
 
 
-def test_no_finding_in_test_modules(tmp_path: Path) -> None:
-    """A test places its tensors where it means to run; the same code in the package is
-    reported."""
-    files = {"pkg/__init__.py": "", "pkg/probe.py": TESTED, "tests/test_probe.py": TESTED}
-    project = lint_project(tmp_path, files, select=("DEV003",))
+TESTED_ATTRIBUTE = """\
+import torch
+from torch import nn
+
+
+class Scale(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.tensor([1.0, 2.0])
+
+    def forward(self, x):
+        return x * self.w
+"""
+
+
+@pytest.mark.parametrize(
+    ("code", "source", "line"),
+    [("DEV003", TESTED, 7), ("DEV007", TESTED_ATTRIBUTE, 8)],
+    ids=["DEV003", "DEV007"],
+)
+def test_no_finding_in_test_modules(tmp_path: Path, code: str, source: str, line: int) -> None:
+    """A test places its tensors where it means to run (a module it defines runs where the
+    test puts its inputs); the same code in the package is reported."""
+    files = {"pkg/__init__.py": "", "pkg/probe.py": source, "tests/test_probe.py": source}
+    project = lint_project(tmp_path, files, select=(code,))
     found = [(Path(r.display).name, f.start.row) for r in project.files for f in r.findings]
-    assert found == [("probe.py", 7)]
+    assert found == [("probe.py", line)]
 
 
 MOVER = """\

@@ -104,6 +104,7 @@ from devlint.symbols import (
     HOST_ARRAY_LIBRARIES,
     HYPERPARAMETER_ROOTS,
     IN_PLACE_UPDATES,
+    INDEXING_METHODS,
     INPUT_PLACING_MODELS,
     ITERATING_BUILTINS,
     JOINING_FUNCTIONS,
@@ -1015,7 +1016,7 @@ class _Inference:
                 self.env = after_body
                 return
             self.env = _join_envs(after_body, self.env)
-            moved_there = _moved_unless_there(node)
+            moved_there = _moved_unless_there(node, after_body)
             if moved_there in after_body:
                 self.env[moved_there] = after_body[moved_there]
             if node.orelse is None and self._decides_the_gpu(node.test):
@@ -1102,10 +1103,16 @@ class _Inference:
 
     def _decides_the_gpu(self, test: cst.BaseExpression) -> bool:
         """A test that decides whether the code runs on the GPU at all: the accelerator
-        exists, the caller gave a device, the user's device flag says so. A move in its
-        branch (no ``else``) puts the value where everything else that test moved is; the
-        path that skips it moved nothing."""
-        return self._asks_availability(test) or _told_a_device(test) or flag_says_gpu(test) is True
+        exists, the caller gave a device, the user's device flag says so, the input is on
+        one (``if x.is_cuda:``; on the CPU where the test fails). A move in its branch (no
+        ``else``) puts the value where everything else that test moved is; the path that
+        skips it moved nothing."""
+        return (
+            self._asks_availability(test)
+            or _told_a_device(test)
+            or flag_says_gpu(test) is True
+            or (isinstance(test, cst.Attribute) and test.attr.value in ACCELERATOR_PREDICATES)
+        )
 
     def _asks_availability(self, test: cst.BaseExpression) -> bool:
         """``torch.cuda.is_available()`` (alone or joined with ``and``): the branch runs
@@ -2081,7 +2088,12 @@ class _Inference:
             operands += [(arg.value, found) for arg, found in arguments]
             scalars = refuses_scalars(MeetingKind.METHOD, name)
             self._meet(node, MeetingKind.METHOD, operands, scalars=scalars)
-            return combine(receiver, *(found for _, found in arguments))
+            found = combine(receiver, *(found for _, found in arguments))
+            if name in INDEXING_METHODS and receiver.origins == CHOSEN_CPU.origins:
+                # on the CPU tensor it indexes, which alone is to blame where it meets the
+                # device: its CPU index met it here, and moves with it
+                return replace(found, made=receiver.made)
+            return found
         if name.startswith("new_"):
             placed = keyword_argument(node, "device")
             return moved(self.values.get(placed.value, UNKNOWN)) if placed else receiver
@@ -2540,11 +2552,18 @@ def _integer_index(node: cst.Subscript) -> int | None:
     return found if isinstance(found, int) else None
 
 
-def _moved_unless_there(node: cst.If) -> str | None:
-    """``x`` of ``if x.device != d: x = x.to(d)`` (no ``else``): on ``d`` either way, so
-    what the body made of it is what it holds after."""
+def _moved_unless_there(node: cst.If, after_body: Mapping[str, Value]) -> str | None:
+    """``x`` of ``if x.device != d: x = x.to(d)`` or ``if x.is_cuda: x = x.cpu()`` (no
+    ``else``): where the body puts it either way, so what the body made of it is what it
+    holds after."""
     test = node.test
-    if node.orelse is not None or not isinstance(test, cst.Comparison):
+    if node.orelse is not None:
+        return None
+    if isinstance(test, cst.Attribute) and test.attr.value in ACCELERATOR_PREDICATES:
+        name = dotted_name(test.value)
+        held = after_body.get(name) if name is not None else None
+        return name if held is not None and held.origins == CHOSEN_CPU.origins else None
+    if not isinstance(test, cst.Comparison):
         return None
     if len(test.comparisons) != 1 or not isinstance(test.comparisons[0].operator, cst.NotEqual):
         return None

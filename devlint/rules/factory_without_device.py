@@ -198,8 +198,13 @@ class FactoryWithoutDevice(Rule):
     a 0-dim device index (`order[scores.argmax()]`, read as a Python number); one made in
     the branch where the tensor it meets is on the CPU (`if x.device ==
     torch.device("cpu"):`), or in the branch a device flag takes for the CPU (the `else` of
-    `if self.use_gpu:`); one met only in the branch where it is on the GPU (`if ddp and
-    v.is_cuda:`); one moved under `if device is not None:` (also `and device.type !=
+    `if self.use_gpu:`, or of `if self.gpu != -1:`); one met only in the branch where it
+    is on the GPU (`if ddp and v.is_cuda:`), or moved there (`if x.is_cuda: t = t.cuda()`:
+    where `x` is on both paths); an index moved to the CPU wherever it is on the GPU
+    (`if i.is_cuda: i = i.cpu()`) that scatters into a CPU tensor; a CPU index or mask
+    whose tensor a CPU one reads or writes through (`torch.zeros(n).scatter(0, times,
+    1)`: the result is where the indexed tensor is, and only its creation is blamed where
+    the result meets the device); one moved under `if device is not None:` (also `and device.type !=
     "cpu"`: a caller that gives no device keeps everything where it is made); one that
     meets a parameter before the function moves that parameter's data to a device itself
     (`images * w` beside `model(images.to(self.device))`, or `to_device(batch, d)` of what
@@ -974,6 +979,21 @@ class FactoryWithoutDevice(Rule):
         "    else:\n"
         "        keep = torch.rand(x.shape, device=x.device) > p\n"
         "    return x * keep\n",
+        # An index moved to the CPU wherever it is on the GPU (`if t.is_cuda: t = t.cpu()`)
+        # is on the CPU after the test: scattered into a CPU tensor, it meets none on the
+        # device (`device=` there would break the scatter); moved wherever the scores are
+        # on the GPU, the result is where they are on both paths.
+        "import torch\n"
+        "from torch import nn\n\n\n"
+        "class Margin(nn.Module):\n"
+        "    def forward(self, scores, label):\n"
+        "        index = label.view(-1, 1)\n"
+        "        if index.is_cuda:\n"
+        "            index = index.cpu()\n"
+        "        margin = torch.zeros(scores.size()).scatter_(1, index, 0.2)\n"
+        "        if scores.is_cuda:\n"
+        "            margin = margin.cuda()\n"
+        "        return scores - margin\n",
         # Lengths given to `pack_padded_sequence` as they are must be on the CPU: in the
         # file's other blocks that take them too, a mask made from them is on the CPU by
         # that choice (INVALID: the file moves them there with `.cpu()`).
@@ -3791,14 +3811,18 @@ def _library_function(scope: Scope, index: ProjectIndex) -> bool:
 def _collate_function(scope: Scope, index: ProjectIndex) -> bool:
     """A function a data loader runs on the samples its Dataset gives, on the CPU: handed
     over as ``collate_fn=`` anywhere in the project, or named like one (``pad_collate``),
-    or a method of a class whose instances are one (``*Collator``: its helpers too)."""
+    or a method of a class whose instances are one (``*Collator``: its helpers too), or
+    one that only Datasets' methods call (``__getitem__`` building a batch with it)."""
     function = scope.function_name
     if function is None:
         return False
     names = [function, scope.class_name or ""]
     if any(COLLATE_NAME_PART in name.rpartition(".")[2].lower() for name in names):
         return True
-    return function in index.handed_over_functions(COLLATE_KEYWORDS)
+    if function in index.handed_over_functions(COLLATE_KEYWORDS):
+        return True
+    callers = index.callers(function)
+    return bool(callers) and all(index.loads_data(c.rpartition(".")[0]) for c in callers)
 
 
 def _only_inputs_on_device(

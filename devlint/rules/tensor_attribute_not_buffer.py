@@ -12,7 +12,7 @@ from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.findings import Applicability
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Handoff, Meeting, MeetingKind, refused_as_scalar
-from devlint.index import ProjectIndex, is_forward_method
+from devlint.index import ProjectIndex, is_forward_method, is_test_module
 from devlint.nodes import (
     annotation_names,
     attribute_of_self,
@@ -199,7 +199,8 @@ class TensorAttributeNotBuffer(Rule):
     (`self.device = device` in `__init__`, then `torch.ones(n, device=device)` or
     `.to(self.device)`) in a module whose methods place their tensors with `self.device`:
     built where it runs and kept there by its own code (a `.to()` of the module would
-    leave `self.device` behind too); classes that are not model code.
+    leave `self.device` behind too); classes that are not model code, nor modules
+    defined in tests, which run where the test puts their inputs.
     """
 
     code = "DEV007"
@@ -1084,8 +1085,8 @@ class TensorAttributeNotBuffer(Rule):
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         scope = context.scope
-        if scope.class_name is None:
-            return
+        if scope.class_name is None or is_test_module(context.module_name):
+            return  # a test's module runs where the test puts its inputs
         if isinstance(node, cst.Call):
             self._visit_call(node, context)
         elif isinstance(node, cst.FunctionDef):

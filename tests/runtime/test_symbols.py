@@ -271,6 +271,9 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
         missing_attributes(TENSOR, v) + sorted(set(v) - symbols.TENSOR_ARGUMENT_METHODS)
     ),
     "IN_PLACE_UPDATES": lambda v: missing_attributes(TENSOR, v),
+    "INDEXING_METHODS": lambda v: (
+        missing_attributes(TENSOR, v) + sorted(set(v) - symbols.TENSOR_ARGUMENT_METHODS)
+    ),
     "AUGMENTED_ASSIGNMENT_METHODS": lambda v: missing_attributes(TENSOR, v.values()),
     "MODULE_TENSOR_METHODS": lambda v: missing_attributes(MODULE, v),
     "MODULE_REGISTRARS": lambda v: sorted(

@@ -1103,16 +1103,10 @@ class _Inference:
 
     def _decides_the_gpu(self, test: cst.BaseExpression) -> bool:
         """A test that decides whether the code runs on the GPU at all: the accelerator
-        exists, the caller gave a device, the user's device flag says so, the input is on
-        one (``if x.is_cuda:``; on the CPU where the test fails). A move in its branch (no
-        ``else``) puts the value where everything else that test moved is; the path that
-        skips it moved nothing."""
-        return (
-            self._asks_availability(test)
-            or _told_a_device(test)
-            or flag_says_gpu(test) is True
-            or (isinstance(test, cst.Attribute) and test.attr.value in ACCELERATOR_PREDICATES)
-        )
+        exists, the caller gave a device, the user's device flag says so. A move in its
+        branch (no ``else``) puts the value where everything else that test moved is; the
+        path that skips it moved nothing."""
+        return self._asks_availability(test) or _told_a_device(test) or flag_says_gpu(test) is True
 
     def _asks_availability(self, test: cst.BaseExpression) -> bool:
         """``torch.cuda.is_available()`` (alone or joined with ``and``): the branch runs

@@ -981,8 +981,7 @@ class FactoryWithoutDevice(Rule):
         "    return x * keep\n",
         # An index moved to the CPU wherever it is on the GPU (`if t.is_cuda: t = t.cpu()`)
         # is on the CPU after the test: scattered into a CPU tensor, it meets none on the
-        # device (`device=` there would break the scatter); moved wherever the scores are
-        # on the GPU, the result is where they are on both paths.
+        # device (`device=` there would break the scatter).
         "import torch\n"
         "from torch import nn\n\n\n"
         "class Margin(nn.Module):\n"
@@ -990,10 +989,7 @@ class FactoryWithoutDevice(Rule):
         "        index = label.view(-1, 1)\n"
         "        if index.is_cuda:\n"
         "            index = index.cpu()\n"
-        "        margin = torch.zeros(scores.size()).scatter_(1, index, 0.2)\n"
-        "        if scores.is_cuda:\n"
-        "            margin = margin.cuda()\n"
-        "        return scores - margin\n",
+        "        return torch.zeros(scores.size()).scatter_(1, index, 0.2)\n",
         # Lengths given to `pack_padded_sequence` as they are must be on the CPU: in the
         # file's other blocks that take them too, a mask made from them is on the CPU by
         # that choice (INVALID: the file moves them there with `.cpu()`).

@@ -983,17 +983,16 @@ class ProjectIndex:
 
     @cached_property
     def _bound_definitions(self) -> dict[str, frozenset[str]]:
-        """The device types each project function or class is bound to: those of the
-        one-device libraries a function calls or a class derives from, and of the project
-        definitions it calls or derives from that are bound, however many steps away."""
+        """The device types each project class is bound to: those of the one-device
+        libraries it derives from, and of the project classes it derives from that are
+        bound, however many steps away. Not a function that calls such a library: a helper
+        may call it only when it is there (``try: import megatron``), and binding every
+        caller of the helper would silence code that runs anywhere."""
         direct: dict[str, set[str]] = {}
-        users: dict[str, set[str]] = {}  # who calls each definition, or derives from it
-        for name, function in self._functions.items():
-            for call in function.calls:
-                self._link_use(name, call, direct, users)
+        users: dict[str, set[str]] = {}  # who derives from each class
         for name, facts in self._classes.items():
             for base in facts.bases:
-                self._link_use(name, base, direct, users)
+                self._link_base(name, base, direct, users)
         bound: dict[str, set[str]] = {}
         for kind in {kind for kinds in direct.values() for kind in kinds}:
             roots = (name for name, kinds in direct.items() if kind in kinds)
@@ -1001,16 +1000,16 @@ class ProjectIndex:
                 bound.setdefault(name, set()).add(kind)
         return {name: frozenset(kinds) for name, kinds in bound.items()}
 
-    def _link_use(
+    def _link_base(
         self, user: str, name: str, direct: dict[str, set[str]], users: dict[str, set[str]]
     ) -> None:
-        """Record that the project definition ``user`` uses ``name`` (a call or a base, as
-        its file resolves it): a library's device type directly, or a project definition."""
+        """Record that the project class ``user`` derives from ``name`` (a base, as its file
+        resolves it): a library's class directly, or a project class."""
         kind = self._library_backend(name)
         if kind is not None:
             direct.setdefault(user, set()).add(kind)
         target = self.resolve(name, self._module_of[user])
-        if target != user and (target in self._functions or target in self._classes):
+        if target != user and target in self._classes:
             users.setdefault(target, set()).add(user)
 
     @cached_property
@@ -1086,8 +1085,8 @@ class ProjectIndex:
                 continue
             runners = self._call_sites.get(name, set()) - {name}
             owner = self._owner(name)
-            if not runners and owner is not None:
-                runners = self._builders.get(owner, set())
+            if owner is not None and (not runners or name == f"{owner}.__init__"):
+                runners = runners | self._builders.get(owner, set())  # `__init__`: each build
             waiting[name] = len(runners)
             for runner in runners:
                 dependents.setdefault(runner, []).append(name)
@@ -1102,12 +1101,21 @@ class ProjectIndex:
 
     @cached_property
     def _builders(self) -> dict[str, set[str]]:
-        """Who builds an object of each project class: calls it or one of its subclasses."""
+        """Who builds an object of each project class: calls it or one of its subclasses,
+        or is a method of it that code outside the class calls on the class itself
+        (``Decoder.from_config(cfg)``: a classmethod may build one with ``cls(...)``)."""
         builders: dict[str, set[str]] = {}
-        for name in self._classes:
-            sites = self._call_sites.get(name, set())
-            for facts in self._lineage(name):
-                builders.setdefault(facts.name, set()).update(sites)
+        for name, facts in self._classes.items():
+            sites = set(self._call_sites.get(name, set()))
+            for method in facts.methods:
+                if method == "__init__":
+                    continue  # its callers are the class's: already in ``sites``
+                qualified = f"{name}.{method}"
+                callers = self._call_sites.get(qualified, set())
+                if any(self._owner(caller) != name for caller in callers - {qualified}):
+                    sites.add(qualified)
+            for made in self._lineage(name):
+                builders.setdefault(made.name, set()).update(sites)
         return builders
 
     def runs_collectives(self, function: str) -> bool:

@@ -621,6 +621,10 @@ DEVICE_SWITCHES = frozenset({"torch.cuda.device", "torch.cuda.device_of", "torch
 """Context managers that make another device (or a stream's) current inside their block
 (``with torch.cuda.device(gpu_id):``)."""
 
+TOLD_DEVICE_SWITCHES = frozenset({"torch.cuda.device", "torch.cuda.stream"})
+"""The ``DEVICE_SWITCHES`` whose block runs on a GPU whatever they are given (not
+``torch.cuda.device_of``: a no-op for a CPU tensor, where ``"cuda"`` is then another device)."""
+
 PROCESS_GROUP_TYPES = frozenset({"ProcessGroup", "ParallelContext"})
 """Types of a process group or of a framework's bundle of them, as annotations name them
 (torch's ``ProcessGroup``, nanotron's and ColossalAI's ``ParallelContext``): code handed one

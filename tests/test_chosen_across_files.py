@@ -299,6 +299,14 @@ _OFFERS_XPU = (
     "        torch.cuda.set_device(local_rank)\n"
 )
 _BOTH = [("model.py", 8, 37), ("model.py", 11, 44)]
+_FROM_CONFIG = _CACHED_MODEL + (
+    "\n    @classmethod\n    def from_config(cls, config):\n        return cls()\n"
+)
+_SELF_PINNING = _CACHED_MODEL + (
+    "\n    @staticmethod\n    def build():\n"
+    '        torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))\n'
+    "        return Decoder()\n"
+).replace("import torch\n", "import os\n\nimport torch\n", 1)
 
 
 @pytest.mark.parametrize(
@@ -325,6 +333,23 @@ _BOTH = [("model.py", 8, 37), ("model.py", 11, 44)]
         ),
         ({"pkg/new/build.py": _BUILDER.format(more="    torch.xpu.is_available()\n")}, _BOTH),
         ({"pkg/new/build.py": _BUILDER.format(more="    torch.cuda.set_device(0)\n")}, _BOTH),
+        (
+            {
+                "pkg/new/model.py": _FROM_CONFIG,
+                "pkg/new/build.py": _BUILDER.format(more=""),
+                "pkg/new/serve.py": "from pkg.new.model import Decoder\n\n\ndef serve(cfg):\n"
+                "    return Decoder.from_config(cfg)\n",
+            },
+            _BOTH,
+        ),
+        (
+            {
+                "pkg/new/model.py": _SELF_PINNING,
+                "pkg/new/serve.py": "from pkg.new.model import Decoder\n\n\ndef serve():\n"
+                "    return Decoder.build()\n",
+            },
+            [],
+        ),
     ],
     ids=[
         "its launcher",
@@ -334,6 +359,8 @@ _BOTH = [("model.py", 8, 37), ("model.py", 11, 44)]
         "a subclass built unpinned",
         "offers XPU too",
         "GPU 0",
+        "built by a classmethod unpinned",
+        "built by its own pinning method",
     ],
 )
 def test_code_run_only_after_its_launcher_pins_the_gpu_runs_on_it(

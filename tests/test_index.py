@@ -224,9 +224,10 @@ BACKEND_FILES = {
     "openvino/__init__.py": "",
     "openvino/helpers.py": "def g(x):\n    return x\n",
     "openvino/patcher.py": "from openvino.helpers import g\n\n\ndef f(x):\n    return g(x)\n",
-    # The project's own wrapper of a host runtime (a class deriving from the runtime's, a
-    # function calling it) binds the modules that use it, however many steps away; a
-    # helper of the wrapper's module that does not reach the runtime binds nothing.
+    # The project's own wrapper of a host runtime (a class deriving from the runtime's)
+    # binds the modules that use it, however many steps away; a function calling the
+    # runtime binds its own module, not its callers' (a helper may call it only when it is
+    # there), and a helper of the wrapper's module that does not reach it binds nothing.
     "lib/npu_base.py": "from intel_npu_acceleration_library.backend.factory import NNFactory\n"
     "from intel_npu_acceleration_library.backend.runtime import adapt_output_tensor\n\n\n"
     "class Factory(NNFactory):\n    pass\n\n\n"
@@ -272,8 +273,8 @@ BACKEND_FILES = {
         ("openvino.patcher", set()),
         ("lib.portable", set()),
         ("lib.npu_layer", {"cpu"}),
-        ("lib.npu_runner", {"cpu"}),
-        ("lib.npu_user", {"cpu"}),
+        ("lib.npu_runner", set()),
+        ("lib.npu_user", set()),
         ("lib.npu_layer_user", {"cpu"}),
         ("lib.npu_helper_user", set()),
         ("lib.ov_patcher", set()),

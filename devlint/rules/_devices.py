@@ -29,12 +29,12 @@ from devlint.symbols import (
     CUDA_ONLY_WRAPPERS,
     DEVICE_ARGUMENT_MOVES,
     DEVICE_NAMING_KEYWORDS,
-    DEVICE_SWITCHES,
     DEVICE_TYPES,
     MODULE_MOVING_METHODS,
     SILENT_BUILTINS,
     TEXT_BUILTINS,
     TEXT_METHODS,
+    TOLD_DEVICE_SWITCHES,
 )
 
 
@@ -102,32 +102,49 @@ def under_a_test_of_the_device(ancestors: Sequence[cst.CSTNode]) -> bool:
 def under_a_device_switch(
     ancestors: Sequence[cst.CSTNode], qualified_name: Callable[[cst.BaseExpression], str | None]
 ) -> bool:
-    """Inside ``with torch.cuda.device(weight.device):`` (``DEVICE_SWITCHES``) in the same
-    function, the switch told its device at run time: there the current GPU, so ``"cuda"``
-    and ``.cuda()``, is that device, the code's own choice. Not ``torch.cuda.device(0)``: an
-    index written into the code pins every process to one GPU."""
+    """Inside ``with torch.cuda.device(weight.device):`` (``TOLD_DEVICE_SWITCHES``) in the
+    same function, the switch told its device at run time: there the current GPU, so
+    ``"cuda"`` and ``.cuda()``, is that device, the code's own choice. Not
+    ``torch.cuda.device(0)`` nor ``torch.cuda.device(MAIN_GPU)``: a GPU written into the
+    code pins every process to it."""
     for node in reversed(ancestors):
         if isinstance(node, (cst.FunctionDef, cst.Lambda)):
             return False  # a function defined in the block runs where its caller is
         if isinstance(node, cst.With) and any(
             isinstance(item.item, cst.Call)
-            and qualified_name(item.item.func) in DEVICE_SWITCHES
-            and _told_at_run_time(item.item)
+            and qualified_name(item.item.func) in TOLD_DEVICE_SWITCHES
+            and _told_at_run_time(item.item, qualified_name)
             for item in node.items
         ):
             return True
     return False
 
 
-def _told_at_run_time(switch: cst.Call) -> bool:
-    """The switch's device (or stream) is no literal: ``weight.device``, ``gpu_id``."""
-    first = first_positional(switch) or keyword_argument(switch, "device")
-    if first is None:
+def _told_at_run_time(
+    switch: cst.Call, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """The switch's device, or stream, is one the code was given: a tensor's ``.device`` or
+    ``.get_device()``, a variable or attribute (``gpu_id``, ``self.copy_stream``), a
+    ``torch.device`` built from one. Not a literal, ``None`` or ``-1`` (no switch at all), a
+    module constant (``MAIN_GPU``), nor a stream made on the spot (on the current GPU)."""
+    arg = first_positional(switch) or keyword_argument(switch, "device")
+    arg = arg or keyword_argument(switch, "stream")
+    if arg is None:
         return False
-    parts = [arg.value for arg in first.value.args] if isinstance(first.value, cst.Call) else []
-    return not all(  # torch.device("cuda", 1) is as literal as "cuda:1"
-        isinstance(part, (cst.SimpleString, cst.Integer)) for part in parts or [first.value]
-    )
+    value = arg.value
+    if isinstance(value, cst.Call):
+        if isinstance(value.func, cst.Attribute) and value.func.attr.value == "get_device":
+            return True
+        return qualified_name(value.func) == "torch.device" and not all(
+            isinstance(part.value, (cst.SimpleString, cst.Integer)) for part in value.args
+        )  # torch.device("cuda", 1) is as literal as "cuda:1"
+    if isinstance(value, cst.Attribute):
+        name = value.attr.value
+    elif isinstance(value, cst.Name):
+        name = value.value
+    else:
+        return False
+    return name != "None" and not name.isupper()
 
 
 def _reads_device(node: cst.CSTNode) -> bool:

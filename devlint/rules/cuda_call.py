@@ -128,7 +128,8 @@ class CudaCall(Rule):
     current GPU, not to its own: that is flagged), a `.cuda()` in the block of `with
     torch.cuda.device(x.device):` (or of a stream's) told its device at run time, which made
     that device the current one (not `torch.cuda.device(0)`), code of a CUDA-only library (a module
-    importing Megatron-LM, whose set-up makes each rank's GPU current), a class built around
+    importing Megatron-LM, whose set-up makes each rank's GPU current, or using the project's
+    classes derived from one's), a class built around
     `nn.DataParallel` (it derives from it or its `__init__` always builds one: CUDA-only,
     and DataParallel scatters its inputs from any GPU), a method that does nothing but move
     the object's parts, some to the host (`self.unet = self.unet.cuda()`, `self.vae =

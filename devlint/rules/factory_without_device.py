@@ -173,7 +173,7 @@ class FactoryWithoutDevice(Rule):
     returns the CPU (or a base's does), and code outside model code of a module bound to
     a host runtime (it uses OpenVINO's inference or Intel's NPU library, which take and
     give CPU tensors, directly or through the project's own code built on them: a class
-    deriving from the library's, a function calling it; not `openvino.convert_model` nor
+    deriving from the library's, however many steps away; not `openvino.convert_model` nor
     the opset operations a converter builds its graph with, which run a torch model where
     it is).
     A tensor that is moved before it meets anything

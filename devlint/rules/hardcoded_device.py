@@ -124,7 +124,7 @@ class HardcodedDevice(Rule):
     None: device = torch.device("cuda")`, `device = device or torch.device("cuda")`), nor a
     literal of the one device type of a library the module uses (Megatron-LM's CUDA,
     Gaudi's HPU), directly or through the project's own code built on it (a class deriving
-    from the library's, a function calling it): that code runs there only, on the device its
+    from the library's, however many steps away): that code runs there only, on the device its
     set-up made current (`"hpu:0"` too: each Gaudi process sees its one HPU), nor code that
     runs only after a launcher of the project made the process's GPU current by a run-time
     index (`torch.cuda.set_device(local_rank)`: each project caller of it, or each builder

@@ -118,6 +118,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
         n for n in v if n.split(".")[1] not in PLUGIN_DEVICE_TYPES
     ),
     "DEVICE_SWITCHES": check_qualified,
+    "TOLD_DEVICE_SWITCHES": check_qualified,
     "OTHER_ACCELERATOR_NAMESPACES": lambda v: check_qualified(
         n for n in v if n.split(".")[1] not in PLUGIN_DEVICE_TYPES
     ),

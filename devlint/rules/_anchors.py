@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from devlint.nodes import descendants, gives_a_tuple_of_tensors, names_the_cpu, values_assigned
+from devlint.symbols import CPU_RESULT_METHODS
 
 _MAPPING_METHODS = frozenset({"items", "keys", "values"})
 
@@ -34,7 +35,8 @@ def known_tensor(parameter: str, function: cst.FunctionDef) -> bool:
     Not when the function unpacks it, iterates it, stars it, reads it as a mapping
     (``x["key"]``, ``x.items()``), compares it with None, tests its type with
     ``isinstance`` or its truth (``if x:``): it may be a tuple, dict, None or a number.
-    """
+    Nor when it rebinds it to a value taken to the host (``x = x.cpu()``, kept there to
+    spare GPU memory) or deletes it: ``x.device`` is then no longer the input's."""
     found = _parameter(parameter, function)
     if found is None or found.default is not None:
         return False
@@ -145,9 +147,13 @@ def _doubts_a_tensor(node: cst.CSTNode, name: str) -> bool:
     if isinstance(node, (cst.For, cst.CompFor)):
         return _is_name(node.iter, name)
     if isinstance(node, cst.Assign):
+        if any(_is_name(target.target, name) for target in node.targets):
+            return leaves_the_host(node.value)  # `x = x.cpu()`: its `.device` is the CPU's now
         return _is_name(node.value, name) and any(
             isinstance(target.target, (cst.Tuple, cst.List)) for target in node.targets
         )
+    if isinstance(node, cst.Del):
+        return _is_name(node.target, name)  # `del x`: no `.device` to read after it
     if _tests_for_none(node, name):
         return True
     if isinstance(node, cst.Call):
@@ -202,3 +208,18 @@ def _is_minus_one(node: cst.BaseExpression | None) -> bool:
 
 def _is_name(node: cst.BaseExpression, name: str) -> bool:
     return isinstance(node, cst.Name) and node.value == name
+
+
+def leaves_the_host(receiver: cst.BaseExpression) -> bool:
+    """``x.cpu().cumsum(0)``: a chain that went through the host, so a move at its end brings
+    the value back (to the device ``x`` was on, which a fix may borrow)."""
+    node = receiver
+    while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Attribute) and func.attr.value in CPU_RESULT_METHODS:
+                return True
+            node = func
+        else:
+            node = node.value
+    return False

@@ -25,7 +25,6 @@ from devlint.symbols import (
     ALLOCATOR_REGISTRARS,
     AVAILABILITY_CHECKS,
     CONFIG_PARAMETERS,
-    CPU_RESULT_METHODS,
     CUDA_ONLY_WRAPPERS,
     DEVICE_ARGUMENT_MOVES,
     DEVICE_NAMING_KEYWORDS,
@@ -168,21 +167,6 @@ def _told_its_device(owner: cst.BaseExpression) -> bool:
     return isinstance(owner, cst.Name) and (
         owner.value == "self" or owner.value in CONFIG_PARAMETERS
     )
-
-
-def leaves_the_host(receiver: cst.BaseExpression) -> bool:
-    """``x.cpu().cumsum(0)``: a chain that went through the host, so a move at its end brings
-    the value back (to the device ``x`` was on, which a fix may borrow)."""
-    node = receiver
-    while isinstance(node, (cst.Call, cst.Attribute, cst.Subscript)):
-        if isinstance(node, cst.Call):
-            func = node.func
-            if isinstance(func, cst.Attribute) and func.attr.value in CPU_RESULT_METHODS:
-                return True
-            node = func
-        else:
-            node = node.value
-    return False
 
 
 def moves_its_input(

@@ -17,7 +17,7 @@ from devlint.nodes import (
     keyword_argument,
     stateless_module,
 )
-from devlint.rules._anchors import device_anchor, known_tensor, outermost_function
+from devlint.rules._anchors import device_anchor, known_tensor, leaves_the_host, outermost_function
 from devlint.rules._chosen_device import (
     chose_the_device,
     class_choices,
@@ -30,7 +30,6 @@ from devlint.rules._devices import (
     in_a_callback,
     in_a_data_parallel_wrapper,
     in_a_probe,
-    leaves_the_host,
     moves_its_input,
     moves_only_its_parts,
     under_a_device_switch,
@@ -117,9 +116,10 @@ class CudaCall(Rule):
     the call would leave it on the CPU. A tensor must become a buffer (see DEV007). In a
     plain `nn.Module`, the fix borrows a tensor argument's `.device` (unsafe); not from a
     parameter that may be no tensor (`_anchors.py`: read as a mapping, `feats["spatial"]`,
-    unpacked, iterated, compared with None, ...). No `.to(device)` where `device` is a CUDA
-    index with `-1` for the CPU, and no `.to(self.device)` in a module's methods that
-    `__init__` calls (`self.device` reads parameters that may not exist yet there).
+    unpacked, iterated, compared with None, taken to the host with `x = x.cpu()`, ...). No
+    `.to(device)` where `device` is a CUDA index with `-1` for the CPU, and no
+    `.to(self.device)` in a module's methods that `__init__` calls (`self.device` reads
+    parameters that may not exist yet there).
 
     Not flagged: `.cuda(index)`, `.cuda(t.device)` or `.cuda(*args)`, a device chosen at run
     time (the caller's explicit choice, as `.to(device)` is), a branch on the device a
@@ -1230,6 +1230,18 @@ class CudaCall(Rule):
             "                return torch.ones(n).to(x.device)\n"
             "        return x * mask(x.shape[-1])\n",
             unsafe=True,
+        ),
+        Invalid(
+            # The input was taken to the host to spare GPU memory: its `.device` is the CPU's
+            # now, so no fix borrows it.
+            "import torch\nfrom torch import nn\n\n"
+            "class Stabilizer(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        feats = self.encoder(x)\n"
+            "        x = x.cpu()\n"
+            "        return self.head(feats, torch.ones(4).cuda())\n",
+            line=8,
+            column=47,
         ),
     )
 

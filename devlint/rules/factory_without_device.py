@@ -54,6 +54,7 @@ from devlint.symbols import (
     CPU_RESULT_METHODS,
     DATA_FACTORIES,
     IN_PLACE_UPDATES,
+    INDEXING_METHODS,
     LEGACY_TENSOR_TYPES,
     MOVE_METHODS,
     SCALAR_REFUSING_OPERATIONS,
@@ -160,10 +161,11 @@ class FactoryWithoutDevice(Rule):
     fix cannot trust (`_anchors.py`): a parameter read as a dict, tuple or None, an
     attribute of an object of unknown type, a `device` index with `-1` for the CPU; no
     accumulator updated in place is moved (`total += x`), and no `device=` is added that
-    would mix the tensor with a CPU one no finding moves. Where a pipeline meets its
-    caller's data as passed, or a function nested in a method meets what its parameters
-    bring, the fix borrows that data's device (unsafe), not `self.device`; no
-    `self.device` in a module's methods that `__init__` calls.
+    would mix the tensor with a CPU one no finding moves, or one put on the CPU on purpose
+    (an index `labels.cpu()` it is scattered through: the move where it meets instead).
+    Where a pipeline meets its caller's data as passed, or a function nested in a method
+    meets what its parameters bring, the fix borrows that data's device (unsafe), not
+    `self.device`; no `self.device` in a module's methods that `__init__` calls.
     The move where they meet never borrows `.device` from a tuple of tensors (`pos =
     torch.nonzero(m, as_tuple=True)`, `torch.where(m)`, `x.split(2)`): such a finding
     comes without that fix.
@@ -3470,6 +3472,25 @@ class FactoryWithoutDevice(Rule):
             "        return torch.cat([prompt_ids, torch.stack(ids)], dim=1)\n",
             unsafe=True,
         ),
+        Invalid(
+            # Scattered through an index put on the CPU on purpose: `device=` at the
+            # creation would break the scatter, so the fix moves it where it meets.
+            "import torch\nfrom torch import nn\n\n\n"
+            "class Margin(nn.Module):\n"
+            "    def forward(self, scores, labels):\n"
+            "        index = labels.view(-1, 1).cpu()\n"
+            "        margin = torch.zeros(scores.size()).scatter_(1, index, 0.2)\n"
+            "        return scores - margin\n",
+            line=8,
+            column=18,
+            fixed="import torch\nfrom torch import nn\n\n\n"
+            "class Margin(nn.Module):\n"
+            "    def forward(self, scores, labels):\n"
+            "        index = labels.view(-1, 1).cpu()\n"
+            "        margin = torch.zeros(scores.size()).scatter_(1, index, 0.2)\n"
+            "        return scores - margin.to(scores.device)\n",
+            unsafe=True,
+        ),
     )
 
     screen_types = (
@@ -4335,11 +4356,20 @@ def _meets_nested_parameters(meeting: Meeting, flow: FunctionFlow, context: File
 def _mixes_once_placed(made: cst.Call, flow: FunctionFlow) -> bool:
     """Placing the tensor made at ``made`` on the device would mix it with a CPU tensor it
     meets in an operator that no finding moves (``avg = played / wins``, where only
-    ``wins`` meets the device): the fix would cascade into new findings."""
+    ``wins`` meets the device), or through an index kept on the CPU
+    (``torch.zeros(n).scatter_(1, labels.cpu(), m)``, ``INDEXING_METHODS``): the fix would
+    cascade into new findings, or break the call."""
     values = flow.values
+    operands: tuple[cst.BaseExpression, ...]
     for node in descendants(flow.function.body):
-        if isinstance(node, cst.BinaryOperation):
-            operands: tuple[cst.BaseExpression, ...] = (node.left, node.right)
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value in INDEXING_METHODS
+        ):
+            operands = (node.func.value, *(arg.value for arg in node.args))
+        elif isinstance(node, cst.BinaryOperation):
+            operands = (node.left, node.right)
         elif isinstance(node, cst.AugAssign):
             operands = (node.target, node.value)
         elif isinstance(node, cst.Comparison):
@@ -4352,10 +4382,10 @@ def _mixes_once_placed(made: cst.Call, flow: FunctionFlow) -> bool:
         if any(
             value is not None
             and made not in value.made
-            and any(not flow.meetings_of(site) for site in value.made)
+            and (value.chosen or any(not flow.meetings_of(site) for site in value.made))
             for value in found
         ):
-            return True
+            return True  # a CPU tensor nothing moves, or one put there on purpose (`.cpu()`)
     return False
 
 

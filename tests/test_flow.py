@@ -189,6 +189,19 @@ def test_tuple_unpacking_pairs_values() -> None:
     assert analysed.meetings() == []
 
 
+def test_a_starred_source_fills_the_targets_between_its_neighbours() -> None:
+    # `*x.shape` gives the first two names (host sizes); `x.device` stays with `device`
+    analysed = in_forward(
+        "b, n, k, device = *x.shape, 4, x.device\n"
+        "i = torch.arange(k)\n"
+        "y = i + n * k\n"
+        "z = torch.ones(b, device=device) + x\n"
+    )
+    assert origins(analysed.value("n * k")) == {HOST}
+    assert origins(analysed.value("device")) == {F_}
+    assert analysed.meetings() == []
+
+
 def test_comprehensions_and_appends_carry_their_elements() -> None:
     analysed = in_forward(
         """

@@ -1219,7 +1219,8 @@ class _Inference:
             if key is not None:
                 self.env[key] = found
         elif isinstance(target, (cst.Tuple, cst.List)):
-            parts = self._parts(source, len(target.elements))
+            starred = any(isinstance(e, cst.StarredElement) for e in target.elements)
+            parts = None if starred else self._parts(source, len(target.elements))
             call = self._call_result(found)
             for position, element in enumerate(target.elements):
                 if isinstance(element, cst.StarredElement):
@@ -1269,11 +1270,24 @@ class _Inference:
         if source in self._unpackable:
             returned = self._unpackable[source]()
             return list(returned) if len(returned) == count else None
-        if not isinstance(source, (cst.Tuple, cst.List)) or len(source.elements) != count:
+        if not isinstance(source, (cst.Tuple, cst.List)):
             return None
-        if any(isinstance(element, cst.StarredElement) for element in source.elements):
+        stars = [e for e in source.elements if isinstance(e, cst.StarredElement)]
+        if not stars:
+            if len(source.elements) != count:
+                return None
+            return [self.values.get(element.value, UNKNOWN) for element in source.elements]
+        if len(stars) > 1 or len(source.elements) - 1 > count:
             return None
-        return [self.values.get(element.value, UNKNOWN) for element in source.elements]
+        # `b, n, d, device = *x.shape, x.device`: the starred part fills the targets between
+        # the elements before it and those after it, each one of its elements
+        position = source.elements.index(stars[0])
+        before = [self.values.get(e.value, UNKNOWN) for e in source.elements[:position]]
+        after = [self.values.get(e.value, UNKNOWN) for e in source.elements[position + 1 :]]
+        spread = self.values.get(stars[0].value, UNKNOWN)
+        if _only_cpu_vectors(spread):
+            spread = element_of_cpu_vectors(spread)
+        return before + [spread] * (count - len(before) - len(after)) + after
 
     def _call_result(self, found: Value) -> cst.CSTNode | None:
         """The call of another file's function whose result ``found`` is, as it returned it

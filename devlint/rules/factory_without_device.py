@@ -15,7 +15,7 @@ from devlint.findings import Applicability, Fix
 from devlint.flow.fallback import fallback_return
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting, MeetingKind, empty_data
-from devlint.flow.values import UNKNOWN
+from devlint.flow.values import UNKNOWN, Origin
 from devlint.index import ProjectIndex, is_test_module
 from devlint.nodes import (
     annotation_names,
@@ -25,6 +25,7 @@ from devlint.nodes import (
     iter_children,
     parameter_names,
     untyped_parameters,
+    values_assigned,
 )
 from devlint.rules._anchors import (
     borrowable_device,
@@ -167,7 +168,8 @@ class FactoryWithoutDevice(Rule):
     meets what its parameters bring, the fix borrows that data's device (unsafe), not
     `self.device`; no `self.device` in a module's methods that `__init__` calls.
     The move where they meet never borrows `.device` from a tuple of tensors (`pos =
-    torch.nonzero(m, as_tuple=True)`, `torch.where(m)`, `x.split(2)`): such a finding
+    torch.nonzero(m, as_tuple=True)`, `torch.where(m)`, `x.split(2)`), nor from a name that
+    may hold a Python number (`start = ids.max() + 1 if ids else 0`): such a finding
     comes without that fix.
     Not flagged, because no device is mixed: a tensor made in a `with torch.device(d):`
     block (by a factory there or by a function it calls; not `torch.from_numpy`, which
@@ -1477,6 +1479,18 @@ class FactoryWithoutDevice(Rule):
             "        return self.merge(input_ids, embeds, values)\n",
             line=11,
             column=18,
+        ),
+        # The partner may be a Python number (`0` when `steps` is falsy): it has no
+        # `.device` to lend a fix either.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "class Positions(nn.Module):\n"
+            "    def forward(self, batch, steps):\n"
+            '        ids = batch["ids"]\n'
+            "        start = ids.max() + 1 if steps else 0\n"
+            "        return torch.arange(steps) + start\n",
+            line=8,
+            column=16,
         ),
         # A `with torch.device("cpu"):` block makes its tensors on the CPU all the same.
         Invalid(
@@ -4294,11 +4308,24 @@ def _fixes(
         and not (module_call or collective or called)
         and _is_atom(meeting.cpu)
         and borrowable_device(meeting.partner, _function_holding(meeting, flow, context))
+        and not _may_be_a_number(meeting.partner, _function_holding(meeting, flow, context), flow)
         and not updated_in_place(meeting.cpu, meeting.at)
     ):
         fixes["move_at_meeting"] = (insert_after(meeting.cpu, f".to({partner_name}.device)"),)
         anchors["move_at_meeting"] = partner_name
     return fixes, anchors
+
+
+def _may_be_a_number(
+    partner: cst.BaseExpression, function: cst.FunctionDef, flow: FunctionFlow
+) -> bool:
+    """The partner may hold a Python number, which has no ``.device`` to lend a fix: the
+    flow saw it, or a value the function assigns its name, as host data on some path
+    (``start = ids.max() + 1 if ids else 0``, then ``start += n``)."""
+    given = [partner]
+    if isinstance(partner, cst.Name):
+        given += values_assigned(partner.value, function)
+    return any(Origin.HOST in flow.values.get(value, UNKNOWN).origins for value in given)
 
 
 def _function_holding(

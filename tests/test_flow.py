@@ -202,6 +202,21 @@ def test_a_starred_source_fills_the_targets_between_its_neighbours() -> None:
     assert analysed.meetings() == []
 
 
+def test_a_device_is_a_context_for_the_factories_in_its_block() -> None:
+    analysed = in_forward(
+        """
+        with batch.ids.device:
+            k = torch.zeros(3)
+        with x.device:
+            j = torch.ones(3)
+        with torch.device("cpu"):
+            c = torch.zeros(3)
+        y = x + k + j + c
+        """
+    )
+    assert analysed.meetings() == [("torch.zeros(3)", "operator", "x + k + j + c")]
+
+
 def test_comprehensions_and_appends_carry_their_elements() -> None:
     analysed = in_forward(
         """

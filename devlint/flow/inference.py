@@ -1031,10 +1031,9 @@ class _Inference:
                 found = self.eval(item.item)
                 if item.asname is not None:
                     self._bind(item.asname.name, found, item.item)
-                if (
-                    isinstance(item.item, cst.Call)
-                    and self._resolve(item.item.func) == "torch.device"
-                    and found.on_device  # not `torch.device("cpu")` nor `"meta"`
+                # not `torch.device("cpu")` nor `"meta"`; one read at run time may be any
+                if _names_a_device(item.item, self._resolve) and (
+                    found.on_device or found.origins == UNKNOWN.origins
                 ):
                     self._default_device = found
             self.run(node.body)
@@ -2823,3 +2822,13 @@ def _device_arguments(
             continue
         kept.append((arg, found))
     return kept
+
+
+def _names_a_device(
+    item: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """A ``with`` item that is a ``torch.device``: ``torch.device("cuda", i)``, or a tensor's
+    (or model's) ``x.device``, the only kind of ``.device`` a ``with`` accepts."""
+    if isinstance(item, cst.Call):
+        return resolve(item.func) == "torch.device"
+    return isinstance(item, cst.Attribute) and item.attr.value == "device"

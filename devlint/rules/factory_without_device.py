@@ -171,15 +171,15 @@ class FactoryWithoutDevice(Rule):
     torch.nonzero(m, as_tuple=True)`, `torch.where(m)`, `x.split(2)`), nor from a name that
     may hold a Python number (`start = ids.max() + 1 if ids else 0`): such a finding
     comes without that fix.
-    Not flagged, because no device is mixed: a tensor made in a `with torch.device(d):`
-    block (by a factory there or by a function it calls; not `torch.from_numpy`, which
-    shares an array's CPU memory) is made on `d`; code of a class whose `device` property
-    returns the CPU (or a base's does), and code outside model code of a module bound to
-    a host runtime (it uses OpenVINO's inference or Intel's NPU library, which take and
-    give CPU tensors, directly or through the project's own code built on them: a class
-    deriving from the library's, however many steps away; not `openvino.convert_model` nor
-    the opset operations a converter builds its graph with, which run a torch model where
-    it is).
+    Not flagged, because no device is mixed: a tensor made in a `with torch.device(d):` (or
+    `with batch.ids.device:`) block (by a factory there or by a function it calls; not
+    `torch.from_numpy`, which shares an array's CPU memory) is made on `d`; code of a class
+    whose `device` property returns the CPU (or a base's does), and code outside model code
+    of a module bound to a host runtime (it uses OpenVINO's inference or Intel's NPU
+    library, which take and give CPU tensors, directly or through the project's own code
+    built on them: a class deriving from the library's, however many steps away; not
+    `openvino.convert_model` nor the opset operations a converter builds its graph with,
+    which run a torch model where it is).
     A tensor that is moved before it meets anything
     (`torch.arange(n)[:k].to(x.device)`, `torch.cat([a, b]).to(x.device)`,
     `if m is not None: m = m.to(x.device)`, `if torch.cuda.is_available(): t = t.cuda()`,
@@ -316,6 +316,14 @@ class FactoryWithoutDevice(Rule):
         "            steps = torch.arange(x.shape[-1])\n"
         "            cells = grid(x.shape[0])\n"
         "        return x * steps + cells.sum()\n",
+        # A device itself is a context too (`with batch.ids.device:`): whatever it is, the
+        # factories there make their tensors on it.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Pad(nn.Module):\n"
+        "    def forward(self, x, batch):\n"
+        "        with batch.ids.device:\n"
+        "            images = torch.zeros(x.shape[0], 3)\n"
+        "        return x + images\n",
         # Nested lists hold what their inner lists are given: here CPU statistics only.
         "import torch\nimport torch.nn as nn\n\n"
         "class Stats(nn.Module):\n"

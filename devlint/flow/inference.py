@@ -2063,6 +2063,10 @@ class _Inference:
             return put_on_cpu(node)
         if name == "type_as" and arguments:
             return moved(arguments[0][1])
+        if name == "type" and arguments:
+            placed = self._tensor_type_device(arguments[0][0].value, set())
+            if placed is not None:
+                return moved_from(placed, receiver)
         if name in NON_TENSOR_RESULTS:
             return HOST_SEQUENCE if name in _SEQUENCE_METHODS else HOST
         if name in FULL_REDUCTIONS and not arguments:
@@ -2092,6 +2096,48 @@ class _Inference:
             placed = keyword_argument(node, "device")
             return moved(self.values.get(placed.value, UNKNOWN)) if placed else receiver
         return receiver  # views, casts, reductions: on the receiver's device
+
+    def _tensor_type_device(self, node: cst.BaseExpression, seen: set[str]) -> Value | None:
+        """Where ``t.type(node)`` puts ``t``, or None where ``node`` may be a dtype (a cast).
+        A tensor type names a device type too: ``x.type()`` (``'torch.cuda.FloatTensor'``
+        on a GPU) puts ``t`` where ``x`` is, ``torch.cuda.FloatTensor`` on the current GPU;
+        a name bound only to such types, chosen by a condition, or a parameter without a
+        default (whatever tensor's type its callers give) places it as they do."""
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and not node.args:
+            if node.func.attr.value == "type":  # `x.type()` is on `x`'s device, as `x` is
+                return moved(self.values.get(node, UNKNOWN))
+            return None
+        if isinstance(node, cst.Attribute):
+            module, _, short = (self._resolve(node) or "").rpartition(".")
+            return LITERAL if module == "torch.cuda" and short in LEGACY_TENSOR_TYPES else None
+        if isinstance(node, cst.IfExp):
+            branches = (node.body, node.orelse)
+            return self._chosen_tensor_type(branches, seen)
+        if not isinstance(node, cst.Name) or self.function is None or node.value in seen:
+            return None
+        assigned = values_assigned(node.value, self.function)
+        if assigned:
+            return self._chosen_tensor_type(assigned, seen | {node.value})
+        params = self.function.params
+        named = (*params.posonly_params, *params.params, *params.kwonly_params)
+        if any(p.name.value == node.value and p.default is None for p in named):
+            return moved(self.values.get(node, UNKNOWN))
+        return None
+
+    def _chosen_tensor_type(
+        self, options: Sequence[cst.BaseExpression], seen: set[str]
+    ) -> Value | None:
+        """One of ``options``, each a tensor type (a CPU one, ``torch.FloatTensor``, put on
+        the CPU on purpose), at least one with a device: the code chooses where it goes."""
+        found: list[Value] = []
+        for option in options:
+            placed = self._tensor_type_device(option, seen)
+            if placed is None and _names_cpu_tensor_type(option, self._resolve):
+                placed = CHOSEN_CPU
+            if placed is None:
+                return None
+            found.append(placed)
+        return join(*found) if any(v.on_device for v in found) else None
 
     def _string_parameter(self, node: cst.BaseExpression) -> bool:
         """A parameter annotated ``str``: handed to ``.to()``, a device (no dtype is a
@@ -2750,6 +2796,14 @@ def _collection(elements: Sequence[Value]) -> Value:
     """A list, tuple or dict: its tensors' origins, or host data (a sequence) without."""
     found = combine(*elements, meets=False) if elements else HOST
     return HOST_SEQUENCE if found.only_host else found
+
+
+def _names_cpu_tensor_type(node: cst.BaseExpression, resolve: Resolver) -> bool:
+    """``torch.FloatTensor``: a tensor type on the CPU."""
+    if not isinstance(node, cst.Attribute):
+        return False
+    module, _, short = (resolve(node) or "").rpartition(".")
+    return module == "torch" and short in LEGACY_TENSOR_TYPES
 
 
 def _string(node: cst.SimpleString) -> Value:

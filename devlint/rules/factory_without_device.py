@@ -185,8 +185,9 @@ class FactoryWithoutDevice(Rule):
     move has no GPU to meet; `torch.sparse_coo_tensor(indices, values, device=d)` copies
     them to `d`), also by a helper that returns it
     moved on one path and as it was on another (`return t.cuda() if nccl else t`: the
-    helper places it), moved to a tensor's device (`ret.to(seq)`), whichever branch made
-    that tensor,
+    helper places it), moved to a tensor's device (`ret.to(seq)`; `.type(x.type())` too:
+    a tensor type names its device type, `'torch.cuda.FloatTensor'`), whichever branch
+    made that tensor,
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
     one that only meets Python numbers (`isinstance(v, (int, float))` says so), host values
     or other CPU tensors (`torch.rand(1) < 0.5`), a parameter-free module kept on `self`
@@ -699,6 +700,18 @@ class FactoryWithoutDevice(Rule):
         "    def forward(self, x):\n"
         "        noise = torch.randn(x.shape).type_as(x)\n"
         "        return x * self.scale + noise, np.zeros(3)\n",
+        # A tensor type names a device type: `.type(x.type())` ('torch.cuda.FloatTensor' on a
+        # GPU) puts the tensor where `x` is, as does a type the code picks by `x.is_cuda`, or
+        # the type a caller hands over (`make_grid(size, x.type())`).
+        "import torch\nfrom torch import nn\n\n"
+        "def make_grid(size, kind):\n"
+        "    return torch.arange(size).type(kind)\n\n"
+        "class Head(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        grid = torch.arange(x.shape[1]).type(x.type())\n"
+        "        FloatTensor = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor\n"
+        "        steps = torch.linspace(0, 1, x.shape[1]).type(FloatTensor)\n"
+        "        return x * grid + steps + make_grid(x.shape[1], x.type())\n",
         # A helper that moves its argument unless it is already there (`x.device != dv`)
         # returns it on the tensor's device on both paths.
         "import torch\nfrom torch import nn\n\n"
@@ -1464,6 +1477,22 @@ class FactoryWithoutDevice(Rule):
         "        return torch.cat([prompt_ids, out], dim=1)\n",
     )
     INVALID = (
+        # `.type()` of a dtype is a cast that keeps the tensor on the CPU.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        grid = torch.arange(x.shape[1]).type(torch.float32)\n"
+            "        return x * grid\n",
+            line=6,
+            column=16,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        grid = torch.arange(x.shape[1], device=x.device).type(torch.float32)\n"
+            "        return x * grid\n",
+            unsafe=True,
+        ),
         # The partner where it meets is a tuple of index tensors (`nonzero(as_tuple=True)`):
         # it has no `.device` to lend a fix, so none is offered.
         Invalid(

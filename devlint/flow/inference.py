@@ -2064,9 +2064,9 @@ class _Inference:
         if name == "type_as" and arguments:
             return moved(arguments[0][1])
         if name == "type" and arguments:
-            placed = self._tensor_type_device(arguments[0][0].value, set())
-            if placed is not None:
-                return moved_from(placed, receiver)
+            typed = self._tensor_type_device(arguments[0][0].value, set())
+            if typed is not None:
+                return moved_from(typed, receiver)
         if name in NON_TENSOR_RESULTS:
             return HOST_SEQUENCE if name in _SEQUENCE_METHODS else HOST
         if name in FULL_REDUCTIONS and not arguments:

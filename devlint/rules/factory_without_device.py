@@ -185,9 +185,10 @@ class FactoryWithoutDevice(Rule):
     move has no GPU to meet; `torch.sparse_coo_tensor(indices, values, device=d)` copies
     them to `d`), also by a helper that returns it
     moved on one path and as it was on another (`return t.cuda() if nccl else t`: the
-    helper places it), moved to a tensor's device (`ret.to(seq)`; `.type(x.type())` too:
-    a tensor type names its device type, `'torch.cuda.FloatTensor'`), whichever branch
-    made that tensor,
+    helper places it), moved to a tensor's device (`ret.to(seq)`), whichever branch
+    made that tensor, cast to a GPU tensor type (`.type(x.type())`, which names `x`'s
+    device type, `torch.cuda.FloatTensor`) in a project that makes the computation's GPU
+    current (`torch.cuda.set_device`: that is where such a type puts it),
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
     one that only meets Python numbers (`isinstance(v, (int, float))` says so), host values
     or other CPU tensors (`torch.rand(1) < 0.5`), a parameter-free module kept on `self`
@@ -701,9 +702,12 @@ class FactoryWithoutDevice(Rule):
         "        noise = torch.randn(x.shape).type_as(x)\n"
         "        return x * self.scale + noise, np.zeros(3)\n",
         # A tensor type names a device type: `.type(x.type())` ('torch.cuda.FloatTensor' on a
-        # GPU) puts the tensor where `x` is, as does a type the code picks by `x.is_cuda`, or
-        # the type a caller hands over (`make_grid(size, x.type())`).
+        # GPU) puts the tensor on the current GPU, as does a type the code picks by
+        # `x.is_cuda`, or the type a caller hands over (`make_grid(size, x.type())`): the
+        # computation's GPU, where the project makes it current.
         "import torch\nfrom torch import nn\n\n"
+        "def set_up(rank):\n"
+        "    torch.cuda.set_device(rank)\n\n"
         "def make_grid(size, kind):\n"
         "    return torch.arange(size).type(kind)\n\n"
         "class Head(nn.Module):\n"
@@ -1477,6 +1481,23 @@ class FactoryWithoutDevice(Rule):
         "        return torch.cat([prompt_ids, out], dim=1)\n",
     )
     INVALID = (
+        # `.type(x.type())` puts it on the current GPU, which need not be `x`'s where the
+        # project never makes a GPU current.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        grid = torch.arange(x.shape[1]).type(x.type())\n"
+            "        return x * grid\n",
+            line=6,
+            column=16,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        grid = torch.arange(x.shape[1], device=x.device).type(x.type())\n"
+            "        return x * grid\n",
+            unsafe=True,
+        ),
         # `.type()` of a dtype is a cast that keeps the tensor on the CPU.
         Invalid(
             "import torch\nfrom torch import nn\n\n"
@@ -3628,6 +3649,8 @@ class FactoryWithoutDevice(Rule):
         evidence = {"follows_inputs": "yes"} if following else {}
         if _only_inputs_on_device(node, flow, meetings, context):
             evidence["cpu_inputs_clear"] = "yes"
+        if node in flow.typed:
+            evidence["typed"] = "yes"
         if _meets_raw_input(meeting, flow.function) or _meets_nested_parameters(
             meeting, flow, context
         ):
@@ -3767,6 +3790,8 @@ class FactoryWithoutDevice(Rule):
         data = candidate.data
         if index.computes_on_host(candidate.scope):
             return None  # an OpenVINO wrapper's tensors: on the CPU, as what they meet
+        if "typed" in data and "cuda" in index.current_device_types:
+            return None  # cast to the current GPU's type, which the project makes its own
         collate = not scope.forward_path and _collate_function(candidate.scope, index)
         if "cpu_inputs_clear" in data and collate:
             return None  # a loader's samples are on the CPU: so is what they meet here

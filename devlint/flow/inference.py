@@ -311,6 +311,9 @@ class FunctionFlow:
     """Elements of the results of other files' functions taken apart here (``a, b = f(x)``,
     ``f(x)[1]``, ``out = f(x); out[1]``): the node standing for each (the target, the
     subscript) in ``Value.calls`` and ``results_meeting``, with the call and the position."""
+    typed: frozenset[cst.CSTNode] = frozenset()
+    """Creation sites of CPU tensors cast to a tensor type with a device (``_typed_device``):
+    on the current GPU of that type, the computation's where the project makes it current."""
     copied_answers: Mapping[cst.CSTNode, tuple[str, ...]] = field(default_factory=dict)
     """Creation sites of ``torch.tensor(x)`` of what a method of an object ``__init__``
     made returned (``Value.answers``), each with those methods, qualified: a CPU tensor
@@ -414,6 +417,7 @@ def analyse_function(
         callees={call: callee for call, (callee, _) in inference.calls_out.items()},
         wrapped=wraps_arguments(function, around.resolve),
         copied_answers=inference.copied_answers,
+        typed=frozenset(inference.typed),
     )
 
 
@@ -895,6 +899,8 @@ class _Inference:
         self.answering: dict[cst.CSTNode, str] = {}
         """Each call of a method of an object ``__init__`` made: the method (``Value.answers``)."""
         self.copied_answers: dict[cst.CSTNode, tuple[str, ...]] = {}
+        self.typed: set[cst.CSTNode] = set()
+        """``FunctionFlow.typed``."""
         """``FunctionFlow.copied_answers``."""
         self.joined: set[str] = set()
         """``FunctionFlow.joined``."""
@@ -2076,6 +2082,10 @@ class _Inference:
             return put_on_cpu(node)
         if name == "type_as" and arguments:
             return moved(arguments[0][1])
+        if name == "type" and arguments:
+            if self._typed_device(arguments[0][0].value, set()):
+                self.typed.update(receiver.made)  # on the current GPU: the rule asks whose
+            return receiver
         if name in NON_TENSOR_RESULTS:
             return HOST_SEQUENCE if name in _SEQUENCE_METHODS else HOST
         if name in FULL_REDUCTIONS and not arguments:
@@ -2105,6 +2115,35 @@ class _Inference:
             placed = keyword_argument(node, "device")
             return moved(self.values.get(placed.value, UNKNOWN)) if placed else receiver
         return receiver  # views, casts, reductions: on the receiver's device
+
+    def _typed_device(self, node: cst.BaseExpression, seen: set[str]) -> bool:
+        """Whether ``t.type(node)`` may put ``t`` on a GPU (not a dtype: a cast). A tensor
+        type names a device type: ``x.type()`` (``'torch.cuda.FloatTensor'`` on a GPU) and
+        ``torch.cuda.FloatTensor`` put ``t`` on the current GPU, as does a name bound only
+        to tensor types, one of them such (chosen by a condition), or a parameter without a
+        default (whatever tensor's type its callers give)."""
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            return node.func.attr.value == "type" and not node.args
+        if isinstance(node, cst.Attribute):
+            module, _, short = (self._resolve(node) or "").rpartition(".")
+            return module == "torch.cuda" and short in LEGACY_TENSOR_TYPES
+        if isinstance(node, cst.IfExp):
+            return self._chosen_tensor_type((node.body, node.orelse), seen)
+        if not isinstance(node, cst.Name) or self.function is None or node.value in seen:
+            return False
+        assigned = values_assigned(node.value, self.function)
+        if assigned:
+            return self._chosen_tensor_type(assigned, seen | {node.value})
+        params = self.function.params
+        named = (*params.posonly_params, *params.params, *params.kwonly_params)
+        return any(p.name.value == node.value and p.default is None for p in named)
+
+    def _chosen_tensor_type(self, options: Sequence[cst.BaseExpression], seen: set[str]) -> bool:
+        """Each of ``options`` is a tensor type (``torch.FloatTensor`` one on the CPU), at
+        least one with a device."""
+        typed = [self._typed_device(option, seen) for option in options]
+        cpu = [_names_cpu_tensor_type(option, self._resolve) for option in options]
+        return any(typed) and all(a or b for a, b in zip(typed, cpu, strict=True))
 
     def _string_parameter(self, node: cst.BaseExpression) -> bool:
         """A parameter annotated ``str``: handed to ``.to()``, a device (no dtype is a
@@ -2763,6 +2802,14 @@ def _collection(elements: Sequence[Value]) -> Value:
     """A list, tuple or dict: its tensors' origins, or host data (a sequence) without."""
     found = combine(*elements, meets=False) if elements else HOST
     return HOST_SEQUENCE if found.only_host else found
+
+
+def _names_cpu_tensor_type(node: cst.BaseExpression, resolve: Resolver) -> bool:
+    """``torch.FloatTensor``: a tensor type on the CPU."""
+    if not isinstance(node, cst.Attribute):
+        return False
+    module, _, short = (resolve(node) or "").rpartition(".")
+    return module == "torch" and short in LEGACY_TENSOR_TYPES
 
 
 def _string(node: cst.SimpleString) -> Value:

@@ -446,7 +446,8 @@ def function_facts(
     resolved: Collection[str] = frozenset(),
     untyped: Collection[str] = frozenset(),
 ) -> FunctionFacts:
-    """A function as a walk saw it; calls that no alias resolves are left out. Names in
+    """A function as a walk saw it; calls that no alias resolves are left out (of its call
+    shapes, but for moves to a told device: ``CallShape.told_move``). Names in
     ``resolved`` were resolved as the walk met their call, through an import of the
     function's own: sibling closures may each import a
     different ``install``, and the module's last binding is not theirs. ``untyped``: its
@@ -460,9 +461,10 @@ def function_facts(
     for shape in call_shapes:
         if not shape.callee.startswith("self.") and shape.callee not in resolved:
             callee = resolve_alias(shape.callee, aliases)
-            if callee is None:
+            if callee is not None:
+                shape = replace(shape, callee=callee)
+            elif not shape.told_move:  # a local's move (`net.to(device)`) tells the index
                 continue
-            shape = replace(shape, callee=callee)
         shapes.add(shape)
     return FunctionFacts(
         name,

@@ -54,6 +54,23 @@ _KEPT_KEYWORDS = ("non_blocking", "memory_format")
 """Arguments of ``.cuda()`` that ``.to()`` also takes."""
 
 
+_PLACED_UNDER_ITS_FLAG = (
+    "import torch\nimport torch.nn as nn\n\n\nclass Flow(nn.Module):\n"
+    "    def __init__(self, conf):\n"
+    "        super().__init__()\n"
+    "        self.core = nn.Linear(4, 4)\n"
+    '        self.dp = conf["use_gpu"]\n'
+    "        if self.dp:\n"
+    "            self.core = self.core.cuda()\n\n"
+    "    def forward(self, x):\n"
+    "        if self.dp:\n"
+    "            x = x.cuda()\n"
+    "        return self.core(x)\n\n\n"
+)
+"""A module that puts itself on the current GPU under the user's flag (kept as ``self.dp``,
+read from a configuration's key), for the examples: VALID as built, INVALID when moved."""
+
+
 class CudaCall(Rule):
     """## What it does
     Finds `.cuda()` and `.cuda(N)` calls in code that already knows its device: model
@@ -433,19 +450,7 @@ class CudaCall(Rule):
         # On the forward path, under the flag the module's own `__init__` put it on the
         # current GPU under (kept as `self.dp`, read from a configuration's key), and no
         # code moves it elsewhere: its batch belongs on that GPU (INVALID: it is moved).
-        "import torch\nimport torch.nn as nn\n\n\nclass Flow(nn.Module):\n"
-        "    def __init__(self, conf):\n"
-        "        super().__init__()\n"
-        "        self.core = nn.Linear(4, 4)\n"
-        '        self.dp = conf["use_gpu"]\n'
-        "        if self.dp:\n"
-        "            self.core = self.core.cuda()\n\n"
-        "    def forward(self, x):\n"
-        "        if self.dp:\n"
-        "            x = x.cuda()\n"
-        "        return self.core(x)\n\n\n"
-        "def build(conf):\n"
-        "    return Flow(conf)\n",
+        _PLACED_UNDER_ITS_FLAG + "def build(conf):\n    return Flow(conf)\n",
         # The same with the flag `__init__` was given and kept, parts moved by `.to("cuda")`.
         "import torch\nimport torch.nn as nn\n\n\nclass Gen(nn.Module):\n"
         "    def __init__(self, use_gpu=True):\n"
@@ -827,19 +832,7 @@ class CudaCall(Rule):
         Invalid(
             # The module put itself on the current GPU under the flag, but project code
             # moves it to the device it is told: the batch is there, not on the current GPU.
-            "import torch\nimport torch.nn as nn\n\n\nclass Flow(nn.Module):\n"
-            "    def __init__(self, conf):\n"
-            "        super().__init__()\n"
-            "        self.core = nn.Linear(4, 4)\n"
-            '        self.dp = conf["use_gpu"]\n'
-            "        if self.dp:\n"
-            "            self.core = self.core.cuda()\n\n"
-            "    def forward(self, x):\n"
-            "        if self.dp:\n"
-            "            x = x.cuda()\n"
-            "        return self.core(x)\n\n\n"
-            "def build(conf, device):\n"
-            "    return Flow(conf).to(device)\n",
+            _PLACED_UNDER_ITS_FLAG + "def build(conf, device):\n    return Flow(conf).to(device)\n",
             line=15,
             column=19,
         ),

@@ -25,7 +25,8 @@ _ACCELERATOR_NAMES = frozenset({"gpu", "cuda"})
 
 def flag_says_gpu(test: cst.BaseExpression, *, settings: bool = True) -> bool | None:
     """Whether ``test`` being true means "on the GPU" (True), "on the CPU" (False), or
-    is no device flag (None). A flag is a name or an attribute (not a call), perhaps under
+    is no device flag (None). A flag is a name, an attribute or a configuration's key
+    (``conf["use_gpu"]``; not a call), perhaps under
     ``not``; under ``and``, any flag operand (a true ``and`` makes every operand true).
     Without ``settings``, a device setting compared with a string (``self.device ==
     "cuda"``) is no flag: its false side may be another accelerator (``"mps"``), not the
@@ -51,12 +52,28 @@ def flag_says_gpu(test: cst.BaseExpression, *, settings: bool = True) -> bool | 
         ):
             return flag_says_gpu(test.left)  # `if self.gpus > 0:`, a count of GPUs
         return None
-    if isinstance(test, (cst.Name, cst.Attribute)):
-        name = test.value if isinstance(test, cst.Name) else test.attr.value
+    if isinstance(test, (cst.Name, cst.Attribute, cst.Subscript)):
+        name = _flag_name(test)
+        if name is None:
+            return None
         match = _DEVICE_FLAG.match(name.lower().replace("_", ""))
         if match is None:
             return None
         return (match["device"] != "cpu") != (match["prefix"] == "no")
+    return None
+
+
+def _flag_name(test: cst.Name | cst.Attribute | cst.Subscript) -> str | None:
+    """The name a flag is read by: ``use_cuda``, ``args.cuda``'s ``cuda``, a configuration's
+    key (``conf["use_gpu"]``'s ``use_gpu``), else None."""
+    if isinstance(test, cst.Name):
+        return test.value
+    if isinstance(test, cst.Attribute):
+        return test.attr.value
+    index = test.slice[0].slice if len(test.slice) == 1 else None
+    if isinstance(index, cst.Index) and isinstance(index.value, cst.SimpleString):
+        key = index.value.evaluated_value
+        return key if isinstance(key, str) else None
     return None
 
 

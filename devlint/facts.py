@@ -40,6 +40,9 @@ class CallShape:
     """Its value is used as a device: kept as one (``kept_as_device``, or a local
     ``device = pick()``) or handed straight to a placement (``x.to(pick())``,
     ``torch.zeros(n, device=pick())``): a device the callee returns places tensors."""
+    told_move: bool = False
+    """It moves to a device it is told (``moves_to_a_told_device``: ``x.to(device)``,
+    ``x.cuda(rank)``), or what it makes is moved so at once (``Net(c).eval().to(device)``)."""
 
 
 @dataclass(frozen=True)
@@ -443,7 +446,8 @@ def function_facts(
     resolved: Collection[str] = frozenset(),
     untyped: Collection[str] = frozenset(),
 ) -> FunctionFacts:
-    """A function as a walk saw it; calls that no alias resolves are left out. Names in
+    """A function as a walk saw it; calls that no alias resolves are left out (of its call
+    shapes, but for moves to a told device: ``CallShape.told_move``). Names in
     ``resolved`` were resolved as the walk met their call, through an import of the
     function's own: sibling closures may each import a
     different ``install``, and the module's last binding is not theirs. ``untyped``: its
@@ -457,9 +461,10 @@ def function_facts(
     for shape in call_shapes:
         if not shape.callee.startswith("self.") and shape.callee not in resolved:
             callee = resolve_alias(shape.callee, aliases)
-            if callee is None:
+            if callee is not None:
+                shape = replace(shape, callee=callee)
+            elif not shape.told_move:  # a local's move (`net.to(device)`) tells the index
                 continue
-            shape = replace(shape, callee=callee)
         shapes.add(shape)
     return FunctionFacts(
         name,
@@ -494,6 +499,19 @@ def stored_method(target: str | None, value: str | None) -> str | None:
         return None
     head, dot, method = value.partition(".")
     return method if head == "self" and dot and "." not in method else None
+
+
+def moves_to_a_told_device(
+    attribute: str | None, arguments: Sequence[T], literal: Callable[[T], bool]
+) -> bool:
+    """A move (``.to``, ``.cuda``; ``attribute`` is the method called) given a device that
+    is no string literal (``literal`` says which of the ``arguments``, the first positional
+    and a ``device=``, are): ``x.to(device)``, ``x.cuda(rank)``, ``x.to(other)``; not
+    ``x.to("cuda")`` nor ``x.cuda()``. A dtype (``x.to(torch.half)``) counts too: the
+    walks cannot tell it from a device."""
+    if attribute == "cuda":
+        return bool(arguments)
+    return attribute == "to" and any(not literal(argument) for argument in arguments)
 
 
 def _shape_order(shape: CallShape) -> tuple[str, int, tuple[str, ...], bool, bool]:

@@ -238,6 +238,8 @@ class ProjectIndex:
         self._distributed_setting = distributed
         self._kinds: dict[str, ClassKind] = {}
         self._own_moves: dict[str, frozenset[str]] = {}
+        self._placed_on_told: dict[str, bool] = {}
+        """``placed_on_a_told_device``'s answers, by class."""
         self._init_reached: dict[str, frozenset[str]] = {}
         """``_runs_in_init``'s methods, by class."""
         self._origins: dict[str, Origin | None] = {}
@@ -671,6 +673,45 @@ class ProjectIndex:
             if summary is not None and name in summary.joins:
                 found.add(self.canonical(self.resolve(callee, module)))
         return frozenset(found)
+
+    def placed_on_a_told_device(self, class_name: str) -> bool:
+        """Project code may move an object of the class (or of a subclass) to a device it is
+        told: a function building one moves it so at once (``Net(c).to(device)``), or that
+        function, or another method of its class, moves something so (``net.to(device)``,
+        ``self.net.cuda(rank)``: which object is not followed). Module-level code building
+        one counts too: its moves are not recorded."""
+        name = self.canonical(class_name)
+        found = self._placed_on_told.get(name)
+        if found is None:
+            classes = {name}
+            grown = True
+            while grown:  # and its subclasses, theirs...
+                more = {
+                    sub
+                    for sub, facts in self._classes.items()
+                    if any(self.canonical(base) in classes for base in facts.bases)
+                }
+                grown = not more <= classes
+                classes |= more
+            builders = {caller for built in classes for caller in self.callers(built)}
+            found = self._placed_on_told[name] = any(
+                self._moves_to_a_told_device(builder) for builder in builders
+            )
+        return found
+
+    def _moves_to_a_told_device(self, function: str) -> bool:
+        """``function`` (module-level code: always), or a method of its class, has a call
+        that moves to a device it is told (``CallShape.told_move``)."""
+        if function not in self._functions:
+            return True
+        owner = self._owner(function)
+        methods = set(self._method_table(owner).values()) if owner else {function}
+        return any(
+            shape.told_move
+            for method in methods | {function}
+            if method in self._functions
+            for shape in self._functions[method].call_shapes
+        )
 
     def about(self, requirement: Requirement) -> str:
         """The function ``requirement`` is about, canonical; for ``RESULT_DATA``, a method

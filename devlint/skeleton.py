@@ -37,6 +37,7 @@ from devlint.facts import (
     exports_after,
     function_facts,
     input_annotation,
+    moves_to_a_told_device,
     names_the_device,
     placed_arguments,
     resolve_alias,
@@ -231,6 +232,9 @@ class _Walk:
         """The calls in values assigned to the device an object keeps (by id)."""
         self._placed_with: set[int] = set()
         """The calls whose value is used as a device (``CallShape.places``, by id)."""
+        self._told_moves: set[int] = set()
+        """The calls that move to a device they are told, or whose value is moved so at
+        once (``CallShape.told_move``, by id)."""
         self._facts: list[Fact] = []
         self._seen_references: set[tuple[str, bool]] = set()
         self._main_guards = 0
@@ -550,6 +554,29 @@ class _Walk:
             added = _literal_strings(node.value) if isinstance(node.op, ast.Add) else None
             self._exports = exports_after(self._exports, added, added=True)
 
+    def _mark_told_move(self, node: ast.Call) -> None:
+        """A move to a told device (``moves_to_a_told_device``) joins ``_told_moves``, with
+        each call of the chain it moves (``Net(c).eval()`` in ``Net(c).eval().to(d)``)."""
+        func = node.func
+        if not isinstance(func, ast.Attribute):
+            return
+        first = node.args[:1] if node.args and not isinstance(node.args[0], ast.Starred) else []
+        arguments = first + [k.value for k in node.keywords if k.arg == "device"]
+        if not moves_to_a_told_device(
+            func.attr,
+            arguments,
+            lambda arg: isinstance(arg, ast.Constant) and isinstance(arg.value, str),
+        ):
+            return
+        self._told_moves.add(id(node))
+        moved: ast.expr = func.value
+        while isinstance(moved, (ast.Call, ast.Attribute)):
+            if isinstance(moved, ast.Call):
+                self._told_moves.add(id(moved))
+                moved = moved.func
+            else:
+                moved = moved.value
+
     def _mark_placed_arguments(self, node: ast.Call) -> None:
         """The calls ``node`` places with (``placed_arguments``) join ``_placed_with``."""
         attribute = node.func.attr if isinstance(node.func, ast.Attribute) else None
@@ -571,6 +598,7 @@ class _Walk:
             if owner is not None and _calls_an_init(self._function.name, node.func):
                 owner.init_calls_init = True
             self._mark_placed_arguments(node)
+            self._mark_told_move(node)
             name = dotted(node.func)
             if name is None:
                 return
@@ -599,7 +627,8 @@ class _Walk:
             unpacks = len(node.args) != positional or any(k.arg is None for k in node.keywords)
             kept = id(node) in self._kept_as_device
             places = kept or id(node) in self._placed_with
-            shape = CallShape(name, positional, keywords, unpacks, kept, places)
+            told = id(node) in self._told_moves
+            shape = CallShape(name, positional, keywords, unpacks, kept, places, told)
             self._function.call_shapes.add(shape)
             return
         called = dotted(node.func)

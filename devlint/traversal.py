@@ -36,6 +36,7 @@ from devlint.facts import (
     exports_after,
     function_facts,
     input_annotation,
+    moves_to_a_told_device,
     names_the_device,
     placed_arguments,
     resolve_alias,
@@ -57,6 +58,7 @@ from devlint.nodes import (
     first_positional,
     has_self,
     iter_children,
+    keyword_argument,
     names_a_device,
     names_the_cpu,
     push_children,
@@ -567,6 +569,9 @@ class Traversal:
         """The calls in values assigned to the device an object keeps (by id)."""
         self._placed_with: set[int] = set()
         """The calls whose value is used as a device (``CallShape.places``, by id)."""
+        self._told_moves: set[int] = set()
+        """The calls that move to a device they are told, or whose value is moved so at
+        once (``CallShape.told_move``, by id)."""
         self._scope = Scope()
         self._checked: set[int] = set()
         """Nodes that open an explicitly checked region (``if torch.cuda.is_available()``)."""
@@ -988,6 +993,7 @@ class Traversal:
         if owner is not None and _calls_an_init(self._function.name, node.func):
             owner.init_calls_init = True
         self._mark_placed_arguments(node)
+        self._mark_told_move(node)
         dotted = dotted_name(node.func)
         if dotted is None:
             return
@@ -1018,8 +1024,33 @@ class Traversal:
         unpacks = any(a.star for a in args)
         kept = id(node) in self._kept_as_device
         places = kept or id(node) in self._placed_with
-        shape = CallShape(dotted, positional, keywords, unpacks, kept, places)
+        told = id(node) in self._told_moves
+        shape = CallShape(dotted, positional, keywords, unpacks, kept, places, told)
         self._function.call_shapes.add(shape)
+
+    def _mark_told_move(self, node: cst.Call) -> None:
+        """A move to a told device (``moves_to_a_told_device``) joins ``_told_moves``, with
+        each call of the chain it moves (``Net(c).eval()`` in ``Net(c).eval().to(d)``)."""
+        func = node.func
+        if not isinstance(func, cst.Attribute):
+            return
+        first = first_positional(node)
+        device = keyword_argument(node, "device")
+        arguments = [arg.value for arg in (first, device) if arg is not None]
+        if not moves_to_a_told_device(
+            func.attr.value,
+            arguments,
+            lambda arg: isinstance(arg, (cst.SimpleString, cst.ConcatenatedString)),
+        ):
+            return
+        self._told_moves.add(id(node))
+        moved: cst.BaseExpression = func.value
+        while isinstance(moved, (cst.Call, cst.Attribute)):
+            if isinstance(moved, cst.Call):
+                self._told_moves.add(id(moved))
+                moved = moved.func
+            else:
+                moved = moved.value
 
     def _mark_placed_arguments(self, node: cst.Call) -> None:
         """The calls ``node`` places with (``placed_arguments``) join ``_placed_with``."""

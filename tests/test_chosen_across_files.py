@@ -395,3 +395,39 @@ def test_code_run_after_its_launcher_pins_the_gpu_still_follows_a_device_it_is_t
         "pkg/new/build.py": _BUILDER.format(more=""),
     }
     assert findings(tmp_path, files, "DEV001") == [("model.py", 11, 44)]
+
+
+_FLOW = (
+    "import torch.nn as nn\n\n\n"
+    "class Flow(nn.Module):\n"
+    "    def __init__(self, use_gpu):\n"
+    "        super().__init__()\n"
+    "        self.core = nn.Linear(4, 4)\n"
+    "        self.use_gpu = use_gpu\n"
+    "        if use_gpu:\n"
+    "            self.core = self.core.cuda()\n\n"
+    "    def forward(self, x):\n"
+    "        if self.use_gpu:\n"
+    "            x = x.cuda()\n"
+    "        return self.core(x)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("builder", "expected"),
+    [
+        ("    return Flow(use_gpu)\n", []),
+        ('    net = Flow(use_gpu)\n    net.to("cuda")\n    return net\n', []),
+        ("    net = Flow(use_gpu)\n    net.to(device)\n    return net\n", [("model.py", 14, 19)]),
+        ("    return Flow(use_gpu).cuda(device)\n", [("model.py", 14, 19)]),
+    ],
+)
+def test_a_module_placed_under_its_flag_is_on_the_current_gpu_unless_moved_elsewhere(
+    builder: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """On the forward path, the flag the module's own ``__init__`` put it on the current GPU
+    under chose that GPU for its batch too, unless another file of the project moves the
+    module to a device it is told (also a local it built: ``net.to(device)``)."""
+    build = f"from pkg.model import Flow\n\n\ndef build(use_gpu, device):\n{builder}"
+    files = {"pkg/model.py": _FLOW, "pkg/train.py": build}
+    assert findings(tmp_path, files, "DEV002") == expected

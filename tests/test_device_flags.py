@@ -28,6 +28,11 @@ from devlint.device_flags import flag_says_gpu
         ('self.device == "gpu"', True),
         ('device == "cuda"', True),
         ('self.device == "cpu"', None),
+        # a configuration's key is a flag as an attribute is
+        ('conf["use_gpu"]', True),
+        ('not conf["no_cuda"]', True),
+        ('conf["model"]', None),
+        ("conf[0]", None),
         # a tensor's device says where that tensor is, not where the code runs
         ('x.device == "cuda"', None),
         ('self.model.device == "cuda"', None),

@@ -76,6 +76,11 @@ TRICKY = (
     "        self.a = partial(self.pad, 2)\n        self.b = functools.partial(self.other)\n"
     "        self.apply(partial(self.init))\n        named_apply(partial(self.init2), self)\n"
     "        p = partial(*fns)\n        q = partial(self.x.y)\n        r = partial(f=self.g)\n",
+    # Moves to a told device, of a value built at once too; literal devices are not told.
+    "from nets import Net, Other, Third\n\n"
+    "def build(conf, device, rank):\n    net = Net(conf).eval().to(device)\n"
+    '    net.cuda(rank)\n    net.to("cuda")\n    net.to("cu" "da")\n    net.cuda()\n'
+    "    return Other(conf).to(device=device), Third().to(f'cuda:{rank}')\n",
     # Characters NFKC changes, in a comment and strings only (the identifiers agree).
     'import torch  # \ufb01ne\nGPU = torch.device("\uff43uda")\n'
     'x = torch.zeros(3, device="\ufb01")\n',

@@ -68,13 +68,33 @@ def _device_flag_tests(
         if not isinstance(node, (cst.If, cst.IfExp)):
             continue
         inside = ancestors[position + 1] if position + 1 < len(ancestors) else None
-        says_gpu = flag_says_gpu(node.test, settings=not cpu)
+        says_gpu = flag_says_gpu(_kept_flag(node.test, ancestors), settings=not cpu)
         if says_gpu is None or inside is None or inside is node.test:
             continue
         taken = says_gpu != cpu
         in_body = inside is node.body
         if (in_body and taken) or (not in_body and not taken and inside is node.orelse):
             yield node.test
+
+
+def _kept_flag(test: cst.BaseExpression, ancestors: Sequence[cst.CSTNode]) -> cst.BaseExpression:
+    """The device flag ``self.<name>`` keeps (``self.dp = conf["use_gpu"]``, every value the
+    enclosing class assigns it a flag saying the same), or ``test`` itself: the object's
+    own name for the user's choice of device."""
+    attribute = attribute_of_self(test)
+    if attribute is None or flag_says_gpu(test) is not None:
+        return test
+    classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
+    if classdef is None:
+        return test
+    values = [
+        node.value
+        for node in descendants(classdef.body)
+        if isinstance(node, cst.Assign)
+        and any(attribute_of_self(target.target) == attribute for target in node.targets)
+    ]
+    says = {flag_says_gpu(value) for value in values}
+    return values[0] if len(says) == 1 and None not in says else test
 
 
 def under_the_kept_gpu_flag(
@@ -86,7 +106,23 @@ def under_the_kept_gpu_flag(
     (``kept_gpu_flags``), or an ``and`` with it: there the device it keeps is the current
     GPU, which an index-less literal names too (``if self.cuda:`` after ``if self.cuda:
     self.device = torch.device("cuda")``)."""
-    kept = kept_gpu_flags(classdef, qualified_name)
+    return _under_one_of(kept_gpu_flags(classdef, qualified_name), ancestors)
+
+
+def under_the_placing_gpu_flag(
+    ancestors: Sequence[cst.CSTNode],
+    classdef: cst.ClassDef,
+    qualified_name: Callable[[cst.BaseExpression], str | None],
+) -> bool:
+    """Under a device flag that is one the class's ``__init__`` puts the module's own parts
+    on the current GPU under (``placed_gpu_flags``), or an ``and`` with it: there the
+    module is on that GPU, and so is its batch, unless its user moves it elsewhere."""
+    return _under_one_of(placed_gpu_flags(classdef, qualified_name), ancestors)
+
+
+def _under_one_of(kept: frozenset[str], ancestors: Sequence[cst.CSTNode]) -> bool:
+    """Under one of the class's device flags ``kept`` (source text, ``self.`` left out):
+    outside ``__init__``, only as the object's attribute."""
     function = next((n for n in reversed(ancestors) if isinstance(n, cst.FunctionDef)), None)
     choosing = function is not None and function.name.value == "__init__"
     return bool(kept) and any(
@@ -131,6 +167,43 @@ def kept_gpu_flags(
     for path in others:  # another device in the flag's other branch: the flag chose it
         if not any(not in_body and id(branch) in gpu_branches for branch, in_body in path):
             return frozenset()
+    return frozenset(flags)
+
+
+def placed_gpu_flags(
+    classdef: cst.ClassDef, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> frozenset[str]:
+    """The device flags (source text) under which the class's ``__init__`` puts parts of
+    the module itself on the current GPU, in the flag's GPU branch: ``self.pi =
+    nn.Parameter(pi.cuda())``, ``self.encoder = self.encoder.to("cuda")``,
+    ``self.encoder.cuda()``. Empty for a class that keeps a device (``kept_gpu_flags``)."""
+    init = next(
+        (
+            method
+            for method in classdef.body.body
+            if isinstance(method, cst.FunctionDef) and method.name.value == "__init__"
+        ),
+        None,
+    )
+    if init is None or _keeps_a_device(classdef):
+        return frozenset()
+    flags = set()
+    for node, path in _in_branches(init.body, ()):
+        if isinstance(node, cst.Assign) and any(
+            attribute_of_self(target.target) is not None for target in node.targets
+        ):
+            placed = _places_on_the_current_device(node.value, qualified_name)
+        elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Call):
+            move = node.value
+            placed = moves_to_the_current_device(move) and (
+                isinstance(move.func, cst.Attribute)
+                and attribute_of_self(move.func.value) is not None
+            )
+        else:
+            continue
+        test = path[-1][0].test if path and path[-1][1] else None
+        if placed and test is not None and flag_says_gpu(_kept_flag(test, [classdef])) is True:
+            flags.add(_flag_key(test))
     return frozenset(flags)
 
 
@@ -723,7 +796,9 @@ def own_choice(
     """Why a move or placement ``call`` on the current device is the code's own choice:
     ``"flag"`` (``under_a_device_flag``; ``"distributed_flag"`` in a function that runs
     collectives, one rank of a distributed job; ``"kept_flag"`` under the flag the class
-    chose the current GPU as its kept device with: ``under_the_kept_gpu_flag``),
+    chose the current GPU as its kept device with: ``under_the_kept_gpu_flag``;
+    ``"placed_flag"`` under one its ``__init__`` put the module itself on the current GPU
+    under: ``under_the_placing_gpu_flag``),
     ``"nccl"`` (``under_a_nccl_test``),
     ``"collective"`` (``only_collectives_read``; not where an input tensor or module tells
     the device),
@@ -743,7 +818,13 @@ def own_choice(
             [*ancestors, call], classdef, qualified_name
         ):
             return "kept_flag"
-        return "distributed_flag" if _collectives(ancestors, qualified_name) else "flag"
+        if _collectives(ancestors, qualified_name):
+            return "distributed_flag"
+        if classdef is not None and under_the_placing_gpu_flag(
+            [*ancestors, call], classdef, qualified_name
+        ):
+            return "placed_flag"
+        return "flag"
     if isinstance(call.func, cst.Attribute) and call.func.attr.value == "to_empty":
         return "meta"  # materialising meta tensors: there is no device yet to follow
     if after_setting_the_device(call, ancestors, qualified_name):
@@ -886,9 +967,16 @@ def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     choice = candidate.data.get("chosen")
     if choice == "distributed_flag":
         return not scope.lightning and not scope.device_aware
-    if choice == "flag":
+    if choice in ("flag", "placed_flag"):
         forward = scope.model_code and scope.forward_path
-        return not scope.lightning and not scope.device_aware and not forward
+        if scope.lightning or scope.device_aware:
+            return False
+        if not forward:
+            return True
+        # the class put itself on that GPU under the flag, and no project code moves it
+        class_name = candidate.scope.class_name or ""
+        placed = choice == "placed_flag" and not candidate.scope.device_param
+        return placed and not index.placed_on_a_told_device(class_name)
     if choice == "class":  # not where the caller tells it the device (`device` ignored)
         told = candidate.scope.device_param
         return not scope.model_code and not scope.device_aware and not told

@@ -54,6 +54,23 @@ _KEPT_KEYWORDS = ("non_blocking", "memory_format")
 """Arguments of ``.cuda()`` that ``.to()`` also takes."""
 
 
+_PLACED_UNDER_ITS_FLAG = (
+    "import torch\nimport torch.nn as nn\n\n\nclass Flow(nn.Module):\n"
+    "    def __init__(self, conf):\n"
+    "        super().__init__()\n"
+    "        self.core = nn.Linear(4, 4)\n"
+    '        self.dp = conf["use_gpu"]\n'
+    "        if self.dp:\n"
+    "            self.core = self.core.cuda()\n\n"
+    "    def forward(self, x):\n"
+    "        if self.dp:\n"
+    "            x = x.cuda()\n"
+    "        return self.core(x)\n\n\n"
+)
+"""A module that puts itself on the current GPU under the user's flag (kept as ``self.dp``,
+read from a configuration's key), for the examples: VALID as built, INVALID when moved."""
+
+
 class CudaCall(Rule):
     """## What it does
     Finds `.cuda()` and `.cuda(N)` calls in code that already knows its device: model
@@ -142,14 +159,21 @@ class CudaCall(Rule):
 
     Nor is a `.cuda()` without an index where the code chose the current GPU itself (whoever
     set up the process chose which GPU that is): in the branch a device flag takes for the
-    GPU, a name or attribute such as `use_cuda`, `self.gpu`, `args.cuda` (perhaps under
+    GPU, a name, attribute or configuration's key such as `use_cuda`, `self.gpu`,
+    `args.cuda`, `conf["use_gpu"]`, or an attribute the class sets only from such a flag
+    (`self.dp = conf["use_gpu"]`) (perhaps under
     `not`, or compared with a GPU mode: `if self.use_gpu in ("all", "model"):`, a GPU count
     with 0: `if self.n_gpus > 0:`; `if args.cpu:` chooses the GPU in its `else`), but not in
     a LightningModule, whose trainer chooses, nor in a class that keeps its device
     (`self.device`), nor on the forward path of model code (`forward`, what it calls, and
     methods it calls through attributes: `self.assign = self.sinkhorn`), where the batch
     tells the device: the flag only says "a GPU", not which, unless the function runs
-    collectives (one rank of a distributed job: its set-up made the rank's GPU current);
+    collectives (one rank of a distributed job: its set-up made the rank's GPU current),
+    or the module's own `__init__` put its parts on the current GPU under that same flag
+    (`if self.dp: self.pi = nn.Parameter(pi.cuda())`, `self.net = self.net.to("cuda")`)
+    and no project code moves the module to a device it is told (`Net(c).to(device)`; a
+    move to a told device in a function that builds one, or in its class, counts too):
+    then the batch is on the current GPU as well;
     after `torch.cuda.set_device(...)` earlier in the same
     function; in a branch on a device the code was told (`if out_device.startswith("cuda"):`);
     a communication buffer (not where a parameter annotated as a tensor or module tells the
@@ -423,6 +447,23 @@ class CudaCall(Rule):
         "    def fetch(self, rows):\n"
         "        with torch.cuda.stream(self.copy_stream):\n"
         "            return self.weight[rows].cuda()\n",
+        # On the forward path, under the flag the module's own `__init__` put it on the
+        # current GPU under (kept as `self.dp`, read from a configuration's key), and no
+        # code moves it elsewhere: its batch belongs on that GPU (INVALID: it is moved).
+        _PLACED_UNDER_ITS_FLAG + "def build(conf):\n    return Flow(conf)\n",
+        # The same with the flag `__init__` was given and kept, parts moved by `.to("cuda")`.
+        "import torch\nimport torch.nn as nn\n\n\nclass Gen(nn.Module):\n"
+        "    def __init__(self, use_gpu=True):\n"
+        "        super().__init__()\n"
+        "        self.use_gpu = use_gpu\n"
+        "        self.net = nn.Linear(4, 4)\n"
+        "        if use_gpu:\n"
+        '            self.net = self.net.to("cuda")\n\n'
+        "    def forward(self, x):\n"
+        "        noise = torch.rand(4)\n"
+        "        if self.use_gpu:\n"
+        "            noise = noise.cuda()\n"
+        "        return self.net(x + noise)\n",
         # Under the flag the class chose its device with, the device it keeps is the
         # current GPU (INVALID: a method may set another device).
         "import torch\n\n\nclass Fitter:\n"
@@ -787,6 +828,13 @@ class CudaCall(Rule):
             "        return value\n",
             line=8,
             column=27,
+        ),
+        Invalid(
+            # The module put itself on the current GPU under the flag, but project code
+            # moves it to the device it is told: the batch is there, not on the current GPU.
+            _PLACED_UNDER_ITS_FLAG + "def build(conf, device):\n    return Flow(conf).to(device)\n",
+            line=15,
+            column=19,
         ),
         Invalid(
             # A flag in a class that keeps its device: the device kept is the one to use.

@@ -22,8 +22,7 @@ if TYPE_CHECKING:  # multiprocessing is imported only by a run that starts worke
     from concurrent.futures import Future, ProcessPoolExecutor
 
 _POOL_THRESHOLD = 4
-"""Below this many files to analyse, handing them to running workers costs more than it
-saves."""
+"""Below this many files to analyse, starting workers costs more than it saves."""
 
 _POOL_START_BYTES = 1_000_000
 """Below this many bytes to analyse, starting workers costs more than it saves: each
@@ -171,10 +170,16 @@ class Runner:
         return self._in_pool(work)
 
     def _worth_workers(self, work: list[_Task]) -> bool:
-        """Whether to analyse in worker processes rather than here."""
-        if self.workers == 1 or len(work) < _POOL_THRESHOLD:
+        """Whether to analyse in worker processes rather than here. Workers already running
+        take any two files or more: they share them, where this process would analyse them
+        one after the other (a later pass often asks for two or three big files)."""
+        if self.workers == 1 or len(work) < 2:
             return False
-        return self._pool is not None or sum(len(task.data) for task in work) >= _POOL_START_BYTES
+        if self._pool is not None:
+            return True
+        return len(work) >= _POOL_THRESHOLD and (
+            sum(len(task.data) for task in work) >= _POOL_START_BYTES
+        )
 
     def _in_pool(self, work: list[_Task]) -> list[FileAnalysis]:
         """Analyse in the run's worker processes, started once: later passes reuse them

@@ -153,6 +153,19 @@ def test_later_passes_reuse_the_workers(tmp_path: Path, monkeypatch: pytest.Monk
     assert second <= first  # new workers would have new process ids
 
 
+def test_running_workers_share_even_two_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runner, "analyze_bytes", report_worker)
+    jobs = _small_files(tmp_path, 8)
+    with runner.Runner(2) as run:
+        with monkeypatch.context() as big:  # as if the first pass were worth the workers
+            big.setattr(runner, "_POOL_START_BYTES", 0)
+            first = {r.error.message for r in run.analyze(jobs) if r.error}
+        made_by = [r.error.message for r in run.analyze(jobs[:2]) if r.error]
+    assert str(os.getpid()) not in made_by and set(made_by) <= first
+
+
 def test_a_few_small_files_are_analysed_without_starting_workers(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1365,8 +1365,8 @@ class CudaCall(Rule):
             return None
         if moves_its_input_there(candidate, scope, index):
             return None  # `def to_gpu(x: Tensor): return x.cuda()`: moving is what it is for
-        if "cuda" in index.backends(candidate.scope):
-            return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
+        if "current" in candidate.data and "cuda" in index.backends(candidate.scope):
+            return None  # CUDA-only code (Megatron-LM, a CUDA extension): on the current GPU
         if "current" in candidate.data and pinned_there(candidate, scope, index):
             return None  # its launcher made the process's GPU current, and offers no other
         if chose_the_device(candidate, scope, index):

@@ -583,6 +583,7 @@ BACKEND_LIBRARIES = {
     "megatron": "cuda",
     "habana_frameworks": "hpu",
     "torch_npu": "npu",
+    "vllm_ascend": "npu",
     "openvino": "cpu",
     "intel_npu_acceleration_library": "cpu",
     "nvdiffrast": "cuda",
@@ -590,9 +591,9 @@ BACKEND_LIBRARIES = {
 }
 """Libraries that run on one device type only, each process on the device their set-up made
 current (Megatron-LM on CUDA, Intel Gaudi's ``habana_frameworks`` on HPU, Ascend's
-``torch_npu``), or whose kernels run on the current device of the one type they are built for
-(nvdiffrast's rasterizer and tiny-cuda-nn, CUDA): a module that uses one is code of that
-backend (``ProjectIndex.backends``).
+``torch_npu`` and vLLM's Ascend plugin), or whose kernels run on the current device of the
+one type they are built for (nvdiffrast's rasterizer and tiny-cuda-nn, CUDA): a module that
+uses one is code of that backend (``ProjectIndex.backends``).
 ``cpu``: runtimes that take and give host tensors whatever hardware they drive (OpenVINO,
 Intel's NPU library): a module bound to them alone computes on the CPU.
 ``BACKEND_FREE_PARTS`` are the parts of them that bind to nothing."""

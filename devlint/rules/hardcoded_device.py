@@ -655,7 +655,8 @@ class HardcodedDevice(Rule):
         "        return out\n",
         # A module that compiles a CUDA extension when imported, or imports a compiled one:
         # its kernels run on the current GPU, so the buffers they fill are made there.
-        "import os\nimport torch\nfrom torch import nn\nfrom torch.utils.cpp_extension import load\n\n"
+        "import os\nimport torch\nfrom torch import nn\n"
+        "from torch.utils.cpp_extension import load\n\n"
         "here = os.path.dirname(__file__)\n"
         "render_cuda = load(\n"
         '    name="render_cuda",\n'
@@ -680,25 +681,26 @@ class HardcodedDevice(Rule):
             "import pointnet2_cuda\nimport torch\nfrom torch.autograd import Function\n\n"
             "class FurthestPointSampling(Function):\n"
             "    @staticmethod\n"
-            "    def forward(ctx, xyz: torch.Tensor, npoint: int) -> torch.Tensor:\n"
-            '        idx = torch.zeros(xyz.shape[0], npoint, dtype=torch.int32, device="cuda:0")\n'
-            "        pointnet2_cuda.furthest_point_sampling(xyz, npoint, idx)\n"
+            "    def forward(ctx, xyz: torch.Tensor, n: int) -> torch.Tensor:\n"
+            '        idx = torch.zeros(xyz.shape[0], n, dtype=torch.int32, device="cuda:0")\n'
+            "        pointnet2_cuda.furthest_point_sampling(xyz, n, idx)\n"
             "        return idx\n",
             line=8,
-            column=75,
+            column=70,
             fixed="import pointnet2_cuda\nimport torch\nfrom torch.autograd import Function\n\n"
             "class FurthestPointSampling(Function):\n"
             "    @staticmethod\n"
-            "    def forward(ctx, xyz: torch.Tensor, npoint: int) -> torch.Tensor:\n"
-            "        idx = torch.zeros(xyz.shape[0], npoint, dtype=torch.int32, device=xyz.device)\n"
-            "        pointnet2_cuda.furthest_point_sampling(xyz, npoint, idx)\n"
+            "    def forward(ctx, xyz: torch.Tensor, n: int) -> torch.Tensor:\n"
+            "        idx = torch.zeros(xyz.shape[0], n, dtype=torch.int32, device=xyz.device)\n"
+            "        pointnet2_cuda.furthest_point_sampling(xyz, n, idx)\n"
             "        return idx\n",
             unsafe=True,
         ),
         Invalid(
             # The compiled extension's look-alike (VALID) built from C++ sources alone: its
             # kernels run on the CPU, and `"cuda"` is still hard-coded.
-            "import os\nimport torch\nfrom torch import nn\nfrom torch.utils.cpp_extension import load\n\n"
+            "import os\nimport torch\nfrom torch import nn\n"
+            "from torch.utils.cpp_extension import load\n\n"
             "here = os.path.dirname(__file__)\n"
             'render_ops = load(name="render_ops", sources=[os.path.join(here, "render.cpp")])\n\n'
             "class Renderer(nn.Module):\n"

@@ -493,18 +493,6 @@ class CudaCall(Rule):
     )
     INVALID = (
         Invalid(
-            # The renderer's look-alike (VALID) moving to GPU 0: not the current GPU the
-            # rasterizer runs on.
-            "import nvdiffrast.torch as dr\nimport torch\nfrom torch import nn\n\n"
-            "class Renderer(nn.Module):\n"
-            "    def forward(self, pos, tri):\n"
-            "        ctx = dr.RasterizeCudaContext()\n"
-            "        ones = torch.ones(pos.shape[0], 1).cuda(0)\n"
-            "        return dr.rasterize(ctx, torch.cat([pos, ones], 1), tri, (256, 256))\n",
-            line=8,
-            column=44,
-        ),
-        Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
             "    def forward(self, x):\n"
@@ -1265,6 +1253,18 @@ class CudaCall(Rule):
             "        return self.head(feats, torch.ones(4).cuda())\n",
             line=8,
             column=47,
+        ),
+        Invalid(
+            # The renderer's look-alike (VALID) moving to GPU 0: not the current GPU the
+            # rasterizer runs on.
+            "import nvdiffrast.torch as dr\nimport torch\nfrom torch import nn\n\n"
+            "class Renderer(nn.Module):\n"
+            "    def forward(self, pos, tri):\n"
+            "        ctx = dr.RasterizeCudaContext()\n"
+            "        ones = torch.ones(pos.shape[0], 1).cuda(0)\n"
+            "        return dr.rasterize(ctx, torch.cat([pos, ones], 1), tri, (256, 256))\n",
+            line=8,
+            column=44,
         ),
     )
 

@@ -676,41 +676,6 @@ class HardcodedDevice(Rule):
     )
     INVALID = (
         Invalid(
-            # The CUDA extension's look-alike (VALID) naming GPU 0: not the current GPU the
-            # kernels run on.
-            "import pointnet2_cuda\nimport torch\nfrom torch.autograd import Function\n\n"
-            "class FurthestPointSampling(Function):\n"
-            "    @staticmethod\n"
-            "    def forward(ctx, xyz: torch.Tensor, n: int) -> torch.Tensor:\n"
-            '        idx = torch.zeros(xyz.shape[0], n, dtype=torch.int32, device="cuda:0")\n'
-            "        pointnet2_cuda.furthest_point_sampling(xyz, n, idx)\n"
-            "        return idx\n",
-            line=8,
-            column=70,
-            fixed="import pointnet2_cuda\nimport torch\nfrom torch.autograd import Function\n\n"
-            "class FurthestPointSampling(Function):\n"
-            "    @staticmethod\n"
-            "    def forward(ctx, xyz: torch.Tensor, n: int) -> torch.Tensor:\n"
-            "        idx = torch.zeros(xyz.shape[0], n, dtype=torch.int32, device=xyz.device)\n"
-            "        pointnet2_cuda.furthest_point_sampling(xyz, n, idx)\n"
-            "        return idx\n",
-            unsafe=True,
-        ),
-        Invalid(
-            # The compiled extension's look-alike (VALID) built from C++ sources alone: its
-            # kernels run on the CPU, and `"cuda"` is still hard-coded.
-            "import os\nimport torch\nfrom torch import nn\n"
-            "from torch.utils.cpp_extension import load\n\n"
-            "here = os.path.dirname(__file__)\n"
-            'render_ops = load(name="render_ops", sources=[os.path.join(here, "render.cpp")])\n\n'
-            "class Renderer(nn.Module):\n"
-            "    def forward(self, rays):\n"
-            '        mask = torch.ones(rays.shape[0], dtype=torch.bool, device="cuda")\n'
-            "        return render_ops.render(rays, mask)\n",
-            line=11,
-            column=67,
-        ),
-        Invalid(
             # The Gaudi lambda's look-alike (VALID) with a literal of another backend: the
             # module runs on HPU, and `"cuda"` is no device of its.
             "import torch\nfrom torch import nn\n\n"
@@ -1303,6 +1268,41 @@ class HardcodedDevice(Rule):
             "            kernel(x, self.weight, out)\n"
             "        return out\n",
             unsafe=True,
+        ),
+        Invalid(
+            # The CUDA extension's look-alike (VALID) naming GPU 0: not the current GPU the
+            # kernels run on.
+            "import pointnet2_cuda\nimport torch\nfrom torch.autograd import Function\n\n"
+            "class FurthestPointSampling(Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, xyz: torch.Tensor, n: int) -> torch.Tensor:\n"
+            '        idx = torch.zeros(xyz.shape[0], n, dtype=torch.int32, device="cuda:0")\n'
+            "        pointnet2_cuda.furthest_point_sampling(xyz, n, idx)\n"
+            "        return idx\n",
+            line=8,
+            column=70,
+            fixed="import pointnet2_cuda\nimport torch\nfrom torch.autograd import Function\n\n"
+            "class FurthestPointSampling(Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, xyz: torch.Tensor, n: int) -> torch.Tensor:\n"
+            "        idx = torch.zeros(xyz.shape[0], n, dtype=torch.int32, device=xyz.device)\n"
+            "        pointnet2_cuda.furthest_point_sampling(xyz, n, idx)\n"
+            "        return idx\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # The compiled extension's look-alike (VALID) built from C++ sources alone: its
+            # kernels run on the CPU, and `"cuda"` is still hard-coded.
+            "import os\nimport torch\nfrom torch import nn\n"
+            "from torch.utils.cpp_extension import load\n\n"
+            "here = os.path.dirname(__file__)\n"
+            'render_ops = load(name="render_ops", sources=[os.path.join(here, "render.cpp")])\n\n'
+            "class Renderer(nn.Module):\n"
+            "    def forward(self, rays):\n"
+            '        mask = torch.ones(rays.shape[0], dtype=torch.bool, device="cuda")\n'
+            "        return render_ops.render(rays, mask)\n",
+            line=11,
+            column=67,
         ),
     )
 

@@ -12,6 +12,8 @@ from typing import TypeVar
 
 from devlint.symbols import (
     DEVICE_ARGUMENT_MOVES,
+    EXTENSION_COMPILERS,
+    KERNEL_SOURCE_TYPES,
     PLAIN_VALUE_BUILTINS,
     STATELESS_NN_MODULES,
     TENSOR_ONLY_METHODS,
@@ -316,6 +318,9 @@ class FileFacts:
     top_level_calls: tuple[str, ...] = ()
     """Qualified names of the calls its code outside functions makes (module level, class
     bodies, lambdas there: ``cast = lambda x: torch.ops.hpu.cast_to_fp8_v2(x)``)."""
+    compiled_for: tuple[str, ...] = ()
+    """The device types of the kernel sources its code outside functions compiles into an
+    extension when it is imported (``compiled_types``)."""
     exports: tuple[str, ...] | None = None
     """The names its ``__all__`` lists; None: it has none, or one that is not a list of
     strings (a star import of it then binds its public names)."""
@@ -432,6 +437,43 @@ def resolved_calls(calls: Iterable[str], aliases: Mapping[str, str]) -> tuple[st
     """``calls`` resolved through the module's imports; calls that none resolves are left out."""
     found = (resolve_alias(call, aliases) for call in sorted(calls))
     return tuple(call for call in found if call is not None)
+
+
+_COMPILER_NAMES = frozenset(name.rpartition(".")[2] for name in EXTENSION_COMPILERS)
+
+
+def may_compile(called: str) -> bool:
+    """A call written ``called`` may compile an extension (``EXTENSION_COMPILERS``): the
+    walks read the kernel sources it is given (``compiled_types`` resolves it)."""
+    return called.rpartition(".")[2] in _COMPILER_NAMES
+
+
+def kernel_source_types(strings: Iterable[str]) -> frozenset[str]:
+    """The device types of the kernel source files ``strings`` name (``"kernel.cu"``: cuda,
+    ``KERNEL_SOURCE_TYPES``)."""
+    return frozenset(
+        kind
+        for text in strings
+        for suffix, kind in KERNEL_SOURCE_TYPES.items()
+        if text.endswith(suffix)
+    )
+
+
+def compiled_types(
+    builds: Iterable[tuple[str, str]], aliases: Mapping[str, str]
+) -> tuple[str, ...]:
+    """``FileFacts.compiled_for``: of the module-level calls given kernel sources, ``(called
+    as written, their device type)``, those that compile an extension (``EXTENSION_COMPILERS``,
+    resolved through the module's imports)."""
+    return tuple(
+        sorted(
+            {
+                kind
+                for called, kind in builds
+                if resolve_alias(called, aliases) in EXTENSION_COMPILERS
+            }
+        )
+    )
 
 
 def function_facts(

@@ -40,6 +40,7 @@ from devlint.symbols import (
     DATASET_MODULE_PREFIXES,
     DDP_CLASSES,
     DEVICE_TYPES,
+    EXTENSION_MODULE_TYPES,
     FORWARD_PATH_HOOKS,
     FORWARD_PATH_METHODS,
     LIBRARY_MODULE_BASES,
@@ -970,10 +971,11 @@ class ProjectIndex:
 
     def backends(self, scope: Scope) -> frozenset[str]:
         """The device types the scope's module is bound to: it imports or calls a library
-        that runs on that type only (``BACKEND_LIBRARIES``), or calls its operators
-        (``BACKEND_OP_NAMESPACES``). Such code runs there only, on the device the backend's
-        set-up made current: a literal of that type is that device, one of another type is
-        still hard-coded."""
+        that runs on that type only (``BACKEND_LIBRARIES``), calls its operators
+        (``BACKEND_OP_NAMESPACES``), or launches kernels compiled for it (``_backends``).
+        Such code runs there only, on the device the backend's set-up made current: a
+        literal of that type without an index is that device, one of another type is still
+        hard-coded."""
         module = self._module_of.get(scope.function_name or scope.class_name or "")
         return self._backends.get(module or "", frozenset())
 
@@ -995,7 +997,9 @@ class ProjectIndex:
         """``backends`` of each module, read once (asked for every literal): the device types
         of the libraries it uses and of the project definitions it uses that are bound to
         one (``_bound_definitions``: a module using the project's wrapper of a library
-        is bound to it as a module using the library is)."""
+        is bound to it as a module using the library is), and those of the kernels it
+        compiles when imported (``FileFacts.compiled_for``) or imports compiled
+        (``_extension_backend``): their kernels run on the current device of that type."""
         bound: dict[str, frozenset[str]] = {}
         for module, facts in self._modules.items():
             used = chain(
@@ -1004,6 +1008,7 @@ class ProjectIndex:
                 (call for function in facts.functions for call in function.calls),
             )
             kinds = frozenset(kind for name in used for kind in self._binds(name, module))
+            kinds |= frozenset(facts.compiled_for)
             if kinds:
                 bound[module] = kinds
         return bound
@@ -1011,10 +1016,20 @@ class ProjectIndex:
     def _binds(self, name: str, near: str) -> Iterator[str]:
         """The device types that using ``name`` (an import or a call, as written in the
         module ``near``) binds to: its library's, else the project definition's."""
-        kind = self._library_backend(name)
+        kind = self._library_backend(name) or self._extension_backend(name)
         if kind is not None:
             yield kind
         yield from self._bound_definitions.get(self.resolve(name, near), ())
+
+    def _extension_backend(self, name: str) -> str | None:
+        """The device type of the compiled extension module that ``name`` is in
+        (``EXTENSION_MODULE_TYPES``: ``pointnet2_cuda``), when no module of the project has
+        that name."""
+        top = name.partition(".")[0]
+        if top in self._modules:
+            return None
+        endings = EXTENSION_MODULE_TYPES.items()
+        return next((kind for ending, kind in endings if top.endswith(ending)), None)
 
     def _library_backend(self, name: str) -> str | None:
         """``_backend_of(name)``, but none for a project definition named like a host

@@ -34,9 +34,12 @@ from devlint.facts import (
     assigned_alias,
     bound_method,
     class_facts,
+    compiled_types,
     exports_after,
     function_facts,
     input_annotation,
+    kernel_source_types,
+    may_compile,
     moves_to_a_told_device,
     names_the_device,
     placed_arguments,
@@ -47,6 +50,18 @@ from devlint.facts import (
 )
 from devlint.source import split_lines
 from devlint.symbols import PLACING_KEYWORDS
+
+
+def _plain_strings(node: ast.AST) -> Iterator[str]:
+    """The values of the string literals in ``node``, not the pieces of f-strings (libcst
+    reads those as no string either)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Constant) and isinstance(current.value, str):
+            yield current.value
+        elif not isinstance(current, ast.JoinedStr):
+            stack.extend(ast.iter_child_nodes(current))
 
 
 def dotted(node: ast.AST) -> str | None:
@@ -221,6 +236,8 @@ class _Walk:
         self._aliases: dict[str, str] = dict(star_bound)
         self._stars: list[str] = []
         self._top_level_calls: set[str] = set()
+        self._kernel_builds: set[tuple[str, str]] = set()
+        """Module-level calls that may compile kernel sources: (called as written, type)."""
         self._exports: tuple[str, ...] | None = None
         self._classes: list[_Class] = []
         self._functions: list[_Function] = []
@@ -335,6 +352,7 @@ class _Walk:
             stars=tuple(self._stars),
             exports=self._exports,
             top_level_calls=resolved_calls(self._top_level_calls, aliases),
+            compiled_for=compiled_types(self._kernel_builds, aliases),
         )
 
     # Order -------------------------------------------------------------------
@@ -634,6 +652,9 @@ class _Walk:
         called = dotted(node.func)
         if called is not None:
             self._top_level_calls.add(called)
+            if may_compile(called):
+                sources = kernel_source_types(_plain_strings(node))
+                self._kernel_builds.update((called, kind) for kind in sources)
         if not self._references:
             return
         # Module-level code: the call, and the functions it hands over, are references.

@@ -583,12 +583,17 @@ BACKEND_LIBRARIES = {
     "megatron": "cuda",
     "habana_frameworks": "hpu",
     "torch_npu": "npu",
+    "vllm_ascend": "npu",
     "openvino": "cpu",
     "intel_npu_acceleration_library": "cpu",
+    "nvdiffrast": "cuda",
+    "tinycudann": "cuda",
 }
 """Libraries that run on one device type only, each process on the device their set-up made
 current (Megatron-LM on CUDA, Intel Gaudi's ``habana_frameworks`` on HPU, Ascend's
-``torch_npu``): a module that uses one is code of that backend (``ProjectIndex.backends``).
+``torch_npu`` and vLLM's Ascend plugin), or whose kernels run on the current device of the
+one type they are built for (nvdiffrast's rasterizer and tiny-cuda-nn, CUDA): a module that
+uses one is code of that backend (``ProjectIndex.backends``).
 ``cpu``: runtimes that take and give host tensors whatever hardware they drive (OpenVINO,
 Intel's NPU library): a module bound to them alone computes on the CPU.
 ``BACKEND_FREE_PARTS`` are the parts of them that bind to nothing."""
@@ -607,6 +612,19 @@ BACKEND_FREE_PARTS = (
 ``openvino.frontend.pytorch``), and the builders of the graph they convert to (an opset's
 operations, ``openvino.Model``: a converter extension's parts): the model they convert runs
 where it is, on any device, and a graph node is no tensor."""
+
+KERNEL_SOURCE_TYPES = {".cu": "cuda", ".cuh": "cuda"}
+"""Suffixes of kernel source files and the device type they compile for: a module that
+compiles an extension from one when it is imported (``EXTENSION_COMPILERS``) launches
+kernels of that type, on its current device, and cannot even be imported without it."""
+
+EXTENSION_COMPILERS = frozenset({"torch.utils.cpp_extension.load"})
+"""Functions that compile and import a torch extension from the source files they are given."""
+
+EXTENSION_MODULE_TYPES = {"_cuda": "cuda"}
+"""Name endings of compiled extension modules and the one device type their kernels run on
+(``import pointnet2_cuda``, ``knn_cuda``, as ``CUDAExtension("lltm_cuda", ...)`` names them):
+importing one that is no module of the project binds to that type, as a library does."""
 
 ONE_DEVICE_PER_PROCESS_TYPES = frozenset({"hpu"})
 """Device types whose processes each see one device, index 0: Intel Gaudi's bridge gives a

@@ -33,9 +33,12 @@ from devlint.facts import (
     assigned_alias,
     bound_method,
     class_facts,
+    compiled_types,
     exports_after,
     function_facts,
     input_annotation,
+    kernel_source_types,
+    may_compile,
     moves_to_a_told_device,
     names_the_device,
     placed_arguments,
@@ -559,6 +562,8 @@ class Traversal:
         self._aliases: dict[str, str] = dict(star_bound)
         self._stars: list[str] = []
         self._top_level_calls: set[str] = set()
+        self._kernel_builds: set[tuple[str, str]] = set()
+        """Module-level calls that may compile kernel sources: (called as written, type)."""
         self._exports: tuple[str, ...] | None = None
         self._classes: list[_Class] = []
         self._functions: list[_Function] = []
@@ -818,6 +823,14 @@ class Traversal:
         dotted = dotted_name(node.func)
         if dotted is not None:
             self._top_level_calls.add(dotted)
+            if may_compile(dotted):
+                strings = (
+                    found.evaluated_value
+                    for found in descendants(node)
+                    if isinstance(found, cst.SimpleString)
+                )
+                sources = (text for text in strings if isinstance(text, str))
+                self._kernel_builds.update((dotted, kind) for kind in kernel_source_types(sources))
 
     def _enter_param(self, node: cst.Param) -> None:
         if node.default is not None:
@@ -1119,6 +1132,7 @@ class Traversal:
             stars=tuple(self._stars),
             exports=self._exports,
             top_level_calls=resolved_calls(self._top_level_calls, aliases),
+            compiled_for=compiled_types(self._kernel_builds, aliases),
         )
 
     def _flow_facts(self) -> tuple[Fact, ...]:

@@ -252,6 +252,25 @@ BACKEND_FILES = {
     "    return ov.Model([ops.result(ops.constant(0))], [])\n",
     "lib/ov_patcher.py": "from lib.ov_ops import convert_cell\n\n\n"
     "def f(x):\n    return convert_cell(x)\n",
+    # CUDA-only kernels: a rasterizer library, an extension compiled from `.cu` sources when
+    # the module is imported, a compiled one it imports. Not sources of C++ alone, nor a
+    # compilation left to a function, nor the project's own module named like an extension,
+    # nor the modules calling the kernels' wrappers.
+    "lib/raster.py": "import nvdiffrast.torch as dr\n\n\ndef f(x):\n    return x\n",
+    "lib/jit_kernels.py": "from torch.utils.cpp_extension import load\n\n"
+    'ops = load(name="ops", sources=["ops.cpp", "ops_kernel.cu"])\n\n\n'
+    "def f(x):\n    return ops.run(x)\n",
+    "lib/jit_host.py": "import torch.utils.cpp_extension\n\n"
+    'ops = torch.utils.cpp_extension.load("ops", ["ops.cpp"])\n\n\n'
+    "def f(x):\n    return ops.run(x)\n",
+    "lib/jit_later.py": "from torch.utils.cpp_extension import load\n\n\n"
+    "def f(x):\n"
+    '    return load(name="ops", sources=["ops_kernel.cu"]).run(x)\n',
+    "lib/built.py": "import pointnet2_cuda\n\n\ndef f(x):\n    return pointnet2_cuda.sample(x)\n",
+    "ops_cuda.py": "def g(x):\n    return x\n",
+    "lib/own_ops.py": "import ops_cuda\n\n\ndef f(x):\n    return ops_cuda.g(x)\n",
+    "lib/kernel_user.py": "from lib.jit_kernels import f as render\n\n\n"
+    "def f(x):\n    return render(x)\n",
     # Asking whether a backend is there, naming it, or calling torch's own operators binds
     # to none.
     "lib/portable.py": "import torch\n\n\ndef f(x):\n"
@@ -278,6 +297,13 @@ BACKEND_FILES = {
         ("lib.npu_layer_user", {"cpu"}),
         ("lib.npu_helper_user", set()),
         ("lib.ov_patcher", set()),
+        ("lib.raster", {"cuda"}),
+        ("lib.jit_kernels", {"cuda"}),
+        ("lib.jit_host", set()),
+        ("lib.jit_later", set()),
+        ("lib.built", {"cuda"}),
+        ("lib.own_ops", set()),
+        ("lib.kernel_user", set()),
     ],
 )
 def test_backends(tmp_path: Path, module: str, expected: set[str]) -> None:

@@ -146,7 +146,10 @@ class CudaCall(Rule):
     torch.cuda.device(x.device):` (or of a stream's) told its device at run time, which made
     that device the current one (not `torch.cuda.device(0)`), code of a CUDA-only library (a module
     importing Megatron-LM, whose set-up makes each rank's GPU current, or using the project's
-    classes derived from one's), a class built around
+    classes derived from one's) or of CUDA-only kernels (nvdiffrast's rasterizer, a CUDA
+    extension the module compiles from `.cu` sources when imported or imports compiled:
+    `import pointnet2_cuda`), which run on the current GPU (not `.cuda(0)` there), a class
+    built around
     `nn.DataParallel` (it derives from it or its `__init__` always builds one: CUDA-only,
     and DataParallel scatters its inputs from any GPU), a method that does nothing but move
     the object's parts, some to the host (`self.unet = self.unet.cuda()`, `self.vae =
@@ -520,6 +523,14 @@ class CudaCall(Rule):
         "        with torch.cuda.device(x.device):\n"
         "            mask = torch.ones(x.shape[-1]).cuda()\n"
         "        return x * mask\n",
+        # Code of a CUDA-only library (nvdiffrast's rasterizer, made on the current GPU):
+        # `.cuda()` is that GPU, the only one it works on.
+        "import nvdiffrast.torch as dr\nimport torch\nfrom torch import nn\n\n"
+        "class Renderer(nn.Module):\n"
+        "    def forward(self, pos, tri):\n"
+        "        ctx = dr.RasterizeCudaContext()\n"
+        "        ones = torch.ones(pos.shape[0], 1).cuda()\n"
+        "        return dr.rasterize(ctx, torch.cat([pos, ones], 1), tri, (256, 256))\n",
     )
     INVALID = (
         Invalid(
@@ -1291,6 +1302,18 @@ class CudaCall(Rule):
             line=8,
             column=47,
         ),
+        Invalid(
+            # The renderer's look-alike (VALID) moving to GPU 0: not the current GPU the
+            # rasterizer runs on.
+            "import nvdiffrast.torch as dr\nimport torch\nfrom torch import nn\n\n"
+            "class Renderer(nn.Module):\n"
+            "    def forward(self, pos, tri):\n"
+            "        ctx = dr.RasterizeCudaContext()\n"
+            "        ones = torch.ones(pos.shape[0], 1).cuda(0)\n"
+            "        return dr.rasterize(ctx, torch.cat([pos, ones], 1), tri, (256, 256))\n",
+            line=8,
+            column=44,
+        ),
     )
 
     screen_types = (ast.Call,)
@@ -1413,8 +1436,8 @@ class CudaCall(Rule):
             return None
         if moves_its_input_there(candidate, scope, index):
             return None  # `def to_gpu(x: Tensor): return x.cuda()`: moving is what it is for
-        if "cuda" in index.backends(candidate.scope):
-            return None  # Megatron-LM code: CUDA only, on the GPU its set-up made current
+        if "current" in candidate.data and "cuda" in index.backends(candidate.scope):
+            return None  # CUDA-only code (Megatron-LM, a CUDA extension): on the current GPU
         if "current" in candidate.data and pinned_there(candidate, scope, index):
             return None  # its launcher made the process's GPU current, and offers no other
         if chose_the_device(candidate, scope, index):

@@ -123,9 +123,12 @@ class HardcodedDevice(Rule):
     values)`), nor a device the code falls back to when it was given none (`if device is
     None: device = torch.device("cuda")`, `device = device or torch.device("cuda")`), nor a
     literal of the one device type of a library the module uses (Megatron-LM's CUDA,
-    Gaudi's HPU), directly or through the project's own code built on it (a class deriving
-    from the library's, however many steps away): that code runs there only, on the device its
-    set-up made current (`"hpu:0"` too: each Gaudi process sees its one HPU), nor code that
+    Gaudi's HPU, nvdiffrast's CUDA rasterizer), directly or through the project's own code
+    built on it (a class deriving from the library's, however many steps away), or of the
+    kernels it launches: a CUDA extension it compiles from `.cu` sources when imported
+    (`torch.utils.cpp_extension.load`) or a compiled one it imports (`import pointnet2_cuda`):
+    that code runs there only, on the device its set-up made current, where such kernels run
+    (`"hpu:0"` too: each Gaudi process sees its one HPU; not `"cuda:0"`), nor code that
     runs only after a launcher of the project made the process's GPU current by a run-time
     index (`torch.cuda.set_device(local_rank)`: each project caller of it, or each builder
     of its object, is such a launcher or such code), in modules that call no other
@@ -650,6 +653,26 @@ class HardcodedDevice(Rule):
         '            out = torch.empty(x.shape[0], 8, device="cuda")\n'
         "            kernel(x, self.weight, out)\n"
         "        return out\n",
+        # A module that compiles a CUDA extension when imported, or imports a compiled one:
+        # its kernels run on the current GPU, so the buffers they fill are made there.
+        "import os\nimport torch\nfrom torch import nn\n"
+        "from torch.utils.cpp_extension import load\n\n"
+        "here = os.path.dirname(__file__)\n"
+        "render_cuda = load(\n"
+        '    name="render_cuda",\n'
+        '    sources=[os.path.join(here, name) for name in ["render.cpp", "render_kernel.cu"]],\n'
+        ")\n\n"
+        "class Renderer(nn.Module):\n"
+        "    def forward(self, rays):\n"
+        '        mask = torch.ones(rays.shape[0], dtype=torch.bool, device="cuda")\n'
+        "        return render_cuda.render(rays, mask)\n",
+        "import pointnet2_cuda\nimport torch\nfrom torch.autograd import Function\n\n"
+        "class FurthestPointSampling(Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, xyz: torch.Tensor, npoint: int) -> torch.Tensor:\n"
+        '        idx = torch.zeros(xyz.shape[0], npoint, dtype=torch.int32, device="cuda")\n'
+        "        pointnet2_cuda.furthest_point_sampling(xyz, npoint, idx)\n"
+        "        return idx\n",
     )
     INVALID = (
         Invalid(
@@ -1245,6 +1268,41 @@ class HardcodedDevice(Rule):
             "            kernel(x, self.weight, out)\n"
             "        return out\n",
             unsafe=True,
+        ),
+        Invalid(
+            # The CUDA extension's look-alike (VALID) naming GPU 0: not the current GPU the
+            # kernels run on.
+            "import pointnet2_cuda\nimport torch\nfrom torch.autograd import Function\n\n"
+            "class FurthestPointSampling(Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, xyz: torch.Tensor, n: int) -> torch.Tensor:\n"
+            '        idx = torch.zeros(xyz.shape[0], n, dtype=torch.int32, device="cuda:0")\n'
+            "        pointnet2_cuda.furthest_point_sampling(xyz, n, idx)\n"
+            "        return idx\n",
+            line=8,
+            column=70,
+            fixed="import pointnet2_cuda\nimport torch\nfrom torch.autograd import Function\n\n"
+            "class FurthestPointSampling(Function):\n"
+            "    @staticmethod\n"
+            "    def forward(ctx, xyz: torch.Tensor, n: int) -> torch.Tensor:\n"
+            "        idx = torch.zeros(xyz.shape[0], n, dtype=torch.int32, device=xyz.device)\n"
+            "        pointnet2_cuda.furthest_point_sampling(xyz, n, idx)\n"
+            "        return idx\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # The compiled extension's look-alike (VALID) built from C++ sources alone: its
+            # kernels run on the CPU, and `"cuda"` is still hard-coded.
+            "import os\nimport torch\nfrom torch import nn\n"
+            "from torch.utils.cpp_extension import load\n\n"
+            "here = os.path.dirname(__file__)\n"
+            'render_ops = load(name="render_ops", sources=[os.path.join(here, "render.cpp")])\n\n'
+            "class Renderer(nn.Module):\n"
+            "    def forward(self, rays):\n"
+            '        mask = torch.ones(rays.shape[0], dtype=torch.bool, device="cuda")\n'
+            "        return render_ops.render(rays, mask)\n",
+            line=11,
+            column=67,
         ),
     )
 

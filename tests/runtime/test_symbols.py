@@ -174,6 +174,9 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
         t for t in sorted(v) if t not in PLUGIN_DEVICE_TYPES and not _is_device_type(t)
     ],
     "ONE_DEVICE_PER_PROCESS_TYPES": lambda v: sorted(set(v) - symbols.DEVICE_TYPES),
+    "KERNEL_SOURCE_TYPES": lambda v: sorted(set(v.values()) - symbols.DEVICE_TYPES),
+    "EXTENSION_MODULE_TYPES": lambda v: sorted(set(v.values()) - symbols.DEVICE_TYPES),
+    "EXTENSION_COMPILERS": check_qualified,
     "AVAILABILITY_CHECKS": lambda v: [
         n
         for n in sorted(v)

@@ -268,7 +268,9 @@ def test_unsafe_fixes_need_the_flag(in_tmp: Path) -> None:
     source = PLAIN.replace("batch", "x")
     project(in_tmp, {"block.py": source.replace("x.cuda()", "x + x.cuda(0)")})
     (in_tmp / "block.py").write_text(
-        source.replace("(self, x)", "(self, x: torch.Tensor, y)").replace("x.cuda()", "x + y.cuda()")
+        source.replace("(self, x)", "(self, x: torch.Tensor, y)").replace(
+            "x.cuda()", "x + y.cuda()"
+        )
     )
     safe_only = run("fix", "--write", ".")
     assert safe_only.exit_code == 1

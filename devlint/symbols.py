@@ -180,6 +180,11 @@ DEVICE_NAMING_KEYWORDS = frozenset({"device_type", "pin_memory_device"})
 configure (``torch.autocast(device_type=)``), whose pinned host memory a loader uses
 (``DataLoader(pin_memory_device=)``)."""
 
+HOST_MEMORY_KEYWORDS = frozenset({"pin_memory"})
+"""Factory keywords that ask for page-locked host memory (``torch.empty(n,
+pin_memory=True)``): a staging buffer for copies to the device, which only a CPU tensor
+can be (``device="cuda"`` with it raises)."""
+
 DEVICE_PREDICATES = frozenset({"is_cuda", "is_mps", "is_xpu", "is_cpu", "is_meta"})
 """Tensor attributes that make a surrounding ``if`` a deliberate per-device branch."""
 

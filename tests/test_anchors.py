@@ -26,6 +26,8 @@ def _function(code: str) -> cst.FunctionDef:
         "    return x[0] + x[:, 1]\n",
         "    return x.view(-1).sum()\n",
         '    return x[i] if i is None else x["a"[0]:]\n',
+        "    h = x.clone()\n    return h.to(x.device) + h.to(i.dtype)\n",
+        "    h = x.cpu()\n    return h.cuda()\n",
     ],
 )
 def test_a_parameter_read_only_as_a_tensor_is_one(body: str) -> None:
@@ -53,10 +55,15 @@ def test_a_parameter_read_only_as_a_tensor_is_one(body: str) -> None:
         "    return not x\n",
         "    return x or y\n",
         "    return y if x else 0\n",
+        "    return y + 1\n",
+        "    return self.x + g(x=y)\n",
+        "    h = x.clone()\n    return h.cuda()\n",
+        "    h = x[0]\n    g = h.view(-1)\n    return g.to(y.device)\n",
+        '    return x.to("cuda:1") + y\n',
     ],
 )
 def test_a_parameter_read_otherwise_is_no_anchor(body: str) -> None:
-    assert not known_tensor("x", _function(f"def f(x, y):\n{body}"))
+    assert not known_tensor("x", _function(f"def f(self, x, y):\n{body}"))
 
 
 def test_a_parameter_with_a_default_or_none_of_that_name_is_no_anchor() -> None:
@@ -114,3 +121,7 @@ def test_the_updated_operand_of_an_in_place_update_is_not_moved() -> None:
     plain = cst.parse_expression("total.add(x)")
     assert isinstance(plain, cst.Call) and isinstance(plain.func, cst.Attribute)
     assert not updated_in_place(plain.func.value, plain)
+    into = cst.parse_expression("torch.index_select(t, 0, i, out=total)")
+    assert isinstance(into, cst.Call)
+    assert updated_in_place(into.args[-1].value, into)
+    assert not updated_in_place(into.args[0].value, into)

@@ -268,7 +268,9 @@ def test_unsafe_fixes_need_the_flag(in_tmp: Path) -> None:
     source = PLAIN.replace("batch", "x")
     project(in_tmp, {"block.py": source.replace("x.cuda()", "x + x.cuda(0)")})
     (in_tmp / "block.py").write_text(
-        source.replace("(self, x)", "(self, x: torch.Tensor, y)").replace("x.cuda()", "y.cuda()")
+        source.replace("(self, x)", "(self, x: torch.Tensor, y)").replace(
+            "x.cuda()", "x + y.cuda()"
+        )
     )
     safe_only = run("fix", "--write", ".")
     assert safe_only.exit_code == 1
@@ -276,7 +278,7 @@ def test_unsafe_fixes_need_the_flag(in_tmp: Path) -> None:
     assert "unsafe fix available (--unsafe-fixes): Use `.to(x.device)`" in safe_only.stdout
     unsafe = run("fix", "--write", "--unsafe-fixes", ".")
     assert unsafe.exit_code == 0
-    assert "        return y.to(x.device)\n" in (in_tmp / "block.py").read_text()
+    assert "        return x + y.to(x.device)\n" in (in_tmp / "block.py").read_text()
 
 
 def test_fix_with_findings_left_exits_1(in_tmp: Path) -> None:

@@ -108,11 +108,11 @@ def test_fix_keeps_encoding_and_line_ends_byte_for_byte(project: Path) -> None:
 def test_fix_leaves_unfixable_findings_on_stderr_and_exits_1(project: Path) -> None:
     plain = (
         "import torch\nfrom torch import nn\n\n\nclass Block(nn.Module):\n"
-        "    def forward(self, x: torch.Tensor, y):\n        return y.cuda()\n"
+        "    def forward(self, x: torch.Tensor, y):\n        return x + y.cuda()\n"
     )
     result = run("fix", "--no-color", "-", "--stdin-filename", "block.py", input=plain)
     assert (result.exit_code, result.stdout) == (1, plain)
-    assert result.stderr.startswith("block.py:7:18: DEV002")
+    assert result.stderr.startswith("block.py:7:22: DEV002")
     assert "unsafe fix available (--unsafe-fixes): Use `.to(x.device)`" in result.stderr
     quiet = run("fix", "--quiet", "-", "--stdin-filename", "block.py", input=plain)
     assert (quiet.exit_code, quiet.stdout, quiet.stderr) == (1, plain, "")

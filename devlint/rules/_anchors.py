@@ -12,8 +12,17 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from devlint.nodes import descendants, gives_a_tuple_of_tensors, names_the_cpu, values_assigned
-from devlint.symbols import CPU_RESULT_METHODS
+from devlint.nodes import (
+    casts_dtype_only,
+    chain_root,
+    descendants,
+    first_positional,
+    gives_a_tuple_of_tensors,
+    keyword_argument,
+    names_the_cpu,
+    values_assigned,
+)
+from devlint.symbols import CPU_RESULT_METHODS, DEVICE_ARGUMENT_MOVES
 
 _MAPPING_METHODS = frozenset({"items", "keys", "values"})
 
@@ -36,11 +45,70 @@ def known_tensor(parameter: str, function: cst.FunctionDef) -> bool:
     (``x["key"]``, ``x.items()``), compares it with None, tests its type with
     ``isinstance`` or its truth (``if x:``): it may be a tuple, dict, None or a number.
     Nor when it rebinds it to a value taken to the host (``x = x.cpu()``, kept there to
-    spare GPU memory) or deletes it: ``x.device`` is then no longer the input's."""
+    spare GPU memory) or deletes it: ``x.device`` is then no longer the input's. Nor when
+    the function never reads it (nothing there needs it where the function computes), or
+    moves it, or a copy of it, to a device itself (``h = x.clone()`` ... ``h.cuda()``):
+    the code says it arrives somewhere else than where it computes."""
     found = _parameter(parameter, function)
     if found is None or found.default is not None:
         return False
-    return not any(_doubts_a_tensor(node, parameter) for node in descendants(function.body))
+    nodes = list(descendants(function.body))
+    if not _reads(parameter, nodes):
+        return False
+    if any(_doubts_a_tensor(node, parameter) for node in nodes):
+        return False
+    copies = _copies_of(parameter, nodes)
+    return not any(_moves_one_of(node, copies) for node in nodes)
+
+
+def _reads(name: str, nodes: Sequence[cst.CSTNode]) -> bool:
+    """Some node reads the variable ``name`` (not ``self.name`` nor ``f(name=...)``)."""
+    labels = {id(node.attr) for node in nodes if isinstance(node, cst.Attribute)}
+    labels |= {id(node.keyword) for node in nodes if isinstance(node, cst.Arg) and node.keyword}
+    return any(
+        isinstance(node, cst.Name) and node.value == name and id(node) not in labels
+        for node in nodes
+    )
+
+
+def _copies_of(parameter: str, nodes: Sequence[cst.CSTNode]) -> frozenset[str]:
+    """``parameter`` and the locals bound to a chain that starts from it or from one of
+    them (``h = x.clone()``, ``g = h[:, 0]``): tensors that are where it is."""
+    assigns = [
+        (target.target.value, node.value)
+        for node in nodes
+        if isinstance(node, cst.Assign)
+        for target in node.targets
+        if isinstance(target.target, cst.Name)
+    ]
+    copies = {parameter}
+    grown = True
+    while grown:
+        grown = False
+        for name, value in assigns:
+            if name not in copies and chain_root(value) in copies and not leaves_the_host(value):
+                copies.add(name)
+                grown = True
+    return frozenset(copies)
+
+
+def _moves_one_of(node: cst.CSTNode, copies: frozenset[str]) -> bool:
+    """``node`` moves one of ``copies`` to a device (``h.cuda()``, ``h.to(device)``), not
+    back where the parameter is (``h.to(x.device)``) nor only casting it (``h.to(dtype)``)."""
+    if not isinstance(node, cst.Call) or not isinstance(node.func, cst.Attribute):
+        return False
+    method = node.func.attr.value
+    receiver = node.func.value
+    if method not in DEVICE_ARGUMENT_MOVES or chain_root(receiver) not in copies:
+        return False
+    if leaves_the_host(receiver):
+        return False
+    if method == "cuda":
+        return True
+    target = first_positional(node) or keyword_argument(node, "device")
+    return (
+        target is not None and not casts_dtype_only(node) and chain_root(target.value) not in copies
+    )
 
 
 def borrowable_device(node: cst.BaseExpression, function: cst.FunctionDef) -> bool:
@@ -63,11 +131,17 @@ def borrowable_device(node: cst.BaseExpression, function: cst.FunctionDef) -> bo
 
 
 def updated_in_place(operand: cst.BaseExpression, at: cst.CSTNode) -> bool:
-    """``operand`` is what ``at`` updates (``total += x``, ``total.add_(x)``): moving it
-    there would rebind a copy (or not parse), and the accumulator stays where it was."""
+    """``operand`` is what ``at`` updates (``total += x``, ``total.add_(x)``,
+    ``torch.index_select(t, 0, i, out=total)``): moving it there would write into a copy
+    (or not parse), and the accumulator stays where it was."""
     if isinstance(at, cst.AugAssign):
         return at.target is operand
-    func = at.func if isinstance(at, cst.Call) else None
+    if not isinstance(at, cst.Call):
+        return False
+    out = keyword_argument(at, "out")
+    if out is not None and out.value is operand:
+        return True
+    func = at.func
     return (
         isinstance(func, cst.Attribute) and func.value is operand and func.attr.value.endswith("_")
     )

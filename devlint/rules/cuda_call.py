@@ -133,7 +133,9 @@ class CudaCall(Rule):
     the call would leave it on the CPU. A tensor must become a buffer (see DEV007). In a
     plain `nn.Module`, the fix borrows a tensor argument's `.device` (unsafe); not from a
     parameter that may be no tensor (`_anchors.py`: read as a mapping, `feats["spatial"]`,
-    unpacked, iterated, compared with None, taken to the host with `x = x.cpu()`, ...). No
+    unpacked, iterated, compared with None, taken to the host with `x = x.cpu()`, ...), nor
+    from one the function never reads or moves itself, or a copy of it (`h = x.clone()`
+    ... `h.cuda()`): it arrives elsewhere than where the function computes. No
     `.to(device)` where `device` is a CUDA index with `-1` for the CPU, and no
     `.to(self.device)` in a module's methods that `__init__` calls (`self.device` reads
     parameters that may not exist yet there).
@@ -1313,6 +1315,27 @@ class CudaCall(Rule):
             "        return dr.rasterize(ctx, torch.cat([pos, ones], 1), tri, (256, 256))\n",
             line=8,
             column=44,
+        ),
+        Invalid(
+            # The function moves a copy of its input to another device itself: the input
+            # arrives elsewhere than where it computes, so no fix borrows its `.device`.
+            "import torch\nfrom torch import nn\n\n"
+            "class Optimiser(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        h = x.clone()\n"
+            "        h = h.to(self.head.weight.device)\n"
+            "        return self.head(h, torch.ones(4).cuda())\n",
+            line=8,
+            column=43,
+        ),
+        Invalid(
+            # `x` is never read: nothing says it is where the function computes.
+            "import torch\nfrom torch import nn\n\n"
+            "class Flow(nn.Module):\n"
+            "    def forward(self, x, frames):\n"
+            "        return self.raft(frames[:, 0].cuda())\n",
+            line=6,
+            column=39,
         ),
     )
 

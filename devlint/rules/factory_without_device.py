@@ -23,6 +23,7 @@ from devlint.nodes import (
     dotted_name,
     is_self,
     iter_children,
+    keyword_argument,
     parameter_names,
     untyped_parameters,
     values_assigned,
@@ -54,6 +55,7 @@ from devlint.symbols import (
     COLLECTIVE_FUNCTIONS,
     CPU_RESULT_METHODS,
     DATA_FACTORIES,
+    HOST_MEMORY_KEYWORDS,
     IN_PLACE_UPDATES,
     INDEXING_METHODS,
     LEGACY_TENSOR_TYPES,
@@ -160,8 +162,11 @@ class FactoryWithoutDevice(Rule):
     (`self.window_fn(n)`) gets no `device=`, since the caller may give a function that
     takes none: only the move where it meets (unsafe). Nor is an anchor one the
     fix cannot trust (`_anchors.py`): a parameter read as a dict, tuple or None, an
-    attribute of an object of unknown type, a `device` index with `-1` for the CPU; no
-    accumulator updated in place is moved (`total += x`), and no `device=` is added that
+    attribute of an object of unknown type, a `device` index with `-1` for the CPU, a
+    parameter the function never reads or moves itself (or a copy of it) to a device; no
+    accumulator updated in place is moved (`total += x`, `out=total`), no `device=` goes
+    to a pinned staging buffer (`pin_memory=`, only a CPU tensor can be one), and no
+    `device=` is added that
     would mix the tensor with a CPU one no finding moves, or one put on the CPU on purpose
     (an index `labels.cpu()` it is scattered through: the move where it meets instead).
     Where a pipeline meets its caller's data as passed, or a function nested in a method
@@ -1556,6 +1561,17 @@ class FactoryWithoutDevice(Rule):
             "        return torch.arange(steps) + start\n",
             line=8,
             column=16,
+        ),
+        # A pinned staging buffer stays on the host (`device=` with `pin_memory=` raises),
+        # and the tensor a call writes into (`out=`) cannot be moved there: no fix.
+        Invalid(
+            "import torch\n\n"
+            "def fetch(rows, table, device):\n"
+            "    staged = torch.empty(rows.shape[0], 8, pin_memory=True)\n"
+            "    torch.index_select(table, 0, rows, out=staged)\n"
+            "    return staged.to(device, non_blocking=True)\n",
+            line=4,
+            column=14,
         ),
         # A `with torch.device("cpu"):` block makes its tensors on the CPU all the same.
         Invalid(
@@ -4348,7 +4364,9 @@ def _fixes(
         and meeting.partner is _callee(meeting)
     )
     takes_device = factory is not None and factory not in _WITHOUT_DEVICE
-    if takes_device and node.args and not _mixes_once_placed(node, flow):
+    # A pinned staging buffer stays on the host (`device=` with `pin_memory=` raises).
+    pinned = any(keyword_argument(node, name) for name in HOST_MEMORY_KEYWORDS)
+    if takes_device and node.args and not pinned and not _mixes_once_placed(node, flow):
         last = node.args[-1].value
         fixes["self_device"] = (insert_after(last, ", device=self.device"),)
         parameters = _parameter_names(function)

@@ -142,7 +142,8 @@ class ModulesInPlainContainer(Rule):
     are all of a class that moves its own submodules outside `__init__`
     (`self.resampler.to(x.device)` in `forward`: parameter-free transforms that
     follow their inputs); containers whose elements the same method hands on to
-    another container or module (`parts.append(layer)` for `nn.Sequential(*parts)`,
+    another container or module, as a whole (`nn.ModuleList(list(self.x.values()))`) or
+    one by one (`parts.append(layer)` for `nn.Sequential(*parts)`,
     `Wrapper(layer=layer)` in a loop over them, `self.layers[-1]`): they are
     registered there, and a `ModuleList` would register them twice, under new
     `state_dict()` keys; containers only of project modules without parameters,
@@ -221,6 +222,15 @@ class ModulesInPlainContainer(Rule):
         "        self.gated = nn.ModuleList()\n"
         "        for i, conv in enumerate(self.convs):\n"
         "            self.gated.append(Gated(inner=conv))\n",
+        # The dict's modules are registered through a `ModuleList` of its values: a
+        # `ModuleDict` would register them twice, under new `state_dict()` keys.
+        "import torch.nn as nn\n\n"
+        "class M(nn.Module):\n"
+        "    def __init__(self, n):\n"
+        "        super().__init__()\n"
+        "        self.warps = {}\n"
+        '        self.warps["a"] = nn.Linear(4, 4)\n'
+        "        self.projectors = nn.ModuleList(list(self.warps.values()))\n",
         # Modules of the project without parameters, buffers or train/eval behaviour.
         "from abc import ABC\n\nimport torch.nn as nn\n\n"
         "class Smooth(nn.Module):\n"
@@ -657,7 +667,7 @@ class ModulesInPlainContainer(Rule):
         if isinstance(node, cst.Call):
             self._visit_call(node, context)
         elif isinstance(node, cst.Arg):
-            attribute = attribute_of_self(node.value)
+            attribute = attribute_of_self(_contents(node.value))
             if attribute is not None and _wraps(node, context):
                 context.note(_HANDED, attribute)
             elif attribute is None:
@@ -1056,6 +1066,20 @@ def _hands_on(arg: cst.Arg, context: FileContext) -> bool:
     callee = dotted_name(call.func) or ""
     last = callee.rpartition(".")[2]
     return last[:1].isupper() or last in ("append", "insert", "extend")
+
+
+def _contents(value: cst.BaseExpression) -> cst.BaseExpression:
+    """``self.x`` for its elements as a sequence: ``list(self.x.values())``,
+    ``tuple(self.x)``, ``self.x.values()`` (what a module container registers)."""
+    while isinstance(value, cst.Call):
+        func = value.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "values" and not value.args:
+            value = func.value
+        elif dotted_name(func) in ("list", "tuple") and len(value.args) == 1:
+            value = value.args[0].value
+        else:
+            break
+    return value
 
 
 def _wraps(arg: cst.Arg, context: FileContext) -> bool:

@@ -78,6 +78,14 @@ def keywords_of(*callables: Any) -> set[str]:
     return {name for c in callables for name in inspect.signature(c).parameters}
 
 
+def _factory_takes(keyword: str) -> bool:
+    try:
+        torch.empty(1, **{keyword: False})
+    except TypeError:
+        return False
+    return True
+
+
 LM = lightning.pytorch.LightningModule
 MODULE = torch.nn.Module
 METRIC = importlib.import_module("torchmetrics").Metric  # installed with lightning
@@ -184,6 +192,8 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
             hasattr(resolve(m), n) for m in ("torch.cuda", "torch.backends.cuda", "torch.mps")
         )
     ],
+    # A factory takes them (torch.empty's signature is not inspectable: call it).
+    "HOST_MEMORY_KEYWORDS": lambda v: [k for k in sorted(v) if not _factory_takes(k)],
     "DEVICE_NAMING_KEYWORDS": lambda v: [
         k
         for k in sorted(v)

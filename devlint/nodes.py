@@ -87,6 +87,15 @@ def keyword_argument(call: cst.Call, name: str) -> cst.Arg | None:
     return None
 
 
+def keyword_switched_on(call: cst.Call, name: str) -> bool:
+    """The call passes the option ``name``, and not as a literal ``False`` or ``None``
+    (``pin_memory=True``, ``as_tuple=flag``)."""
+    flag = keyword_argument(call, name)
+    return flag is not None and not (
+        isinstance(flag.value, cst.Name) and flag.value.value in ("False", "None")
+    )
+
+
 def first_positional(call: cst.Call) -> cst.Arg | None:
     for arg in call.args:
         if arg.keyword is None and not arg.star:
@@ -105,10 +114,7 @@ def gives_a_tuple_of_tensors(node: cst.BaseExpression) -> bool:
     if name in TENSOR_TUPLE_RESULTS:
         return True
     if name == "nonzero":
-        flag = keyword_argument(node, "as_tuple")
-        return flag is not None and not (
-            isinstance(flag.value, cst.Name) and flag.value.value in ("False", "None")
-        )
+        return keyword_switched_on(node, "as_tuple")
     positional = [arg for arg in node.args if arg.keyword is None]
     return name == "where" and len(node.args) == 1 and len(positional) == 1
 

@@ -211,10 +211,15 @@ def test_a_device_is_a_context_for_the_factories_in_its_block() -> None:
             j = torch.ones(3)
         with torch.device("cpu"):
             c = torch.zeros(3)
-        y = x + k + j + c
+        with self.device:
+            s = torch.ones(2)
+        y = x + k + j + c + s
         """
     )
-    assert analysed.meetings() == [("torch.zeros(3)", "operator", "x + k + j + c")]
+    assert analysed.meetings() == [
+        ("torch.zeros(3)", "operator", "x + k + j + c"),
+        ("torch.ones(2)", "operator", "x + k + j + c + s"),
+    ]
 
 
 def test_comprehensions_and_appends_carry_their_elements() -> None:

@@ -2875,7 +2875,10 @@ def _names_a_device(
     item: cst.BaseExpression, resolve: Callable[[cst.BaseExpression], str | None]
 ) -> bool:
     """A ``with`` item that is a ``torch.device``: ``torch.device("cuda", i)``, or a tensor's
-    (or model's) ``x.device``, the only kind of ``.device`` a ``with`` accepts."""
+    (or model's) ``x.device``. Not the object's own ``self.device``, which a class may set
+    to a switch such as ``torch.cuda.device(rank)`` that leaves factories on the CPU."""
     if isinstance(item, cst.Call):
         return resolve(item.func) == "torch.device"
-    return isinstance(item, cst.Attribute) and item.attr.value == "device"
+    return (
+        isinstance(item, cst.Attribute) and item.attr.value == "device" and not is_self(item.value)
+    )

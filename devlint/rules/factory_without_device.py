@@ -23,7 +23,7 @@ from devlint.nodes import (
     dotted_name,
     is_self,
     iter_children,
-    keyword_argument,
+    keyword_switched_on,
     parameter_names,
     untyped_parameters,
     values_assigned,
@@ -1561,6 +1561,22 @@ class FactoryWithoutDevice(Rule):
             "        return torch.arange(steps) + start\n",
             line=8,
             column=16,
+        ),
+        # `pin_memory=False` pins nothing: the tensor may be made on the device.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "class Pad(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        buf = torch.zeros(x.shape[0], pin_memory=False)\n"
+            "        return x + buf\n",
+            line=6,
+            column=15,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Pad(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        buf = torch.zeros(x.shape[0], pin_memory=False, device=x.device)\n"
+            "        return x + buf\n",
+            unsafe=True,
         ),
         # A pinned staging buffer stays on the host (`device=` with `pin_memory=` raises),
         # and the tensor a call writes into (`out=`) cannot be moved there: no fix.
@@ -4365,7 +4381,7 @@ def _fixes(
     )
     takes_device = factory is not None and factory not in _WITHOUT_DEVICE
     # A pinned staging buffer stays on the host (`device=` with `pin_memory=` raises).
-    pinned = any(keyword_argument(node, name) for name in HOST_MEMORY_KEYWORDS)
+    pinned = any(keyword_switched_on(node, name) for name in HOST_MEMORY_KEYWORDS)
     if takes_device and node.args and not pinned and not _mixes_once_placed(node, flow):
         last = node.args[-1].value
         fixes["self_device"] = (insert_after(last, ", device=self.device"),)

@@ -626,6 +626,11 @@ class ProjectIndex:
             for base in found.bases
         )
 
+    def overrides(self, name: str, near: str, methods: frozenset[str]) -> bool:
+        """Whether objects of ``name`` (as written in ``near``) run a project definition of
+        one of ``methods``, their class's or a project base's."""
+        return bool(methods & self._method_table(self.canonical(self.resolve(name, near))).keys())
+
     def refuses_modules(self, class_name: str) -> bool:
         """Whether the ``__setattr__`` that objects of ``class_name`` (qualified) run, their
         class's or a project base's, raises on a module value (``ClassFacts.refuses``): such

@@ -568,6 +568,11 @@ STATELESS_NN_MODULES = frozenset(
 )
 """``torch.nn`` modules without parameters or buffers that behave alike in train and eval
 mode: leaving them out of ``parameters()``, ``.to()`` and ``.eval()`` changes nothing."""
+CHILD_CALLED_METHODS = frozenset({"train"})
+"""Methods ``nn.Module`` calls on each registered child with its own arguments
+(``train(mode)``, from ``.train()`` and ``.eval()``): a project module class that overrides
+one for another purpose (``train(self, data, labels)``) breaks once it is registered."""
+
 PLAIN_VALUE_BUILTINS = frozenset(
     {"int", "float", "bool", "str", "len", "min", "max", "abs", "round", "tuple"}
 )

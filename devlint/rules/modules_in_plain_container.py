@@ -32,6 +32,7 @@ from devlint.rules.base import (
 )
 from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import (
+    CHILD_CALLED_METHODS,
     MODULE_DICT_TAKEN_KEYS,
     TORCH_NN_NON_MODULES,
 )
@@ -129,7 +130,9 @@ class ModulesInPlainContainer(Rule):
     `state_dict()` gains their keys, so checkpoints saved before the fix no longer
     load with `strict=True`. No fix when a dict's keys cannot be `ModuleDict` keys
     (not strings, containing a dot, or names `ModuleDict` itself uses, such as
-    `keys`) or when an element may not be a module.
+    `keys`), when an element may not be a module, or when an element's class defines
+    its own `train` (`model.eval()` would call it as `train(False)` once registered,
+    and an agent's `train(self, data, labels)` takes other arguments).
 
     Not flagged: containers of names (`[encoder, decoder]` is a common way to keep
     a frozen model out of `parameters()`), numbers, strings or functions
@@ -611,6 +614,23 @@ class ModulesInPlainContainer(Rule):
             "[AutoModel.from_pretrained(name) for name in names])\n",
             unsafe=True,
         ),
+        # The fish define their own `train(src, labels)`: registered, `school.eval()`
+        # would call it as `train(False)`. Flagged, but no fix.
+        Invalid(
+            "import torch.nn as nn\n\n"
+            "class Fish(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.body = nn.Linear(4, 4)\n\n"
+            "    def train(self, src, labels):\n"
+            "        return self.body(src) - labels\n\n"
+            "class School(nn.Module):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        self.fish = [Fish() for _ in range(n)]\n",
+            line=14,
+            column=21,
+        ),
     )
 
     # Before parsing -----------------------------------------------------------------------
@@ -872,7 +892,9 @@ class ModulesInPlainContainer(Rule):
             f"`parameters()`, `state_dict()` and `.eval()` do not see them; use `{wrapper}`"
         )
         fix = None
-        if data["complete"] and len(confirmed) == len(projects):
+        # registered, a class's own `train(data, labels)` would be called as `train(mode)`
+        retrains = any(index.overrides(name, near, CHILD_CALLED_METHODS) for name in confirmed)
+        if data["complete"] and len(confirmed) == len(projects) and not retrains:
             fix = choose_fix(candidate, "wrap", Applicability.UNSAFE, f"Wrap in `{wrapper}`")
         return Resolution(message, fix)
 

@@ -228,6 +228,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     ],
     "TORCH_NN_NON_MODULES": lambda v: missing_attributes(torch.nn, v),
     "MODULE_MOVING_METHODS": lambda v: missing_attributes(MODULE, v),
+    "CHILD_CALLED_METHODS": lambda v: missing_attributes(MODULE, v),
     "MODULE_ONLY_METHODS": lambda v: (
         missing_attributes(MODULE, v) + sorted(n for n in v if hasattr(TENSOR, n))
     ),

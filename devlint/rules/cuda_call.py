@@ -471,6 +471,18 @@ class CudaCall(Rule):
         "        if self.use_gpu:\n"
         "            noise = noise.cuda()\n"
         "        return self.net(x + noise)\n",
+        # The same with the whole module moved (`self.cuda()`) under the flag it keeps.
+        "import torch\nimport torch.nn as nn\n\n\nclass Head(nn.Module):\n"
+        "    def __init__(self, use_gpu):\n"
+        "        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 4)\n"
+        "        self.use_gpu = use_gpu\n"
+        "        if self.use_gpu:\n"
+        "            self.cuda()\n\n"
+        "    def forward(self, x):\n"
+        "        probs = torch.zeros(4)\n"
+        "        probs = probs.cuda() if self.use_gpu else probs\n"
+        "        return self.fc(x) + probs\n",
         # Under the flag the class chose its device with, the device it keeps is the
         # current GPU (INVALID: a method may set another device).
         "import torch\n\n\nclass Fitter:\n"

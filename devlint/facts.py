@@ -6,9 +6,9 @@ Plain data, so they can be cached and sent between processes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from devlint.symbols import (
     DEVICE_ARGUMENT_MOVES,
@@ -554,6 +554,19 @@ def moves_to_a_told_device(
     if attribute == "cuda":
         return bool(arguments)
     return attribute == "to" and any(not literal(argument) for argument in arguments)
+
+
+def moved_calls(moved: Any, call: type[Any], attribute: type[Any]) -> Iterator[int]:
+    """The calls (by id) of the chain a move to a told device moves, ``moved`` its receiver
+    (``Net(c)`` and ``Net(c).eval()`` in ``Net(c).eval().to(d)``): what they make is moved
+    so at once (``CallShape.told_move``). ``call`` and ``attribute`` are the walk's node
+    types, ``ast``'s or libcst's, whose chains are spelled alike (``.func``, ``.value``)."""
+    while isinstance(moved, (call, attribute)):
+        if isinstance(moved, call):
+            yield id(moved)
+            moved = moved.func
+        else:
+            moved = moved.value
 
 
 def _shape_order(shape: CallShape) -> tuple[str, int, tuple[str, ...], bool, bool]:

@@ -173,6 +173,11 @@ _STRUCTURAL = (
 """Answers of the index that depend on nothing but the project's structure and settings."""
 
 
+_BUILDER_DEPTH = 4
+"""How far ``placed_on_a_told_device`` follows the code building a module: what builds
+the module it is part of, or calls the function returning it."""
+
+
 class ProjectIndex:
     """Facts of all files of one project, and the answers derived from them."""
 
@@ -684,26 +689,30 @@ class ProjectIndex:
         """Project code may move an object of the class (or of a subclass) to a device it is
         told: a function building one moves it so at once (``Net(c).to(device)``), or that
         function, or another method of its class, moves something so (``net.to(device)``,
-        ``self.net.cuda(rank)``: which object is not followed). Module-level code building
-        one counts too: its moves are not recorded."""
+        ``self.net.cuda(rank)``: which object is not followed). So may the code building
+        what it is part of or gets it from: a builder's class's builders are followed
+        (``self.flow = Flow(u)`` in ``Outer``, then ``Outer(u).to(device)``), and its callers
+        (``return Flow(u)``), ``_BUILDER_DEPTH`` steps, past which it counts as moved.
+        Module-level code building one counts too: its moves are not recorded."""
         name = self.canonical(class_name)
         found = self._placed_on_told.get(name)
         if found is None:
-            classes = {name}
-            grown = True
-            while grown:  # and its subclasses, theirs...
-                more = {
-                    sub
-                    for sub, facts in self._classes.items()
-                    if any(self.canonical(base) in classes for base in facts.bases)
-                }
-                grown = not more <= classes
-                classes |= more
-            builders = {caller for built in classes for caller in self.callers(built)}
-            found = self._placed_on_told[name] = any(
-                self._moves_to_a_told_device(builder) for builder in builders
-            )
+            found = self._placed_on_told[name] = self._built_where_moved(name)
         return found
+
+    def _built_where_moved(self, class_name: str) -> bool:
+        """``placed_on_a_told_device``'s walk out from the code building the class."""
+        seen: set[str] = set()
+        builders = set(self._builders.get(class_name, ()))
+        for _ in range(_BUILDER_DEPTH):
+            builders -= seen
+            if any(self._moves_to_a_told_device(builder) for builder in builders):
+                return True
+            seen |= builders
+            owners = {owner for builder in builders if (owner := self._owner(builder))}
+            builders = {caller for builder in builders for caller in self.callers(builder)}
+            builders.update(built for owner in owners for built in self._builders.get(owner, ()))
+        return bool(builders - seen)
 
     def _moves_to_a_told_device(self, function: str) -> bool:
         """``function`` (module-level code: always), or a method of its class, has a call

@@ -40,6 +40,7 @@ from devlint.facts import (
     input_annotation,
     kernel_source_types,
     may_compile,
+    moved_calls,
     moves_to_a_told_device,
     names_the_device,
     placed_arguments,
@@ -587,13 +588,7 @@ class _Walk:
         ):
             return
         self._told_moves.add(id(node))
-        moved: ast.expr = func.value
-        while isinstance(moved, (ast.Call, ast.Attribute)):
-            if isinstance(moved, ast.Call):
-                self._told_moves.add(id(moved))
-                moved = moved.func
-            else:
-                moved = moved.value
+        self._told_moves.update(moved_calls(func.value, ast.Call, ast.Attribute))
 
     def _mark_placed_arguments(self, node: ast.Call) -> None:
         """The calls ``node`` places with (``placed_arguments``) join ``_placed_with``."""

@@ -39,6 +39,7 @@ from devlint.facts import (
     input_annotation,
     kernel_source_types,
     may_compile,
+    moved_calls,
     moves_to_a_told_device,
     names_the_device,
     placed_arguments,
@@ -1057,13 +1058,7 @@ class Traversal:
         ):
             return
         self._told_moves.add(id(node))
-        moved: cst.BaseExpression = func.value
-        while isinstance(moved, (cst.Call, cst.Attribute)):
-            if isinstance(moved, cst.Call):
-                self._told_moves.add(id(moved))
-                moved = moved.func
-            else:
-                moved = moved.value
+        self._told_moves.update(moved_calls(func.value, cst.Call, cst.Attribute))
 
     def _mark_placed_arguments(self, node: cst.Call) -> None:
         """The calls ``node`` places with (``placed_arguments``) join ``_placed_with``."""

@@ -431,3 +431,39 @@ def test_a_module_placed_under_its_flag_is_on_the_current_gpu_unless_moved_elsew
     build = f"from pkg.model import Flow\n\n\ndef build(use_gpu, device):\n{builder}"
     files = {"pkg/model.py": _FLOW, "pkg/train.py": build}
     assert findings(tmp_path, files, "DEV002") == expected
+
+
+_OUTER = (
+    "\n\nclass Outer(nn.Module):\n"
+    "    def __init__(self, use_gpu):\n"
+    "        super().__init__()\n"
+    "        self.flow = Flow(use_gpu)\n\n"
+    "    def forward(self, x):\n"
+    "        return self.flow(x)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("model", "train"),
+    [
+        (
+            _FLOW + _OUTER,
+            "from pkg.model import Outer\n\n\n"
+            "def main(use_gpu, device):\n    return Outer(use_gpu).to(device)\n",
+        ),
+        (
+            _FLOW,
+            "from pkg.model import Flow\n\n\ndef build(use_gpu):\n    return Flow(use_gpu)\n\n\n"
+            "def main(use_gpu, device):\n    net = build(use_gpu)\n    net.to(device)\n"
+            "    return net\n",
+        ),
+    ],
+)
+def test_a_module_placed_under_its_flag_is_moved_elsewhere_with_what_it_is_part_of(
+    model: str, train: str, tmp_path: Path
+) -> None:
+    """The module is moved to a told device when the module it is part of is
+    (``Outer(use_gpu).to(device)``), or what a factory returns it to is (``net =
+    build(use_gpu); net.to(device)``): its batch is not on the current GPU."""
+    files = {"pkg/model.py": model, "pkg/train.py": train}
+    assert findings(tmp_path, files, "DEV002") == [("model.py", 14, 19)]

@@ -29,6 +29,7 @@ from devlint.nodes import (
     descendants,
     dotted_name,
     first_positional,
+    is_self,
     iter_children,
     keyword_argument,
     unpacked,
@@ -189,22 +190,45 @@ def placed_gpu_flags(
         return frozenset()
     flags = set()
     for node, path in _in_branches(init.body, ()):
-        if isinstance(node, cst.Assign) and any(
-            attribute_of_self(target.target) is not None for target in node.targets
-        ):
-            placed = _places_on_the_current_device(node.value, qualified_name)
-        elif isinstance(node, cst.Expr) and isinstance(node.value, cst.Call):
-            move = node.value
-            placed = moves_to_the_current_device(move) and (
-                isinstance(move.func, cst.Attribute)
-                and attribute_of_self(move.func.value) is not None
-            )
+        if isinstance(node, cst.Assign):
+            placed = any(
+                attribute_of_self(target.target) is not None for target in node.targets
+            ) and _moves_the_module(node.value, qualified_name)
+        elif isinstance(node, cst.Expr):  # `self.core.cuda()`
+            placed = _moves_the_module(node.value, qualified_name)
         else:
             continue
         test = path[-1][0].test if path and path[-1][1] else None
         if placed and test is not None and flag_says_gpu(_kept_flag(test, [classdef])) is True:
             flags.add(_flag_key(test))
     return frozenset(flags)
+
+
+def _moves_the_module(
+    value: cst.BaseExpression, qualified_name: Callable[[cst.BaseExpression], str | None]
+) -> bool:
+    """``value`` puts the module, or a part of it, on the current device: moves ``self``, an
+    attribute of it or a module it builds (``self.cuda()``, ``self.net.to("cuda")``,
+    ``nn.DataParallel(self.core.cuda())``, ``nn.Linear(4, 4).cuda()``), or makes a parameter
+    there (``nn.Parameter(pi.cuda())``); not a plain tensor (``torch.zeros(4).cuda()``),
+    which the module's own moves would leave where it is."""
+    for node in descendants(value):
+        if not isinstance(node, cst.Call):
+            continue
+        if qualified_name(node.func) == "torch.nn.Parameter" and any(
+            _places_on_the_current_device(argument.value, qualified_name) for argument in node.args
+        ):
+            return True
+        if moves_to_the_current_device(node):
+            moved = cast(cst.Attribute, node.func).value
+            built = (qualified_name(moved.func) if isinstance(moved, cst.Call) else None) or ""
+            if (
+                is_self(moved)
+                or attribute_of_self(moved) is not None
+                or (built.startswith("torch.nn.") and "functional" not in built)
+            ):
+                return True
+    return False
 
 
 def _device_assignments(

@@ -175,9 +175,11 @@ class CudaCall(Rule):
     tells the device: the flag only says "a GPU", not which, unless the function runs
     collectives (one rank of a distributed job: its set-up made the rank's GPU current),
     or the module's own `__init__` put its parts on the current GPU under that same flag
-    (`if self.dp: self.pi = nn.Parameter(pi.cuda())`, `self.net = self.net.to("cuda")`)
-    and no project code moves the module to a device it is told (`Net(c).to(device)`; a
-    move to a told device in a function that builds one, or in its class, counts too):
+    (`if self.dp: self.pi = nn.Parameter(pi.cuda())`, `self.net = self.net.to("cuda")`;
+    not a plain tensor: `self.mean = torch.zeros(4).cuda()`) and no project code moves the
+    module to a device it is told (`Net(c).to(device)`; a move to a told device in a
+    function that builds one, or in its class, counts too, and so do moves of a module it is
+    part of, `Outer(c).to(device)`, and of what a function returning it returns it to):
     then the batch is on the current GPU as well;
     after `torch.cuda.set_device(...)` earlier in the same
     function; in a branch on a device the code was told (`if out_device.startswith("cuda"):`);
@@ -469,6 +471,18 @@ class CudaCall(Rule):
         "        if self.use_gpu:\n"
         "            noise = noise.cuda()\n"
         "        return self.net(x + noise)\n",
+        # The same with the whole module moved (`self.cuda()`) under the flag it keeps.
+        "import torch\nimport torch.nn as nn\n\n\nclass Head(nn.Module):\n"
+        "    def __init__(self, use_gpu):\n"
+        "        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 4)\n"
+        "        self.use_gpu = use_gpu\n"
+        "        if self.use_gpu:\n"
+        "            self.cuda()\n\n"
+        "    def forward(self, x):\n"
+        "        probs = torch.zeros(4)\n"
+        "        probs = probs.cuda() if self.use_gpu else probs\n"
+        "        return self.fc(x) + probs\n",
         # Under the flag the class chose its device with, the device it keeps is the
         # current GPU (INVALID: a method may set another device).
         "import torch\n\n\nclass Fitter:\n"
@@ -846,6 +860,23 @@ class CudaCall(Rule):
             # The module put itself on the current GPU under the flag, but project code
             # moves it to the device it is told: the batch is there, not on the current GPU.
             _PLACED_UNDER_ITS_FLAG + "def build(conf, device):\n    return Flow(conf).to(device)\n",
+            line=15,
+            column=19,
+        ),
+        Invalid(
+            # Under the flag `__init__` put only a plain tensor on the current GPU, not the
+            # module: moving the module leaves it there, the batch follows the module.
+            "import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n"
+            "    def __init__(self, use_gpu):\n"
+            "        super().__init__()\n"
+            "        self.fc = nn.Linear(4, 4)\n"
+            "        self.use_gpu = use_gpu\n"
+            "        if use_gpu:\n"
+            "            self.mean = torch.zeros(4).cuda()\n\n"
+            "    def forward(self, x):\n"
+            "        if self.use_gpu:\n"
+            "            x = x.cuda()\n"
+            "        return self.fc(x - self.mean)\n",
             line=15,
             column=19,
         ),

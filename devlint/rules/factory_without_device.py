@@ -193,10 +193,11 @@ class FactoryWithoutDevice(Rule):
     them to `d`), also by a helper that returns it
     moved on one path and as it was on another (`return t.cuda() if nccl else t`: the
     helper places it), moved to a tensor's device (`ret.to(seq)`), whichever branch
-    made that tensor, cast to a GPU tensor type (`.type(x.type())`, which names `x`'s
-    device type, `torch.cuda.FloatTensor`) in a project whose set-up makes a GPU current
-    (`torch.cuda.set_device` in a function, not one object's method): such a type puts it
-    on that GPU, the computation's,
+    made that tensor, where it meets the device as cast to a GPU tensor type
+    (`.type(x.type())`, which names `x`'s device type, `torch.cuda.FloatTensor`; not a
+    parameter, which may be a dtype) in a project whose set-up makes each process's GPU
+    current (`torch.cuda.set_device(local_rank)` in a function, not one object's method,
+    never `set_device(0)`): such a type puts it on that GPU, the computation's,
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
     one that only meets Python numbers (`isinstance(v, (int, float))` says so), host values
     or other CPU tensors (`torch.rand(1) < 0.5`), a parameter-free module kept on `self`
@@ -1513,6 +1514,30 @@ class FactoryWithoutDevice(Rule):
             "    def forward(self, x):\n"
             "        grid = torch.arange(x.shape[1], device=x.device)\n"
             "        return x * grid + grid.type(x.type())\n",
+            unsafe=True,
+        ),
+        # Cast on one path only: on the other it meets `x` on the CPU.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "def set_up(rank):\n"
+            "    torch.cuda.set_device(rank)\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        grid = torch.arange(x.shape[1])\n"
+            "        if self.training:\n"
+            "            grid = grid.type(x.type())\n"
+            "        return x * grid\n",
+            line=9,
+            column=16,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "def set_up(rank):\n"
+            "    torch.cuda.set_device(rank)\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        grid = torch.arange(x.shape[1], device=x.device)\n"
+            "        if self.training:\n"
+            "            grid = grid.type(x.type())\n"
+            "        return x * grid\n",
             unsafe=True,
         ),
         # A type a parameter gives may be a dtype (`.type(torch.float16)`): on the CPU still.

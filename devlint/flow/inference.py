@@ -2114,12 +2114,14 @@ class _Inference:
     def _typed_device(self, node: cst.BaseExpression, seen: set[str]) -> bool:
         """Whether ``t.type(node)`` may put ``t`` on a GPU (not a dtype: a cast). A tensor
         type names a device type: ``x.type()`` (``'torch.cuda.FloatTensor'`` on a GPU) and
-        ``torch.cuda.FloatTensor`` put ``t`` on the current GPU, as does a name bound only
-        to tensor types, one of them such (chosen by a condition). Not a parameter: its
-        callers may give a dtype (``.type(torch.float16)``), which keeps ``t`` on the CPU."""
+        ``torch.cuda.FloatTensor`` put ``t`` on the current GPU (not the type of a tensor that
+        may be on the CPU, or of host data), as does a name bound only to tensor types, one
+        of them such (chosen by a condition). Not a parameter: its callers may give a dtype
+        (``.type(torch.float16)``), which keeps ``t`` on the CPU."""
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             tensor = self.values.get(node.func.value, UNKNOWN)
-            return node.func.attr.value == "type" and not node.args and surely_on_device(tensor)
+            on_cpu = Origin.CPU in tensor.origins or tensor.only_host
+            return node.func.attr.value == "type" and not node.args and not on_cpu
         if isinstance(node, cst.Attribute):
             module, _, short = (self._resolve(node) or "").rpartition(".")
             return module == "torch.cuda" and short in LEGACY_TENSOR_TYPES

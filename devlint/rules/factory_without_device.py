@@ -3920,7 +3920,7 @@ class FactoryWithoutDevice(Rule):
         data = candidate.data
         if index.computes_on_host(candidate.scope):
             return None  # an OpenVINO wrapper's tensors: on the CPU, as what they meet
-        if "cast_to_gpu" in data and index.pins_each_process_gpu:
+        if "cast_to_gpu" in data and index.sets_each_process_gpu:
             return None  # cast to the current GPU's type: the one the set-up makes its own
         collate = not scope.forward_path and _collate_function(candidate.scope, index)
         if "cpu_inputs_clear" in data and collate:

@@ -1111,19 +1111,29 @@ class ProjectIndex:
         return frozenset(_sets_current(launchers))
 
     @cached_property
+    def sets_each_process_gpu(self) -> bool:
+        """The project's set-up makes each process's own GPU current (``set_up_device_types``),
+        never one named by a constant (``set_device(0)``: every rank's, whichever GPU its
+        tensors are on): the current GPU is the one the process computes on."""
+        fixed = any(not self._in_tests(module) for module in self._fixed_gpus)
+        return "cuda" in self.set_up_device_types and not fixed
+
+    @cached_property
     def pins_each_process_gpu(self) -> bool:
-        """The project's set-up makes a GPU the process's current device
-        (``set_up_device_types``), never one named by a constant (``set_device(0)``: every
-        rank's), no code of it makes a device of another type current, and none calls into
-        another accelerator (``OTHER_ACCELERATOR_NAMESPACES``:
-        ``torch.backends.mps.is_available()``): every process works on its one GPU, which an
-        index-less ``"cuda"`` or ``.cuda()`` names, whichever GPU it is, and the project
-        offers no other device to be on instead."""
+        """The project's set-up makes each process's GPU current (``sets_each_process_gpu``),
+        no code of it makes a device of another type current, and none calls into another
+        accelerator (``OTHER_ACCELERATOR_NAMESPACES``: ``torch.backends.mps.is_available()``):
+        every process works on its one GPU, which an index-less ``"cuda"`` or ``.cuda()``
+        names, whichever GPU it is, and the project offers no other device to be on
+        instead."""
         own = [facts for module, facts in self._modules.items() if not self._in_tests(module)]
         elsewhere = any(_calls_another_accelerator(facts) for facts in own)
-        fixed = any(not self._in_tests(module) for module in self._fixed_gpus)
         types = self.set_up_device_types
-        return types == self.current_device_types == {"cuda"} and not elsewhere and not fixed
+        return (
+            self.sets_each_process_gpu
+            and types == self.current_device_types == {"cuda"}
+            and not elsewhere
+        )
 
     def runs_on_its_pinned_gpu(self, scope: Scope) -> bool:
         """The scope's function runs only in processes whose own code made their GPU the

@@ -44,6 +44,7 @@ from devlint.flow.values import (
     as_passed,
     as_returned,
     captured,
+    cast_to_gpu_type,
     combine,
     element_of_cpu_vectors,
     fixed_at_construction,
@@ -311,9 +312,6 @@ class FunctionFlow:
     """Elements of the results of other files' functions taken apart here (``a, b = f(x)``,
     ``f(x)[1]``, ``out = f(x); out[1]``): the node standing for each (the target, the
     subscript) in ``Value.calls`` and ``results_meeting``, with the call and the position."""
-    typed: frozenset[cst.CSTNode] = frozenset()
-    """Creation sites of CPU tensors cast to a tensor type with a device (``_typed_device``):
-    on the current GPU of that type, the computation's where the project makes it current."""
     copied_answers: Mapping[cst.CSTNode, tuple[str, ...]] = field(default_factory=dict)
     """Creation sites of ``torch.tensor(x)`` of what a method of an object ``__init__``
     made returned (``Value.answers``), each with those methods, qualified: a CPU tensor
@@ -417,7 +415,6 @@ def analyse_function(
         callees={call: callee for call, (callee, _) in inference.calls_out.items()},
         wrapped=wraps_arguments(function, around.resolve),
         copied_answers=inference.copied_answers,
-        typed=frozenset(inference.typed),
     )
 
 
@@ -899,8 +896,6 @@ class _Inference:
         self.answering: dict[cst.CSTNode, str] = {}
         """Each call of a method of an object ``__init__`` made: the method (``Value.answers``)."""
         self.copied_answers: dict[cst.CSTNode, tuple[str, ...]] = {}
-        self.typed: set[cst.CSTNode] = set()
-        """``FunctionFlow.typed``."""
         """``FunctionFlow.copied_answers``."""
         self.joined: set[str] = set()
         """``FunctionFlow.joined``."""
@@ -2084,7 +2079,7 @@ class _Inference:
             return moved(arguments[0][1])
         if name == "type" and arguments:
             if self._typed_device(arguments[0][0].value, set()):
-                self.typed.update(receiver.made)  # on the current GPU: the rule asks whose
+                return cast_to_gpu_type(receiver)  # on the current GPU: the rule asks whose
             return receiver
         if name in NON_TENSOR_RESULTS:
             return HOST_SEQUENCE if name in _SEQUENCE_METHODS else HOST
@@ -2119,11 +2114,14 @@ class _Inference:
     def _typed_device(self, node: cst.BaseExpression, seen: set[str]) -> bool:
         """Whether ``t.type(node)`` may put ``t`` on a GPU (not a dtype: a cast). A tensor
         type names a device type: ``x.type()`` (``'torch.cuda.FloatTensor'`` on a GPU) and
-        ``torch.cuda.FloatTensor`` put ``t`` on the current GPU, as does a name bound only
-        to tensor types, one of them such (chosen by a condition), or a parameter without a
-        default (whatever tensor's type its callers give)."""
+        ``torch.cuda.FloatTensor`` put ``t`` on the current GPU (not the type of a tensor that
+        may be on the CPU, or of host data), as does a name bound only to tensor types, one
+        of them such (chosen by a condition). Not a parameter: its callers may give a dtype
+        (``.type(torch.float16)``), which keeps ``t`` on the CPU."""
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            return node.func.attr.value == "type" and not node.args
+            tensor = self.values.get(node.func.value, UNKNOWN)
+            on_cpu = Origin.CPU in tensor.origins or tensor.only_host
+            return node.func.attr.value == "type" and not node.args and not on_cpu
         if isinstance(node, cst.Attribute):
             module, _, short = (self._resolve(node) or "").rpartition(".")
             return module == "torch.cuda" and short in LEGACY_TENSOR_TYPES
@@ -2132,11 +2130,7 @@ class _Inference:
         if not isinstance(node, cst.Name) or self.function is None or node.value in seen:
             return False
         assigned = values_assigned(node.value, self.function)
-        if assigned:
-            return self._chosen_tensor_type(assigned, seen | {node.value})
-        params = self.function.params
-        named = (*params.posonly_params, *params.params, *params.kwonly_params)
-        return any(p.name.value == node.value and p.default is None for p in named)
+        return bool(assigned) and self._chosen_tensor_type(assigned, seen | {node.value})
 
     def _chosen_tensor_type(self, options: Sequence[cst.BaseExpression], seen: set[str]) -> bool:
         """Each of ``options`` is a tensor type (``torch.FloatTensor`` one on the CPU), at

@@ -193,10 +193,11 @@ class FactoryWithoutDevice(Rule):
     them to `d`), also by a helper that returns it
     moved on one path and as it was on another (`return t.cuda() if nccl else t`: the
     helper places it), moved to a tensor's device (`ret.to(seq)`), whichever branch
-    made that tensor, cast to a GPU tensor type (`.type(x.type())`, which names `x`'s
-    device type, `torch.cuda.FloatTensor`) in a project whose set-up makes a GPU current
-    (`torch.cuda.set_device` in a function, not one object's method): such a type puts it
-    on that GPU, the computation's,
+    made that tensor, where it meets the device as cast to a GPU tensor type
+    (`.type(x.type())`, which names `x`'s device type, `torch.cuda.FloatTensor`; not a
+    parameter, which may be a dtype) in a project whose set-up makes each process's GPU
+    current (`torch.cuda.set_device(local_rank)` in a function, not one object's method,
+    never `set_device(0)`): such a type puts it on that GPU, the computation's,
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
     one that only meets Python numbers (`isinstance(v, (int, float))` says so), host values
     or other CPU tensors (`torch.rand(1) < 0.5`), a parameter-free module kept on `self`
@@ -719,19 +720,17 @@ class FactoryWithoutDevice(Rule):
         "        return x * self.scale + noise, np.zeros(3)\n",
         # A tensor type names a device type: `.type(x.type())` ('torch.cuda.FloatTensor' on a
         # GPU) puts the tensor on the current GPU, as does a type the code picks by
-        # `x.is_cuda`, or the type a caller hands over (`make_grid(size, x.type())`): the
-        # computation's GPU, where the project's set-up makes it current.
+        # `x.is_cuda`: the computation's GPU, where the project's set-up makes each
+        # process's GPU current.
         "import torch\nfrom torch import nn\n\n"
         "def set_up(rank):\n"
         "    torch.cuda.set_device(rank)\n\n"
-        "def make_grid(size, kind):\n"
-        "    return torch.arange(size).type(kind)\n\n"
         "class Head(nn.Module):\n"
         "    def forward(self, x):\n"
         "        grid = torch.arange(x.shape[1]).type(x.type())\n"
         "        FloatTensor = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor\n"
         "        steps = torch.linspace(0, 1, x.shape[1]).type(FloatTensor)\n"
-        "        return x * grid + steps + make_grid(x.shape[1], x.type())\n",
+        "        return x * grid + steps\n",
         # A helper that moves its argument unless it is already there (`x.device != dv`)
         # returns it on the tensor's device on both paths.
         "import torch\nfrom torch import nn\n\n"
@@ -1497,6 +1496,91 @@ class FactoryWithoutDevice(Rule):
         "        return torch.cat([prompt_ids, out], dim=1)\n",
     )
     INVALID = (
+        # Only the cast is on the current GPU: the tensor as it was meets `x` on the CPU.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "def set_up(rank):\n"
+            "    torch.cuda.set_device(rank)\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        grid = torch.arange(x.shape[1])\n"
+            "        return x * grid + grid.type(x.type())\n",
+            line=9,
+            column=16,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "def set_up(rank):\n"
+            "    torch.cuda.set_device(rank)\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        grid = torch.arange(x.shape[1], device=x.device)\n"
+            "        return x * grid + grid.type(x.type())\n",
+            unsafe=True,
+        ),
+        # Cast on one path only: on the other it meets `x` on the CPU.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "def set_up(rank):\n"
+            "    torch.cuda.set_device(rank)\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        grid = torch.arange(x.shape[1])\n"
+            "        if self.training:\n"
+            "            grid = grid.type(x.type())\n"
+            "        return x * grid\n",
+            line=9,
+            column=16,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "def set_up(rank):\n"
+            "    torch.cuda.set_device(rank)\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        grid = torch.arange(x.shape[1], device=x.device)\n"
+            "        if self.training:\n"
+            "            grid = grid.type(x.type())\n"
+            "        return x * grid\n",
+            unsafe=True,
+        ),
+        # A type a parameter gives may be a dtype (`.type(torch.float16)`): on the CPU still.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "def set_up(rank):\n"
+            "    torch.cuda.set_device(rank)\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x, kind):\n"
+            "        grid = torch.arange(x.shape[1]).type(kind)\n"
+            "        return x * grid\n",
+            line=9,
+            column=16,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "def set_up(rank):\n"
+            "    torch.cuda.set_device(rank)\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x, kind):\n"
+            "        grid = torch.arange(x.shape[1], device=x.device).type(kind)\n"
+            "        return x * grid\n",
+            unsafe=True,
+        ),
+        # Where the set-up names one GPU (`set_device(0)`: every process's), the current GPU
+        # need not be `x`'s.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "def set_up(rank):\n"
+            "    torch.cuda.set_device(0)\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        grid = torch.arange(x.shape[1]).type(x.type())\n"
+            "        return x * grid\n",
+            line=9,
+            column=16,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "def set_up(rank):\n"
+            "    torch.cuda.set_device(0)\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        grid = torch.arange(x.shape[1], device=x.device).type(x.type())\n"
+            "        return x * grid\n",
+            unsafe=True,
+        ),
         # `.type(x.type())` puts it on the current GPU, which need not be `x`'s where no
         # set-up of the project makes a GPU current (one object's method is no set-up).
         Invalid(
@@ -3703,15 +3787,16 @@ class FactoryWithoutDevice(Rule):
                 return
             self._visit_handed_off(node, name, factory, flow, context)
             return  # or moved first, only an index, host data, or it meets nothing
-        meeting = meetings[0]
+        uncast = [found for found in meetings if not _cast_to_gpu(found, flow)]
+        meeting = (uncast or meetings)[0]
         fixes, anchors = _fixes(node, factory, meeting, flow, context)
         collective = meeting.kind is MeetingKind.COLLECTIVE
         following = _visited_follows_inputs(self, context, flow, meetings)
         evidence = {"follows_inputs": "yes"} if following else {}
         if _only_inputs_on_device(node, flow, meetings, context):
             evidence["cpu_inputs_clear"] = "yes"
-        if node in flow.typed:
-            evidence["typed"] = "yes"
+        if not uncast:
+            evidence["cast_to_gpu"] = "yes"
         if _meets_raw_input(meeting, flow.function) or _meets_nested_parameters(
             meeting, flow, context
         ):
@@ -3851,7 +3936,7 @@ class FactoryWithoutDevice(Rule):
         data = candidate.data
         if index.computes_on_host(candidate.scope):
             return None  # an OpenVINO wrapper's tensors: on the CPU, as what they meet
-        if "typed" in data and "cuda" in index.set_up_device_types:
+        if "cast_to_gpu" in data and index.sets_each_process_gpu:
             return None  # cast to the current GPU's type: the one the set-up makes its own
         collate = not scope.forward_path and _collate_function(candidate.scope, index)
         if "cpu_inputs_clear" in data and collate:
@@ -3955,6 +4040,13 @@ def _collate_function(scope: Scope, index: ProjectIndex) -> bool:
         return True
     callers = index.callers(function)
     return bool(callers) and all(index.loads_data(c.rpartition(".")[0]) for c in callers)
+
+
+def _cast_to_gpu(meeting: Meeting, flow: FunctionFlow) -> bool:
+    """The CPU tensor meets the device as cast to a GPU tensor type (``Value.cast_to_gpu``):
+    on the current GPU, not the CPU; an uncast use of it (``x * grid`` before
+    ``grid.type(x.type())``) meets it on the CPU."""
+    return meeting.made in flow.values.get(meeting.cpu, UNKNOWN).cast_to_gpu
 
 
 def _only_inputs_on_device(

@@ -319,8 +319,12 @@ class FileFacts:
     """Qualified names of the calls its code outside functions makes (module level, class
     bodies, lambdas there: ``cast = lambda x: torch.ops.hpu.cast_to_fp8_v2(x)``)."""
     compiled_for: tuple[str, ...] = ()
-    """The device types of the kernel sources its code outside functions compiles into an
-    extension when it is imported (``compiled_types``)."""
+    """The device types of the kernel sources it compiles into an extension whenever it is
+    imported (``compiled_types``): by a statement of its body, not under ``try``/``if``
+    (a fallback may run instead) nor in a lambda or function (run only when called)."""
+    loads: tuple[str, ...] = ()
+    """The modules the import statements of its body load whenever it is imported (not
+    under ``try``/``if``: an ``except ImportError`` may fall back to other code)."""
     exports: tuple[str, ...] | None = None
     """The names its ``__all__`` lists; None: it has none, or one that is not a list of
     strings (a star import of it then binds its public names)."""

@@ -1012,8 +1012,9 @@ class ProjectIndex:
         of the libraries it uses and of the project definitions it uses that are bound to
         one (``_bound_definitions``: a module using the project's wrapper of a library
         is bound to it as a module using the library is), and those of the kernels it
-        compiles when imported (``FileFacts.compiled_for``) or imports compiled
-        (``_extension_backend``): their kernels run on the current device of that type."""
+        compiles or imports compiled whenever it is imported (``FileFacts.compiled_for``,
+        ``_extension_backend`` of ``FileFacts.loads``): their kernels run on the current
+        device of that type. Not those under ``try``/``if``: a fallback may run instead."""
         bound: dict[str, frozenset[str]] = {}
         for module, facts in self._modules.items():
             used = chain(
@@ -1023,6 +1024,7 @@ class ProjectIndex:
             )
             kinds = frozenset(kind for name in used for kind in self._binds(name, module))
             kinds |= frozenset(facts.compiled_for)
+            kinds |= {kind for name in facts.loads if (kind := self._extension_backend(name))}
             if kinds:
                 bound[module] = kinds
         return bound
@@ -1030,7 +1032,7 @@ class ProjectIndex:
     def _binds(self, name: str, near: str) -> Iterator[str]:
         """The device types that using ``name`` (an import or a call, as written in the
         module ``near``) binds to: its library's, else the project definition's."""
-        kind = self._library_backend(name) or self._extension_backend(name)
+        kind = self._library_backend(name)
         if kind is not None:
             yield kind
         yield from self._bound_definitions.get(self.resolve(name, near), ())

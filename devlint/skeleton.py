@@ -238,7 +238,10 @@ class _Walk:
         self._stars: list[str] = []
         self._top_level_calls: set[str] = set()
         self._kernel_builds: set[tuple[str, str]] = set()
-        """Module-level calls that may compile kernel sources: (called as written, type)."""
+        """Calls every import of the module runs that may compile kernel sources: (called as
+        written, type)."""
+        self._loads: set[str] = set()
+        self._body: list[ast.stmt] = []
         self._exports: tuple[str, ...] | None = None
         self._classes: list[_Class] = []
         self._functions: list[_Function] = []
@@ -281,6 +284,7 @@ class _Walk:
         This loop runs for every node of every file, so it is kept lean: what to do with a
         kind is looked up once per node (``_plans``), and a node pushes its fields' values
         as they are; a list is expanded when popped, an absent child (None) skipped."""
+        self._body = tree.body
         collect = frozenset(self.nodes)
         plans = dict(_plans(collect))
         collected, word_field, action, _ = plans[ast.If]
@@ -354,6 +358,7 @@ class _Walk:
             exports=self._exports,
             top_level_calls=resolved_calls(self._top_level_calls, aliases),
             compiled_for=compiled_types(self._kernel_builds, aliases),
+            loads=tuple(sorted(self._loads)),
         )
 
     # Order -------------------------------------------------------------------
@@ -503,7 +508,27 @@ class _Walk:
         if self._function is not None:
             self._function.imported[name] = target
 
+    def _runs_on_import(self, statement: ast.stmt) -> bool:
+        """``statement`` runs whenever the module is imported: it is one of the module's
+        body, not under ``try``/``if`` or in a definition."""
+        return any(statement is top for top in self._body)
+
+    @cached_property
+    def _run_on_import(self) -> frozenset[int]:
+        """The nodes every import of the module runs (by id): those of the statements of
+        its body that hold no block (``try``, ``if``, a definition), not in a lambda."""
+        stack: list[ast.AST] = [top for top in self._body if not hasattr(top, "body")]
+        found: set[int] = set()
+        while stack:
+            current = stack.pop()
+            if not isinstance(current, ast.Lambda):
+                found.add(id(current))
+                stack.extend(ast.iter_child_nodes(current))
+        return frozenset(found)
+
     def _import(self, node: ast.Import) -> None:
+        if self._runs_on_import(node):
+            self._loads.update(alias.name for alias in node.names)
         for alias in node.names:
             if alias.asname is not None:
                 self._bind_import(alias.asname, alias.name)
@@ -518,6 +543,8 @@ class _Walk:
     def _import_from(self, node: ast.ImportFrom) -> None:
         self._add_words((node.module or "",), binds_module_names=True)  # as ``_alias``
         base = absolute_module(self._module, self._is_package, node.level, node.module)
+        if self._runs_on_import(node):
+            self._loads.add(base)
         for alias in node.names:
             if alias.name == "*":
                 self._stars.append(base)
@@ -647,7 +674,7 @@ class _Walk:
         called = dotted(node.func)
         if called is not None:
             self._top_level_calls.add(called)
-            if may_compile(called):
+            if may_compile(called) and id(node) in self._run_on_import:
                 sources = kernel_source_types(_plain_strings(node))
                 self._kernel_builds.update((called, kind) for kind in sources)
         if not self._references:

@@ -362,6 +362,20 @@ def _literal_strings(node: cst.BaseExpression) -> list[object] | None:
     return values
 
 
+def _plain_strings(node: cst.CSTNode) -> Iterator[str]:
+    """The values of the string literals in ``node`` as ``ast`` reads them (the skeleton's
+    ``_plain_strings``): ``"a" "b"`` whole, none in an f-string."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (cst.SimpleString, cst.ConcatenatedString)):
+            value = current.evaluated_value
+            if isinstance(value, str):
+                yield value
+        elif not isinstance(current, cst.FormattedString):
+            stack.extend(iter_children(current))
+
+
 def _class_node(ancestors: Sequence[cst.CSTNode]) -> cst.ClassDef | None:
     """The innermost class definition around the node being entered."""
     return next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
@@ -564,7 +578,9 @@ class Traversal:
         self._stars: list[str] = []
         self._top_level_calls: set[str] = set()
         self._kernel_builds: set[tuple[str, str]] = set()
-        """Module-level calls that may compile kernel sources: (called as written, type)."""
+        """Calls every import of the module runs that may compile kernel sources: (called as
+        written, type)."""
+        self._loads: set[str] = set()
         self._exports: tuple[str, ...] | None = None
         self._classes: list[_Class] = []
         self._functions: list[_Function] = []
@@ -824,14 +840,16 @@ class Traversal:
         dotted = dotted_name(node.func)
         if dotted is not None:
             self._top_level_calls.add(dotted)
-            if may_compile(dotted):
-                strings = (
-                    found.evaluated_value
-                    for found in descendants(node)
-                    if isinstance(found, cst.SimpleString)
-                )
-                sources = (text for text in strings if isinstance(text, str))
-                self._kernel_builds.update((dotted, kind) for kind in kernel_source_types(sources))
+            if may_compile(dotted) and self._runs_on_import():
+                sources = kernel_source_types(_plain_strings(node))
+                self._kernel_builds.update((dotted, kind) for kind in sources)
+
+    def _runs_on_import(self) -> bool:
+        """The node entered runs whenever the module is imported: it is in a statement of
+        the module's body, not under ``try``/``if`` or in a definition, nor in a lambda."""
+        return not any(
+            isinstance(node, (cst.BaseCompoundStatement, cst.Lambda)) for node in self._ancestors
+        )
 
     def _enter_param(self, node: cst.Param) -> None:
         if node.default is not None:
@@ -928,6 +946,8 @@ class Traversal:
         if isinstance(node, cst.Import):
             for alias in node.names:
                 full = dotted_name(alias.name) or ""
+                if self._runs_on_import():
+                    self._loads.add(full)
                 if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                     self._bind_import(alias.asname.name.value, full)
                 else:
@@ -936,6 +956,8 @@ class Traversal:
             return
         target = dotted_name(node.module) if node.module is not None else None
         base = absolute_module(self._module_name, self._is_package, len(node.relative), target)
+        if self._runs_on_import():
+            self._loads.add(base)
         if isinstance(node.names, cst.ImportStar):
             self._stars.append(base)
             return
@@ -1128,6 +1150,7 @@ class Traversal:
             exports=self._exports,
             top_level_calls=resolved_calls(self._top_level_calls, aliases),
             compiled_for=compiled_types(self._kernel_builds, aliases),
+            loads=tuple(sorted(self._loads)),
         )
 
     def _flow_facts(self) -> tuple[Fact, ...]:

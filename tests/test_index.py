@@ -271,6 +271,19 @@ BACKEND_FILES = {
     "lib/own_ops.py": "import ops_cuda\n\n\ndef f(x):\n    return ops_cuda.g(x)\n",
     "lib/kernel_user.py": "from lib.jit_kernels import f as render\n\n\n"
     "def f(x):\n    return render(x)\n",
+    # Nor kernels the module may do without: an import with a fallback, a compilation
+    # under a test or in a lambda, an import in a function.
+    "lib/knn_fallback.py": "try:\n    import knn_cuda\nexcept ImportError:\n"
+    "    knn_cuda = None\n\n\ndef f(x):\n    return knn_cuda.knn(x)\n",
+    "lib/jit_tested.py": "import torch\nfrom torch.utils.cpp_extension import load\n\n"
+    "if torch.cuda.is_available():\n"
+    '    ops = load(name="ops", sources=["ops_kernel.cu"])\n\n\n'
+    "def f(x):\n    return ops.run(x)\n",
+    "lib/jit_lambda.py": "from torch.utils.cpp_extension import load\n\n"
+    'build = lambda: load(name="ops", sources=["ops_kernel.cu"])\n\n\n'
+    "def f(x):\n    return build().run(x)\n",
+    "lib/built_later.py": "def f(x):\n    import pointnet2_cuda\n\n"
+    "    return pointnet2_cuda.sample(x)\n",
     # Asking whether a backend is there, naming it, or calling torch's own operators binds
     # to none.
     "lib/portable.py": "import torch\n\n\ndef f(x):\n"
@@ -304,6 +317,10 @@ BACKEND_FILES = {
         ("lib.built", {"cuda"}),
         ("lib.own_ops", set()),
         ("lib.kernel_user", set()),
+        ("lib.knn_fallback", set()),
+        ("lib.jit_tested", set()),
+        ("lib.jit_lambda", set()),
+        ("lib.built_later", set()),
     ],
 )
 def test_backends(tmp_path: Path, module: str, expected: set[str]) -> None:

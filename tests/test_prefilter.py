@@ -84,6 +84,18 @@ TRICKY = (
     # Characters NFKC changes, in a comment and strings only (the identifiers agree).
     'import torch  # \ufb01ne\nGPU = torch.device("\uff43uda")\n'
     'x = torch.zeros(3, device="\ufb01")\n',
+    # Kernel sources as ast reads them: concatenated whole, none inside an f-string.
+    "from torch.utils.cpp_extension import load\n"
+    'ops = load(name="ops", sources=["render.cpp", "render_kernel.c" "u"])\n',
+    "from torch.utils.cpp_extension import load\n"
+    'ops = load(name="ops", sources=[f"{\'render_kernel.cu\'}", "a.c" f"u"])\n',
+    # Only what every import of the module runs loads or compiles: not under try/if, nor
+    # in a lambda.
+    "import torch\nfrom torch.utils.cpp_extension import load\nimport knn_cuda, pkg.x_cuda\n"
+    "from . import ops_cuda\ntry:\n    import fast_cuda\nexcept ImportError:\n"
+    "    fast_cuda = None\nif torch.cuda.is_available():\n"
+    '    ops = load(name="ops", sources=["a.cu"])\n'
+    'build = lambda: load(name="ops", sources=["b.cu"])\n',
 )
 SOURCES = [*_sources(), *((f"tricky-{n}", text) for n, text in enumerate(TRICKY))]
 
@@ -117,6 +129,10 @@ def _assert_same_structure(text: str) -> None:
         assert found.facts.aliases == expected.aliases
         assert found.facts.classes == expected.classes
         assert found.facts.functions == expected.functions
+        assert found.facts.top_level_calls == expected.top_level_calls
+        assert found.facts.compiled_for == expected.compiled_for
+        assert found.facts.loads == expected.loads
+        assert found.facts.exports == expected.exports
         # A GPU set by a constant needs no skeleton: DEV009's screen passes wherever one is
         # (the next test checks it), so libcst walks every file that holds one.
         wanted = [fact for fact in expected.facts if not isinstance(fact, FixedCurrentGpu)]

@@ -150,8 +150,8 @@ class CudaCall(Rule):
     importing Megatron-LM, whose set-up makes each rank's GPU current, or using the project's
     classes derived from one's) or of CUDA-only kernels (nvdiffrast's rasterizer, a CUDA
     extension the module compiles from `.cu` sources when imported or imports compiled:
-    `import pointnet2_cuda`), which run on the current GPU (not `.cuda(0)` there), a class
-    built around
+    `import pointnet2_cuda`, not under `try`/`if`), which run on the current GPU (not
+    `.cuda(0)` there), a class built around
     `nn.DataParallel` (it derives from it or its `__init__` always builds one: CUDA-only,
     and DataParallel scatters its inputs from any GPU), a method that does nothing but move
     the object's parts, some to the host (`self.unet = self.unet.cuda()`, `self.vae =
@@ -1367,6 +1367,19 @@ class CudaCall(Rule):
             "        return self.raft(frames[:, 0].cuda())\n",
             line=6,
             column=39,
+        ),
+        Invalid(
+            # The CUDA extension is compiled only where a GPU is there: the module runs
+            # without it too, and `.cuda()` in `__init__` still pins the model.
+            "import torch\nfrom torch import nn\nfrom torch.utils.cpp_extension import load\n\n"
+            "if torch.cuda.is_available():\n"
+            '    ops = load(name="ops", sources=["ops_kernel.cu"])\n\n'
+            "class Net(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.fc = nn.Linear(4, 4).cuda()\n",
+            line=11,
+            column=35,
         ),
     )
 

@@ -126,7 +126,8 @@ class HardcodedDevice(Rule):
     Gaudi's HPU, nvdiffrast's CUDA rasterizer), directly or through the project's own code
     built on it (a class deriving from the library's, however many steps away), or of the
     kernels it launches: a CUDA extension it compiles from `.cu` sources when imported
-    (`torch.utils.cpp_extension.load`) or a compiled one it imports (`import pointnet2_cuda`):
+    (`torch.utils.cpp_extension.load`) or a compiled one it imports (`import pointnet2_cuda`),
+    not under `try`/`if` (a fallback may run instead) nor in a lambda:
     that code runs there only, on the device its set-up made current, where such kernels run
     (`"hpu:0"` too: each Gaudi process sees its one HPU; not `"cuda:0"`), nor code that
     runs only after a launcher of the project made the process's GPU current by a run-time

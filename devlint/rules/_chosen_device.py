@@ -89,13 +89,13 @@ def _kept_flag(test: cst.BaseExpression, ancestors: Sequence[cst.CSTNode]) -> cs
     classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
     if classdef is None:
         return test
-    values = _assigned_to_self(classdef).get(attribute, ())
+    values = _self_assignments(classdef).get(attribute, ())
     says = {flag_says_gpu(value) for value in values}
     return values[0] if len(says) == 1 and None not in says else test
 
 
 @lru_cache(maxsize=64)
-def _assigned_to_self(classdef: cst.ClassDef) -> Mapping[str, tuple[cst.BaseExpression, ...]]:
+def _self_assignments(classdef: cst.ClassDef) -> Mapping[str, tuple[cst.BaseExpression, ...]]:
     """What the class's methods assign each attribute of ``self``, once per class: every
     ``if`` on an attribute of ``self`` in the class asks."""
     found: dict[str, list[cst.BaseExpression]] = {}

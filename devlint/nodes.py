@@ -256,6 +256,24 @@ def values_assigned(name: str, function: cst.FunctionDef) -> list[cst.BaseExpres
     ]
 
 
+def holds_an_integer(node: cst.BaseExpression, function: cst.FunctionDef | None) -> bool:
+    """``node`` is a Python int as written: a literal, ``int(...)``, or a local every plain
+    assignment of which is one (``local_rank = int(os.environ["LOCAL_RANK"])``). A dtype
+    never is: ``t.to(local_rank)`` moves the tensor to that GPU."""
+
+    def integer(value: cst.BaseExpression) -> bool:
+        return isinstance(value, cst.Integer) or (
+            isinstance(value, cst.Call) and dotted_name(value.func) == "int"
+        )
+
+    if integer(node):
+        return True
+    if not isinstance(node, cst.Name) or function is None:
+        return False
+    given = values_assigned(node.value, function)
+    return bool(given) and all(integer(value) for value in given)
+
+
 def push_children(
     node: cst.CSTNode, names: tuple[str, ...], stack: list[cst.CSTNode | None]
 ) -> None:

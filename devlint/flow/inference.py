@@ -66,6 +66,7 @@ from devlint.nodes import (
     dotted_name,
     first_positional,
     has_double_star,
+    holds_an_integer,
     is_self,
     is_static_method,
     iter_children,
@@ -2059,6 +2060,8 @@ class _Inference:
             target = named or first_positional(node)
             if target is None:
                 return receiver
+            if holds_an_integer(target.value, self.function):
+                return moved_from(LITERAL, receiver)  # `.to(local_rank)`: that GPU
             device = self.values.get(target.value, UNKNOWN)
             said = (
                 named is not None

@@ -609,6 +609,15 @@ class FactoryWithoutDevice(Rule):
         "        seed = seed.cuda()\n"
         "    dist.broadcast(seed, 0, group=group)\n"
         "    return seed.item()\n",
+        # Moved to the process's GPU by its index: an int names a GPU (`.to(local_rank)`).
+        "import os\nimport torch\nimport torch.distributed as dist\n\n"
+        "def train_epoch(model, loader):\n"
+        '    local_rank = int(os.environ["LOCAL_RANK"])\n'
+        "    loss_sum = torch.zeros(2).to(local_rank)\n"
+        "    for x in loader:\n"
+        "        loss_sum[0] += model(x).item()\n"
+        "    dist.all_reduce(loss_sum)\n"
+        "    return loss_sum\n",
         # Moved to the GPU wherever there is one before the collective (the path that
         # skips the move has only gloo), on a CPU group bound by name, or handed over only
         # where it is on the GPU (`v.is_cuda`).

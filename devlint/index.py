@@ -1409,14 +1409,15 @@ class ProjectIndex:
         )
 
     def _called(self, callee: str, caller: str) -> str | None:
-        """The project function a call in ``caller`` runs (a class: its ``__init__``)."""
+        """The project function a call in ``caller`` runs (a class: its ``__init__``, the
+        one its decorator writes where the project defines none: ``@dataclass``)."""
         if callee.startswith("self."):
             owner = self._owner(caller)
             found = self._method_table(owner).get(callee[5:]) if owner else None
         else:
             found = self.resolve(callee, self._module_of[caller])
             if found in self._classes:
-                found = self._method_table(found).get("__init__")
+                found = self._method_table(found).get("__init__", f"{found}.__init__")
         return self.canonical(found) if found is not None else None
 
     def scripts_running(self, function: str) -> frozenset[str]:

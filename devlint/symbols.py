@@ -868,6 +868,29 @@ CPU_LENGTHS_FUNCTIONS = frozenset(
 as it is holds CPU lengths, in the functions of that file that take it too (NISQA hands
 one ``n_wins`` to every block of its model)."""
 
+RECORD_CLASS_DECORATORS = frozenset(
+    {
+        "dataclasses.dataclass",
+        "attr.s",
+        "attr.attrs",
+        "attr.define",
+        "attr.frozen",
+        "attr.mutable",
+        "attrs.define",
+        "attrs.frozen",
+        "attrs.mutable",
+    }
+)
+"""Class decorators that write the class's ``__init__`` from its fields: a field's default
+is that ``__init__``'s parameter default (glide's ``device: torch.device =
+attr.ib(default=torch.device("cuda"))``)."""
+
+RECORD_FIELD_FUNCTIONS = frozenset(
+    {"dataclasses.field", "attr.ib", "attr.attrib", "attr.field", "attrs.field"}
+)
+"""What declares a field of a ``RECORD_CLASS_DECORATORS`` class, its ``default=`` the
+parameter's default."""
+
 PROCESS_GROUP_INITS = {"torch.distributed.init_process_group": 0, "torch.distributed.new_group": 2}
 """``{function: position of backend}``: what makes a process group. A file that makes one
 with a gloo backend (``"gloo"``, ``"cpu:gloo,cuda:nccl"``) hands its collectives CPU

@@ -30,6 +30,8 @@ from devlint.symbols import (
     DEVICE_NAMING_KEYWORDS,
     DEVICE_TYPES,
     MODULE_MOVING_METHODS,
+    RECORD_CLASS_DECORATORS,
+    RECORD_FIELD_FUNCTIONS,
     SILENT_BUILTINS,
     TEXT_BUILTINS,
     TEXT_METHODS,
@@ -324,6 +326,57 @@ def may_set_environment(assign: ast.AST, names: Bindings, key: str) -> str | Non
     ):
         return assign.value.value
     return None
+
+
+def record_device_field(
+    literal: cst.CSTNode,
+    ancestors: Sequence[cst.CSTNode],
+    qualified_name: Callable[[cst.BaseExpression], str | None],
+) -> int | None:
+    """Where the generated ``__init__`` takes the field whose default ``literal`` is: a
+    ``device`` field of a class whose decorator writes its ``__init__`` from its fields
+    (``RECORD_CLASS_DECORATORS``), given as its value or a field declaration's
+    ``default=``. Its place among the class's fields (-1: keyword only), or None."""
+    at = len(ancestors) - 1
+    while at >= 0 and isinstance(ancestors[at], (cst.Arg, cst.Call)):
+        at -= 1  # out of `attr.ib(default=...)`
+    if at < 3:
+        return None
+    classdef, block, line, field = ancestors[at - 3 : at + 1]
+    if not (
+        isinstance(field, cst.AnnAssign)
+        and isinstance(line, cst.SimpleStatementLine)
+        and isinstance(block, cst.IndentedBlock)
+        and isinstance(classdef, cst.ClassDef)
+        and dotted_name(field.target) == "device"
+    ):
+        return None
+    value = field.value
+    if isinstance(value, cst.Call) and qualified_name(value.func) in RECORD_FIELD_FUNCTIONS:
+        declared = keyword_argument(value, "default")
+        value = declared.value if declared is not None else None
+    if value is not literal:
+        return None
+    keyword_only = False
+    for decorator in classdef.decorators:
+        made = decorator.decorator
+        call = made if isinstance(made, cst.Call) else None
+        if qualified_name(call.func if call else made) in RECORD_CLASS_DECORATORS:
+            only = keyword_argument(call, "kw_only") if call else None
+            keyword_only = only is not None and dotted_name(only.value) == "True"
+            break
+    else:
+        return None
+    if keyword_only:
+        return -1
+    fields = [
+        small
+        for statement in block.body
+        if isinstance(statement, cst.SimpleStatementLine)
+        for small in statement.body
+        if isinstance(small, cst.AnnAssign)
+    ]
+    return fields.index(field)
 
 
 def stores_its_device_parameter(function: cst.FunctionDef) -> bool:

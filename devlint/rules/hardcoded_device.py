@@ -47,6 +47,7 @@ from devlint.rules._devices import (
     only_compared,
     places_with,
     places_with_its_device,
+    record_device_field,
     returned_as_is,
     stores_its_device_parameter,
     under_a_device_switch,
@@ -89,7 +90,9 @@ class HardcodedDevice(Rule):
     `x.cuda()` there: a project that pins each process to its GPU). A legacy constructor such as
     `torch.cuda.FloatTensor(...)` is a literal device too (the current GPU), and so is the
     default of a model's `__init__(..., device="cuda")` that it stores as `self.device` and
-    places tensors with (callers that rely on it are pinned to the GPU), and a
+    places tensors with (callers that rely on it are pinned to the GPU; a `device` field's
+    default in a dataclass or attrs class is its generated `__init__`'s: `device:
+    torch.device = attr.ib(default=torch.device("cuda"))`), and a
     `device="cuda"` default of any
     function that the project's own code (not a script's, not a test's) calls without a
     device: those calls place their tensors on the GPU whatever their own device is (not
@@ -230,6 +233,15 @@ class HardcodedDevice(Rule):
     screen_types = (ast.Call, ast.FunctionDef, *BINDING_TYPES)
 
     VALID = (
+        # A field default every constructor overrides, by keyword or by position.
+        "import attr\nimport torch\nfrom torch import nn\n\n"
+        "@attr.s(eq=False)\nclass Embedding(nn.Module):\n"
+        "    width: int = attr.ib()\n"
+        '    device: torch.device = attr.ib(default=torch.device("cuda"))\n\n'
+        "    def __attrs_post_init__(self):\n        super().__init__()\n"
+        "        self.w = nn.Parameter(torch.empty(self.width, device=self.device))\n\n"
+        "def build(width, device):\n"
+        "    return Embedding(width, device=device), Embedding(width, device)\n",
         # Handed a framework's bundle of process groups: one rank's code, on the GPU its
         # set-up made current (INVALID: told its device).
         "import torch\nfrom framework import ParallelContext\n\n"
@@ -1112,6 +1124,18 @@ class HardcodedDevice(Rule):
             column=38,
         ),
         Invalid(
+            # A field default is the generated `__init__`'s: a constructor relies on it.
+            "import attr\nimport torch\nfrom torch import nn\n\n"
+            "@attr.s(eq=False)\nclass Embedding(nn.Module):\n"
+            "    width: int = attr.ib()\n"
+            '    device: torch.device = attr.ib(default=torch.device("cuda"))\n\n'
+            "    def __attrs_post_init__(self):\n        super().__init__()\n"
+            "        self.w = nn.Parameter(torch.empty(self.width, device=self.device))\n\n"
+            "def build(width, device):\n    return Embedding(width)\n",
+            line=8,
+            column=44,
+        ),
+        Invalid(
             # Every direct constructor passes a device, but a subclass's relies on it.
             "import torch\nfrom torch import nn\n\nclass Embedder(nn.Module):\n"
             '    def __init__(self, width, device="cuda"):\n'
@@ -1407,6 +1431,13 @@ class HardcodedDevice(Rule):
         callee: str = "",
     ) -> None:
         ancestors = context.ancestors
+        position = record_device_field(node, ancestors, context.qualified_name)
+        if position is not None and context.scope.class_name is not None:
+            # `device: torch.device = attr.ib(default=torch.device("cuda"))`: `__init__`'s
+            init = f"{context.scope.class_name}.__init__"
+            data = {"literal": literal, "default": init, "position": str(position)}
+            context.report(self.code, node, data=data)
+            return
         if under_a_test_of_the_device(ancestors):
             return  # `if device == "gpu": return torch.device("cuda")` translates it
         if only_compared(node, ancestors) or in_a_probe(ancestors) or in_a_callback(ancestors):

@@ -741,6 +741,22 @@ def _attribute_classes(init: cst.FunctionDef, resolve: Resolver) -> dict[str, st
     return {name: built for name, built in found.items() if name not in differing}
 
 
+def returns_a_dict(function: cst.FunctionDef) -> bool:
+    """Every ``return`` of ``function`` (and there is one) gives a dict written out: a
+    display or comprehension, or a local name only ever bound to one."""
+    returns = [node for node in descendants(function.body) if isinstance(node, cst.Return)]
+
+    def a_dict(value: cst.BaseExpression | None) -> bool:
+        if isinstance(value, (cst.Dict, cst.DictComp)):
+            return True
+        if not isinstance(value, cst.Name):
+            return False
+        given = values_assigned(value.value, function)
+        return bool(given) and all(isinstance(v, (cst.Dict, cst.DictComp)) for v in given)
+
+    return bool(returns) and all(a_dict(node.value) for node in returns)
+
+
 def _names_one_of(node: cst.BaseExpression, names: set[str]) -> bool:
     return isinstance(node, cst.Name) and node.value in names
 
@@ -882,6 +898,9 @@ class _Inference:
         self.dicts: set[str] = set()
         """Names bound to a dict written out (``{...}``, a comprehension): ``d[k] = v`` stores
         ``v`` there for ``d[k]`` to give back (``_item_key``), as a name does."""
+        self.keyed_dicts: set[str] = set()
+        """Those of ``dicts`` written with a string for every key: each item is held under
+        its key, so the dict's own value is its items' as they are now (``_rewrite_item``)."""
         self.not_none: set[str] = set()
         """Parameters a caller passes a tensor (not None) and not rebound since: an
         ``if x is None:`` branch on them does not run for that call."""
@@ -1159,9 +1178,37 @@ class _Inference:
     # Bindings ----------------------------------------------------------------
 
     def _note_dict(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        """``d = {...}`` (or a dict comprehension): ``d`` is a dict written out (``dicts``)."""
-        if isinstance(target, cst.Name) and isinstance(value, (cst.Dict, cst.DictComp)):
+        """``d = {...}`` (or a dict comprehension), or ``d = make_batch(...)`` of a function
+        of this file whose every ``return`` gives one (``returns_a_dict``): ``d`` is a dict
+        written out (``dicts``), whose items a subscript picks."""
+        if not isinstance(target, cst.Name):
+            return
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+            function = self._around.functions.get(value.func.value)
+            if function is not None and returns_a_dict(function):
+                self.dicts.add(target.value)
+        if isinstance(value, (cst.Dict, cst.DictComp)):
             self.dicts.add(target.value)
+        if isinstance(value, cst.Dict):
+            items = [
+                (element.key.value, element.value)
+                for element in value.elements
+                if isinstance(element, cst.DictElement)
+                and isinstance(element.key, cst.SimpleString)
+            ]
+            if items and len(items) == len(value.elements):
+                for key, item in items:
+                    self.env[f"{target.value}[{key}]"] = self.values.get(item, UNKNOWN)
+                self.keyed_dicts.add(target.value)
+
+    def _rewrite_item(self, container: cst.BaseExpression) -> None:
+        """An item of a dict of ``keyed_dicts`` was written (``batch["lr"] = lr.to(d)``):
+        the dict now holds its items as they are (``return batch`` gives the moved one)."""
+        if not (isinstance(container, cst.Name) and container.value in self.keyed_dicts):
+            return
+        prefix = f"{container.value}["
+        items = [found for key, found in self.env.items() if key.startswith(prefix)]
+        self.env[container.value] = _collection(items)
 
     def _item_key(self, node: cst.Subscript) -> str | None:
         """``d[k]`` or ``d["mask"]`` of a dict written out here (``dicts``), by a name or a
@@ -1199,6 +1246,7 @@ class _Inference:
             self.not_none.discard(target.value)
             self.lists.discard(target.value)
             self.dicts.discard(target.value)
+            self.keyed_dicts.discard(target.value)
         elif isinstance(target, cst.Attribute):
             self.lists.discard(_list_holder(target) or "")
             if target.attr.value == "data":
@@ -1219,6 +1267,7 @@ class _Inference:
             key = self._item_key(target)
             if key is not None:
                 self.env[key] = found
+                self._rewrite_item(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             starred = any(isinstance(e, cst.StarredElement) for e in target.elements)
             parts = None if starred else self._parts(source, len(target.elements))
@@ -1442,6 +1491,7 @@ class _Inference:
         inner.function = self.function
         inner.env = dict(self.env)
         inner.dicts = set(self.dicts)
+        inner.keyed_dicts = set(self.keyed_dicts)
         for param in _parameters_of(params):
             inner.env[param.name.value] = from_parameter(param.name.value)
         if isinstance(body, cst.BaseExpression):
@@ -1715,6 +1765,7 @@ class _Inference:
         inner.function = self.function
         inner.env = dict(self.env)
         inner.dicts = set(self.dicts)
+        inner.keyed_dicts = set(self.keyed_dicts)
         inner.nested = dict(self.nested)
         inner.inlining = self.inlining | {function}
         bound = _bound(function, arguments, method=False)

@@ -691,6 +691,17 @@ class FactoryWithoutDevice(Rule):
         "        mask = torch.ones(4).bool()\n"
         "        mask = mask.to(picked.device)\n"
         "        return picked[mask].sum()\n",
+        # A dict a helper of the file returns: a subscript picks an item by its key, even a
+        # key the flow cannot read (stablediffusion's `batch[ck]` for `ck` in model keys).
+        "import numpy as np\nimport torch\n\n"
+        "def make_batch(image, device):\n"
+        "    pixels = torch.from_numpy(np.asarray(image)).float()\n"
+        '    batch = {"lr": pixels[None], "hr": None}\n'
+        '    batch["lr"] = batch["lr"].to(device)\n'
+        "    return batch\n\n"
+        "def upscale(model, image, device):\n"
+        "    batch = make_batch(image, device)\n"
+        "    return [model(batch[key]) for key in model.concat_keys]\n",
         # Hooks where CPU tensors are right: before the transfer, in checkpoints, at epoch end.
         "import torch\nimport pytorch_lightning as pl\n\n"
         "class M(pl.LightningModule):\n"

@@ -2658,6 +2658,22 @@ class FactoryWithoutDevice(Rule):
             column=13,
         ),
         Invalid(
+            # No move where they meet: on the other path the name holds None.
+            "import torch\nfrom torch import nn\n\n"
+            "class Graph(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.gn = nn.Bilinear(4, 4, 2)\n\n"
+            "    def forward(self, feats, picked, mode):\n"
+            '        if mode == "picked":\n'
+            "            nodes = torch.FloatTensor(picked)\n"
+            "        else:\n"
+            "            nodes = None\n"
+            "        return self.gn(feats, nodes)\n",
+            line=11,
+            column=21,
+        ),
+        Invalid(
             # Handed over only where it is not on the GPU.
             "import torch\nimport torch.distributed as dist\n\n"
             "def reduce_metrics(output, distributed):\n"
@@ -4525,10 +4541,22 @@ def _fixes(
         and borrowable_device(meeting.partner, _function_holding(meeting, flow, context))
         and not _may_be_a_number(meeting.partner, _function_holding(meeting, flow, context), flow)
         and not updated_in_place(meeting.cpu, meeting.at)
+        and not _may_be_none(meeting.cpu, _function_holding(meeting, flow, context))
     ):
         fixes["move_at_meeting"] = (insert_after(meeting.cpu, f".to({partner_name}.device)"),)
         anchors["move_at_meeting"] = partner_name
     return fixes, anchors
+
+
+def _may_be_none(tensor: cst.BaseExpression, function: cst.FunctionDef) -> bool:
+    """The CPU tensor's name is bound to ``None`` on some path (``output_nodes = None`` in
+    an ``else:``): ``.to(...)`` there would raise where the tensor is not needed."""
+    if not isinstance(tensor, cst.Name):
+        return False
+    return any(
+        isinstance(value, cst.Name) and value.value == "None"
+        for value in values_assigned(tensor.value, function)
+    )
 
 
 def _may_be_a_number(

@@ -43,6 +43,7 @@ from devlint.symbols import (
     EXTENSION_MODULE_TYPES,
     FORWARD_PATH_HOOKS,
     FORWARD_PATH_METHODS,
+    KERNEL_LIBRARIES,
     LIBRARY_MODULE_BASES,
     LIGHTNING_DATAMODULE_BASES,
     LIGHTNING_MODULE_BASES,
@@ -1039,11 +1040,17 @@ class ProjectIndex:
 
     def _extension_backend(self, name: str) -> str | None:
         """The device type of the compiled extension module that ``name`` is in
-        (``EXTENSION_MODULE_TYPES``: ``pointnet2_cuda``), when no module of the project has
+        (``EXTENSION_MODULE_TYPES``: ``pointnet2_cuda``) or of the kernel library it is
+        part of (``KERNEL_LIBRARIES``: ``flashinfer``), when no module of the project has
         that name."""
         top = name.partition(".")[0]
         if top in self._modules:
             return None
+        parts = name.split(".")
+        for length in (2, 1):
+            kind = KERNEL_LIBRARIES.get(".".join(parts[:length]))
+            if kind is not None:
+                return kind
         endings = EXTENSION_MODULE_TYPES.items()
         return next((kind for ending, kind in endings if top.endswith(ending)), None)
 

@@ -636,6 +636,25 @@ EXTENSION_MODULE_TYPES = {"_cuda": "cuda"}
 (``import pointnet2_cuda``, ``knn_cuda``, as ``CUDAExtension("lltm_cuda", ...)`` names them):
 importing one that is no module of the project binds to that type, as a library does."""
 
+KERNEL_LIBRARIES = {
+    "flash_attn": "cuda",
+    "flashinfer": "cuda",
+    "deep_gemm": "cuda",
+    "flash_mla": "cuda",
+    "sgl_kernel.flash_attn": "cuda",
+    "sgl_kernel.flash_mla": "cuda",
+    "aiter": "cuda",
+    "cpm_kernels": "cuda",
+}
+"""Libraries (or parts of one) of kernels built for one device type only: FlashAttention
+(CUDA and ROCm GPUs), FlashInfer, DeepSeek's DeepGEMM and FlashMLA (NVIDIA), sgl-kernel's
+FlashAttention and FlashMLA ports (its other kernels have CPU builds too), AMD's AITER (ROCm,
+whose GPUs torch calls ``cuda``), OpenBMB's ``cpm_kernels`` (CUDA). Unlike
+``BACKEND_LIBRARIES``, code often calls one on one path among several (flash attention
+beside SDPA): a module is bound to its type only when it imports it whenever it is
+imported, as a compiled extension (``EXTENSION_MODULE_TYPES``), since it cannot even be
+imported without it."""
+
 ONE_DEVICE_PER_PROCESS_TYPES = frozenset({"hpu"})
 """Device types whose processes each see one device, index 0: Intel Gaudi's bridge gives a
 process one HPU (the one of its local rank, or the first free one), so ``"hpu:0"`` there is

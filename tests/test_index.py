@@ -284,6 +284,22 @@ BACKEND_FILES = {
     "def f(x):\n    return build().run(x)\n",
     "lib/built_later.py": "def f(x):\n    import pointnet2_cuda\n\n"
     "    return pointnet2_cuda.sample(x)\n",
+    # A kernel library the module imports whenever it is imported binds it (also a part of
+    # one: sgl-kernel's FlashMLA); one it calls on one path among others does not (flash
+    # attention beside SDPA, imported with a fallback), nor a part of a library whose other
+    # kernels have CPU builds.
+    "lib/flash_backend.py": "from flashinfer import BatchDecodeWrapper\n\n\n"
+    "def f(x):\n    return BatchDecodeWrapper(x)\n",
+    "lib/mla_backend.py": "from sgl_kernel.flash_mla import mla_decode\n\n\n"
+    "def f(x):\n    return mla_decode(x)\n",
+    "lib/flash_optional.py": "import torch\n\ntry:\n"
+    "    from flash_attn import flash_attn_func\nexcept ImportError:\n"
+    "    flash_attn_func = None\n\n\n"
+    "def f(q, k, v):\n    if flash_attn_func is None:\n"
+    "        return torch.nn.functional.scaled_dot_product_attention(q, k, v)\n"
+    "    return flash_attn_func(q, k, v)\n",
+    "lib/portable_kernels.py": "from sgl_kernel import silu_and_mul\n\n\n"
+    "def f(x):\n    return silu_and_mul(x)\n",
     # Asking whether a backend is there, naming it, or calling torch's own operators binds
     # to none.
     "lib/portable.py": "import torch\n\n\ndef f(x):\n"
@@ -321,6 +337,10 @@ BACKEND_FILES = {
         ("lib.jit_tested", set()),
         ("lib.jit_lambda", set()),
         ("lib.built_later", set()),
+        ("lib.flash_backend", {"cuda"}),
+        ("lib.mla_backend", {"cuda"}),
+        ("lib.flash_optional", set()),
+        ("lib.portable_kernels", set()),
     ],
 )
 def test_backends(tmp_path: Path, module: str, expected: set[str]) -> None:

@@ -150,7 +150,8 @@ class CudaCall(Rule):
     importing Megatron-LM, whose set-up makes each rank's GPU current, or using the project's
     classes derived from one's) or of CUDA-only kernels (nvdiffrast's rasterizer, a CUDA
     extension the module compiles from `.cu` sources when imported or imports compiled:
-    `import pointnet2_cuda`, not under `try`/`if`), which run on the current GPU (not
+    `import pointnet2_cuda`, or a library of CUDA-only kernels it imports: `flashinfer`,
+    not under `try`/`if`), which run on the current GPU (not
     `.cuda(0)` there), a class built around
     `nn.DataParallel` (it derives from it or its `__init__` always builds one: CUDA-only,
     and DataParallel scatters its inputs from any GPU), a method that does nothing but move

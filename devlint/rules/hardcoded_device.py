@@ -129,8 +129,9 @@ class HardcodedDevice(Rule):
     Gaudi's HPU, nvdiffrast's CUDA rasterizer), directly or through the project's own code
     built on it (a class deriving from the library's, however many steps away), or of the
     kernels it launches: a CUDA extension it compiles from `.cu` sources when imported
-    (`torch.utils.cpp_extension.load`) or a compiled one it imports (`import pointnet2_cuda`),
-    not under `try`/`if` (a fallback may run instead) nor in a lambda:
+    (`torch.utils.cpp_extension.load`), a compiled one it imports (`import pointnet2_cuda`)
+    or a library of CUDA-only kernels it imports (`from flashinfer import ...`, FlashAttention,
+    DeepGEMM, AMD's AITER), not under `try`/`if` (a fallback may run instead) nor in a lambda:
     that code runs there only, on the device its set-up made current, where such kernels run
     (`"hpu:0"` too: each Gaudi process sees its one HPU; not `"cuda:0"`), nor code that
     runs only after a launcher of the project made the process's GPU current by a run-time
@@ -686,8 +687,31 @@ class HardcodedDevice(Rule):
         '        idx = torch.zeros(xyz.shape[0], npoint, dtype=torch.int32, device="cuda")\n'
         "        pointnet2_cuda.furthest_point_sampling(xyz, npoint, idx)\n"
         "        return idx\n",
+        # A module that imports a library of CUDA-only kernels whenever it is imported runs
+        # on the current GPU only, where those kernels do.
+        "import torch\nfrom flashinfer import BatchDecodeWithPagedKVCacheWrapper\n\n"
+        "class DecodeBackend:\n"
+        "    def __init__(self, runner):\n"
+        "        self.device = runner.device\n"
+        "        self.wrapper = BatchDecodeWithPagedKVCacheWrapper(runner.workspace)\n\n"
+        "    def init_graph_state(self, max_tokens):\n"
+        '        self.kv_indices = torch.zeros(max_tokens, dtype=torch.int32, device="cuda")\n',
     )
     INVALID = (
+        Invalid(
+            # The kernel library's look-alike (VALID) with a fallback: the module runs
+            # without it too (SDPA), on any device, and `"cuda"` is hard-coded there.
+            "import torch\n\ntry:\n    from flash_attn import flash_attn_func\n"
+            "except ImportError:\n    flash_attn_func = None\n\n"
+            "class Attention(torch.nn.Module):\n"
+            "    def forward(self, q, k, v):\n"
+            '        scale = torch.ones(q.shape[-1], device="cuda")\n'
+            "        if flash_attn_func is None:\n"
+            "            return torch.nn.functional.scaled_dot_product_attention(q * scale, k, v)\n"
+            "        return flash_attn_func(q * scale, k, v)\n",
+            line=10,
+            column=48,
+        ),
         Invalid(
             # The Gaudi lambda's look-alike (VALID) with a literal of another backend: the
             # module runs on HPU, and `"cuda"` is no device of its.

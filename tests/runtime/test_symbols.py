@@ -317,6 +317,7 @@ NOT_LIBRARY_NAMES = {
     "CPU_LIBRARIES": "names of other libraries (numpy, matplotlib...), not dependencies here",
     "HOST_ARRAY_LIBRARIES": "names of other libraries (numpy, scipy...), not dependencies here",
     "BACKEND_LIBRARIES": "names of other libraries (Megatron-LM, Gaudi's, Ascend's), not here",
+    "KERNEL_LIBRARIES": "names of kernel libraries (FlashAttention, FlashInfer...), not here",
     "BACKEND_FREE_PARTS": "parts of other libraries (OpenVINO's converters), not here",
     "BACKEND_OP_NAMESPACES": "made from DEVICE_TYPES; torch.ops makes any namespace on access",
     "PROCESSOR_SUFFIXES": "endings of variable names that users choose",

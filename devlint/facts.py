@@ -302,6 +302,31 @@ Fact = (
 
 
 @dataclass(frozen=True)
+class GlooCall:
+    """A call that spells the gloo backend (``"gloo"``) as an argument: where its callee
+    makes a process group with the backend given there, it makes one that takes CPU
+    tensors (``new_group(ranks, backend="gloo")``, a project function handing it on)."""
+
+    callee: str
+    """Qualified name as written (resolved through imports)."""
+    slot: int | str
+    """The argument spelling gloo: a position, or a keyword."""
+    attribute: str = ""
+    """The attribute its result is assigned to (``self.cpu_group = ...``), if any."""
+
+
+@dataclass(frozen=True)
+class BackendParameter:
+    """A function hands its parameter on as the backend of a process group it makes
+    (``new_group(ranks, backend=backend)``): its callers choose the group's backend."""
+
+    function: str
+    parameter: str
+    position: int | None = None
+    """Where a call passes it positionally (None: a method, called with a receiver)."""
+
+
+@dataclass(frozen=True)
 class FileFacts:
     """Everything about one file that the project index needs."""
 
@@ -328,6 +353,13 @@ class FileFacts:
     exports: tuple[str, ...] | None = None
     """The names its ``__all__`` lists; None: it has none, or one that is not a list of
     strings (a star import of it then binds its public names)."""
+    gloo_calls: tuple[GlooCall, ...] = ()
+    """Calls in its functions that spell the gloo backend as an argument."""
+    backend_parameters: tuple[BackendParameter, ...] = ()
+    """Its functions that hand a parameter on as a process group's backend."""
+    assigned_attributes: frozenset[str] = frozenset()
+    """The attributes its functions assign (``x.name = value``) a value other than None and
+    other than a ``gloo_calls`` result: what else such an attribute may hold."""
 
 
 def resolve_alias(dotted: str, aliases: Mapping[str, str]) -> str | None:

@@ -14,7 +14,7 @@ from devlint.facts import FileFacts, tensor_annotation
 from devlint.findings import Applicability, Fix
 from devlint.flow.fallback import fallback_return
 from devlint.flow.inference import FunctionFlow
-from devlint.flow.meetings import Meeting, MeetingKind, empty_data
+from devlint.flow.meetings import Meeting, MeetingKind, collective_group, empty_data
 from devlint.flow.values import UNKNOWN, Origin
 from devlint.index import ProjectIndex, is_test_module
 from devlint.nodes import (
@@ -3797,6 +3797,9 @@ class FactoryWithoutDevice(Rule):
             evidence["cpu_inputs_clear"] = "yes"
         if not uncast:
             evidence["cast_to_gpu"] = "yes"
+        if all(found.kind is MeetingKind.COLLECTIVE for found in meetings):
+            evidence["groups"] = ",".join(_group_attribute(found, context) for found in meetings)
+            evidence["module"] = context.module_name
         if _meets_raw_input(meeting, flow.function) or _meets_nested_parameters(
             meeting, flow, context
         ):
@@ -3938,6 +3941,8 @@ class FactoryWithoutDevice(Rule):
             return None  # an OpenVINO wrapper's tensors: on the CPU, as what they meet
         if "cast_to_gpu" in data and index.sets_each_process_gpu:
             return None  # cast to the current GPU's type: the one the set-up makes its own
+        if "groups" in data and _over_cpu_groups(data, index):
+            return None  # handed only to collectives over gloo process groups: on the CPU
         collate = not scope.forward_path and _collate_function(candidate.scope, index)
         if "cpu_inputs_clear" in data and collate:
             return None  # a loader's samples are on the CPU: so is what they meet here
@@ -4449,6 +4454,26 @@ def _describe(meeting: Meeting, context: FileContext) -> str:
         if len(text) <= _MAX_SHOWN:
             return text
     return text[: _MAX_SHOWN - 3] + "..."
+
+
+def _group_attribute(meeting: Meeting, context: FileContext) -> str:
+    """The attribute naming the process group of the collective ``meeting`` is at
+    (``group=self.cpu_group``: ``cpu_group``), if one does."""
+    call = meeting.at
+    assert isinstance(call, cst.Call)
+    group = collective_group(call, context.qualified_name(call.func) or "")
+    return group.attr.value if isinstance(group, cst.Attribute) else ""
+
+
+def _over_cpu_groups(data: Mapping[str, str], index: ProjectIndex) -> bool:
+    """Every collective the tensor is handed to runs over a process group made with the
+    gloo backend, which takes CPU tensors: one given as an attribute the project assigns
+    only such groups (``cpu_group_attribute``), or one given otherwise (the default group
+    too) in a file that makes such groups (``makes_cpu_groups``)."""
+    in_file = index.makes_cpu_groups(data["module"])
+    return all(
+        index.cpu_group_attribute(name) if name else in_file for name in data["groups"].split(",")
+    )
 
 
 def _fixes(

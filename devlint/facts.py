@@ -609,6 +609,30 @@ def _shape_order(shape: CallShape) -> tuple[str, int, tuple[str, ...], bool, boo
     return shape.callee, shape.positional, shape.keywords, shape.unpacks, shape.kept_as_device
 
 
+def gloo_slots(arguments: Iterable[tuple[int | str | None, object]]) -> Iterator[int | str]:
+    """The slots (positions, keywords) among a call's ``arguments`` (each slot with its
+    literal value, if any) that spell the gloo backend: ``GlooCall.slot``."""
+    for slot, value in arguments:
+        if slot is not None and isinstance(value, str) and "gloo" in value:
+            yield slot
+
+
+def backend_parameter(
+    function: str,
+    positional: Sequence[str],
+    keyword_only: Collection[str],
+    method: bool,
+    backend: str | None,
+) -> BackendParameter | None:
+    """The ``BackendParameter`` of ``function`` (its parameters ``positional`` and
+    ``keyword_only``), whose call making a process group passes the name ``backend``."""
+    if backend in positional:
+        return BackendParameter(function, backend, None if method else positional.index(backend))
+    if backend in keyword_only:
+        return BackendParameter(function, backend)
+    return None
+
+
 def tensor_annotation(annotation: str | None, aliases: Mapping[str, str]) -> bool:
     """An annotation (dotted, as written; imports resolve) that names a tensor type:
     ``Tensor``, ``torch.FloatTensor``, ``T`` after ``from torch import Tensor as T``. The

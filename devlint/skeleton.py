@@ -34,11 +34,13 @@ from devlint.facts import (
     Reference,
     absolute_module,
     assigned_alias,
+    backend_parameter,
     bound_method,
     class_facts,
     compiled_types,
     exports_after,
     function_facts,
+    gloo_slots,
     input_annotation,
     kernel_source_types,
     may_compile,
@@ -639,13 +641,15 @@ class _Walk:
             return
         named = [k.value for k in node.keywords if k.arg == "backend"]
         backend = (named or node.args[position : position + 1] or [None])[0]
-        if not isinstance(backend, ast.Name):
-            return
-        if backend.id in function.parameters:
-            order = function.parameters.index(backend.id) if function.owner is None else None
-            self._backend_parameters.append(BackendParameter(function.name, backend.id, order))
-        elif backend.id in function.keyword_only:
-            self._backend_parameters.append(BackendParameter(function.name, backend.id))
+        handed = backend_parameter(
+            function.name,
+            function.parameters,
+            function.keyword_only,
+            function.owner is not None,
+            backend.id if isinstance(backend, ast.Name) else None,
+        )
+        if handed is not None:
+            self._backend_parameters.append(handed)
 
     def _added_exports(self, node: ast.AugAssign) -> None:
         """``__all__ += [...]`` at module level (see ``FileFacts.exports``)."""
@@ -968,12 +972,11 @@ def skeleton(
 
 
 def _gloo_slots(call: ast.Call) -> Iterator[int | str]:
-    """The arguments of ``call`` that spell the gloo backend: positions and keywords."""
-    for slot, arg in [*enumerate(call.args), *((k.arg, k.value) for k in call.keywords)]:
-        if slot is None or not isinstance(arg, ast.Constant) or not isinstance(arg.value, str):
-            continue
-        if "gloo" in arg.value:
-            yield slot
+    """The arguments of ``call`` that spell the gloo backend (``gloo_slots``)."""
+    arguments = [*enumerate(call.args), *((k.arg, k.value) for k in call.keywords)]
+    return gloo_slots(
+        (slot, arg.value if isinstance(arg, ast.Constant) else None) for slot, arg in arguments
+    )
 
 
 def _literal_strings(node: ast.expr) -> list[object] | None:

@@ -250,8 +250,11 @@ class FactoryWithoutDevice(Rule):
     on as they are (a project's `@auto_move_data` may move them first); a parameter the
     function asks `hasattr` or `getattr` about (an object, not a tensor); a collective on
     a CPU group (`group=cpu_group`, a name bound only to one, `group =
-    ctx.get_cpu_group()`, or in a file that makes a gloo process group:
-    `init_process_group(backend="gloo")`, or a backend read from a setting in a file that
+    ctx.get_cpu_group()`, an attribute the project, in any file, assigns only process
+    groups made with gloo: `self.group = new_group(ranks, backend="gloo")`, or through a
+    project function handing its backend on to torch; or, given no such attribute, in a
+    file that makes a gloo process group: `init_process_group(backend="gloo")`, through
+    such a function too, or a backend read from a setting in a file that
     names gloo and never NCCL), in a function that asks the backend
     (`get_backend(group)`, `Backend.NCCL`, `"gloo"`) and places its tensors by it, and
     the `*_object` collectives, which place their tensors themselves; a library
@@ -596,6 +599,19 @@ class FactoryWithoutDevice(Rule):
         "    sizes = [torch.zeros(1) for _ in range(dist.get_world_size())]\n"
         "    dist.all_gather(sizes, torch.tensor([x.shape[0]]))\n"
         "    return sizes\n",
+        # Over a group kept in an attribute the project assigns only groups made with gloo,
+        # through a function handing the backend on (positional group too).
+        "import torch\nimport torch.distributed as dist\n\n"
+        "def custom_group(ranks, backend='nccl'):\n"
+        "    return dist.new_group(ranks=ranks, backend=backend)\n\n"
+        "class Controller:\n"
+        "    def __init__(self, ranks, device):\n"
+        "        self.device = device\n"
+        '        self.prefetch_group = custom_group(ranks, backend="gloo")\n\n'
+        "    def agree(self, count):\n"
+        "        hits = torch.tensor([count], dtype=torch.int)\n"
+        "        dist.all_reduce(hits, dist.ReduceOp.MIN, self.prefetch_group)\n"
+        "        return hits.item()\n",
         # Collectives: on a CPU (gloo) group, placed by the backend, objects, device tensors.
         "import torch\nimport torch.distributed as dist\n\n"
         "def sync(cpu_group):\n"
@@ -2623,6 +2639,35 @@ class FactoryWithoutDevice(Rule):
             "            seed = torch.tensor(random.randrange(10_000), device=x.device)\n"
             "            dist.all_reduce(seed)\n"
             "        return x\n",
+        ),
+        Invalid(
+            # Over a group the project makes with NCCL.
+            "import torch\nimport torch.distributed as dist\n\n"
+            "def custom_group(ranks, backend=None):\n"
+            "    return dist.new_group(ranks=ranks, backend=backend)\n\n"
+            "class Controller:\n"
+            "    def __init__(self, ranks, device):\n"
+            "        self.device = device\n"
+            '        self.cpu_group = custom_group(ranks, backend="gloo")\n'
+            '        self.prefetch_group = custom_group(ranks, backend="nccl")\n\n'
+            "    def agree(self, count):\n"
+            "        hits = torch.tensor([count], dtype=torch.int)\n"
+            "        dist.all_reduce(hits, group=self.prefetch_group)\n"
+            "        return hits.item()\n",
+            line=14,
+            column=16,
+            fixed="import torch\nimport torch.distributed as dist\n\n"
+            "def custom_group(ranks, backend=None):\n"
+            "    return dist.new_group(ranks=ranks, backend=backend)\n\n"
+            "class Controller:\n"
+            "    def __init__(self, ranks, device):\n"
+            "        self.device = device\n"
+            '        self.cpu_group = custom_group(ranks, backend="gloo")\n'
+            '        self.prefetch_group = custom_group(ranks, backend="nccl")\n\n'
+            "    def agree(self, count):\n"
+            "        hits = torch.tensor([count], dtype=torch.int, device=self.device)\n"
+            "        dist.all_reduce(hits, group=self.prefetch_group)\n"
+            "        return hits.item()\n",
         ),
         Invalid(
             # Moved on a path that does not ask whether the GPU exists: the other path

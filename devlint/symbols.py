@@ -877,7 +877,8 @@ one ``n_wins`` to every block of its model)."""
 PROCESS_GROUP_INITS = {"torch.distributed.init_process_group": 0, "torch.distributed.new_group": 2}
 """``{function: position of backend}``: what makes a process group. A file that makes one
 with a gloo backend (``"gloo"``, ``"cpu:gloo,cuda:nccl"``) hands its collectives CPU
-tensors on purpose: gloo takes them."""
+tensors on purpose: gloo takes them; so does a collective given an attribute the project
+assigns only such groups (made here, or by a project function handing its backend on)."""
 
 EXPORT_ONLY_CHECKS = frozenset(
     {"torch.onnx.is_in_onnx_export", "transformers.utils.is_torch_fx_proxy"}

@@ -626,6 +626,8 @@ def backend_parameter(
 ) -> BackendParameter | None:
     """The ``BackendParameter`` of ``function`` (its parameters ``positional`` and
     ``keyword_only``), whose call making a process group passes the name ``backend``."""
+    if backend is None:
+        return None
     if backend in positional:
         return BackendParameter(function, backend, None if method else positional.index(backend))
     if backend in keyword_only:

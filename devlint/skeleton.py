@@ -640,7 +640,8 @@ class _Walk:
         if position is None:
             return
         named = [k.value for k in node.keywords if k.arg == "backend"]
-        backend = (named or node.args[position : position + 1] or [None])[0]
+        chosen = named or node.args[position : position + 1]
+        backend = chosen[0] if chosen else None
         handed = backend_parameter(
             function.name,
             function.parameters,

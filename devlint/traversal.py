@@ -1363,9 +1363,10 @@ def _gloo_slots(call: cst.Call) -> Iterator[int | str]:
     """The arguments of ``call`` that spell the gloo backend (``gloo_slots``)."""
     positional = [arg for arg in call.args if arg.keyword is None and arg.star != "**"]
     named = [(arg.keyword.value, arg) for arg in call.args if arg.keyword is not None]
+    slots: list[tuple[int | str | None, cst.Arg]] = [*enumerate(positional), *named]
     return gloo_slots(
         (slot, arg.value.evaluated_value if isinstance(arg.value, cst.SimpleString) else None)
-        for slot, arg in [*enumerate(positional), *named]
+        for slot, arg in slots
     )
 
 

@@ -1365,9 +1365,15 @@ def _gloo_slots(call: cst.Call) -> Iterator[int | str]:
     named = [(arg.keyword.value, arg) for arg in call.args if arg.keyword is not None]
     slots: list[tuple[int | str | None, cst.Arg]] = [*enumerate(positional), *named]
     return gloo_slots(
-        (slot, arg.value.evaluated_value if isinstance(arg.value, cst.SimpleString) else None)
+        (slot, arg.value.evaluated_value if _may_spell_gloo(arg.value) else None)
         for slot, arg in slots
     )
+
+
+def _may_spell_gloo(value: cst.BaseExpression) -> bool:
+    """A string literal whose source spells gloo: only it is evaluated (evaluating any
+    other would echo Python's warnings about its escapes, ``"\\d"``, to the user)."""
+    return isinstance(value, cst.SimpleString) and "gloo" in value.value
 
 
 def _nodes_of(raw: _RawCandidate) -> Iterator[cst.CSTNode]:

@@ -1364,16 +1364,15 @@ def _gloo_slots(call: cst.Call) -> Iterator[int | str]:
     positional = [arg for arg in call.args if arg.keyword is None and arg.star != "**"]
     named = [(arg.keyword.value, arg) for arg in call.args if arg.keyword is not None]
     slots: list[tuple[int | str | None, cst.Arg]] = [*enumerate(positional), *named]
-    return gloo_slots(
-        (slot, arg.value.evaluated_value if _may_spell_gloo(arg.value) else None)
-        for slot, arg in slots
-    )
+    return gloo_slots((slot, _spelt_gloo(arg.value)) for slot, arg in slots)
 
 
-def _may_spell_gloo(value: cst.BaseExpression) -> bool:
-    """A string literal whose source spells gloo: only it is evaluated (evaluating any
-    other would echo Python's warnings about its escapes, ``"\\d"``, to the user)."""
-    return isinstance(value, cst.SimpleString) and "gloo" in value.value
+def _spelt_gloo(value: cst.BaseExpression) -> str | bytes | None:
+    """The value of a string literal whose source spells gloo: only it is evaluated
+    (evaluating any other would echo Python's warnings about its escapes, ``"\\d"``)."""
+    if isinstance(value, cst.SimpleString) and "gloo" in value.value:
+        return value.evaluated_value
+    return None
 
 
 def _nodes_of(raw: _RawCandidate) -> Iterator[cst.CSTNode]:

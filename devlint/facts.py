@@ -302,6 +302,31 @@ Fact = (
 
 
 @dataclass(frozen=True)
+class GlooCall:
+    """A call that spells the gloo backend (``"gloo"``) as an argument: where its callee
+    makes a process group with the backend given there, it makes one that takes CPU
+    tensors (``new_group(ranks, backend="gloo")``, a project function handing it on)."""
+
+    callee: str
+    """Qualified name as written (resolved through imports)."""
+    slot: int | str
+    """The argument spelling gloo: a position, or a keyword."""
+    attribute: str = ""
+    """The attribute its result is assigned to (``self.cpu_group = ...``), if any."""
+
+
+@dataclass(frozen=True)
+class BackendParameter:
+    """A function hands its parameter on as the backend of a process group it makes
+    (``new_group(ranks, backend=backend)``): its callers choose the group's backend."""
+
+    function: str
+    parameter: str
+    position: int | None = None
+    """Where a call passes it positionally (None: a method, called with a receiver)."""
+
+
+@dataclass(frozen=True)
 class FileFacts:
     """Everything about one file that the project index needs."""
 
@@ -328,6 +353,13 @@ class FileFacts:
     exports: tuple[str, ...] | None = None
     """The names its ``__all__`` lists; None: it has none, or one that is not a list of
     strings (a star import of it then binds its public names)."""
+    gloo_calls: tuple[GlooCall, ...] = ()
+    """Calls in its functions that spell the gloo backend as an argument."""
+    backend_parameters: tuple[BackendParameter, ...] = ()
+    """Its functions that hand a parameter on as a process group's backend."""
+    assigned_attributes: frozenset[str] = frozenset()
+    """The attributes its functions assign (``x.name = value``) a value other than None and
+    other than a ``gloo_calls`` result: what else such an attribute may hold."""
 
 
 def resolve_alias(dotted: str, aliases: Mapping[str, str]) -> str | None:
@@ -575,6 +607,32 @@ def moved_calls(moved: Any, call: type[Any], attribute: type[Any]) -> Iterator[i
 
 def _shape_order(shape: CallShape) -> tuple[str, int, tuple[str, ...], bool, bool]:
     return shape.callee, shape.positional, shape.keywords, shape.unpacks, shape.kept_as_device
+
+
+def gloo_slots(arguments: Iterable[tuple[int | str | None, object]]) -> Iterator[int | str]:
+    """The slots (positions, keywords) among a call's ``arguments`` (each slot with its
+    literal value, if any) that spell the gloo backend: ``GlooCall.slot``."""
+    for slot, value in arguments:
+        if slot is not None and isinstance(value, str) and "gloo" in value:
+            yield slot
+
+
+def backend_parameter(
+    function: str,
+    positional: Sequence[str],
+    keyword_only: Collection[str],
+    method: bool,
+    backend: str | None,
+) -> BackendParameter | None:
+    """The ``BackendParameter`` of ``function`` (its parameters ``positional`` and
+    ``keyword_only``), whose call making a process group passes the name ``backend``."""
+    if backend is None:
+        return None
+    if backend in positional:
+        return BackendParameter(function, backend, None if method else positional.index(backend))
+    if backend in keyword_only:
+        return BackendParameter(function, backend)
+    return None
 
 
 def tensor_annotation(annotation: str | None, aliases: Mapping[str, str]) -> bool:

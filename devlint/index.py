@@ -16,6 +16,7 @@ from pathlib import PurePath
 
 from devlint.candidates import Needed, Requirement, Scope, ScopeInfo
 from devlint.facts import (
+    BackendParameter,
     CallShape,
     ClassFacts,
     DeviceConstant,
@@ -24,6 +25,7 @@ from devlint.facts import (
     FixedCurrentGpu,
     FlowSummary,
     FunctionFacts,
+    GlooCall,
     Reference,
     ResultHanded,
     ResultMeets,
@@ -51,6 +53,7 @@ from devlint.symbols import (
     MODULE_MOVING_METHODS,
     OTHER_ACCELERATOR_NAMESPACES,
     PRETRAINED_MODEL_BASES,
+    PROCESS_GROUP_INITS,
     SET_DEVICE_FUNCTIONS,
     SETUP_METHODS,
     STATE_FREE_BASES,
@@ -170,6 +173,9 @@ _STRUCTURAL = (
     "_input_functions",
     "_bound_definitions",
     "_backends",
+    "_cpu_group_attributes",
+    "_cpu_group_modules",
+    "_backend_parameters",
 )
 """Answers of the index that depend on nothing but the project's structure and settings."""
 
@@ -1218,6 +1224,58 @@ class ProjectIndex:
         ``broadcast``...): it runs as one rank of a distributed job."""
         facts = self._functions.get(self.canonical(function))
         return facts is not None and not COLLECTIVE_FUNCTIONS.isdisjoint(facts.calls)
+
+    def cpu_group_attribute(self, attribute: str) -> bool:
+        """Every value the project assigns ``attribute`` (besides None) is a process group
+        made with the gloo backend (``makes_cpu_group``): a collective given it takes CPU
+        tensors. Not one a call may set by keyword (``Params(group=g)``), nor one also
+        assigned anything else."""
+        return attribute in self._cpu_group_attributes
+
+    def makes_cpu_groups(self, module: str) -> bool:
+        """The module's functions make a process group with the gloo backend, through a
+        project function that hands the backend on too (``init_distrib(backend="gloo")``):
+        its collectives take CPU tensors, as in a file that calls torch's own."""
+        return module in self._cpu_group_modules
+
+    @cached_property
+    def _cpu_group_attributes(self) -> frozenset[str]:
+        gloo: set[str] = set()
+        other: set[str] = set()
+        for file_facts in self._modules.values():
+            other |= file_facts.assigned_attributes
+            for function in file_facts.functions:
+                other.update(k for shape in function.call_shapes for k in shape.keywords)
+            for call in file_facts.gloo_calls:
+                if call.attribute:
+                    makes = self.makes_cpu_group(call, file_facts.module)
+                    (gloo if makes else other).add(call.attribute)
+        return frozenset(gloo - other)
+
+    @cached_property
+    def _cpu_group_modules(self) -> frozenset[str]:
+        return frozenset(
+            file_facts.module
+            for file_facts in self._modules.values()
+            if any(self.makes_cpu_group(call, file_facts.module) for call in file_facts.gloo_calls)
+        )
+
+    def makes_cpu_group(self, call: GlooCall, near: str) -> bool:
+        """``call`` spells gloo where its callee takes a process group's backend: torch's
+        ``PROCESS_GROUP_INITS``, or a project function's ``BackendParameter``."""
+        position = PROCESS_GROUP_INITS.get(call.callee)
+        if position is not None:
+            return call.slot in (position, "backend")
+        handed = self._backend_parameters.get(self.resolve(call.callee, near))
+        return handed is not None and call.slot in (handed.position, handed.parameter)
+
+    @cached_property
+    def _backend_parameters(self) -> dict[str, BackendParameter]:
+        return {
+            handed.function: handed
+            for file_facts in self._modules.values()
+            for handed in file_facts.backend_parameters
+        }
 
     def device_constant(self, name: str) -> DeviceConstant | None:
         """The module-level device constant ``name`` (qualified) refers to, if it is one."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from operator import attrgetter
 from typing import Any
@@ -26,17 +26,21 @@ from typing import Any
 from devlint.candidates import Scope
 from devlint.facts import (
     WEIGHT_APPLIERS,
+    BackendParameter,
     CallShape,
     Fact,
     FileFacts,
+    GlooCall,
     Reference,
     absolute_module,
     assigned_alias,
+    backend_parameter,
     bound_method,
     class_facts,
     compiled_types,
     exports_after,
     function_facts,
+    gloo_slots,
     input_annotation,
     kernel_source_types,
     may_compile,
@@ -50,7 +54,7 @@ from devlint.facts import (
     stored_method,
 )
 from devlint.source import split_lines
-from devlint.symbols import PLACING_KEYWORDS
+from devlint.symbols import PLACING_KEYWORDS, PROCESS_GROUP_INITS
 
 
 def _plain_strings(node: ast.AST) -> Iterator[str]:
@@ -195,6 +199,9 @@ class _Function:
     """What its own imports bind so far (name -> qualified name)."""
     resolved: set[str] = field(default_factory=set)
     """``function_facts``'s: calls resolved through ``imported`` as the walk met them."""
+    parameters: tuple[str, ...] = ()
+    """Its positional parameters' names, in order."""
+    keyword_only: frozenset[str] = frozenset()
 
     @property
     def class_name(self) -> str | None:
@@ -257,6 +264,11 @@ class _Walk:
         """The calls that move to a device they are told, or whose value is moved so at
         once (``CallShape.told_move``, by id)."""
         self._facts: list[Fact] = []
+        self._gloo_calls: list[GlooCall] = []
+        self._backend_parameters: list[BackendParameter] = []
+        self._assigned_attributes: set[str] = set()
+        self._stored_calls: dict[int, str] = {}
+        """The calls whose result is assigned to an attribute: that attribute (by id)."""
         self._seen_references: set[tuple[str, bool]] = set()
         self._main_guards = 0
         self.words: list[str] = []
@@ -359,6 +371,12 @@ class _Walk:
             top_level_calls=resolved_calls(self._top_level_calls, aliases),
             compiled_for=compiled_types(self._kernel_builds, aliases),
             loads=tuple(sorted(self._loads)),
+            gloo_calls=tuple(
+                replace(call, callee=resolve_alias(call.callee, aliases) or call.callee)
+                for call in self._gloo_calls
+            ),
+            backend_parameters=tuple(self._backend_parameters),
+            assigned_attributes=frozenset(self._assigned_attributes),
         )
 
     # Order -------------------------------------------------------------------
@@ -463,6 +481,8 @@ class _Walk:
             takes_device,
             takes_inputs,
             untyped,
+            parameters=tuple(arg.arg for arg in (*args.posonlyargs, *args.args)),
+            keyword_only=frozenset(arg.arg for arg in args.kwonlyargs),
         )
         if method_of is not None:
             method_of.methods.append(node.name)
@@ -554,6 +574,7 @@ class _Walk:
 
     def _assign(self, node: ast.Assign | ast.AnnAssign) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        self._note_attributes(targets, node.value)
         owner = self._function.owner if self._function is not None else None
         if (
             self._function is not None
@@ -593,6 +614,43 @@ class _Walk:
         if bound is not None:
             self._aliases[bound[0]] = bound[1]
             self.assigned_aliases.append(bound)
+
+    def _note_attributes(self, targets: Sequence[ast.expr], value: ast.expr | None) -> None:
+        """What attributes are assigned (``FileFacts.assigned_attributes``); a call that
+        spells gloo keeps its attribute for its ``GlooCall`` instead."""
+        if value is None or (isinstance(value, ast.Constant) and value.value is None):
+            return
+        spells_gloo = isinstance(value, ast.Call) and any(_gloo_slots(value))
+        for target in targets:
+            for part in target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]:
+                if not isinstance(part, ast.Attribute):
+                    continue
+                if spells_gloo and part is target:
+                    self._stored_calls[id(value)] = part.attr
+                else:
+                    self._assigned_attributes.add(part.attr)
+
+    def _note_process_groups(self, node: ast.Call, name: str, function: _Function) -> None:
+        """A call spelling gloo (``GlooCall``), and a backend handed on from a parameter of
+        ``function`` to a call making a process group (``BackendParameter``)."""
+        for slot in _gloo_slots(node):
+            attribute = self._stored_calls.get(id(node), "")
+            self._gloo_calls.append(GlooCall(name, slot, attribute))
+        position = PROCESS_GROUP_INITS.get(resolve_alias(name, self._aliases) or name)
+        if position is None:
+            return
+        named = [k.value for k in node.keywords if k.arg == "backend"]
+        chosen = named or node.args[position : position + 1]
+        backend = chosen[0] if chosen else None
+        handed = backend_parameter(
+            function.name,
+            function.parameters,
+            function.keyword_only,
+            function.owner is not None,
+            backend.id if isinstance(backend, ast.Name) else None,
+        )
+        if handed is not None:
+            self._backend_parameters.append(handed)
 
     def _added_exports(self, node: ast.AugAssign) -> None:
         """``__all__ += [...]`` at module level (see ``FileFacts.exports``)."""
@@ -650,6 +708,7 @@ class _Walk:
                 target = dotted(node.args[0])
                 if target is not None and target.startswith("self"):
                     owner.stored.append((target, (name,)))  # an attribute named at run time
+            self._note_process_groups(node, name, self._function)
             if name.startswith("self.") and name.count(".") == 1:
                 self._function.self_calls.add(name[5:])
             else:
@@ -910,6 +969,14 @@ def skeleton(
         walk.nodes,
         frames=walk.frames,
         assigned_aliases=tuple(walk.assigned_aliases),
+    )
+
+
+def _gloo_slots(call: ast.Call) -> Iterator[int | str]:
+    """The arguments of ``call`` that spell the gloo backend (``gloo_slots``)."""
+    arguments = [*enumerate(call.args), *((k.arg, k.value) for k in call.keywords)]
+    return gloo_slots(
+        (slot, arg.value if isinstance(arg, ast.Constant) else None) for slot, arg in arguments
     )
 
 

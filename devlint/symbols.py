@@ -680,18 +680,24 @@ runs as one rank of a distributed job, inside the set-up that made the rank's GP
 TEST_PACKAGES = frozenset({"tests", "test", "testing"})
 """Package names whose modules are test code, run by a test runner (an entry point)."""
 
-COLLECTIVE_FUNCTIONS = frozenset(
-    f"torch.distributed.{name}"
-    for name in (
-        *("all_reduce", "all_gather", "all_gather_into_tensor", "reduce", "broadcast"),
-        *("reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single"),
-        *("gather", "scatter", "send", "recv", "isend", "irecv"),
+COLLECTIVE_GROUPS = {
+    f"torch.distributed.{name}": position
+    for names, position in (
+        (("all_reduce", "all_gather", "all_gather_into_tensor", "broadcast", "all_to_all"), 2),
+        (("send", "recv", "isend", "irecv"), 2),
+        (("reduce", "reduce_scatter", "reduce_scatter_tensor", "gather", "scatter"), 3),
+        (("all_to_all_single",), 4),
     )
-)
-"""``torch.distributed`` functions that exchange tensors between processes: under NCCL
-(the GPU backend) every tensor they get must be on the process's GPU, as the
-computation's are. Not the ``*_object`` ones, which pickle Python objects and place
-their tensors themselves."""
+    for name in names
+}
+"""``{collective: position of its group}``: ``torch.distributed`` functions that exchange
+tensors between processes, over the process group given at that position or as
+``group=`` (none: the default group). Under NCCL (the GPU backend) every tensor they get
+must be on the process's GPU, as the computation's are; under gloo, on the CPU. Not the
+``*_object`` ones, which pickle Python objects and place their tensors themselves."""
+
+COLLECTIVE_FUNCTIONS = frozenset(COLLECTIVE_GROUPS)
+"""The collectives of ``COLLECTIVE_GROUPS``."""
 
 MEETING_FUNCTIONS = frozenset(
     f"torch.{name}"
@@ -913,7 +919,8 @@ parameter's default."""
 PROCESS_GROUP_INITS = {"torch.distributed.init_process_group": 0, "torch.distributed.new_group": 2}
 """``{function: position of backend}``: what makes a process group. A file that makes one
 with a gloo backend (``"gloo"``, ``"cpu:gloo,cuda:nccl"``) hands its collectives CPU
-tensors on purpose: gloo takes them."""
+tensors on purpose: gloo takes them; so does a collective given an attribute the project
+assigns only such groups (made here, or by a project function handing its backend on)."""
 
 EXPORT_ONLY_CHECKS = frozenset(
     {"torch.onnx.is_in_onnx_export", "transformers.utils.is_torch_fx_proxy"}

@@ -23,19 +23,23 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 from devlint.candidates import Candidate, Needed, Requirement, Scope
 from devlint.facts import (
     WEIGHT_APPLIERS,
+    BackendParameter,
     CallShape,
     Fact,
     FileFacts,
+    GlooCall,
     ResultHanded,
     ResultMeets,
     ResultsMeeting,
     absolute_module,
     assigned_alias,
+    backend_parameter,
     bound_method,
     class_facts,
     compiled_types,
     exports_after,
     function_facts,
+    gloo_slots,
     input_annotation,
     kernel_source_types,
     may_compile,
@@ -76,6 +80,7 @@ from devlint.symbols import (
     DEVICE_PREDICATES,
     DEVICE_TYPES,
     PLACING_KEYWORDS,
+    PROCESS_GROUP_INITS,
     TENSOR_PARAMETER_NAMES,
 )
 
@@ -567,6 +572,11 @@ class Traversal:
         self._settings = settings or RuleSettings()
         self._rule_state: dict[str, dict[str, object]] = {}
         self._facts_found: list[tuple[Fact, cst.CSTNode | None, Anchor]] = []
+        self._gloo_calls: list[GlooCall] = []
+        self._backend_parameters: list[BackendParameter] = []
+        self._assigned_attributes: set[str] = set()
+        self._stored_calls: dict[int, str] = {}
+        """The calls whose result is assigned to an attribute: that attribute (by id)."""
         """Facts, the node giving each its line, and that node's anchor."""
         self._anchors = [Anchor(module, (), module)]
         """The top-level statement being walked, then the defs and classes inside it."""
@@ -974,6 +984,7 @@ class Traversal:
         targets = (
             [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         )
+        self._note_attributes(targets, node.value)
         owner = self._function.owner if self._function is not None else None
         if (
             self._function is not None
@@ -1015,6 +1026,54 @@ class Traversal:
         if bound is not None:
             self._aliases[bound[0]] = bound[1]
 
+    def _note_attributes(
+        self, targets: Sequence[cst.BaseExpression], value: cst.BaseExpression | None
+    ) -> None:
+        """What attributes are assigned (``FileFacts.assigned_attributes``); a call that
+        spells gloo keeps its attribute for its ``GlooCall`` instead."""
+        if value is None or (isinstance(value, cst.Name) and value.value == "None"):
+            return
+        spells_gloo = isinstance(value, cst.Call) and any(_gloo_slots(value))
+        for target in targets:
+            parts = (
+                [e.value for e in target.elements]
+                if isinstance(target, (cst.Tuple, cst.List))
+                else [target]
+            )
+            for part in parts:
+                if not isinstance(part, cst.Attribute):
+                    continue
+                if spells_gloo and part is target:
+                    self._stored_calls[id(value)] = part.attr.value
+                else:
+                    self._assigned_attributes.add(part.attr.value)
+
+    def _note_process_groups(self, node: cst.Call, name: str, function: _Function) -> None:
+        """A call spelling gloo (``GlooCall``), and a backend handed on from a parameter of
+        ``function`` to a call making a process group (``BackendParameter``)."""
+        for slot in _gloo_slots(node):
+            attribute = self._stored_calls.get(id(node), "")
+            self._gloo_calls.append(GlooCall(name, slot, attribute))
+        position = PROCESS_GROUP_INITS.get(resolve_alias(name, self._aliases) or name)
+        if position is None or function.node is None:
+            return
+        positional = [arg for arg in node.args if arg.keyword is None and arg.star != "**"]
+        named = [
+            arg for arg in node.args if arg.keyword is not None and arg.keyword.value == "backend"
+        ]
+        chosen = named or positional[position : position + 1]
+        backend = chosen[0].value if chosen else None
+        params = function.node.params
+        handed = backend_parameter(
+            function.name,
+            [param.name.value for param in (*params.posonly_params, *params.params)],
+            {param.name.value for param in params.kwonly_params},
+            function.owner is not None,
+            backend.value if isinstance(backend, cst.Name) else None,
+        )
+        if handed is not None:
+            self._backend_parameters.append(handed)
+
     def _record_added_exports(self, node: cst.AugAssign) -> None:
         """``__all__ += [...]`` at module level (see ``FileFacts.exports``)."""
         if not self._scopes and dotted_name(node.target) == "__all__":
@@ -1037,6 +1096,7 @@ class Traversal:
         if local is not None:  # the function's own import of the name: the one in force here
             dotted = local
             self._function.resolved.add(local)
+        self._note_process_groups(node, dotted, self._function)
         if owner is not None and dotted == "setattr" and node.args:
             target = dotted_name(node.args[0].value)
             if target is not None and target.startswith("self"):
@@ -1151,6 +1211,12 @@ class Traversal:
             top_level_calls=resolved_calls(self._top_level_calls, aliases),
             compiled_for=compiled_types(self._kernel_builds, aliases),
             loads=tuple(sorted(self._loads)),
+            gloo_calls=tuple(
+                dataclasses.replace(call, callee=resolve_alias(call.callee, aliases) or call.callee)
+                for call in self._gloo_calls
+            ),
+            backend_parameters=tuple(self._backend_parameters),
+            assigned_attributes=frozenset(self._assigned_attributes),
         )
 
     def _flow_facts(self) -> tuple[Fact, ...]:
@@ -1291,6 +1357,22 @@ _HANDLERS: dict[type[cst.CSTNode], Callable[[Traversal, Any], None]] = {
 """What the walk itself does on entering a node of each type: one look-up, not a chain of
 comparisons for every node. (A table of the class: one of each traversal, holding its
 bound methods, would keep the traversal and its whole tree alive until a full collection.)"""
+
+
+def _gloo_slots(call: cst.Call) -> Iterator[int | str]:
+    """The arguments of ``call`` that spell the gloo backend (``gloo_slots``)."""
+    positional = [arg for arg in call.args if arg.keyword is None and arg.star != "**"]
+    named = [(arg.keyword.value, arg) for arg in call.args if arg.keyword is not None]
+    slots: list[tuple[int | str | None, cst.Arg]] = [*enumerate(positional), *named]
+    return gloo_slots((slot, _spelt_gloo(arg.value)) for slot, arg in slots)
+
+
+def _spelt_gloo(value: cst.BaseExpression) -> str | bytes | None:
+    """The value of a string literal whose source spells gloo: only it is evaluated
+    (evaluating any other would echo Python's warnings about its escapes, ``"\\d"``)."""
+    if isinstance(value, cst.SimpleString) and "gloo" in value.value:
+        return value.evaluated_value
+    return None
 
 
 def _nodes_of(raw: _RawCandidate) -> Iterator[cst.CSTNode]:

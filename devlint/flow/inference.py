@@ -21,6 +21,7 @@ from devlint.flow.meetings import (
     Meeting,
     MeetingKind,
     Operand,
+    collective_group,
     may_happen,
     meetings_among,
     meetings_in_collective,
@@ -2242,9 +2243,10 @@ class _Inference:
                 self.joined.update(_sequence_parameters(sequence.value, self.function))
             return combine(*(found for _, found in operands))
         if qualified in COLLECTIVE_FUNCTIONS and not self._places_by_backend():
-            group = keyword_argument(node, "group")
-            sources = self._bindings(group.value) if group is not None else []
-            self._record(meetings_in_collective(node, list(self._spread(arguments)), sources))
+            group = collective_group(node, qualified)
+            sources = self._bindings(group) if group is not None else []
+            operands = list(self._spread(arguments))
+            self._record(meetings_in_collective(node, operands, group, sources))
         if not arguments:
             return UNKNOWN
         first = arguments[0][1]

@@ -16,6 +16,7 @@ import libcst as cst
 from devlint.flow.values import Origin, Value
 from devlint.nodes import dotted_name, iter_children, keyword_argument
 from devlint.symbols import (
+    COLLECTIVE_GROUPS,
     DATA_FACTORIES,
     LEGACY_TENSOR_TYPES,
     SCALAR_REFUSING_OPERATIONS,
@@ -93,15 +94,30 @@ def places_by_backend(body: cst.CSTNode) -> bool:
     return _spells(body, _BACKEND_WORDS)
 
 
+def collective_group(call: cst.Call, collective: str) -> cst.BaseExpression | None:
+    """The process group ``call``, of the collective named ``collective``, is given:
+    ``group=`` or the argument at its position (``COLLECTIVE_GROUPS``)."""
+    named = keyword_argument(call, "group")
+    if named is not None:
+        return named.value
+    position = COLLECTIVE_GROUPS.get(collective)
+    positional = [arg for arg in call.args if arg.keyword is None]
+    if position is None or any(arg.star for arg in positional[: position + 1]):
+        return None
+    return positional[position].value if position < len(positional) else None
+
+
 def meetings_in_collective(
-    at: cst.Call, operands: Sequence[Operand], group_sources: Sequence[cst.CSTNode] = ()
+    at: cst.Call,
+    operands: Sequence[Operand],
+    group: cst.BaseExpression | None = None,
+    group_sources: Sequence[cst.CSTNode] = (),
 ) -> Iterator[Meeting]:
     """Every CPU-made tensor among ``operands``, the tensors given to the collective ``at``,
     0-dim ones too: its partner is the collective itself (the process group's device). Not
-    on a group that is a CPU one: ``group=cpu_group``, or a name the function binds only
-    to such a group (``group = gpc.get_cpu_group(mode)``: its ``group_sources``)."""
-    group = keyword_argument(at, "group")
-    if group is not None and _spells(group.value, _CPU_GROUP_WORDS):
+    on a ``group`` that is a CPU one: ``group=cpu_group``, or a name the function binds
+    only to such a group (``group = gpc.get_cpu_group(mode)``: its ``group_sources``)."""
+    if group is not None and _spells(group, _CPU_GROUP_WORDS):
         return
     if group_sources and all(_spells(source, _CPU_GROUP_WORDS) for source in group_sources):
         return

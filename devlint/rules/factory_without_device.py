@@ -14,7 +14,7 @@ from devlint.facts import FileFacts, tensor_annotation
 from devlint.findings import Applicability, Fix
 from devlint.flow.fallback import fallback_return
 from devlint.flow.inference import FunctionFlow
-from devlint.flow.meetings import Meeting, MeetingKind, empty_data
+from devlint.flow.meetings import Meeting, MeetingKind, collective_group, empty_data
 from devlint.flow.values import UNKNOWN, Origin
 from devlint.index import ProjectIndex, is_test_module
 from devlint.nodes import (
@@ -250,8 +250,11 @@ class FactoryWithoutDevice(Rule):
     on as they are (a project's `@auto_move_data` may move them first); a parameter the
     function asks `hasattr` or `getattr` about (an object, not a tensor); a collective on
     a CPU group (`group=cpu_group`, a name bound only to one, `group =
-    ctx.get_cpu_group()`, or in a file that makes a gloo process group:
-    `init_process_group(backend="gloo")`, or a backend read from a setting in a file that
+    ctx.get_cpu_group()`, an attribute the project, in any file, assigns only process
+    groups made with gloo: `self.group = new_group(ranks, backend="gloo")`, or through a
+    project function handing its backend on to torch; or, given no such attribute, in a
+    file that makes a gloo process group: `init_process_group(backend="gloo")`, through
+    such a function too, or a backend read from a setting in a file that
     names gloo and never NCCL), in a function that asks the backend
     (`get_backend(group)`, `Backend.NCCL`, `"gloo"`) and places its tensors by it, and
     the `*_object` collectives, which place their tensors themselves; a library
@@ -596,6 +599,19 @@ class FactoryWithoutDevice(Rule):
         "    sizes = [torch.zeros(1) for _ in range(dist.get_world_size())]\n"
         "    dist.all_gather(sizes, torch.tensor([x.shape[0]]))\n"
         "    return sizes\n",
+        # Over a group kept in an attribute the project assigns only groups made with gloo,
+        # through a function handing the backend on (positional group too).
+        "import torch\nimport torch.distributed as dist\n\n"
+        "def custom_group(ranks, backend='nccl'):\n"
+        "    return dist.new_group(ranks=ranks, backend=backend)\n\n"
+        "class Controller:\n"
+        "    def __init__(self, ranks, device):\n"
+        "        self.device = device\n"
+        '        self.prefetch_group = custom_group(ranks, backend="gloo")\n\n'
+        "    def agree(self, count):\n"
+        "        hits = torch.tensor([count], dtype=torch.int)\n"
+        "        dist.all_reduce(hits, dist.ReduceOp.MIN, self.prefetch_group)\n"
+        "        return hits.item()\n",
         # Collectives: on a CPU (gloo) group, placed by the backend, objects, device tensors.
         "import torch\nimport torch.distributed as dist\n\n"
         "def sync(cpu_group):\n"
@@ -2645,6 +2661,35 @@ class FactoryWithoutDevice(Rule):
             "        return x\n",
         ),
         Invalid(
+            # Over a group the project makes with NCCL.
+            "import torch\nimport torch.distributed as dist\n\n"
+            "def custom_group(ranks, backend=None):\n"
+            "    return dist.new_group(ranks=ranks, backend=backend)\n\n"
+            "class Controller:\n"
+            "    def __init__(self, ranks, device):\n"
+            "        self.device = device\n"
+            '        self.cpu_group = custom_group(ranks, backend="gloo")\n'
+            '        self.prefetch_group = custom_group(ranks, backend="nccl")\n\n'
+            "    def agree(self, count):\n"
+            "        hits = torch.tensor([count], dtype=torch.int)\n"
+            "        dist.all_reduce(hits, group=self.prefetch_group)\n"
+            "        return hits.item()\n",
+            line=14,
+            column=16,
+            fixed="import torch\nimport torch.distributed as dist\n\n"
+            "def custom_group(ranks, backend=None):\n"
+            "    return dist.new_group(ranks=ranks, backend=backend)\n\n"
+            "class Controller:\n"
+            "    def __init__(self, ranks, device):\n"
+            "        self.device = device\n"
+            '        self.cpu_group = custom_group(ranks, backend="gloo")\n'
+            '        self.prefetch_group = custom_group(ranks, backend="nccl")\n\n'
+            "    def agree(self, count):\n"
+            "        hits = torch.tensor([count], dtype=torch.int, device=self.device)\n"
+            "        dist.all_reduce(hits, group=self.prefetch_group)\n"
+            "        return hits.item()\n",
+        ),
+        Invalid(
             # Moved on a path that does not ask whether the GPU exists: the other path
             # hands NCCL a CPU tensor.
             "import torch\nimport torch.distributed as dist\n\n"
@@ -3833,6 +3878,9 @@ class FactoryWithoutDevice(Rule):
             evidence["cpu_inputs_clear"] = "yes"
         if not uncast:
             evidence["cast_to_gpu"] = "yes"
+        if all(found.kind is MeetingKind.COLLECTIVE for found in meetings):
+            evidence["groups"] = ",".join(_group_attribute(found, context) for found in meetings)
+            evidence["module"] = context.module_name
         if _meets_raw_input(meeting, flow.function) or _meets_nested_parameters(
             meeting, flow, context
         ):
@@ -3974,6 +4022,8 @@ class FactoryWithoutDevice(Rule):
             return None  # an OpenVINO wrapper's tensors: on the CPU, as what they meet
         if "cast_to_gpu" in data and index.sets_each_process_gpu:
             return None  # cast to the current GPU's type: the one the set-up makes its own
+        if "groups" in data and _over_cpu_groups(data, index):
+            return None  # handed only to collectives over gloo process groups: on the CPU
         collate = not scope.forward_path and _collate_function(candidate.scope, index)
         if "cpu_inputs_clear" in data and collate:
             return None  # a loader's samples are on the CPU: so is what they meet here
@@ -4485,6 +4535,26 @@ def _describe(meeting: Meeting, context: FileContext) -> str:
         if len(text) <= _MAX_SHOWN:
             return text
     return text[: _MAX_SHOWN - 3] + "..."
+
+
+def _group_attribute(meeting: Meeting, context: FileContext) -> str:
+    """The attribute naming the process group of the collective ``meeting`` is at
+    (``group=self.cpu_group``: ``cpu_group``), if one does."""
+    call = meeting.at
+    assert isinstance(call, cst.Call)
+    group = collective_group(call, context.qualified_name(call.func) or "")
+    return group.attr.value if isinstance(group, cst.Attribute) else ""
+
+
+def _over_cpu_groups(data: Mapping[str, str], index: ProjectIndex) -> bool:
+    """Every collective the tensor is handed to runs over a process group made with the
+    gloo backend, which takes CPU tensors: one given as an attribute the project assigns
+    only such groups (``cpu_group_attribute``), or one given otherwise (the default group
+    too) in a file that makes such groups (``makes_cpu_groups``)."""
+    in_file = index.makes_cpu_groups(data["module"])
+    return all(
+        index.cpu_group_attribute(name) if name else in_file for name in data["groups"].split(",")
+    )
 
 
 def _fixes(

@@ -269,6 +269,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "EXPORT_ONLY_CHECKS": check_qualified,
     "CPU_LENGTHS_FUNCTIONS": check_qualified,
     "COLLECTIVE_FUNCTIONS": check_qualified,
+    "COLLECTIVE_GROUPS": lambda v: check_qualified(v) or check_positions(v, resolve, "group"),
     "PROCESS_GROUP_INITS": lambda v: check_qualified(v) or check_positions(v, resolve, "backend"),
     "SCALAR_REFUSING_OPERATIONS": lambda v: (
         sorted(n for n in v if not (hasattr(torch, n) or hasattr(TENSOR, n)))

@@ -417,6 +417,7 @@ def _analyse_and_resolve(projects: list[Project], runner: Runner) -> None:
     _parse_skipped_files_that_matter(projects, runner)
     _follow_returned_output(projects, runner)
     _parse_files_flow_needs(projects, runner)
+    _describe_callers_passing_on(projects, runner)
     _summarise_returned_calls(projects, runner)
     for project in projects:
         for result in project.files:
@@ -671,22 +672,29 @@ def _parse_files_flow_needs(projects: list[Project], runner: Runner) -> None:
         }
         summaries: dict[str, set[str]] = {}
         results: dict[str, set[str]] = {}
+        arguments: dict[str, set[str]] = {}
         for need in needs:
+            last = need.function.rpartition(".")[2]
             for module in index.modules_showing(need):
                 if need.kind in (Needed.RESULT_MEETS, Needed.RESULTS_JOINED):
-                    results.setdefault(module, set()).add(need.function.rpartition(".")[2])
+                    results.setdefault(module, set()).add(last)
+                elif need.kind is Needed.PARAMETER_PLACED:
+                    arguments.setdefault(module, set()).add(last)
                 else:
                     summaries.setdefault(module, set()).add(index.about(need))
         cache = Cache(project.cache_dir) if project.cache_dir else None
         work, shown = [], False
         for result in project.files:
             module = result.job.module
-            if result.analysis.facts is None or (module not in summaries and module not in results):
+            if result.analysis.facts is None or not (
+                module in summaries or module in results or module in arguments
+            ):
                 continue
             settings = replace(
                 result.job.settings,
                 flow_summaries=frozenset(summaries.get(module, ())),
                 flow_results=frozenset(results.get(module, ())),
+                flow_arguments=frozenset(arguments.get(module, ())),
             )
             prefilter = result.job.prefilter and result.analysis.parsed
             job = replace(result.job, settings=settings, prefilter=prefilter)
@@ -727,6 +735,43 @@ def _analyse_again(work: list[tuple[FileResult, FileJob, Cache | None]], runner:
         result.job, result.analysis = job, analysis
         result.analysed_digest = runner.digests.get(job.path)
     return structures == [_structure(result) for result, _, _ in work]
+
+
+def _describe_callers_passing_on(projects: list[Project], runner: Runner) -> None:
+    """Analyse again the files calling the functions that pass their own parameter on to a
+    function whose callers' arguments a candidate needs (``ArgumentsPassed.passed_on``),
+    to describe those calls too: a parameter filled with CPU data by every caller of the
+    caller is on the CPU. A few rounds, one call further up each."""
+    for _ in range(MAX_SUMMARY_DEPTH):
+        work: list[tuple[FileResult, FileJob, Cache | None]] = []
+        touched = []
+        for project in projects:
+            assert project.index is not None
+            modules: dict[str, set[str]] = {}
+            for function in project.index.passing_parameters_on():
+                need = Requirement(Needed.PARAMETER_PLACED, function)
+                for module in project.index.modules_showing(need):
+                    modules.setdefault(module, set()).add(function.rpartition(".")[2])
+            cache = Cache(project.cache_dir) if project.cache_dir else None
+            before = len(work)
+            for result in project.files:
+                names = modules.get(result.job.module)
+                settings = result.job.settings
+                if result.analysis.facts is None or not names or names <= settings.flow_arguments:
+                    continue
+                job = replace(
+                    result.job,
+                    settings=replace(settings, flow_arguments=settings.flow_arguments | names),
+                    prefilter=result.job.prefilter and result.analysis.parsed,
+                )
+                work.append((result, job, cache))
+            if len(work) > before:
+                touched.append(project)
+        if not work:
+            return
+        same = _analyse_again(work, runner)
+        for project in touched:
+            _index(project, same_structure=same)
 
 
 MAX_SUMMARY_DEPTH = 3

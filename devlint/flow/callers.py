@@ -18,9 +18,10 @@ from typing import NamedTuple
 
 import libcst as cst
 
+from devlint.facts import ArgumentsPassed
 from devlint.flow.inference import FunctionFlow, _parameter_names
 from devlint.flow.values import UNKNOWN, Origin, Value
-from devlint.nodes import casts_dtype_only, descendants, iter_children
+from devlint.nodes import casts_dtype_only, descendants, is_static_method, iter_children
 from devlint.symbols import DEVICE_ARGUMENT_MOVES
 
 _OFF_DEVICE = frozenset({Origin.HOST, Origin.CPU})
@@ -119,6 +120,36 @@ def off_device_parameters(
             if not (_passed_on(given) and passed_on_off_device(given.params)):
                 off.discard(name)
     return frozenset(off)
+
+
+def arguments_passed(
+    call: cst.Call, flow: FunctionFlow, callee: str, caller: str, method: bool
+) -> ArgumentsPassed:
+    """What ``call`` (of ``callee``) in ``flow`` (the flow of ``caller``, a method if
+    ``method``) passes, for the callee's callers in other files: ``off_device_parameters``'s
+    view of each argument, without the result's move (another file's function may
+    compute on the device whatever it is given, then hand it back)."""
+    positional = _parameter_names(flow.function, method)
+    placed: list[int | str] = []
+    passed_on: list[tuple[int | str, str, int | None]] = []
+    for position, arg in enumerate(call.args):
+        slot: int | str = arg.keyword.value if arg.keyword is not None else position
+        found = flow.values.get(arg.value, UNKNOWN)
+        if _passed_on(found):
+            passed_on += [
+                (slot, name, positional.index(name) if name in positional else None)
+                for name in sorted(found.params)
+            ]
+        elif not _kept_off_device(found, moved=False):
+            placed.append(slot)
+    return ArgumentsPassed(
+        callee,
+        caller,
+        caller_bound=method and not is_static_method(flow.function),
+        placed=tuple(placed),
+        passed_on=tuple(passed_on),
+        unpacks=any(arg.star for arg in call.args),
+    )
 
 
 def _kept_off_device(found: Value, moved: bool) -> bool:

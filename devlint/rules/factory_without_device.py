@@ -14,6 +14,7 @@ from devlint.facts import FileFacts, tensor_annotation
 from devlint.findings import Applicability, Fix
 from devlint.flow.fallback import fallback_return
 from devlint.flow.inference import FunctionFlow
+from devlint.flow.summary import positional_names
 from devlint.flow.meetings import Meeting, MeetingKind, empty_data
 from devlint.flow.values import UNKNOWN, Origin
 from devlint.index import ProjectIndex, is_test_module
@@ -22,6 +23,7 @@ from devlint.nodes import (
     descendants,
     dotted_name,
     is_self,
+    is_static_method,
     iter_children,
     keyword_switched_on,
     parameter_names,
@@ -3793,8 +3795,10 @@ class FactoryWithoutDevice(Rule):
         collective = meeting.kind is MeetingKind.COLLECTIVE
         following = _visited_follows_inputs(self, context, flow, meetings)
         evidence = {"follows_inputs": "yes"} if following else {}
+        needs: tuple[Requirement, ...] = ()
         if _only_inputs_on_device(node, flow, meetings, context):
             evidence["cpu_inputs_clear"] = "yes"
+            needs = _placed_by_callers(flow, meetings, context)
         if not uncast:
             evidence["cast_to_gpu"] = "yes"
         if _meets_raw_input(meeting, flow.function) or _meets_nested_parameters(
@@ -3813,6 +3817,7 @@ class FactoryWithoutDevice(Rule):
             },
             fixes=fixes,
             lines={"line": meeting.at},
+            needs=needs,
             provided=_made_from(node, flow),
         )
 
@@ -4060,6 +4065,41 @@ def _only_inputs_on_device(
     if not all(flow.values.get(meeting.partner, UNKNOWN).params for meeting in meetings):
         return False
     return not context.meetings_with_cpu_inputs(node)
+
+
+def _placed_by_callers(
+    flow: FunctionFlow, meetings: Sequence[Meeting], context: FileContext
+) -> tuple[Requirement, ...]:
+    """A tensor that meets a device only through the visited function's parameters
+    (``_only_inputs_on_device``) meets one only if some project call may give one of them
+    a tensor on a device: where every call fills them with data made on the CPU, the
+    function computes on the CPU (``Needed.PARAMETER_PLACED``). Not for a function nested
+    in another, nor a method called on an object (calls on objects the index cannot name
+    may pass anything)."""
+    function = context.scope.function_name
+    name = flow.function.name.value
+    if function is None or not function.endswith(f".{name}"):
+        return ()
+    if context.scope.method is not None and not is_static_method(flow.function):
+        return ()
+    positional = positional_names(flow.function)
+    params = sorted(
+        {
+            param
+            for meeting in meetings
+            for param in flow.values.get(meeting.partner, UNKNOWN).params
+            if not param.endswith("device")
+        }
+    )
+    return tuple(
+        Requirement(
+            Needed.PARAMETER_PLACED,
+            function,
+            param,
+            position=positional.index(param) if param in positional else None,
+        )
+        for param in params
+    )
 
 
 def _follows_inputs(scope: Scope, following: frozenset[str]) -> bool:

@@ -251,9 +251,9 @@ class ResultHanded:
 @dataclass(frozen=True)
 class ArgumentsPassed:
     """What a call of ``callee`` (as this file resolves it) in ``caller`` passes: which
-    arguments may hold a tensor on a device, and which ones are parameters of ``caller``
-    passed on as they came. The others hold none (made on the CPU, put there, host data),
-    and so do the parameters it leaves to their defaults."""
+    arguments may hold a tensor on a device, which ones hold none (made on the CPU, put
+    there, host data), and which ones are parameters of ``caller`` passed on as they came.
+    A parameter it leaves to its default holds none either."""
 
     callee: str
     caller: str
@@ -264,11 +264,14 @@ class ArgumentsPassed:
     placed: tuple[int | str, ...] = ()
     """The slots (a position, or a keyword) of the arguments that may be on a device and
     are no parameter of ``caller`` passed on."""
+    off: tuple[int | str, ...] = ()
+    """The slots of the arguments that hold no tensor on a device."""
     passed_on: tuple[tuple[int | str, str, int | None], ...] = ()
     """Arguments that are parameters of ``caller``: the slot, the parameter, its position
     in ``caller`` (None: keyword only)."""
     unpacks: bool = False
-    """It passes ``*args`` or ``**kwargs``: which parameter gets what is unknown."""
+    """It passes ``*args`` or ``**kwargs``: a parameter no other argument names may get
+    anything."""
 
 
 @dataclass(frozen=True)

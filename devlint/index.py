@@ -808,11 +808,13 @@ class ProjectIndex:
         slots = {parameter} if position is None else {parameter, position}
         for caller in callers:
             for site in passed.get(caller, [None]):
-                if site is None or site.unpacks or slots & set(site.placed):
+                if site is None or slots & set(site.placed):
                     return True
                 ups = [(name, at) for slot, name, at in site.passed_on if slot in slots]
                 if ups and site.caller_bound:
                     return True
+                if not ups and site.unpacks and not slots & set(site.off):
+                    return True  # `*args` or `**kwargs` may give it
                 if any(
                     self._placed(self.canonical(caller), name, at, seen | {function})
                     for name, at in ups

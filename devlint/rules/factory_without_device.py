@@ -246,7 +246,11 @@ class FactoryWithoutDevice(Rule):
     method called on its class, function nested in another) that every call in the file
     gives host data or CPU tensors (also a few calls up, where a caller passes its own
     parameter on), or values it cannot place while moving the result to the device (at
-    once, or through the name it is bound to): the helper works on the CPU by design; the
+    once, or through the name it is bound to): the helper works on the CPU by design; a
+    meeting only with parameters of a function (or static method) that every project call
+    in other files, tests aside, fills with data made on the CPU or host data (or with
+    such a parameter of its own caller, a few calls up): one call passing what may be on
+    a device, or no project call at all, keeps it a finding; the
     arguments of a function nested in the caller, which meet only what they meet inside
     it; a parameter of a function wrapped by a decorator not known to pass its arguments
     on as they are (a project's `@auto_move_data` may move them first); a parameter the
@@ -4091,6 +4095,8 @@ def _placed_by_callers(
             if not param.endswith("device")
         }
     )
+    if not set(params) <= parameter_names(flow.function):
+        return ()  # `*args` or `**kwargs`: what a call gives there, no slot names
     return tuple(
         Requirement(
             Needed.PARAMETER_PLACED,

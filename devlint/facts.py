@@ -272,6 +272,7 @@ class ArgumentsPassed:
     unpacks: bool = False
     """It passes ``*args`` or ``**kwargs``: a parameter no other argument names may get
     anything."""
+    line: int = 0
 
 
 @dataclass(frozen=True)

@@ -768,8 +768,8 @@ class ProjectIndex:
         if requirement.kind is Needed.RESULTS_JOINED:
             return function in self._joined_results
         if requirement.kind is Needed.PARAMETER_PLACED:
-            name = str(requirement.slot)
-            return self._placed(function, name, requirement.position, frozenset())
+            parameter = str(requirement.slot)
+            return self._placed(function, parameter, requirement.position, frozenset())
         if requirement.kind is Needed.RESULT_MEETS:
             # A row of a CPU result (`f(x)[0]`) is on the CPU too; a tuple meets nothing whole.
             met = self._meeting_results.get(function, set())

@@ -22,8 +22,8 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from devlint.candidates import Candidate, Needed, Requirement, Scope
 from devlint.facts import (
-    ArgumentsPassed,
     WEIGHT_APPLIERS,
+    ArgumentsPassed,
     CallShape,
     Fact,
     FileFacts,

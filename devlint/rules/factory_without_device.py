@@ -14,8 +14,8 @@ from devlint.facts import FileFacts, tensor_annotation
 from devlint.findings import Applicability, Fix
 from devlint.flow.fallback import fallback_return
 from devlint.flow.inference import FunctionFlow
-from devlint.flow.summary import positional_names
 from devlint.flow.meetings import Meeting, MeetingKind, empty_data
+from devlint.flow.summary import positional_names
 from devlint.flow.values import UNKNOWN, Origin
 from devlint.index import ProjectIndex, is_test_module
 from devlint.nodes import (

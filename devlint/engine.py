@@ -742,36 +742,21 @@ def _describe_callers_passing_on(projects: list[Project], runner: Runner) -> Non
     function whose callers' arguments a candidate needs (``ArgumentsPassed.passed_on``),
     to describe those calls too: a parameter filled with CPU data by every caller of the
     caller is on the CPU. A few rounds, one call further up each."""
-    for _ in range(MAX_SUMMARY_DEPTH):
-        work: list[tuple[FileResult, FileJob, Cache | None]] = []
-        touched = []
-        for project in projects:
-            assert project.index is not None
-            modules: dict[str, set[str]] = {}
-            for function in project.index.passing_parameters_on():
-                need = Requirement(Needed.PARAMETER_PLACED, function)
-                for module in project.index.modules_showing(need):
-                    modules.setdefault(module, set()).add(function.rpartition(".")[2])
-            cache = Cache(project.cache_dir) if project.cache_dir else None
-            before = len(work)
-            for result in project.files:
-                names = modules.get(result.job.module)
-                settings = result.job.settings
-                if result.analysis.facts is None or not names or names <= settings.flow_arguments:
-                    continue
-                job = replace(
-                    result.job,
-                    settings=replace(settings, flow_arguments=settings.flow_arguments | names),
-                    prefilter=result.job.prefilter and result.analysis.parsed,
-                )
-                work.append((result, job, cache))
-            if len(work) > before:
-                touched.append(project)
-        if not work:
-            return
-        same = _analyse_again(work, runner)
-        for project in touched:
-            _index(project, same_structure=same)
+
+    def asked(index: ProjectIndex) -> dict[str, set[str]]:
+        modules: dict[str, set[str]] = {}
+        for function in index.passing_parameters_on():
+            need = Requirement(Needed.PARAMETER_PLACED, function)
+            for module in index.modules_showing(need):
+                modules.setdefault(module, set()).add(function.rpartition(".")[2])
+        return modules
+
+    _ask_in_rounds(
+        projects,
+        runner,
+        asked,
+        lambda settings, names: replace(settings, flow_arguments=settings.flow_arguments | names),
+    )
 
 
 MAX_SUMMARY_DEPTH = 3
@@ -783,33 +768,52 @@ def _summarise_returned_calls(projects: list[Project], runner: Runner) -> None:
     far may return (``FlowSummary.returns_via``), to summarise them too: a helper's result
     follows its argument through another file's helper (``deg2rad`` inside
     ``angle_to_rotation_matrix``). A few rounds, one call deeper each."""
+
+    def asked(index: ProjectIndex) -> dict[str, set[str]]:
+        modules: dict[str, set[str]] = {}
+        for function in index.unsummarised_callees():
+            need = Requirement(Needed.PARAMETER_RETURNED, function)
+            for module in index.modules_showing(need):
+                modules.setdefault(module, set()).add(function)
+        return modules
+
+    _ask_in_rounds(
+        projects,
+        runner,
+        asked,
+        lambda settings, names: replace(settings, flow_summaries=settings.flow_summaries | names),
+    )
+
+
+def _ask_in_rounds(
+    projects: list[Project],
+    runner: Runner,
+    asked: Callable[[ProjectIndex], Mapping[str, set[str]]],
+    widened: Callable[[RuleSettings, set[str]], RuleSettings],
+) -> None:
+    """Analyse again the files (by module) for which ``asked`` (from the project's index)
+    names what their settings do not hold yet, with the settings ``widened`` by those
+    names, then index again: ``MAX_SUMMARY_DEPTH`` rounds, or until none is asked more."""
     for _ in range(MAX_SUMMARY_DEPTH):
         work: list[tuple[FileResult, FileJob, Cache | None]] = []
         touched = []
         for project in projects:
             assert project.index is not None
-            wanted = project.index.unsummarised_callees()
-            if not wanted:
+            modules = asked(project.index)
+            if not modules:
                 continue
-            modules: dict[str, set[str]] = {}
-            for function in wanted:
-                for module in project.index.modules_showing(
-                    Requirement(Needed.PARAMETER_RETURNED, function)
-                ):
-                    modules.setdefault(module, set()).add(function)
             cache = Cache(project.cache_dir) if project.cache_dir else None
             before = len(work)
             for result in project.files:
                 names = modules.get(result.job.module)
                 if result.analysis.facts is None or not names:
                     continue
-                settings = result.job.settings
-                summaries = settings.flow_summaries | names
-                if summaries == settings.flow_summaries:
+                settings = widened(result.job.settings, names)
+                if settings == result.job.settings:
                     continue
                 job = replace(
                     result.job,
-                    settings=replace(settings, flow_summaries=summaries),
+                    settings=settings,
                     prefilter=result.job.prefilter and result.analysis.parsed,
                 )
                 work.append((result, job, cache))

@@ -105,3 +105,41 @@ def test_a_method_passing_its_parameter_on_keeps_it(tmp_path: Path) -> None:
 
 def test_callers_in_tests_do_not_count(tmp_path: Path) -> None:
     assert check(tmp_path, tests__test_ops=CPU_CALLER) == [FINDING]
+
+
+CURRIED_OPS = """\
+import torch
+
+from pkg.util import curry1
+
+
+@curry1
+def positions(input_ids, spans):
+    ones = torch.ones(2, device=input_ids.device)
+    offset = input_ids.max() + ones
+    return torch.arange(2) + offset
+"""
+
+CURRY = """\
+def curry1(f):
+    def outer(*args, **kwargs):
+        def inner(x):
+            return f(x, *args, **kwargs)
+
+        return inner
+
+    return outer
+"""
+
+CURRIED_CALLER = """\
+from pkg.ops import positions
+
+
+def pipeline():
+    return positions([1, 2])
+"""
+
+
+def test_a_call_of_a_wrapped_function_passes_no_parameter_it_names(tmp_path: Path) -> None:
+    files = {"pkg/ops.py": CURRIED_OPS, "pkg/util.py": CURRY, "pkg/proc.py": CURRIED_CALLER}
+    assert package_findings(tmp_path, files, "DEV003") == [("ops.py", 10, 12)]

@@ -4079,10 +4079,11 @@ def _placed_by_callers(
     a tensor on a device: where every call fills them with data made on the CPU, the
     function computes on the CPU (``Needed.PARAMETER_PLACED``). Not for a function nested
     in another, nor a method called on an object (calls on objects the index cannot name
-    may pass anything)."""
+    may pass anything), nor one wrapped by a decorator not known to pass its arguments on
+    as they are (``@curry1``: a call's arguments are not its parameters)."""
     function = context.scope.function_name
     name = flow.function.name.value
-    if function is None or not function.endswith(f".{name}"):
+    if function is None or not function.endswith(f".{name}") or flow.wrapped:
         return ()
     if context.scope.method is not None and not is_static_method(flow.function):
         return ()

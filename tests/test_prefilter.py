@@ -587,16 +587,30 @@ def test_dev003_sees_no_factory_in_a_test_module(module: str, sighted: bool) -> 
         ("def zero():\n    return torch.rand([])\nt = zero()\nt += x", True),  # nested
         ("def add(t=torch.tensor(0.0)):\n    t += x\n    return t", True),  # a default
         ("p = torch.rand([])\nouts = ()\nouts += (x,)\nreturn torch.stack([p, x])", True),
+        # an operation refusing it, given other tensors (DETR's `torch.stack(intermediate)`)
+        ("p = torch.rand([])\nh = [x]\nif p < 0.1:\n    return x\nreturn torch.stack(h)", False),
+        ("return torch.stack([torch.tensor(1.0), x])", True),  # given it directly
+        ("t = torch.tensor(0.0)\nreturn x.clamp(max=t)", True),  # a keyword
+        ("total = torch.tensor(0.0)\ntotal.add_(x.sum())", True),  # the receiver
+        ("p = torch.rand([])\nh = p * 2\nreturn torch.stack([h, x])", True),  # derived
+        # put on the CPU: blamed only where indexed
+        ("c = x.detach().cpu()\nreturn c.numpy()", False),
+        ("c = x.cpu()\nreturn c[x > 0]", True),
+        ("return x.cpu()[x > 0]", True),
+        ("parts = [x.cpu()]\nreturn parts[0]", True),
     ],
 )
-def test_dev003s_screen_counts_an_update_in_place_only_of_what_may_hold_a_0_dim_tensor(
+def test_dev003s_screen_counts_a_0_dim_or_cpu_tensor_only_where_the_flow_may_blame_it(
     body: str, sighted: bool
 ) -> None:
-    """The flow blames a 0-dim CPU tensor at an augmented assignment only where it is the
-    target (``total += loss``: ``MeetingKind.UPDATED``): beside transformers' layerdrop
-    ``torch.rand([])``, ``all_hidden_states += (h,)`` asks for no parse. Any name bound
-    from it, in any order, a container it is put in, an attribute of ``self``, a nested
-    function returning it or a parameter defaulting to it may hold it."""
+    """The flow blames a 0-dim CPU tensor only as an operand of an operation that refuses
+    it (``torch.stack([p, x])``, ``x.clamp(max=t)``, the receiver of ``t.add_(x)``) or as
+    the target of an augmented assignment (``total += loss``: ``MeetingKind.UPDATED``),
+    and a tensor put on the CPU (``x.cpu()``) only where it is indexed: beside
+    transformers' layerdrop ``torch.rand([])``, ``all_hidden_states += (h,)`` and
+    ``torch.stack(intermediate)`` ask for no parse. Any name bound from it, in any order,
+    a container it is put in, an attribute of ``self``, a nested function returning it or
+    a parameter defaulting to it may hold it."""
     indented = "".join(f"        {line}\n" for line in body.splitlines())
     text = (
         "import torch\nimport torch.nn as nn\n\nclass Net(nn.Module):\n"
@@ -613,6 +627,33 @@ def test_dev003s_screen_counts_an_update_in_place_only_of_what_may_hold_a_0_dim_
         collect=SCREENED,
     )
     assert bool(rule.sightings(found, EVERYTHING)) is sighted
+
+
+def test_dev003_sees_a_collective_anywhere_only_in_the_functions_that_may_hand_it_a_tensor() -> (
+    None
+):
+    """A collective blames a CPU tensor in any scope, so the index must parse the file
+    whatever the scope is: but only where a collective may take the tensor, in a function
+    calling one or one that such a function names (its result handed on). Elsewhere the
+    index judges the scope as usual."""
+    text = (
+        "import torch\nimport torch.distributed as dist\n\n"
+        "def _count(done):\n    return torch.tensor([len(done)])\n\n"
+        "def lengths(batch):\n    return torch.tensor([len(b) for b in batch])\n\n"
+        "def count_all(done):\n    dist.all_reduce(_count(done))\n\n"
+        "def local(n):\n    t = torch.zeros(n)\n    dist.all_reduce(t)\n"
+    )
+    (rule,) = [rule for rule in RULES if rule.code == "DEV003"]
+    found = skeleton(
+        ast.parse(text), text, "pkg.sync", False, "pkg/sync.py", references=False, collect=SCREENED
+    )
+    sightings = rule.sightings(found, EVERYTHING)
+    assert sightings is not None
+    assert {s.scope.function_name: s.anywhere for s in sightings} == {
+        "pkg.sync._count": True,
+        "pkg.sync.lengths": False,
+        "pkg.sync.local": True,
+    }
 
 
 @pytest.mark.parametrize(

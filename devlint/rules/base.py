@@ -235,6 +235,9 @@ class Sighting:
     follows_inputs: bool = False
     """The screen saw evidence that the function's tensors follow its inputs' device
     (DEV003: ``follows_inputs`` in its data); False: it may have none."""
+    anywhere: bool = False
+    """The rule may report there whatever the index says of the scope (DEV003: a CPU
+    tensor handed to a collective); False: only where ``may_report_in`` places it."""
 
 
 Pending = tuple[str, frozenset[Sighting] | None]

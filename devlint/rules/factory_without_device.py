@@ -581,6 +581,27 @@ class FactoryWithoutDevice(Rule):
         "        total = torch.tensor(0.0)\n"
         "        total = total + x.sum()\n"
         "        return total, last\n",
+        # A collective blames a CPU tensor in any scope, but only one it may take: this
+        # helper's tensor reaches none (no function calling one names it), and a plain
+        # function is no device context.
+        "import torch\nimport torch.distributed as dist\n\n"
+        "def lengths(batch):\n"
+        "    return torch.tensor([len(b) for b in batch])\n\n"
+        "def sync(x):\n"
+        "    dist.all_reduce(x)\n",
+        # A 0-dim draw (layerdrop) beside a `torch.stack` of other tensors, and a tensor put
+        # on the CPU that nothing indexes: neither is blamed.
+        "import torch\nimport torch.nn as nn\n\n"
+        "class Decoder(nn.Module):\n"
+        "    def forward(self, x, drop: float):\n"
+        "        states = []\n"
+        "        for layer in self.layers:\n"
+        "            if torch.rand([]) < drop:\n"
+        "                continue\n"
+        "            x = layer(x)\n"
+        "            states.append(x)\n"
+        "        self.last = x.detach().cpu()\n"
+        "        return torch.stack(states)\n",
         # Collectives in a file that makes a gloo process group (`"cpu:gloo,cuda:nccl"`
         # too): gloo takes CPU tensors.
         "import torch\nimport torch.distributed as dist\n\n"
@@ -2747,6 +2768,18 @@ class FactoryWithoutDevice(Rule):
             column=13,
         ),
         Invalid(
+            # The helper's result is handed to a collective by a function that calls it.
+            "import torch\nimport torch.distributed as dist\n\n"
+            "def _local_count(done):\n"
+            "    return torch.tensor([len(done)])\n\n"
+            "def count_all(done):\n"
+            "    total = _local_count(done)\n"
+            "    dist.all_reduce(total)\n"
+            "    return total.item()\n",
+            line=5,
+            column=12,
+        ),
+        Invalid(
             # The default backend on a GPU machine is NCCL alone.
             "import torch\nimport torch.distributed as dist\n\n"
             "def setup(rank, world):\n"
@@ -3789,12 +3822,14 @@ class FactoryWithoutDevice(Rule):
         """A candidate is a call that may resolve to ``torch.<factory>`` (``Bindings``) and,
         as the flow requires to blame it, lacks ``**``, ``device=`` and ``out=`` (``tensor``
         and ``as_tensor`` take data that may be Python's), is not in a setup method, nor
-        the receiver of a chain that surely moves it. In a file that may call a collective
-        (``COLLECTIVE_FUNCTIONS``), which blames a CPU tensor in any scope: anywhere. A 0-dim
+        the receiver of a chain that surely moves it. A collective (``COLLECTIVE_FUNCTIONS``)
+        blames a CPU tensor in any scope: one that may reach it is seen ``anywhere``
+        (``_collective_regions``). A tensor put on the CPU (``x.cpu()``) only where its
+        scope may index what may hold it (``_indexing_regions``). A 0-dim
         one (``torch.tensor(1.0)``, ``torch.rand([])``) only in a file that may call a
-        collective, or in a scope that may call an operation that refuses it
-        (``SCALAR_REFUSING_OPERATIONS``: ``torch.stack``) or update in place what may
-        hold it (``total += loss``: ``_updating_scopes``): the flow blames it nowhere else,
+        collective, or in a scope that may hand what may hold it to an operation that
+        refuses it (``torch.stack([p, x])``: ``SCALAR_REFUSING_OPERATIONS``) or update it in
+        place (``total += loss``): ``_refusing_scopes``; the flow blames it nowhere else,
         and never follows it out of its function (a call, a return, an attribute). None in
         a test module, where ``visit`` reports nothing."""
         if is_test_module(found.facts.module):
@@ -3802,8 +3837,7 @@ class FactoryWithoutDevice(Rule):
         names = Bindings.of(found)
         calls = [call for call in found.of_type(ast.Call) if isinstance(call, ast.Call)]
         collective = any(names.may_be(call.func, COLLECTIVE_FUNCTIONS) for call in calls)
-        refusing = {found.scope_of(call) for call in calls if _may_refuse_scalars(call, names)}
-        refusing |= _updating_scopes(found, names, calls)
+        refusing = _refusing_scopes(found, names, calls)
         returned = _returned_whole(found)
 
         def refused_here(call: ast.Call) -> bool:
@@ -3811,17 +3845,23 @@ class FactoryWithoutDevice(Rule):
 
         made = [call for call in calls if _may_create_without_device(call, names, refused_here)]
         fresh = made + _stored_factory_calls(found, names, calls)
-        fresh += [call for call in calls if _may_put_on_cpu(call)]
+        put = [call for call in calls if _may_put_on_cpu(call)]
+        functions = list(found.of_type(ast.FunctionDef, ast.AsyncFunctionDef))
+        fresh += _indexed(put, _indexing_regions(put, functions), functions)
         if not fresh:
             return frozenset()
-        if collective:
-            return None
+        reaching = _collective_regions(calls, names, functions) if collective else set()
         placed = _surely_placed(calls)
         scopes = {found.scope_of(call) for call in fresh if id(call) not in placed}
         # Only a factory's CPU tensor is a fallback (``_visit_fallback``), not a stored
         # factory's nor ``.cpu()``'s (a state dict's copy returned beside other results).
         following = _functions_reading_devices(found, calls) | _may_fall_back(found, made)
         taking = _may_take_tensors(found, calls)
+        anywhere = {
+            found.scope_of(call)
+            for call in fresh
+            if _outermost_around(call, functions) in reaching  # None: module level
+        }
         return frozenset(
             Sighting(
                 scope,
@@ -3831,6 +3871,7 @@ class FactoryWithoutDevice(Rule):
                     or scope.function_name in following
                     or scope.function_name in taking
                 ),
+                anywhere=scope in anywhere,
             )
             for scope in scopes
             if scope.method not in SETUP_METHODS
@@ -3840,9 +3881,10 @@ class FactoryWithoutDevice(Rule):
         self, facts: FileFacts, index: ProjectIndex, sightings: frozenset[Sighting] | None
     ) -> bool:
         if sightings is None:
-            return True  # the rule cannot place it, or a collective: see ``sightings``
+            return True  # the rule cannot place it
         return any(
-            _reports_in(index.scope_info(sighting.scope))
+            sighting.anywhere
+            or _reports_in(index.scope_info(sighting.scope))
             or (sighting.follows_inputs and _library_function(sighting.scope, index))
             for sighting in sightings
         )
@@ -4893,12 +4935,16 @@ def _may_refuse_scalars(call: ast.Call, names: Bindings) -> bool:
     )
 
 
-def _updating_scopes(found: Skeleton, names: Bindings, calls: Sequence[ast.Call]) -> set[Scope]:
-    """The scopes where an augmented assignment may update in place a 0-dim tensor one of
-    their factory calls makes (``total += loss``: the flow's ``UPDATED`` meeting, whose
-    updated tensor is the assignment's target): not ``outputs += (h,)`` beside a layerdrop
-    ``torch.rand([])`` that only a comparison reads. Only scopes holding a factory call the
-    flow may make 0-dim are asked (the others need no refusal to be candidates)."""
+def _refusing_scopes(found: Skeleton, names: Bindings, calls: Sequence[ast.Call]) -> set[Scope]:
+    """The scopes where an operation that refuses a 0-dim CPU tensor may take one that one
+    of their factory calls makes: an operand of a call that may be such an operation
+    (``_may_refuse_scalars``: ``torch.stack([p, x])``, ``total.add_(loss)``, its receiver
+    too), or the target of an augmented assignment (``total += loss``: the flow's
+    ``UPDATED`` meeting). Not ``torch.stack(hidden)`` nor ``outputs += (h,)`` beside a
+    layerdrop ``torch.rand([])`` that only a comparison reads: the flow blames a 0-dim
+    tensor only where it is such an operand (``meetings_among``, ``meetings_updated``).
+    Only scopes holding a factory call the flow may make 0-dim are asked (the others need
+    no refusal to be candidates)."""
     zero_dim = [
         call
         for call in calls
@@ -4908,27 +4954,95 @@ def _updating_scopes(found: Skeleton, names: Bindings, calls: Sequence[ast.Call]
     scopes = {found.scope_of(call) for call in zero_dim}
     if not scopes:
         return set()
+    made = {id(call) for call in zero_dim}
     functions = list(found.of_type(ast.FunctionDef, ast.AsyncFunctionDef))
     holding: dict[int, set[str]] = {}
-    updating: set[Scope] = set()
+    refusing: set[Scope] = set()
+    operations: list[tuple[ast.stmt | ast.Call, list[ast.AST]]] = [
+        (call, _operands(call)) for call in calls if _may_refuse_scalars(call, names)
+    ]
     for update in found.of_type(ast.AugAssign):
         assert isinstance(update, ast.AugAssign)
-        scope = found.scope_of(update)
-        if scope in updating or scope not in scopes:
+        operations.append((update, [update.target]))
+    for operation, operands in operations:
+        scope = found.scope_of(operation)
+        if scope in refusing or scope not in scopes:
             continue
-        region = _outermost_around(update, functions)
+        region = _outermost_around(operation, functions)
         if region is None:  # at class or module level: not worth judging
-            updating.add(scope)
+            refusing.add(scope)
             continue
         if id(region) not in holding:
-            made = {id(call) for call in zero_dim}
             holding[id(region)] = _names_holding(region, made)
-        if set(_root_names(update.target)) & holding[id(region)]:
-            updating.add(scope)
-    return updating
+        inside = [inner for operand in operands for inner in ast.walk(operand)]
+        if any(id(inner) in made for inner in inside) or holding[id(region)] & {
+            inner.id for inner in inside if isinstance(inner, ast.Name)
+        }:
+            refusing.add(scope)
+    return refusing
 
 
-def _outermost_around(node: ast.stmt, functions: Sequence[ast.AST]) -> ast.AST | None:
+def _operands(call: ast.Call) -> list[ast.AST]:
+    """What a call hands its operation: its receiver (``t`` of ``t.add_(x)``), arguments
+    and keyword values."""
+    receiver = [call.func.value] if isinstance(call.func, ast.Attribute) else []
+    return [*receiver, *call.args, *(keyword.value for keyword in call.keywords)]
+
+
+def _collective_regions(
+    calls: Sequence[ast.Call], names: Bindings, functions: Sequence[ast.AST]
+) -> set[ast.AST | None]:
+    """The outermost functions whose CPU tensors a collective may take, blamed in any scope
+    (``meetings_in_collective``): those calling one (module level: None), and those
+    defining a function that such a function names, whose returned tensor the flow
+    follows into it (``FileFlows.meetings_of``)."""
+    regions = {
+        _outermost_around(call, functions)
+        for call in calls
+        if names.may_be(call.func, COLLECTIVE_FUNCTIONS)
+    }
+    named = {
+        node.id if isinstance(node, ast.Name) else node.attr
+        for region in regions
+        if region is not None
+        for node in ast.walk(region)
+        if isinstance(node, ast.Name | ast.Attribute)
+    }
+    for function in functions:
+        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) and function.name in named:
+            regions.add(_outermost_around(function, functions))
+    return regions
+
+
+def _indexing_regions(put: Sequence[ast.Call], functions: Sequence[ast.AST]) -> set[ast.AST | None]:
+    """The outermost functions that may index a tensor one of their ``x.cpu()`` calls put
+    on the CPU (``put``): the flow blames such a choice only where it is indexed
+    (``meetings_indexed``), never out of its function. Module level (None) always."""
+    made = {id(call) for call in put}
+    regions = {_outermost_around(call, functions) for call in put}
+    indexing: set[ast.AST | None] = {None} if None in regions else set()
+    for region in regions - {None}:
+        assert region is not None
+        holding = _names_holding(region, made)
+        for node in ast.walk(region):
+            if not isinstance(node, ast.Subscript):
+                continue
+            inside = list(ast.walk(node.value))
+            if any(id(inner) in made for inner in inside) or holding & {
+                inner.id for inner in inside if isinstance(inner, ast.Name)
+            }:
+                indexing.add(region)
+                break
+    return indexing
+
+
+def _indexed(
+    put: Sequence[ast.Call], regions: set[ast.AST | None], functions: Sequence[ast.AST]
+) -> list[ast.Call]:
+    return [call for call in put if _outermost_around(call, functions) in regions]
+
+
+def _outermost_around(node: ast.stmt | ast.expr, functions: Sequence[ast.AST]) -> ast.AST | None:
     """The outermost function whose lines hold ``node``: its scope's code and perhaps more
     (a scope is its outermost function; nested functions belong to it)."""
     around: list[ast.FunctionDef | ast.AsyncFunctionDef] = [

@@ -304,6 +304,9 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "TRANSPARENT_DECORATORS": check_qualified,
     "MODULE_MAPPINGS": check_qualified,
     "FUNCTION_TRANSFORMS": check_qualified,
+    # the standard library's dataclasses and attrs (here through jsonschema)
+    "RECORD_CLASS_DECORATORS": check_qualified,
+    "RECORD_FIELD_FUNCTIONS": check_qualified,
     # Python's builtins
     "ITERATING_BUILTINS": lambda v: missing_attributes(builtins, v),
     "UNPACKING_BUILTINS": lambda v: missing_attributes(builtins, v),

@@ -48,10 +48,6 @@ class Needed(Enum):
     RESULT_DATA = "result data"
     """The function (a method: through its class's bases) returns Python data, no tensor
     (``FlowSummary.data``): ``torch.tensor`` of its result makes a CPU tensor."""
-    PARAMETER_PLACED = "parameter placed"
-    """Some project call of the function may give the parameter a tensor on a device: not
-    every call passes data made on the CPU (or such a parameter of its own caller), or the
-    function has no project caller the index can follow (``ArgumentsPassed``)."""
 
 
 @dataclass(frozen=True)
@@ -68,9 +64,6 @@ class Requirement:
     part: int | None = None
     """The element of the tuple the function returns that the requirement is about
     (``a, b = f(x)``, ``f(x)[1]``, ``out = f(x); out[1]``); None: its whole result."""
-    position: int | None = None
-    """For ``PARAMETER_PLACED`` (``slot`` names the parameter): its position, where an
-    argument can bind it by position."""
 
 
 @dataclass(frozen=True)

@@ -417,7 +417,6 @@ def _analyse_and_resolve(projects: list[Project], runner: Runner) -> None:
     _parse_skipped_files_that_matter(projects, runner)
     _follow_returned_output(projects, runner)
     _parse_files_flow_needs(projects, runner)
-    _describe_callers_passing_on(projects, runner)
     _summarise_returned_calls(projects, runner)
     for project in projects:
         for result in project.files:
@@ -672,29 +671,22 @@ def _parse_files_flow_needs(projects: list[Project], runner: Runner) -> None:
         }
         summaries: dict[str, set[str]] = {}
         results: dict[str, set[str]] = {}
-        arguments: dict[str, set[str]] = {}
         for need in needs:
-            last = need.function.rpartition(".")[2]
             for module in index.modules_showing(need):
                 if need.kind in (Needed.RESULT_MEETS, Needed.RESULTS_JOINED):
-                    results.setdefault(module, set()).add(last)
-                elif need.kind is Needed.PARAMETER_PLACED:
-                    arguments.setdefault(module, set()).add(last)
+                    results.setdefault(module, set()).add(need.function.rpartition(".")[2])
                 else:
                     summaries.setdefault(module, set()).add(index.about(need))
         cache = Cache(project.cache_dir) if project.cache_dir else None
         work, shown = [], False
         for result in project.files:
             module = result.job.module
-            if result.analysis.facts is None or not (
-                module in summaries or module in results or module in arguments
-            ):
+            if result.analysis.facts is None or (module not in summaries and module not in results):
                 continue
             settings = replace(
                 result.job.settings,
                 flow_summaries=frozenset(summaries.get(module, ())),
                 flow_results=frozenset(results.get(module, ())),
-                flow_arguments=frozenset(arguments.get(module, ())),
             )
             prefilter = result.job.prefilter and result.analysis.parsed
             job = replace(result.job, settings=settings, prefilter=prefilter)
@@ -737,28 +729,6 @@ def _analyse_again(work: list[tuple[FileResult, FileJob, Cache | None]], runner:
     return structures == [_structure(result) for result, _, _ in work]
 
 
-def _describe_callers_passing_on(projects: list[Project], runner: Runner) -> None:
-    """Analyse again the files calling the functions that pass their own parameter on to a
-    function whose callers' arguments a candidate needs (``ArgumentsPassed.passed_on``),
-    to describe those calls too: a parameter filled with CPU data by every caller of the
-    caller is on the CPU. A few rounds, one call further up each."""
-
-    def asked(index: ProjectIndex) -> dict[str, set[str]]:
-        modules: dict[str, set[str]] = {}
-        for function in index.passing_parameters_on():
-            need = Requirement(Needed.PARAMETER_PLACED, function)
-            for module in index.modules_showing(need):
-                modules.setdefault(module, set()).add(function.rpartition(".")[2])
-        return modules
-
-    _ask_in_rounds(
-        projects,
-        runner,
-        asked,
-        lambda settings, names: replace(settings, flow_arguments=settings.flow_arguments | names),
-    )
-
-
 MAX_SUMMARY_DEPTH = 3
 """How many calls deep a function's result is followed into other files' functions."""
 
@@ -768,52 +738,33 @@ def _summarise_returned_calls(projects: list[Project], runner: Runner) -> None:
     far may return (``FlowSummary.returns_via``), to summarise them too: a helper's result
     follows its argument through another file's helper (``deg2rad`` inside
     ``angle_to_rotation_matrix``). A few rounds, one call deeper each."""
-
-    def asked(index: ProjectIndex) -> dict[str, set[str]]:
-        modules: dict[str, set[str]] = {}
-        for function in index.unsummarised_callees():
-            need = Requirement(Needed.PARAMETER_RETURNED, function)
-            for module in index.modules_showing(need):
-                modules.setdefault(module, set()).add(function)
-        return modules
-
-    _ask_in_rounds(
-        projects,
-        runner,
-        asked,
-        lambda settings, names: replace(settings, flow_summaries=settings.flow_summaries | names),
-    )
-
-
-def _ask_in_rounds(
-    projects: list[Project],
-    runner: Runner,
-    asked: Callable[[ProjectIndex], Mapping[str, set[str]]],
-    widened: Callable[[RuleSettings, set[str]], RuleSettings],
-) -> None:
-    """Analyse again the files (by module) for which ``asked`` (from the project's index)
-    names what their settings do not hold yet, with the settings ``widened`` by those
-    names, then index again: ``MAX_SUMMARY_DEPTH`` rounds, or until none is asked more."""
     for _ in range(MAX_SUMMARY_DEPTH):
         work: list[tuple[FileResult, FileJob, Cache | None]] = []
         touched = []
         for project in projects:
             assert project.index is not None
-            modules = asked(project.index)
-            if not modules:
+            wanted = project.index.unsummarised_callees()
+            if not wanted:
                 continue
+            modules: dict[str, set[str]] = {}
+            for function in wanted:
+                for module in project.index.modules_showing(
+                    Requirement(Needed.PARAMETER_RETURNED, function)
+                ):
+                    modules.setdefault(module, set()).add(function)
             cache = Cache(project.cache_dir) if project.cache_dir else None
             before = len(work)
             for result in project.files:
                 names = modules.get(result.job.module)
                 if result.analysis.facts is None or not names:
                     continue
-                settings = widened(result.job.settings, names)
-                if settings == result.job.settings:
+                settings = result.job.settings
+                summaries = settings.flow_summaries | names
+                if summaries == settings.flow_summaries:
                     continue
                 job = replace(
                     result.job,
-                    settings=settings,
+                    settings=replace(settings, flow_summaries=summaries),
                     prefilter=result.job.prefilter and result.analysis.parsed,
                 )
                 work.append((result, job, cache))

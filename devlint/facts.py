@@ -249,33 +249,6 @@ class ResultHanded:
 
 
 @dataclass(frozen=True)
-class ArgumentsPassed:
-    """What a call of ``callee`` (as this file resolves it) in ``caller`` passes: which
-    arguments may hold a tensor on a device, which ones hold none (made on the CPU, put
-    there, host data), and which ones are parameters of ``caller`` passed on as they came.
-    A parameter it leaves to its default holds none either."""
-
-    callee: str
-    caller: str
-    """The qualified function making the call."""
-    caller_bound: bool = False
-    """``caller`` is a method called on an object (not static): calls of it on objects
-    the index cannot name may pass anything, so its parameters are not followed up."""
-    placed: tuple[int | str, ...] = ()
-    """The slots (a position, or a keyword) of the arguments that may be on a device and
-    are no parameter of ``caller`` passed on."""
-    off: tuple[int | str, ...] = ()
-    """The slots of the arguments that hold no tensor on a device."""
-    passed_on: tuple[tuple[int | str, str, int | None], ...] = ()
-    """Arguments that are parameters of ``caller``: the slot, the parameter, its position
-    in ``caller`` (None: keyword only)."""
-    unpacks: bool = False
-    """It passes ``*args`` or ``**kwargs``: a parameter no other argument names may get
-    anything."""
-    line: int = 0
-
-
-@dataclass(frozen=True)
 class ResultMeets:
     """The result of a call of ``callee`` (a function of another file) meets the device."""
 
@@ -324,7 +297,6 @@ Fact = (
     | FlowSummary
     | ResultMeets
     | ResultHanded
-    | ArgumentsPassed
 )
 """Facts rules contribute during the traversal, for the whole project to use."""
 

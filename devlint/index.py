@@ -16,7 +16,6 @@ from pathlib import PurePath
 
 from devlint.candidates import Needed, Requirement, Scope, ScopeInfo
 from devlint.facts import (
-    ArgumentsPassed,
     BackendParameter,
     CallShape,
     ClassFacts,
@@ -72,8 +71,6 @@ _HF_MODEL_CLASS = re.compile(
 _MAX_ALIAS_HOPS = 8
 
 _MAX_MEETING_HOPS = 3
-_SHOWN_BY_CALLERS = (Needed.RESULT_MEETS, Needed.RESULTS_JOINED, Needed.PARAMETER_PLACED)
-"""Requirements that the flow facts of the function's callers decide."""
 """How many functions of other files a parameter is followed through to where it meets."""
 
 _MOVES = MODULE_MOVING_METHODS | DEVICE_TYPES
@@ -215,8 +212,6 @@ class ProjectIndex:
         self._results_meeting: set[tuple[str, int | None]] = set()
         self._results_handed: set[tuple[str, str, int | str, str]] = set()
         """``ResultHanded`` facts: the callee, the receiver, its slot, the module handing."""
-        self._arguments: list[tuple[ArgumentsPassed, str]] = []
-        """``ArgumentsPassed`` facts, each with the module passing."""
         self._module_of: dict[str, str] = {}
         """Where each class and function is defined: with ``_classes`` and ``_functions``,
         from the same files (two files of one module name: the later wins in all three)."""
@@ -247,8 +242,6 @@ class ProjectIndex:
                 elif isinstance(fact, ResultHanded):
                     handed = (fact.callee, fact.receiver, fact.slot, file_facts.module)
                     self._results_handed.add(handed)
-                elif isinstance(fact, ArgumentsPassed):
-                    self._arguments.append((fact, file_facts.module))
                 else:
                     self._constants[fact.name] = replace(fact, path=file_facts.path)
         self._by_last_name: dict[str, list[str]] = {}
@@ -757,7 +750,7 @@ class ProjectIndex:
         a test hands a helper's result to whatever it checks it against (a fixture, a
         stand-in model), which says nothing of where the library's own callers use it."""
         function = self.about(requirement)
-        if requirement.kind not in _SHOWN_BY_CALLERS:
+        if requirement.kind not in (Needed.RESULT_MEETS, Needed.RESULTS_JOINED):
             found = self._module_of.get(function)
             return frozenset({found}) if found is not None else frozenset()
         modules = set()
@@ -774,9 +767,6 @@ class ProjectIndex:
         part = requirement.part
         if requirement.kind is Needed.RESULTS_JOINED:
             return function in self._joined_results
-        if requirement.kind is Needed.PARAMETER_PLACED:
-            parameter = str(requirement.slot)
-            return self._placed(function, parameter, requirement.position, frozenset())
         if requirement.kind is Needed.RESULT_MEETS:
             # A row of a CPU result (`f(x)[0]`) is on the CPU too; a tuple meets nothing whole.
             met = self._meeting_results.get(function, set())
@@ -794,59 +784,6 @@ class ProjectIndex:
         placed = {_parameter_of(summary, slot) for slot in requirement.placed}
         given = {param for param in placed if param is not None}
         return name is not None and self._meets(function, name, given, frozenset())
-
-    def _placed(
-        self, function: str, parameter: str, position: int | None, seen: frozenset[str]
-    ) -> bool:
-        """``Needed.PARAMETER_PLACED``: whether some project call of ``function`` (canonical;
-        outside tests, which pick inputs of their own) may give ``parameter`` (at
-        ``position``) a tensor on a device, or ``function`` has no such caller: a call the
-        index does not describe (``ArgumentsPassed``), from module-level code or through a
-        hand-over, may pass anything. A caller passing its own parameter on asks its own
-        callers, a few calls up."""
-        callers = [
-            caller
-            for caller in self.callers(function)
-            if not self._in_tests(self._module_of.get(caller, caller.partition(":")[0]))
-        ]
-        if not callers or function in seen or len(seen) >= _MAX_MEETING_HOPS:
-            return True
-        passed = self._arguments_passed.get(function, {})
-        slots = {parameter} if position is None else {parameter, position}
-        for caller in callers:
-            for site in passed.get(caller, [None]):
-                if site is None or slots & set(site.placed):
-                    return True
-                ups = [(name, at) for slot, name, at in site.passed_on if slot in slots]
-                if ups and site.caller_bound:
-                    return True
-                if not ups and site.unpacks and not slots & set(site.off):
-                    return True  # `*args` or `**kwargs` may give it
-                if any(
-                    self._placed(self.canonical(caller), name, at, seen | {function})
-                    for name, at in ups
-                ):
-                    return True
-        return False
-
-    def passing_parameters_on(self) -> frozenset[str]:
-        """The callers (canonical) that pass a parameter of their own, as it came, to a
-        function whose callers' arguments were asked for (``ArgumentsPassed.passed_on``),
-        and that are called on no object (``ArgumentsPassed.caller_bound``)."""
-        return frozenset(
-            self.canonical(fact.caller)
-            for fact, _ in self._arguments
-            if fact.passed_on and not fact.caller_bound
-        )
-
-    @cached_property
-    def _arguments_passed(self) -> dict[str, dict[str, list[ArgumentsPassed]]]:
-        """``ArgumentsPassed`` facts by callee (canonical), then by caller."""
-        found: dict[str, dict[str, list[ArgumentsPassed]]] = {}
-        for fact, module in self._arguments:
-            callee = self.canonical(self.resolve(fact.callee, module))
-            found.setdefault(callee, {}).setdefault(fact.caller, []).append(fact)
-        return found
 
     def _meets(self, function: str, parameter: str, placed: set[str], seen: frozenset[str]) -> bool:
         """Whether ``parameter`` of ``function`` (canonical) meets a tensor on the device, or

@@ -23,7 +23,6 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 from devlint.candidates import Candidate, Needed, Requirement, Scope
 from devlint.facts import (
     WEIGHT_APPLIERS,
-    ArgumentsPassed,
     BackendParameter,
     CallShape,
     Fact,
@@ -56,7 +55,6 @@ from devlint.facts import (
 )
 from devlint.findings import Edit, Location
 from devlint.flow.cache import FileFlows
-from devlint.flow.callers import arguments_passed
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Handoff, Meeting
 from devlint.flow.summary import summarise
@@ -1229,8 +1227,7 @@ class Traversal:
         function of this file that forwards the call. The flow costs: the first pass
         computes none of it."""
         wanted, results = self._settings.flow_summaries, self._settings.flow_results
-        arguments = self._settings.flow_arguments
-        if not (wanted or results or arguments):
+        if not (wanted or results):
             return ()
         found: list[Fact] = []
         calling = self._calling(results)
@@ -1242,33 +1239,7 @@ class Traversal:
                 flow = self._flows.function(node, function.owner_node)
                 found.append(summarise(flow, function.name))
             found.extend(self._results_facts(function, node, results, calling))
-            found.extend(self._arguments_facts(function, node, arguments))
         return tuple(found)
-
-    def _arguments_facts(
-        self, function: _Function, node: cst.FunctionDef, names: frozenset[str]
-    ) -> tuple[ArgumentsPassed, ...]:
-        """What ``function``'s calls of the functions named (last names) ``names`` pass."""
-        called = (*function.calls, *function.self_calls)
-        if not any(call.rpartition(".")[2] in names for call in called):
-            return ()
-        flow = self._flows.function(node, function.owner_node)
-        method = function.owner_node is not None
-        return tuple(
-            arguments_passed(call, flow, callee, function.name, method)
-            for call in flow.values
-            if isinstance(call, cst.Call)
-            and (callee := flow.callees.get(call) or self._callee_name(call.func, function))
-            and callee.rpartition(".")[2] in names
-        )
-
-    def _callee_name(self, func: cst.BaseExpression, function: _Function) -> str | None:
-        """``func`` qualified through ``function``'s own imports, else the file's."""
-        dotted = dotted_name(func)
-        head, dot, rest = (dotted or "").partition(".")
-        if head in function.imported:
-            return f"{function.imported[head]}{dot}{rest}"
-        return self.qualified_name(func)
 
     def _calling(self, results: frozenset[str]) -> frozenset[str]:
         """``results`` (last names) and the file's functions that call one of them, or one of

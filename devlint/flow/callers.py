@@ -18,16 +18,9 @@ from typing import NamedTuple
 
 import libcst as cst
 
-from devlint.facts import ArgumentsPassed
 from devlint.flow.inference import FunctionFlow, _parameter_names
 from devlint.flow.values import UNKNOWN, Origin, Value
-from devlint.nodes import (
-    casts_dtype_only,
-    descendants,
-    is_static_method,
-    iter_children,
-    parameter_names,
-)
+from devlint.nodes import casts_dtype_only, descendants, iter_children
 from devlint.symbols import DEVICE_ARGUMENT_MOVES
 
 _OFF_DEVICE = frozenset({Origin.HOST, Origin.CPU})
@@ -126,71 +119,6 @@ def off_device_parameters(
             if not (_passed_on(given) and passed_on_off_device(given.params)):
                 off.discard(name)
     return frozenset(off)
-
-
-def arguments_passed(
-    call: cst.Call, flow: FunctionFlow, callee: str, caller: str, method: bool
-) -> ArgumentsPassed:
-    """What ``call`` (of ``callee``) in ``flow`` (the flow of ``caller``, a method if
-    ``method``) passes, for the callee's callers in other files: ``off_device_parameters``'s
-    view of each argument, without the result's move (another file's function may
-    compute on the device whatever it is given, then hand it back). A parameter of
-    ``caller`` passed by its name, never bound again, is passed on whatever the flow
-    makes of it. Positions after a ``*args`` are unknown."""
-    positional = _parameter_names(flow.function, method)
-    own = parameter_names(flow.function)
-    placed: list[int | str] = []
-    off: list[int | str] = []
-    passed_on: list[tuple[int | str, str, int | None]] = []
-    for position, arg in enumerate(call.args):
-        if arg.star:
-            if arg.star == "*":
-                break  # which positions the later ones fill is unknown
-            continue
-        slot: int | str = arg.keyword.value if arg.keyword is not None else position
-        found = flow.values.get(arg.value, UNKNOWN)
-        if _passed_on(found):
-            names = sorted(found.params)
-        elif isinstance(arg.value, cst.Name) and arg.value.value in own:
-            names = [] if _rebinds(arg.value.value, flow.function) else [arg.value.value]
-        else:
-            names = []
-        if names:
-            passed_on += [
-                (slot, name, positional.index(name) if name in positional else None)
-                for name in names
-            ]
-        else:
-            (off if _kept_off_device(found, moved=False) else placed).append(slot)
-    return ArgumentsPassed(
-        callee,
-        caller,
-        caller_bound=method and not is_static_method(flow.function),
-        placed=tuple(placed),
-        off=tuple(off),
-        passed_on=tuple(passed_on),
-        unpacks=any(arg.star for arg in call.args),
-    )
-
-
-def _rebinds(name: str, function: cst.FunctionDef) -> bool:
-    """Whether ``function``'s body binds ``name`` anywhere (an assignment, a loop, a
-    ``with``, a walrus, an import)."""
-    for node in descendants(function.body):
-        if isinstance(node, cst.AssignTarget | cst.For | cst.CompFor | cst.NamedExpr):
-            target: cst.CSTNode | None = node.target
-        elif isinstance(node, cst.AugAssign | cst.AnnAssign):
-            target = node.target
-        elif isinstance(node, cst.AsName):
-            target = node.name
-        else:
-            continue
-        if target is not None and any(
-            isinstance(found, cst.Name) and found.value == name
-            for found in (target, *descendants(target))
-        ):
-            return True
-    return False
 
 
 def _kept_off_device(found: Value, moved: bool) -> bool:

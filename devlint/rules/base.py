@@ -80,9 +80,6 @@ class RuleSettings:
     flow_results: frozenset[str] = frozenset()
     """Last names of the project functions whose callers' use of the result a candidate
     needs: only calls of these are followed for whether their results meet the device."""
-    flow_arguments: frozenset[str] = frozenset()
-    """Last names of the project functions whose callers' arguments a candidate needs
-    (``Needed.PARAMETER_PLACED``): only calls of these are described (``ArgumentsPassed``)."""
 
 
 class FileContext(Protocol):

@@ -15,7 +15,6 @@ from devlint.findings import Applicability, Fix
 from devlint.flow.fallback import fallback_return
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Meeting, MeetingKind, collective_group, empty_data
-from devlint.flow.summary import positional_names
 from devlint.flow.values import UNKNOWN, Origin
 from devlint.index import ProjectIndex, is_test_module
 from devlint.nodes import (
@@ -23,7 +22,6 @@ from devlint.nodes import (
     descendants,
     dotted_name,
     is_self,
-    is_static_method,
     iter_children,
     keyword_switched_on,
     parameter_names,
@@ -246,11 +244,7 @@ class FactoryWithoutDevice(Rule):
     method called on its class, function nested in another) that every call in the file
     gives host data or CPU tensors (also a few calls up, where a caller passes its own
     parameter on), or values it cannot place while moving the result to the device (at
-    once, or through the name it is bound to): the helper works on the CPU by design; a
-    meeting only with parameters of a function (or static method) that every project call
-    in other files, tests aside, fills with data made on the CPU or host data (or with
-    such a parameter of its own caller, a few calls up): one call passing what may be on
-    a device, or no project call at all, keeps it a finding; the
+    once, or through the name it is bound to): the helper works on the CPU by design; the
     arguments of a function nested in the caller, which meet only what they meet inside
     it; a parameter of a function wrapped by a decorator not known to pass its arguments
     on as they are (a project's `@auto_move_data` may move them first); a parameter the
@@ -3922,10 +3916,8 @@ class FactoryWithoutDevice(Rule):
         collective = meeting.kind is MeetingKind.COLLECTIVE
         following = _visited_follows_inputs(self, context, flow, meetings)
         evidence = {"follows_inputs": "yes"} if following else {}
-        needs: tuple[Requirement, ...] = ()
         if _only_inputs_on_device(node, flow, meetings, context):
             evidence["cpu_inputs_clear"] = "yes"
-            needs = _placed_by_callers(flow, meetings, context)
         if not uncast:
             evidence["cast_to_gpu"] = "yes"
         if all(found.kind is MeetingKind.COLLECTIVE for found in meetings):
@@ -3947,7 +3939,6 @@ class FactoryWithoutDevice(Rule):
             },
             fixes=fixes,
             lines={"line": meeting.at},
-            needs=needs,
             provided=_made_from(node, flow),
         )
 
@@ -4197,44 +4188,6 @@ def _only_inputs_on_device(
     if not all(flow.values.get(meeting.partner, UNKNOWN).params for meeting in meetings):
         return False
     return not context.meetings_with_cpu_inputs(node)
-
-
-def _placed_by_callers(
-    flow: FunctionFlow, meetings: Sequence[Meeting], context: FileContext
-) -> tuple[Requirement, ...]:
-    """A tensor that meets a device only through the visited function's parameters
-    (``_only_inputs_on_device``) meets one only if some project call may give one of them
-    a tensor on a device: where every call fills them with data made on the CPU, the
-    function computes on the CPU (``Needed.PARAMETER_PLACED``). Not for a function nested
-    in another, nor a method called on an object (calls on objects the index cannot name
-    may pass anything), nor one wrapped by a decorator not known to pass its arguments on
-    as they are (``@curry1``: a call's arguments are not its parameters)."""
-    function = context.scope.function_name
-    name = flow.function.name.value
-    if function is None or not function.endswith(f".{name}") or flow.wrapped:
-        return ()
-    if context.scope.method is not None and not is_static_method(flow.function):
-        return ()
-    positional = positional_names(flow.function)
-    params = sorted(
-        {
-            param
-            for meeting in meetings
-            for param in flow.values.get(meeting.partner, UNKNOWN).params
-            if not param.endswith("device")
-        }
-    )
-    if not set(params) <= parameter_names(flow.function):
-        return ()  # `*args` or `**kwargs`: what a call gives there, no slot names
-    return tuple(
-        Requirement(
-            Needed.PARAMETER_PLACED,
-            function,
-            param,
-            position=positional.index(param) if param in positional else None,
-        )
-        for param in params
-    )
 
 
 def _follows_inputs(scope: Scope, following: frozenset[str]) -> bool:

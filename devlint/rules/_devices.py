@@ -36,6 +36,7 @@ from devlint.symbols import (
     TEXT_BUILTINS,
     TEXT_METHODS,
     TOLD_DEVICE_SWITCHES,
+    TORCH_MODULE_BASES,
 )
 
 
@@ -357,26 +358,85 @@ def record_device_field(
         value = declared.value if declared is not None else None
     if value is not literal:
         return None
-    keyword_only = False
-    for decorator in classdef.decorators:
-        made = decorator.decorator
-        call = made if isinstance(made, cst.Call) else None
-        if qualified_name(call.func if call else made) in RECORD_CLASS_DECORATORS:
-            only = keyword_argument(call, "kw_only") if call else None
-            keyword_only = only is not None and dotted_name(only.value) == "True"
-            break
-    else:
+    decorator = next(
+        (
+            d.decorator
+            for d in classdef.decorators
+            if qualified_name(_called_or_named(d.decorator)) in RECORD_CLASS_DECORATORS
+        ),
+        None,
+    )
+    if decorator is None:
         return None
-    if keyword_only:
+    return _init_position(field, block, classdef, decorator, qualified_name)
+
+
+def _called_or_named(decorator: cst.BaseExpression) -> cst.BaseExpression:
+    return decorator.func if isinstance(decorator, cst.Call) else decorator
+
+
+def _init_position(
+    field: cst.AnnAssign,
+    block: cst.IndentedBlock,
+    classdef: cst.ClassDef,
+    decorator: cst.BaseExpression,
+    qualified_name: Callable[[cst.BaseExpression], str | None],
+) -> int:
+    """``field``'s place among the parameters of the ``__init__`` ``decorator`` writes: the
+    fields it takes in order (a field declaration's, or an annotation where the decorator
+    reads annotations: not ``attr.s`` without ``auto_attribs``), less ``init=False`` and
+    ``ClassVar`` ones. -1 (keyword only) where it cannot be placed: after ``KW_ONLY`` or
+    under ``kw_only=True``, or in a class whose bases other than torch's module may add
+    fields first."""
+
+    def declared(value: cst.BaseExpression | None) -> cst.Call | None:
+        if isinstance(value, cst.Call) and qualified_name(value.func) in RECORD_FIELD_FUNCTIONS:
+            return value
+        return None
+
+    def annotation(node: cst.AnnAssign) -> str:
+        written = node.annotation.annotation
+        if isinstance(written, cst.Subscript):
+            written = written.value
+        return (dotted_name(written) or "").rpartition(".")[2]
+
+    bases = [qualified_name(base.value) for base in classdef.bases]
+    if _keyword_is(decorator, "kw_only", "True") or any(
+        base not in TORCH_MODULE_BASES | {"object"} for base in bases
+    ):
         return -1
-    fields = [
-        small
-        for statement in block.body
-        if isinstance(statement, cst.SimpleStatementLine)
-        for small in statement.body
-        if isinstance(small, cst.AnnAssign)
-    ]
-    return fields.index(field)
+    named = qualified_name(_called_or_named(decorator)) or ""
+    reads_annotations = not named.endswith((".s", ".attrs")) or _keyword_is(
+        decorator, "auto_attribs", "True"
+    )
+    position = 0
+    for statement in block.body:
+        if not isinstance(statement, cst.SimpleStatementLine):
+            continue
+        for small in statement.body:
+            if isinstance(small, cst.AnnAssign) and annotation(small) == "KW_ONLY":
+                return -1 if small is not field else position
+            if isinstance(small, cst.AnnAssign):
+                call = declared(small.value)
+                if annotation(small) == "ClassVar" or not (call or reads_annotations):
+                    continue
+            elif isinstance(small, cst.Assign):
+                call = declared(small.value)
+                if call is None:
+                    continue
+            else:
+                continue
+            if small is field:
+                return -1 if _keyword_is(call, "kw_only", "True") else position
+            if not _keyword_is(call, "init", "False"):
+                position += 1
+    return -1
+
+
+def _keyword_is(call: cst.BaseExpression | None, name: str, value: str) -> bool:
+    """``call`` passes ``name=<value>`` (``kw_only=True``, ``init=False``)."""
+    found = keyword_argument(call, name) if isinstance(call, cst.Call) else None
+    return found is not None and dotted_name(found.value) == value
 
 
 def stores_its_device_parameter(function: cst.FunctionDef) -> bool:

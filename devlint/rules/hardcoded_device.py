@@ -234,6 +234,15 @@ class HardcodedDevice(Rule):
     screen_types = (ast.Call, ast.FunctionDef, *BINDING_TYPES)
 
     VALID = (
+        # Passed by position: a field `__init__` does not take (`init=False`) is no place.
+        "import attr\nimport torch\nfrom torch import nn\n\n"
+        "@attr.s(eq=False)\nclass Embedding(nn.Module):\n"
+        "    width = attr.ib()\n"
+        "    cache: dict = attr.ib(init=False, factory=dict)\n"
+        '    device: torch.device = attr.ib(default=torch.device("cuda"))\n\n'
+        "    def __attrs_post_init__(self):\n        super().__init__()\n"
+        "        self.w = nn.Parameter(torch.empty(self.width, device=self.device))\n\n"
+        "def build(width, device):\n    return Embedding(width, device)\n",
         # A field default every constructor overrides, by keyword or by position.
         "import attr\nimport torch\nfrom torch import nn\n\n"
         "@attr.s(eq=False)\nclass Embedding(nn.Module):\n"
@@ -1146,6 +1155,18 @@ class HardcodedDevice(Rule):
             "def build(width, device):\n    return Embedder(width)\n",
             line=5,
             column=38,
+        ),
+        Invalid(
+            # A field without an annotation is `__init__`'s first parameter all the same.
+            "import attr\nimport torch\nfrom torch import nn\n\n"
+            "@attr.s(eq=False)\nclass Embedding(nn.Module):\n"
+            "    width = attr.ib()\n"
+            '    device: torch.device = attr.ib(default=torch.device("cuda"))\n\n'
+            "    def __attrs_post_init__(self):\n        super().__init__()\n"
+            "        self.w = nn.Parameter(torch.empty(self.width, device=self.device))\n\n"
+            "def build(width):\n    return Embedding(width)\n",
+            line=8,
+            column=44,
         ),
         Invalid(
             # A field default is the generated `__init__`'s: a constructor relies on it.

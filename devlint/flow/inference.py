@@ -1184,22 +1184,23 @@ class _Inference:
         written out (``dicts``), whose items a subscript picks."""
         if not isinstance(target, cst.Name):
             return
-        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
-            function = self._around.functions.get(value.func.value)
+        called = value.func if isinstance(value, cst.Call) else None
+        if isinstance(called, cst.Name) and called.value not in self.env:  # no local of it
+            function = self._around.functions.get(called.value)
             if function is not None and returns_a_dict(function):
                 self.dicts.add(target.value)
         if isinstance(value, (cst.Dict, cst.DictComp)):
             self.dicts.add(target.value)
         if isinstance(value, cst.Dict):
             items = [
-                (element.key.value, element.value)
+                (element.key.evaluated_value, element.value)
                 for element in value.elements
                 if isinstance(element, cst.DictElement)
                 and isinstance(element.key, cst.SimpleString)
             ]
             if items and len(items) == len(value.elements):
                 for key, item in items:
-                    self.env[f"{target.value}[{key}]"] = self.values.get(item, UNKNOWN)
+                    self.env[f"{target.value}[{key!r}]"] = self.values.get(item, UNKNOWN)
                 self.keyed_dicts.add(target.value)
 
     def _rewrite_item(self, container: cst.BaseExpression) -> None:
@@ -1221,8 +1222,10 @@ class _Inference:
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             return None
         key = node.slice[0].slice.value
-        if isinstance(key, (cst.Name, cst.SimpleString)):
+        if isinstance(key, cst.Name):
             return f"{container.value}[{key.value}]"
+        if isinstance(key, cst.SimpleString):
+            return f"{container.value}[{key.evaluated_value!r}]"  # 'm' and "m" alike
         return None
 
     def _forget_items(self, name: str) -> None:

@@ -973,8 +973,11 @@ def test_an_item_of_a_dict_is_read_back_until_the_dict_or_its_key_is_bound_again
     )
     assert origins(analysed.value('found["a"].to(x.device)')) == {F_}
     assert origins(analysed.value('found["a"]')) == {F_}
-    # the dict holds its items as they are now: the moved one, not the CPU tensor it was
-    assert origins(analysed.value("found[key]")) == {F_}
+    # the dict holds its items as they are now: the moved one, and `torch.ones(2)`, which a
+    # key it cannot read picks as an element of a one-dimensional CPU tensor (host data);
+    # not the CPU tensor "a" was before it moved
+    assert origins(analysed.value("found[key]")) == {F_, HOST}
+    assert analysed.value("found[key]").made == ()
 
 
 def test_isinstance_of_a_module_places_the_parameter_where_it_holds() -> None:

@@ -634,14 +634,18 @@ def test_dev003_sees_a_collective_anywhere_only_in_the_functions_that_may_hand_i
 ):
     """A collective blames a CPU tensor in any scope, so the index must parse the file
     whatever the scope is: but only where a collective may take the tensor, in a function
-    calling one or one that such a function names (its result handed on). Elsewhere the
-    index judges the scope as usual."""
+    calling one or linked to one by a name either way, through any number of calls (its
+    result handed on, or a tensor handed to it). Elsewhere the index judges the scope as
+    usual."""
     text = (
         "import torch\nimport torch.distributed as dist\n\n"
         "def _count(done):\n    return torch.tensor([len(done)])\n\n"
         "def lengths(batch):\n    return torch.tensor([len(b) for b in batch])\n\n"
         "def count_all(done):\n    dist.all_reduce(_count(done))\n\n"
-        "def local(n):\n    t = torch.zeros(n)\n    dist.all_reduce(t)\n"
+        "def local(n):\n    t = torch.zeros(n)\n    dist.all_reduce(t)\n\n"
+        "def sync(x):\n    dist.broadcast(x, 0)\n\n"
+        "def relay(x):\n    sync(x)\n\n"
+        "def caller(n):\n    relay(torch.ones(n))\n"
     )
     (rule,) = [rule for rule in RULES if rule.code == "DEV003"]
     found = skeleton(
@@ -653,7 +657,54 @@ def test_dev003_sees_a_collective_anywhere_only_in_the_functions_that_may_hand_i
         "pkg.sync._count": True,
         "pkg.sync.lengths": False,
         "pkg.sync.local": True,
+        "pkg.sync.caller": True,
     }
+
+
+COLLECTIVE_SHAPES = (
+    # A caller hands its CPU tensor to a function calling the collective.
+    "import torch\nimport torch.distributed as dist\n\n\ndef sync(x):\n"
+    "    dist.all_reduce(x)\n\n\ndef count_all(done):\n"
+    "    total = torch.tensor([len(done)])\n    sync(total)\n    return total.item()\n",
+    # A sibling makes it for a third function that hands it on.
+    "import torch\nimport torch.distributed as dist\n\n\ndef make():\n"
+    "    return torch.zeros(3)\n\n\ndef sync(t):\n    dist.all_reduce(t)\n\n\n"
+    "def outer():\n    sync(make())\n",
+    # Through a relay, from a method and from module level.
+    "import torch\nimport torch.distributed as dist\n\n\ndef sync(x):\n"
+    "    dist.all_reduce(x)\n\n\ndef relay(t):\n    sync(t)\n\n\nclass Counter:\n"
+    "    def count(self, done):\n        relay(torch.tensor([len(done)]))\n\n\n"
+    "sync(torch.zeros(2))\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        *(
+            pytest.param(name, text, id=name)
+            for name, text in _sources()
+            if "torch.distributed" in text
+        ),
+        *(
+            pytest.param(f"shape-{number}", text, id=f"shape-{number}")
+            for number, text in enumerate(COLLECTIVE_SHAPES)
+        ),
+    ],
+)
+def test_dev003_finds_the_same_collective_meetings_with_and_without_the_prefilter(
+    name: str, text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every rule example and fixture file about collectives, and the shapes where only a
+    function linked to one calling a collective makes the tensor, as the sole module of a
+    project (a fixture at its own path): the prefilter changes no finding."""
+    path = name if name.endswith(".py") else "m.py"
+    in_project(tmp_path / "p", {path: text}, monkeypatch)
+    everything = ("--select", "ALL", ".")
+    with_prefilter = findings(*everything)
+    assert with_prefilter == findings("--no-prefilter", *everything)
+    if name.startswith("shape-"):
+        assert any(found["code"] == "DEV003" for found in with_prefilter)
 
 
 @pytest.mark.parametrize(

@@ -3844,7 +3844,7 @@ class FactoryWithoutDevice(Rule):
         fresh += _indexed(put, _indexing_regions(put, functions), functions)
         if not fresh:
             return frozenset()
-        reaching = _collective_regions(calls, names, functions) if collective else set()
+        reaching = _collective_regions(found, calls, names, functions) if collective else set()
         placed = _surely_placed(calls)
         scopes = {found.scope_of(call) for call in fresh if id(call) not in placed}
         # Only a factory's CPU tensor is a fallback (``_visit_fallback``), not a stored
@@ -4943,28 +4943,63 @@ def _operands(call: ast.Call) -> list[ast.AST]:
 
 
 def _collective_regions(
-    calls: Sequence[ast.Call], names: Bindings, functions: Sequence[ast.AST]
+    found: Skeleton, calls: Sequence[ast.Call], names: Bindings, functions: Sequence[ast.AST]
 ) -> set[ast.AST | None]:
     """The outermost functions whose CPU tensors a collective may take, blamed in any scope
-    (``meetings_in_collective``): those calling one (module level: None), and those
-    defining a function that such a function names, whose returned tensor the flow
-    follows into it (``FileFlows.meetings_of``)."""
-    regions = {
+    (``meetings_in_collective``): those calling one (module level: None), and every one
+    linked to them by a name either way, since the flow follows a tensor into a function
+    it is handed to and out of one returning it, through any number of calls: a callee
+    whose result flows in (``FileFlows.meetings_of``), a caller handing one a tensor
+    (``sync(torch.tensor(..))``), a sibling making one for it."""
+    regions: dict[ast.AST | None, tuple[set[str], set[str]]] = {None: (set(), set())}
+    for function in functions:
+        assert isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef)
+        if _outermost_around(function, functions) is function:
+            regions[function] = (_names_in(function), _defined_in(function))
+    for call in calls:
+        if found.scope_of(call).function_name is None:  # module or class level
+            regions[None][0].update(_names_in(call))
+    naming: dict[str, list[ast.AST | None]] = {}
+    defining: dict[str, list[ast.AST | None]] = {}
+    for region, (named, defined) in regions.items():
+        for name in named:
+            naming.setdefault(name, []).append(region)
+        for name in defined:
+            defining.setdefault(name, []).append(region)
+    reaching = {
         _outermost_around(call, functions)
         for call in calls
         if names.may_be(call.func, COLLECTIVE_FUNCTIONS)
     }
-    named = {
-        node.id if isinstance(node, ast.Name) else node.attr
-        for region in regions
-        if region is not None
-        for node in ast.walk(region)
-        if isinstance(node, ast.Name | ast.Attribute)
+    pending = list(reaching)
+    while pending:
+        named, defined = regions[pending.pop()]
+        for linked in [
+            *(region for name in named for region in defining.get(name, ())),
+            *(region for name in defined for region in naming.get(name, ())),
+        ]:
+            if linked not in reaching:
+                reaching.add(linked)
+                pending.append(linked)
+    return reaching
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    """The names and attribute names ``node`` reads: what it may call or hand on."""
+    return {
+        inner.id if isinstance(inner, ast.Name) else inner.attr
+        for inner in ast.walk(node)
+        if isinstance(inner, ast.Name | ast.Attribute)
     }
-    for function in functions:
-        if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) and function.name in named:
-            regions.add(_outermost_around(function, functions))
-    return regions
+
+
+def _defined_in(region: ast.AST) -> set[str]:
+    """The names of the functions ``region`` defines, itself included."""
+    return {
+        inner.name
+        for inner in ast.walk(region)
+        if isinstance(inner, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
 
 
 def _indexing_regions(put: Sequence[ast.Call], functions: Sequence[ast.AST]) -> set[ast.AST | None]:

@@ -312,7 +312,8 @@ class GlooCall:
     slot: int | str
     """The argument spelling gloo: a position, or a keyword."""
     attribute: str = ""
-    """The attribute its result is assigned to (``self.cpu_group = ...``), if any."""
+    """The attribute its result is assigned to (``self.cpu_group = ...``), if any, as
+    ``attribute_key`` names it."""
 
 
 @dataclass(frozen=True)
@@ -358,8 +359,11 @@ class FileFacts:
     backend_parameters: tuple[BackendParameter, ...] = ()
     """Its functions that hand a parameter on as a process group's backend."""
     assigned_attributes: frozenset[str] = frozenset()
-    """The attributes its functions assign (``x.name = value``) a value other than None and
-    other than a ``gloo_calls`` result: what else such an attribute may hold."""
+    """The attributes (``attribute_key``) its code assigns a value other than a
+    ``gloo_calls`` result: what else such an attribute may hold. Its class bodies' fields
+    count (a generated ``__init__`` fills them), ``setattr(x, "name", v)`` too, and None
+    where an object starts with it (``__init__``): a collective given None runs over the
+    default group."""
 
 
 def resolve_alias(dotted: str, aliases: Mapping[str, str]) -> str | None:
@@ -607,6 +611,14 @@ def moved_calls(moved: Any, call: type[Any], attribute: type[Any]) -> Iterator[i
 
 def _shape_order(shape: CallShape) -> tuple[str, int, tuple[str, ...], bool, bool]:
     return shape.callee, shape.positional, shape.keywords, shape.unpacks, shape.kept_as_device
+
+
+def attribute_key(attribute: str, owner: str | None) -> str:
+    """How ``assigned_attributes`` and ``GlooCall.attribute`` name an attribute:
+    ``Class.name`` for one a method of ``owner`` assigns on ``self`` (or its class body
+    declares), which only that class's family holds; the bare name for one of another
+    object, which may be any class's."""
+    return f"{owner}.{attribute}" if owner else attribute
 
 
 def gloo_slots(arguments: Iterable[tuple[int | str | None, object]]) -> Iterator[int | str]:

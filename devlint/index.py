@@ -173,7 +173,7 @@ _STRUCTURAL = (
     "_input_functions",
     "_bound_definitions",
     "_backends",
-    "_cpu_group_attributes",
+    "_group_attributes",
     "_cpu_group_modules",
     "_backend_parameters",
 )
@@ -1226,11 +1226,23 @@ class ProjectIndex:
         return facts is not None and not COLLECTIVE_FUNCTIONS.isdisjoint(facts.calls)
 
     def cpu_group_attribute(self, attribute: str) -> bool:
-        """Every value the project assigns ``attribute`` (besides None) is a process group
-        made with the gloo backend (``makes_cpu_group``): a collective given it takes CPU
-        tensors. Not one a call may set by keyword (``Params(group=g)``), nor one also
-        assigned anything else."""
-        return attribute in self._cpu_group_attributes
+        """``attribute`` (``attribute_key``: ``Class.name`` for ``self.name`` read in a method
+        of ``Class``) holds only process groups made with the gloo backend
+        (``makes_cpu_group``): a collective given it takes CPU tensors. ``Class`` or a base
+        assigns it such a group on ``self``, and nothing else: not its bases or subclasses
+        (their methods run on the same objects), nor code assigning the name on another
+        object, a keyword (``Params(group=g)``) or ``setattr``. An attribute of any other
+        object (``ddp_model.process_group``) may be anyone's."""
+        owner, _, name = attribute.rpartition(".")
+        gloo, other = self._group_attributes
+        if not owner or name in other.get("", ()):
+            return False
+        family = {facts.name for facts in self._lineage(owner)}
+        related = (
+            holder in family or owner in {facts.name for facts in self._lineage(holder)}
+            for holder in other.get(name, ())
+        )
+        return not family.isdisjoint(gloo.get(name, ())) and not any(related)
 
     def makes_cpu_groups(self, module: str) -> bool:
         """The module's functions make a process group with the gloo backend, through a
@@ -1239,18 +1251,32 @@ class ProjectIndex:
         return module in self._cpu_group_modules
 
     @cached_property
-    def _cpu_group_attributes(self) -> frozenset[str]:
-        gloo: set[str] = set()
-        other: set[str] = set()
+    def _group_attributes(self) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+        """Attribute name -> the classes assigning it a gloo group on ``self``; and -> those
+        assigning it anything else, with under "" the names assigned on other objects, by
+        keyword or by ``setattr``."""
+        gloo: dict[str, set[str]] = {}
+        other: dict[str, set[str]] = {}
         for file_facts in self._modules.values():
-            other |= file_facts.assigned_attributes
-            for function in file_facts.functions:
-                other.update(k for shape in function.call_shapes for k in shape.keywords)
+            keys = set(file_facts.assigned_attributes)
+            keys.update(
+                k
+                for function in file_facts.functions
+                for shape in function.call_shapes
+                for k in shape.keywords
+            )
             for call in file_facts.gloo_calls:
                 if call.attribute:
                     makes = self.makes_cpu_group(call, file_facts.module)
-                    (gloo if makes else other).add(call.attribute)
-        return frozenset(gloo - other)
+                    if makes:
+                        owner, _, name = call.attribute.rpartition(".")
+                        gloo.setdefault(name, set()).add(owner)
+                    else:
+                        keys.add(call.attribute)
+            for key in keys:
+                owner, _, name = key.rpartition(".")
+                other.setdefault(name if owner else "", set()).add(owner or name)
+        return gloo, other
 
     @cached_property
     def _cpu_group_modules(self) -> frozenset[str]:

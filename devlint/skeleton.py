@@ -34,6 +34,7 @@ from devlint.facts import (
     Reference,
     absolute_module,
     assigned_alias,
+    attribute_key,
     backend_parameter,
     bound_method,
     class_facts,
@@ -618,17 +619,31 @@ class _Walk:
     def _note_attributes(self, targets: Sequence[ast.expr], value: ast.expr | None) -> None:
         """What attributes are assigned (``FileFacts.assigned_attributes``); a call that
         spells gloo keeps its attribute for its ``GlooCall`` instead."""
-        if value is None or (isinstance(value, ast.Constant) and value.value is None):
+        none = value is None or (isinstance(value, ast.Constant) and value.value is None)
+        starts = self._function is None or self._function.name.endswith(".__init__")
+        if none and not starts:
             return
         spells_gloo = isinstance(value, ast.Call) and any(_gloo_slots(value))
         for target in targets:
             for part in target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]:
-                if not isinstance(part, ast.Attribute):
+                key = self._attribute_key(part)
+                if key is None:
                     continue
                 if spells_gloo and part is target:
-                    self._stored_calls[id(value)] = part.attr
+                    self._stored_calls[id(value)] = key
                 else:
-                    self._assigned_attributes.add(part.attr)
+                    self._assigned_attributes.add(key)
+
+    def _attribute_key(self, target: ast.expr) -> str | None:
+        """``attribute_key`` of an assignment's target: an attribute, or a field of the
+        class body it is in (None: neither)."""
+        if isinstance(target, ast.Attribute):
+            owner = self._function.owner if self._function is not None else None
+            on_self = isinstance(target.value, ast.Name) and target.value.id == "self"
+            return attribute_key(target.attr, owner.name if owner and on_self else None)
+        if isinstance(target, ast.Name) and isinstance(self._frame, _Class):
+            return attribute_key(target.id, self._frame.name)
+        return None
 
     def _note_process_groups(self, node: ast.Call, name: str, function: _Function) -> None:
         """A call spelling gloo (``GlooCall``), and a backend handed on from a parameter of
@@ -704,6 +719,9 @@ class _Walk:
             if local is not None:  # the function's own import of the name: the one in force here
                 name = local
                 self._function.resolved.add(local)
+            named = node.args[1] if name == "setattr" and len(node.args) > 1 else None
+            if isinstance(named, ast.Constant) and isinstance(named.value, str):
+                self._assigned_attributes.add(attribute_key(named.value, None))
             if owner is not None and name == "setattr" and node.args:
                 target = dotted(node.args[0])
                 if target is not None and target.startswith("self"):

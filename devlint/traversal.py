@@ -33,6 +33,7 @@ from devlint.facts import (
     ResultsMeeting,
     absolute_module,
     assigned_alias,
+    attribute_key,
     backend_parameter,
     bound_method,
     class_facts,
@@ -65,6 +66,7 @@ from devlint.nodes import (
     dotted_name,
     first_positional,
     has_self,
+    is_self,
     iter_children,
     keyword_argument,
     names_a_device,
@@ -1031,7 +1033,9 @@ class Traversal:
     ) -> None:
         """What attributes are assigned (``FileFacts.assigned_attributes``); a call that
         spells gloo keeps its attribute for its ``GlooCall`` instead."""
-        if value is None or (isinstance(value, cst.Name) and value.value == "None"):
+        none = value is None or (isinstance(value, cst.Name) and value.value == "None")
+        starts = self._function is None or self._function.name.endswith(".__init__")
+        if none and not starts:
             return
         spells_gloo = isinstance(value, cst.Call) and any(_gloo_slots(value))
         for target in targets:
@@ -1041,12 +1045,26 @@ class Traversal:
                 else [target]
             )
             for part in parts:
-                if not isinstance(part, cst.Attribute):
+                key = self._attribute_key(part)
+                if key is None:
                     continue
                 if spells_gloo and part is target:
-                    self._stored_calls[id(value)] = part.attr.value
+                    self._stored_calls[id(value)] = key
                 else:
-                    self._assigned_attributes.add(part.attr.value)
+                    self._assigned_attributes.add(key)
+
+    def _attribute_key(self, target: cst.BaseExpression) -> str | None:
+        """``attribute_key`` of an assignment's target: an attribute, or a field of the
+        class body it is in (None: neither)."""
+        frame = self._innermost_frame()
+        if isinstance(target, cst.Attribute):
+            owner = self._function.owner if self._function is not None else None
+            return attribute_key(
+                target.attr.value, owner.name if owner and is_self(target.value) else None
+            )
+        if isinstance(target, cst.Name) and isinstance(frame, _Class):
+            return attribute_key(target.value, frame.name)
+        return None
 
     def _note_process_groups(self, node: cst.Call, name: str, function: _Function) -> None:
         """A call spelling gloo (``GlooCall``), and a backend handed on from a parameter of
@@ -1097,6 +1115,9 @@ class Traversal:
             dotted = local
             self._function.resolved.add(local)
         self._note_process_groups(node, dotted, self._function)
+        named = node.args[1].value if dotted == "setattr" and len(node.args) > 1 else None
+        if isinstance(named, cst.SimpleString) and isinstance(named.evaluated_value, str):
+            self._assigned_attributes.add(attribute_key(named.evaluated_value, None))
         if owner is not None and dotted == "setattr" and node.args:
             target = dotted_name(node.args[0].value)
             if target is not None and target.startswith("self"):
@@ -1368,10 +1389,23 @@ def _gloo_slots(call: cst.Call) -> Iterator[int | str]:
 
 
 def _spelt_gloo(value: cst.BaseExpression) -> str | bytes | None:
-    """The value of a string literal whose source spells gloo: only it is evaluated
-    (evaluating any other would echo Python's warnings about its escapes, ``"\\d"``)."""
-    if isinstance(value, cst.SimpleString) and "gloo" in value.value:
-        return value.evaluated_value
+    """The value of a string literal (concatenated ones too, as ``ast`` reads them) whose
+    source spells gloo: only it is evaluated (evaluating any other would echo Python's
+    warnings about its escapes, ``"\\d"``)."""
+    parts = _string_parts(value)
+    if parts is None or "gloo" not in "".join(part.raw_value for part in parts):
+        return None
+    values = [part.evaluated_value for part in parts]
+    return "".join(values) if all(isinstance(v, str) for v in values) else None  # type: ignore[arg-type]
+
+
+def _string_parts(value: cst.BaseExpression) -> list[cst.SimpleString] | None:
+    """The literals a string constant is written as (None: no constant, or an f-string)."""
+    if isinstance(value, cst.SimpleString):
+        return [value]
+    if isinstance(value, cst.ConcatenatedString):
+        left, right = _string_parts(value.left), _string_parts(value.right)
+        return left + right if left is not None and right is not None else None
     return None
 
 

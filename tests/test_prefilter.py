@@ -96,6 +96,19 @@ TRICKY = (
     "    fast_cuda = None\nif torch.cuda.is_available():\n"
     '    ops = load(name="ops", sources=["a.cu"])\n'
     'build = lambda: load(name="ops", sources=["b.cu"])\n',
+    # Process groups: backends concatenated as ast reads them (split too), attributes on
+    # `self` or another object, by `setattr`, as class fields, and None where an object
+    # starts with it (not where a method resets it).
+    "import torch.distributed as dist\nfrom dataclasses import dataclass\n\n"
+    "@dataclass\nclass Params:\n    group: object = None\n    other: int\n\n"
+    "class Comm:\n    def __init__(self, ranks, backend):\n        self.idle = None\n"
+    '        self.a = dist.new_group(ranks, backend="cpu:gloo," "cuda:nccl")\n'
+    '        self.b = dist.new_group(ranks, "gl" "oo")\n'
+    '        self.c, self.d = dist.new_group(ranks, backend=b"gloo"), None\n'
+    '        self.e = dist.new_group(ranks, backend=f"gloo")\n'
+    "        self.f = dist.new_group(ranks, backend=backend)\n"
+    '        setattr(self, "g", self.a)\n        holder.h = dist.new_group(backend="gloo")\n\n'
+    "    def close(self):\n        self.a = None\n",
 )
 SOURCES = [*_sources(), *((f"tricky-{n}", text) for n, text in enumerate(TRICKY))]
 
@@ -133,6 +146,9 @@ def _assert_same_structure(text: str) -> None:
         assert found.facts.compiled_for == expected.compiled_for
         assert found.facts.loads == expected.loads
         assert found.facts.exports == expected.exports
+        assert found.facts.gloo_calls == expected.gloo_calls
+        assert found.facts.backend_parameters == expected.backend_parameters
+        assert found.facts.assigned_attributes == expected.assigned_attributes
         # A GPU set by a constant needs no skeleton: DEV009's screen passes wherever one is
         # (the next test checks it), so libcst walks every file that holds one.
         wanted = [fact for fact in expected.facts if not isinstance(fact, FixedCurrentGpu)]
@@ -774,3 +790,22 @@ def test_a_method_call_on_any_receiver_is_followed_only_when_the_index_can_resol
     result = CliRunner().invoke(main, ["check", "--no-cache", "--debug", "--jobs", "1", "."])
     parsed = 3 if every_encode_returns_output else 1
     assert f"3 files: {parsed} parsed, {3 - parsed} skipped by the prefilter" in result.stderr
+
+
+def test_a_concatenated_gloo_backend_is_read_alike_with_and_without_the_prefilter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``groups.py`` (no trigger) is skipped and its skeleton read; with ``--no-prefilter``
+    libcst reads it: both see the gloo group, and the collective over it takes CPU tensors."""
+    files = {
+        "groups.py": "import torch.distributed as dist\n\n\nclass Groups:\n"
+        "    def __init__(self):\n"
+        '        self.sync_group = dist.new_group([0, 1], backend="cpu:gloo," "cuda:nccl")\n',
+        "trainer.py": "import torch\nimport torch.distributed as dist\n\n"
+        "from groups import Groups\n\n\nclass Trainer(Groups):\n"
+        "    def sync(self, count):\n        hits = torch.tensor([count])\n"
+        "        dist.all_reduce(hits, group=self.sync_group)\n        return hits.item()\n",
+    }
+    in_project(tmp_path / "p", files, monkeypatch)
+    assert findings("--select", "ALL", ".") == findings("--no-prefilter", "--select", "ALL", ".")
+    assert findings("--no-prefilter", "--select", "DEV003", ".") == []

@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 import libcst as cst
 
 from devlint.candidates import Candidate, Needed, Requirement, Resolution, Scope, ScopeInfo
-from devlint.facts import FileFacts, tensor_annotation
+from devlint.facts import FileFacts, attribute_key, tensor_annotation
 from devlint.findings import Applicability, Fix
 from devlint.flow.fallback import fallback_return
 from devlint.flow.inference import FunctionFlow
@@ -4580,12 +4580,16 @@ def _describe(meeting: Meeting, context: FileContext) -> str:
 
 
 def _group_attribute(meeting: Meeting, context: FileContext) -> str:
-    """The attribute naming the process group of the collective ``meeting`` is at
-    (``group=self.cpu_group``: ``cpu_group``), if one does."""
+    """The attribute naming the process group of the collective ``meeting`` is at, as
+    ``attribute_key`` names it (``group=self.cpu_group`` in ``Comm``: ``Comm.cpu_group``),
+    if one does."""
     call = meeting.at
     assert isinstance(call, cst.Call)
     group = collective_group(call, context.qualified_name(call.func) or "")
-    return group.attr.value if isinstance(group, cst.Attribute) else ""
+    if not isinstance(group, cst.Attribute):
+        return ""
+    owner = context.scope.class_name if is_self(group.value) else None
+    return attribute_key(group.attr.value, owner)
 
 
 def _over_cpu_groups(data: Mapping[str, str], index: ProjectIndex) -> bool:

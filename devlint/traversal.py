@@ -574,12 +574,12 @@ class Traversal:
         self._settings = settings or RuleSettings()
         self._rule_state: dict[str, dict[str, object]] = {}
         self._facts_found: list[tuple[Fact, cst.CSTNode | None, Anchor]] = []
+        """Facts, the node giving each its line, and that node's anchor."""
         self._gloo_calls: list[GlooCall] = []
         self._backend_parameters: list[BackendParameter] = []
         self._assigned_attributes: set[str] = set()
         self._stored_calls: dict[int, str] = {}
         """The calls whose result is assigned to an attribute: that attribute (by id)."""
-        """Facts, the node giving each its line, and that node's anchor."""
         self._anchors = [Anchor(module, (), module)]
         """The top-level statement being walked, then the defs and classes inside it."""
         self._dispatch: dict[type[cst.CSTNode], list[Rule]] = {}

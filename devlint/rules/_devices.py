@@ -17,6 +17,7 @@ from devlint.nodes import (
     has_self,
     iter_children,
     keyword_argument,
+    keyword_switched_on,
     names_a_device,
 )
 from devlint.rules._anchors import innermost_function
@@ -353,8 +354,9 @@ def record_device_field(
     ):
         return None
     value = field.value
-    if isinstance(value, cst.Call) and qualified_name(value.func) in RECORD_FIELD_FUNCTIONS:
-        declared = keyword_argument(value, "default")
+    declaration = _field_declaration(value, qualified_name)
+    if declaration is not None:
+        declared = keyword_argument(declaration, "default")
         value = declared.value if declared is not None else None
     if value is not literal:
         return None
@@ -375,6 +377,22 @@ def _called_or_named(decorator: cst.BaseExpression) -> cst.BaseExpression:
     return decorator.func if isinstance(decorator, cst.Call) else decorator
 
 
+def _field_declaration(
+    value: cst.BaseExpression | None,
+    qualified_name: Callable[[cst.BaseExpression], str | None],
+) -> cst.Call | None:
+    """``value`` when it declares a field (``attr.ib(...)``, ``dataclasses.field(...)``)."""
+    if isinstance(value, cst.Call) and qualified_name(value.func) in RECORD_FIELD_FUNCTIONS:
+        return value
+    return None
+
+
+def _switched_on(call: cst.BaseExpression | None, name: str) -> bool:
+    """A call (a decorator's or a field declaration's) switching on ``name``
+    (``kw_only=True``: ``keyword_switched_on``)."""
+    return isinstance(call, cst.Call) and keyword_switched_on(call, name)
+
+
 def _init_position(
     field: cst.AnnAssign,
     block: cst.IndentedBlock,
@@ -389,11 +407,6 @@ def _init_position(
     under ``kw_only=True``, or in a class whose bases other than torch's module may add
     fields first."""
 
-    def declared(value: cst.BaseExpression | None) -> cst.Call | None:
-        if isinstance(value, cst.Call) and qualified_name(value.func) in RECORD_FIELD_FUNCTIONS:
-            return value
-        return None
-
     def annotation(node: cst.AnnAssign) -> str:
         written = node.annotation.annotation
         if isinstance(written, cst.Subscript):
@@ -401,13 +414,13 @@ def _init_position(
         return (dotted_name(written) or "").rpartition(".")[2]
 
     bases = [qualified_name(base.value) for base in classdef.bases]
-    if _keyword_is(decorator, "kw_only", "True") or any(
+    if _switched_on(decorator, "kw_only") or any(
         base not in TORCH_MODULE_BASES | {"object"} for base in bases
     ):
         return -1
     named = qualified_name(_called_or_named(decorator)) or ""
-    reads_annotations = not named.endswith((".s", ".attrs")) or _keyword_is(
-        decorator, "auto_attribs", "True"
+    reads_annotations = not named.endswith((".s", ".attrs")) or _switched_on(
+        decorator, "auto_attribs"
     )
     position = 0
     for statement in block.body:
@@ -417,26 +430,21 @@ def _init_position(
             if isinstance(small, cst.AnnAssign) and annotation(small) == "KW_ONLY":
                 return -1 if small is not field else position
             if isinstance(small, cst.AnnAssign):
-                call = declared(small.value)
+                call = _field_declaration(small.value, qualified_name)
                 if annotation(small) == "ClassVar" or not (call or reads_annotations):
                     continue
             elif isinstance(small, cst.Assign):
-                call = declared(small.value)
+                call = _field_declaration(small.value, qualified_name)
                 if call is None:
                     continue
             else:
                 continue
             if small is field:
-                return -1 if _keyword_is(call, "kw_only", "True") else position
-            if not _keyword_is(call, "init", "False"):
+                return -1 if _switched_on(call, "kw_only") else position
+            init = keyword_argument(call, "init") if call is not None else None
+            if init is None or dotted_name(init.value) != "False":
                 position += 1
     return -1
-
-
-def _keyword_is(call: cst.BaseExpression | None, name: str, value: str) -> bool:
-    """``call`` passes ``name=<value>`` (``kw_only=True``, ``init=False``)."""
-    found = keyword_argument(call, name) if isinstance(call, cst.Call) else None
-    return found is not None and dotted_name(found.value) == value
 
 
 def stores_its_device_parameter(function: cst.FunctionDef) -> bool:

@@ -742,6 +742,12 @@ def _attribute_classes(init: cst.FunctionDef, resolve: Resolver) -> dict[str, st
     return {name: built for name, built in found.items() if name not in differing}
 
 
+def _item_name(container: str, key: str | bytes) -> str:
+    """How ``env`` holds the item of a dict written out under a string key: by the
+    string's value (``'m'`` and ``"m"`` alike)."""
+    return f"{container}[{key!r}]"
+
+
 def returns_a_dict(function: cst.FunctionDef) -> bool:
     """Every ``return`` of ``function`` (and there is one) gives a dict written out: a
     display or comprehension, or a local name only ever bound to one."""
@@ -1200,7 +1206,7 @@ class _Inference:
             ]
             if items and len(items) == len(value.elements):
                 for key, item in items:
-                    self.env[f"{target.value}[{key!r}]"] = self.values.get(item, UNKNOWN)
+                    self.env[_item_name(target.value, key)] = self.values.get(item, UNKNOWN)
                 self.keyed_dicts.add(target.value)
 
     def _rewrite_item(self, container: cst.BaseExpression) -> None:
@@ -1225,7 +1231,7 @@ class _Inference:
         if isinstance(key, cst.Name):
             return f"{container.value}[{key.value}]"
         if isinstance(key, cst.SimpleString):
-            return f"{container.value}[{key.evaluated_value!r}]"  # 'm' and "m" alike
+            return _item_name(container.value, key.evaluated_value)
         return None
 
     def _forget_items(self, name: str) -> None:

@@ -2740,6 +2740,19 @@ class FactoryWithoutDevice(Rule):
             column=21,
         ),
         Invalid(
+            # A dict a helper returns, whose item stays on the CPU: picked, it meets the model.
+            "import numpy as np\nimport torch\n\n"
+            "def make_batch(image, device):\n"
+            "    pixels = torch.from_numpy(np.asarray(image)).float()\n"
+            '    batch = {"lr": pixels[None], "hr": None}\n'
+            "    return batch\n\n"
+            "def upscale(model, image, device):\n"
+            "    batch = make_batch(image, device)\n"
+            "    return [model(batch[key]) for key in model.concat_keys]\n",
+            line=5,
+            column=14,
+        ),
+        Invalid(
             # Handed over only where it is not on the GPU.
             "import torch\nimport torch.distributed as dist\n\n"
             "def reduce_metrics(output, distributed):\n"

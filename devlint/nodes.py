@@ -126,7 +126,9 @@ def has_double_star(call: cst.Call) -> bool:
 
 def casts_dtype_only(call: cst.Call) -> bool:
     """``x.to(torch.float32)`` or ``x.to(dtype=y.dtype)``: a cast, no device is involved;
-    also ``x.to(getattr(torch, self.dtype))``, a dtype the configuration names."""
+    also ``x.to(getattr(torch, self.dtype))``, a dtype the configuration names. A dtype is
+    read by its last part under any module name (``th.float64`` with ``import torch as th``):
+    no device is an attribute called ``float64``."""
     func = call.func
     if not (isinstance(func, cst.Attribute) and func.attr.value == "to"):
         return False
@@ -139,7 +141,7 @@ def casts_dtype_only(call: cst.Call) -> bool:
         return True
     name = dotted_name(first.value) or ""
     last = name.rpartition(".")[2]
-    return last == "dtype" or (name.startswith("torch.") and last in TORCH_DTYPES)
+    return last == "dtype" or ("." in name and last in TORCH_DTYPES)
 
 
 def _torch_attribute_by_name(node: cst.BaseExpression) -> bool:

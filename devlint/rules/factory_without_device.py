@@ -1597,6 +1597,23 @@ class FactoryWithoutDevice(Rule):
             "        return x * grid\n",
             unsafe=True,
         ),
+        # `.to(<dtype>)` casts, it moves nothing: the grid stays on the CPU (also when torch
+        # is imported under another name, `th.float64`).
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        grid = torch.arange(x.shape[1]).to(torch.float64)\n"
+            "        return x * grid\n",
+            line=6,
+            column=16,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        grid = torch.arange(x.shape[1], device=x.device).to(torch.float64)\n"
+            "        return x * grid\n",
+            unsafe=True,
+        ),
         # A type a parameter gives may be a dtype (`.type(torch.float16)`): on the CPU still.
         Invalid(
             "import torch\nfrom torch import nn\n\n"

@@ -68,6 +68,7 @@ from devlint.nodes import (
     first_positional,
     has_double_star,
     holds_an_integer,
+    is_none,
     is_self,
     is_static_method,
     iter_children,
@@ -845,7 +846,7 @@ def _parameter_value(param: cst.Param, tensor: Callable[[], bool]) -> Value:
             return from_parameter(name)
         return HOST if kind == "host" else UNKNOWN
     default = param.default
-    if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
+    if default is not None and not is_none(default):
         return HOST  # a number, a string, a flag: not a tensor
     return from_parameter(name) if tensor() else UNKNOWN
 
@@ -2547,9 +2548,8 @@ def _fills_none_default(function: cst.FunctionDef, bound: Mapping[str, Value]) -
     ``if x is None:`` branches do not run for it, its general flow would join them in."""
     params = function.params
     for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-        default = param.default
-        is_none = isinstance(default, cst.Name) and default.value == "None"
-        if is_none and param.name.value in bound and _surely_not_none(bound[param.name.value]):
+        name = param.name.value
+        if is_none(param.default) and name in bound and _surely_not_none(bound[name]):
             return True
     return False
 
@@ -2721,9 +2721,13 @@ def _given_device(test: cst.BaseExpression) -> str | None:
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return None
     comparison = test.comparisons[0]
-    is_none = isinstance(comparison.comparator, cst.Name) and comparison.comparator.value == "None"
+    compared_with_none = is_none(comparison.comparator)
     name = dotted_name(test.left) or ""
-    told = isinstance(comparison.operator, cst.IsNot) and is_none and name.endswith("device")
+    told = (
+        isinstance(comparison.operator, cst.IsNot)
+        and compared_with_none
+        and name.endswith("device")
+    )
     return name if told else None
 
 
@@ -2907,9 +2911,7 @@ def _is_empty_shape(node: cst.BaseExpression) -> bool:
 def _told_the_device(call: cst.Call) -> bool:
     """``call`` names the device to compute on: a ``device=`` that is not ``None``."""
     told = keyword_argument(call, "device")
-    return told is not None and not (
-        isinstance(told.value, cst.Name) and told.value.value == "None"
-    )
+    return told is not None and not is_none(told.value)
 
 
 def _device_arguments(

@@ -21,6 +21,7 @@ from devlint.nodes import (
     annotation_names,
     descendants,
     dotted_name,
+    is_none,
     is_self,
     iter_children,
     keyword_switched_on,
@@ -4699,10 +4700,7 @@ def _may_be_none(tensor: cst.BaseExpression, function: cst.FunctionDef) -> bool:
     an ``else:``): ``.to(...)`` there would raise where the tensor is not needed."""
     if not isinstance(tensor, cst.Name):
         return False
-    return any(
-        isinstance(value, cst.Name) and value.value == "None"
-        for value in values_assigned(tensor.value, function)
-    )
+    return any(is_none(value) for value in values_assigned(tensor.value, function))
 
 
 def _may_be_a_number(

@@ -2489,16 +2489,18 @@ def _bound(
 
 
 def _cpu_defaults_left(function: cst.FunctionDef, bound: Mapping[str, Value]) -> dict[str, Value]:
-    """The device parameters defaulting to the CPU (``device=torch.device("cpu")``) that a
-    call leaves to their default: the default chooses the CPU for what the function places
-    there, whatever its flow alone says of a ``device`` parameter (the computation's)."""
+    """The device parameters defaulting to the CPU (``device=torch.device("cpu")``, or
+    ``device=None``, which a factory given it reads as its own default, the CPU) that a call
+    leaves to their default: the default chooses the CPU for what the function places there,
+    whatever its flow alone says of a ``device`` parameter (the computation's). A function
+    that replaces a None (``device = device or x.device``) joins both, still on the device."""
     return {
         param.name.value: CHOSEN_CPU
         for param in _parameters(function)
         if param.default is not None
         and param.name.value.endswith("device")
         and param.name.value not in bound
-        and names_the_cpu(param.default)
+        and (names_the_cpu(param.default) or is_none(param.default))
     }
 
 

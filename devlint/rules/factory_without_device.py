@@ -223,8 +223,8 @@ class FactoryWithoutDevice(Rule):
     meets a parameter before the function moves that parameter's data to a device itself
     (`images * w` beside `model(images.to(self.device))`, or `to_device(batch, d)` of what
     it derived: the caller hands it on the host); what a function of the file places with
-    a device parameter that the call leaves to a CPU default (`device=torch.device("cpu")`:
-    on the CPU, also kept in a list); one
+    a device parameter that the call leaves to a CPU default (`device=torch.device("cpu")`,
+    or `device=None`, which a factory reads as the CPU: on the CPU, also kept in a list); one
     combined with a tensor put on the CPU on purpose, such as lengths a file hands to
     `pack_padded_sequence` as they are (its lengths must be on the CPU); counts per item
     (their elements bound slices, `y[b, : counts[b]]`) handed to a module; a branch only
@@ -403,6 +403,18 @@ class FactoryWithoutDevice(Rule):
         "            indices[task] = indices[task].to(x.device)\n"
         "            outputs.append(torch.index_select(x, 0, indices[task]))\n"
         "        return outputs\n",
+        # A `device=None` the call leaves as it is reaches the factory as its default, the
+        # CPU: the centres are CPU data like the steps, and both move together (INVALID:
+        # a helper that replaces the None with its input's device).
+        "import torch\nfrom torch import nn\n\n"
+        "def centers(n, device=None):\n"
+        "    edges = torch.linspace(0, 1, n + 1, device=device)\n"
+        "    return (edges[:-1] + edges[1:]) / 2\n\n"
+        "class Rope(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        t = torch.arange(x.shape[1])\n"
+        "        grid = torch.stack(torch.meshgrid(t, centers(x.shape[2]), indexing='ij'))\n"
+        "        return x + grid.to(x.device)\n",
         # A device parameter left to its CPU default places on the CPU: the pairs kept in
         # a plain list and the grid are CPU data, like the shifts (INVALID: given x.device).
         "import torch\nimport torch.nn as nn\n\n\n"
@@ -3383,6 +3395,29 @@ class FactoryWithoutDevice(Rule):
             "        return wins / played\n",
             line=10,
             column=16,
+        ),
+        Invalid(
+            # The helper puts what a call leaves to None on its input's device: the CPU
+            # steps meet the centres there.
+            "import torch\nfrom torch import nn\n\n"
+            "def centers(x, device=None):\n"
+            "    device = device or x.device\n"
+            "    return torch.linspace(0, 1, x.shape[2], device=device)\n\n"
+            "class Rope(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        t = torch.arange(x.shape[1])\n"
+            "        return x + torch.stack(torch.meshgrid(t, centers(x), indexing='ij'))\n",
+            line=10,
+            column=13,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "def centers(x, device=None):\n"
+            "    device = device or x.device\n"
+            "    return torch.linspace(0, 1, x.shape[2], device=device)\n\n"
+            "class Rope(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        t = torch.arange(x.shape[1], device=x.device)\n"
+            "        return x + torch.stack(torch.meshgrid(t, centers(x), indexing='ij'))\n",
+            unsafe=True,
         ),
         Invalid(
             # The helper's CPU default is overridden: the grid is on x's device.

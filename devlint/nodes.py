@@ -348,6 +348,19 @@ def names_the_cpu(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.SimpleString) and node.evaluated_value == "cpu"
 
 
+def names_callee(func: cst.BaseExpression, name: str, receivers: tuple[str, ...]) -> bool:
+    """``<receiver>.<name>`` for a method (``self.f``; a static method's ``Cls.f`` too),
+    ``<name>`` for a function (no ``receivers``)."""
+    if receivers:
+        return (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value in receivers
+            and func.attr.value == name
+        )
+    return isinstance(func, cst.Name) and func.value == name
+
+
 def is_none(node: cst.BaseExpression | None) -> bool:
     """The literal ``None`` (not a missing node: a parameter without a default)."""
     return isinstance(node, cst.Name) and node.value == "None"

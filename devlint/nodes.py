@@ -348,6 +348,24 @@ def names_the_cpu(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.SimpleString) and node.evaluated_value == "cpu"
 
 
+def names_callee(func: cst.BaseExpression, name: str, receivers: tuple[str, ...]) -> bool:
+    """``<receiver>.<name>`` for a method (``self.f``; a static method's ``Cls.f`` too),
+    ``<name>`` for a function (no ``receivers``)."""
+    if receivers:
+        return (
+            isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value in receivers
+            and func.attr.value == name
+        )
+    return isinstance(func, cst.Name) and func.value == name
+
+
+def is_none(node: cst.BaseExpression | None) -> bool:
+    """The literal ``None`` (not a missing node: a parameter without a default)."""
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
 def parameter_names(function: cst.FunctionDef) -> set[str]:
     """Every name the function's parameters bind, ``self`` included (not ``*args``)."""
     params = function.params
@@ -386,7 +404,7 @@ def none_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:
         return None, None
     name = dotted_name(test.left)
     target = test.comparisons[0]
-    none = isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
+    none = is_none(target.comparator)
     if name is None or not none:
         return None, None
     if isinstance(target.operator, cst.Is):

@@ -66,6 +66,7 @@ from devlint.nodes import (
     dotted_name,
     first_positional,
     has_self,
+    is_none,
     is_self,
     iter_children,
     keyword_argument,
@@ -1033,7 +1034,7 @@ class Traversal:
     ) -> None:
         """What attributes are assigned (``FileFacts.assigned_attributes``); a call that
         spells gloo keeps its attribute for its ``GlooCall`` instead."""
-        none = value is None or (isinstance(value, cst.Name) and value.value == "None")
+        none = value is None or is_none(value)
         starts = self._function is None or self._function.name.endswith(".__init__")
         if none and not starts:
             return

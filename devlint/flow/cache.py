@@ -12,7 +12,6 @@ from devlint.flow.callers import (
     Site,
     mentions,
     names_anywhere,
-    names_callee,
     off_device_parameters,
     references,
 )
@@ -29,7 +28,7 @@ from devlint.flow.inference import (
 )
 from devlint.flow.meetings import Handoff, Meeting, refused_as_scalar
 from devlint.flow.values import CHOSEN_CPU, UNKNOWN, Value
-from devlint.nodes import descendants, dotted_name, is_static_method, iter_children
+from devlint.nodes import descendants, dotted_name, is_static_method, iter_children, names_callee
 from devlint.symbols import CPU_ARGUMENTS, CPU_LENGTHS_FUNCTIONS, PROCESS_GROUP_INITS
 
 _MAX_CALL_DEPTH = 3

@@ -20,24 +20,11 @@ import libcst as cst
 
 from devlint.flow.inference import FunctionFlow, _parameter_names
 from devlint.flow.values import UNKNOWN, Origin, Value
-from devlint.nodes import casts_dtype_only, descendants, iter_children
+from devlint.nodes import casts_dtype_only, descendants, iter_children, names_callee
 from devlint.symbols import DEVICE_ARGUMENT_MOVES
 
 _OFF_DEVICE = frozenset({Origin.HOST, Origin.CPU})
 _PASSED_ON = frozenset({Origin.FOLLOWS, Origin.UNKNOWN})
-
-
-def names_callee(func: cst.BaseExpression, name: str, receivers: tuple[str, ...]) -> bool:
-    """``<receiver>.<name>`` for a method (``self.f``; a static method's ``Cls.f`` too),
-    ``<name>`` for a function (no ``receivers``)."""
-    if receivers:
-        return (
-            isinstance(func, cst.Attribute)
-            and isinstance(func.value, cst.Name)
-            and func.value.value in receivers
-            and func.attr.value == name
-        )
-    return isinstance(func, cst.Name) and func.value == name
 
 
 def names_anywhere(node: cst.CSTNode, name: str) -> bool:

@@ -13,6 +13,7 @@ from devlint.flow.meetings import empty_data
 from devlint.nodes import (
     descendants,
     dotted_name,
+    is_none,
     iter_children,
     parameter_names,
     values_assigned,
@@ -101,8 +102,7 @@ def _tests_kind(test: cst.BaseExpression) -> bool:
         ):
             return True
         if isinstance(node, cst.Comparison) and any(
-            isinstance(target.comparator, cst.Name) and target.comparator.value == "None"
-            for target in node.comparisons
+            is_none(target.comparator) for target in node.comparisons
         ):
             return True
         stack.extend(iter_children(node))
@@ -208,5 +208,5 @@ def _none_defaults(function: cst.FunctionDef) -> frozenset[str]:
     return frozenset(
         param.name.value
         for param in (*params.posonly_params, *params.params, *params.kwonly_params)
-        if isinstance(param.default, cst.Name) and param.default.value == "None"
+        if is_none(param.default)
     )

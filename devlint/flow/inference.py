@@ -68,6 +68,7 @@ from devlint.nodes import (
     first_positional,
     has_double_star,
     holds_an_integer,
+    is_none,
     is_self,
     is_static_method,
     iter_children,
@@ -75,6 +76,7 @@ from devlint.nodes import (
     loads_a_processor,
     names_a_device,
     names_a_move_helper,
+    names_callee,
     names_the_cpu,
     none_test,
     parameter_names,
@@ -845,7 +847,7 @@ def _parameter_value(param: cst.Param, tensor: Callable[[], bool]) -> Value:
             return from_parameter(name)
         return HOST if kind == "host" else UNKNOWN
     default = param.default
-    if default is not None and not (isinstance(default, cst.Name) and default.value == "None"):
+    if default is not None and not is_none(default):
         return HOST  # a number, a string, a flag: not a tensor
     return from_parameter(name) if tensor() else UNKNOWN
 
@@ -2194,7 +2196,38 @@ class _Inference:
         if not isinstance(node, cst.Name) or self.function is None or node.value in seen:
             return False
         assigned = values_assigned(node.value, self.function)
-        return bool(assigned) and self._chosen_tensor_type(assigned, seen | {node.value})
+        if not assigned:
+            return self._given_tensor_types(node.value)
+        return self._chosen_tensor_type(assigned, seen | {node.value})
+
+    def _given_tensor_types(self, name: str) -> bool:
+        """``name``, a parameter of a method, is what every call of it in its class passes:
+        a tensor's type (``self.decode(out, dtype=x.type())``), not a dtype. Called from
+        nowhere else the class can see (the name is not read outside the calls)."""
+        function, owner = self.function, self._around.owner.node
+        if function is None or owner is None or is_static_method(function):
+            return False
+        method = function.name.value
+        calls = [
+            node
+            for node in descendants(owner)
+            if isinstance(node, cst.Call) and names_callee(node.func, method, ("self",))
+        ]
+        if not calls or len(calls) != sum(
+            isinstance(node, cst.Attribute) and node.attr.value == method
+            for node in descendants(owner)
+        ):
+            return False
+        position = _parameter_names(function, method=True)
+        for call in calls:
+            given = keyword_argument(call, name)
+            if given is None and name in position:
+                index = position.index(name)
+                positional = [arg for arg in call.args if arg.keyword is None]
+                given = positional[index] if index < len(positional) else None
+            if given is None or not _type_of_a_tensor(given.value):
+                return False
+        return True
 
     def _chosen_tensor_type(self, options: Sequence[cst.BaseExpression], seen: set[str]) -> bool:
         """Each of ``options`` is a tensor type (``torch.FloatTensor`` one on the CPU), at
@@ -2488,16 +2521,18 @@ def _bound(
 
 
 def _cpu_defaults_left(function: cst.FunctionDef, bound: Mapping[str, Value]) -> dict[str, Value]:
-    """The device parameters defaulting to the CPU (``device=torch.device("cpu")``) that a
-    call leaves to their default: the default chooses the CPU for what the function places
-    there, whatever its flow alone says of a ``device`` parameter (the computation's)."""
+    """The device parameters defaulting to the CPU (``device=torch.device("cpu")``, or
+    ``device=None``, which a factory given it reads as its own default, the CPU) that a call
+    leaves to their default: the default chooses the CPU for what the function places there,
+    whatever its flow alone says of a ``device`` parameter (the computation's). A function
+    that replaces a None (``device = device or x.device``) joins both, still on the device."""
     return {
         param.name.value: CHOSEN_CPU
         for param in _parameters(function)
         if param.default is not None
         and param.name.value.endswith("device")
         and param.name.value not in bound
-        and names_the_cpu(param.default)
+        and (names_the_cpu(param.default) or is_none(param.default))
     }
 
 
@@ -2514,6 +2549,17 @@ def _in_caller_terms(returned: Value, bound: Mapping[str, Value]) -> Value:
         returned,
         params=in_caller_terms(returned.params),
         moved_params=in_caller_terms(returned.moved_params),
+    )
+
+
+def _type_of_a_tensor(node: cst.BaseExpression) -> bool:
+    """``x.type()``: the type of a tensor, which names its device type (not ``x.type(t)``,
+    a cast)."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "type"
+        and not node.args
     )
 
 
@@ -2547,9 +2593,8 @@ def _fills_none_default(function: cst.FunctionDef, bound: Mapping[str, Value]) -
     ``if x is None:`` branches do not run for it, its general flow would join them in."""
     params = function.params
     for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-        default = param.default
-        is_none = isinstance(default, cst.Name) and default.value == "None"
-        if is_none and param.name.value in bound and _surely_not_none(bound[param.name.value]):
+        name = param.name.value
+        if is_none(param.default) and name in bound and _surely_not_none(bound[name]):
             return True
     return False
 
@@ -2721,9 +2766,13 @@ def _given_device(test: cst.BaseExpression) -> str | None:
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return None
     comparison = test.comparisons[0]
-    is_none = isinstance(comparison.comparator, cst.Name) and comparison.comparator.value == "None"
+    compared_with_none = is_none(comparison.comparator)
     name = dotted_name(test.left) or ""
-    told = isinstance(comparison.operator, cst.IsNot) and is_none and name.endswith("device")
+    told = (
+        isinstance(comparison.operator, cst.IsNot)
+        and compared_with_none
+        and name.endswith("device")
+    )
     return name if told else None
 
 
@@ -2907,9 +2956,7 @@ def _is_empty_shape(node: cst.BaseExpression) -> bool:
 def _told_the_device(call: cst.Call) -> bool:
     """``call`` names the device to compute on: a ``device=`` that is not ``None``."""
     told = keyword_argument(call, "device")
-    return told is not None and not (
-        isinstance(told.value, cst.Name) and told.value.value == "None"
-    )
+    return told is not None and not is_none(told.value)
 
 
 def _device_arguments(

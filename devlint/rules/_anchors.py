@@ -18,6 +18,7 @@ from devlint.nodes import (
     descendants,
     first_positional,
     gives_a_tuple_of_tensors,
+    is_none,
     keyword_argument,
     names_the_cpu,
     values_assigned,
@@ -168,7 +169,7 @@ def may_be_none(parameter: str, function: cst.FunctionDef) -> bool:
     found = _parameter(parameter, function)
     if found is None:
         return False
-    if found.default is not None and _is_none(found.default):
+    if found.default is not None and is_none(found.default):
         return True
     return any(_tests_for_none(node, parameter) for node in descendants(function.body))
 
@@ -246,7 +247,7 @@ def _tests_for_none(node: cst.CSTNode, name: str) -> bool:
     ``x or y``): where the code expects it may be None (or empty, or 0)."""
     if isinstance(node, cst.Comparison):
         return any(
-            _is_name(side, name) and any(_is_none(other) for other in _sides(node))
+            _is_name(side, name) and any(is_none(other) for other in _sides(node))
             for side in _sides(node)
         )
     if isinstance(node, (cst.If, cst.While, cst.IfExp, cst.Assert)):
@@ -265,10 +266,6 @@ def _starred(node: cst.StarredElement | cst.Arg) -> bool:
 
 def _sides(comparison: cst.Comparison) -> list[cst.BaseExpression]:
     return [comparison.left, *(target.comparator for target in comparison.comparisons)]
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _is_minus_one(node: cst.BaseExpression | None) -> bool:

@@ -15,6 +15,7 @@ from devlint.nodes import (
     dotted_name,
     first_positional,
     has_self,
+    is_none,
     iter_children,
     keyword_argument,
     keyword_switched_on,
@@ -69,9 +70,7 @@ def cuda_target_is_literal(call: cst.Call) -> bool:
     if device is None:
         return True
     value = device.value
-    return (isinstance(value, cst.Name) and value.value == "None") or device_literal(
-        value
-    ) is not None
+    return is_none(value) or device_literal(value) is not None
 
 
 def self_attribute(node: cst.BaseExpression) -> str | None:

@@ -21,6 +21,7 @@ from devlint.nodes import (
     annotation_names,
     descendants,
     dotted_name,
+    is_none,
     is_self,
     iter_children,
     keyword_switched_on,
@@ -195,7 +196,8 @@ class FactoryWithoutDevice(Rule):
     helper places it), moved to a tensor's device (`ret.to(seq)`), whichever branch
     made that tensor, where it meets the device as cast to a GPU tensor type
     (`.type(x.type())`, which names `x`'s device type, `torch.cuda.FloatTensor`; not a
-    parameter, which may be a dtype) in a project whose set-up makes each process's GPU
+    parameter, which may be a dtype, unless every call of the method in its class passes a
+    tensor's type) in a project whose set-up makes each process's GPU
     current (`torch.cuda.set_device(local_rank)` in a function, not one object's method,
     never `set_device(0)`): such a type puts it on that GPU, the computation's,
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
@@ -222,8 +224,8 @@ class FactoryWithoutDevice(Rule):
     meets a parameter before the function moves that parameter's data to a device itself
     (`images * w` beside `model(images.to(self.device))`, or `to_device(batch, d)` of what
     it derived: the caller hands it on the host); what a function of the file places with
-    a device parameter that the call leaves to a CPU default (`device=torch.device("cpu")`:
-    on the CPU, also kept in a list); one
+    a device parameter that the call leaves to a CPU default (`device=torch.device("cpu")`,
+    or `device=None`, which a factory reads as the CPU: on the CPU, also kept in a list); one
     combined with a tensor put on the CPU on purpose, such as lengths a file hands to
     `pack_padded_sequence` as they are (its lengths must be on the CPU); counts per item
     (their elements bound slices, `y[b, : counts[b]]`) handed to a module; a branch only
@@ -402,6 +404,18 @@ class FactoryWithoutDevice(Rule):
         "            indices[task] = indices[task].to(x.device)\n"
         "            outputs.append(torch.index_select(x, 0, indices[task]))\n"
         "        return outputs\n",
+        # A `device=None` the call leaves as it is reaches the factory as its default, the
+        # CPU: the centres are CPU data like the steps, and both move together (INVALID:
+        # a helper that replaces the None with its input's device).
+        "import torch\nfrom torch import nn\n\n"
+        "def centers(n, device=None):\n"
+        "    edges = torch.linspace(0, 1, n + 1, device=device)\n"
+        "    return (edges[:-1] + edges[1:]) / 2\n\n"
+        "class Rope(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        t = torch.arange(x.shape[1])\n"
+        "        grid = torch.stack(torch.meshgrid(t, centers(x.shape[2]), indexing='ij'))\n"
+        "        return x + grid.to(x.device)\n",
         # A device parameter left to its CPU default places on the CPU: the pairs kept in
         # a plain list and the grid are CPU data, like the shifts (INVALID: given x.device).
         "import torch\nimport torch.nn as nn\n\n\n"
@@ -788,6 +802,17 @@ class FactoryWithoutDevice(Rule):
         "        FloatTensor = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor\n"
         "        steps = torch.linspace(0, 1, x.shape[1]).type(FloatTensor)\n"
         "        return x * grid + steps\n",
+        # A method's parameter that every call of it in the class fills with a tensor's
+        # type (`dtype=xin.type()`) is a tensor type too (INVALID: one call gives a dtype).
+        "import torch\nfrom torch import nn\n\n"
+        "def set_up(rank):\n"
+        "    torch.cuda.set_device(rank)\n\n"
+        "class Head(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return self.decode(x * 2, dtype=x.type())\n\n"
+        "    def decode(self, out, dtype):\n"
+        "        grid = torch.arange(out.shape[1]).type(dtype)\n"
+        "        return out + grid\n",
         # A helper that moves its argument unless it is already there (`x.device != dv`)
         # returns it on the tensor's device on both paths.
         "import torch\nfrom torch import nn\n\n"
@@ -1676,6 +1701,31 @@ class FactoryWithoutDevice(Rule):
             "class DistTrainer:\n"
             "    def __init__(self, rank):\n"
             "        torch.cuda.set_device(rank)\n",
+            unsafe=True,
+        ),
+        # One call gives the method a dtype, which keeps the grid on the CPU: the parameter
+        # is no tensor type (VALID: every call passes `x.type()`).
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "def set_up(rank):\n"
+            "    torch.cuda.set_device(rank)\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return self.decode(x * 2, dtype=x.type()) + self.decode(x, torch.half)\n\n"
+            "    def decode(self, out, dtype):\n"
+            "        grid = torch.arange(out.shape[1]).type(dtype)\n"
+            "        return out + grid\n",
+            line=12,
+            column=16,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "def set_up(rank):\n"
+            "    torch.cuda.set_device(rank)\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return self.decode(x * 2, dtype=x.type()) + self.decode(x, torch.half)\n\n"
+            "    def decode(self, out, dtype):\n"
+            "        grid = torch.arange(out.shape[1], device=out.device).type(dtype)\n"
+            "        return out + grid\n",
             unsafe=True,
         ),
         # `.type()` of a dtype is a cast that keeps the tensor on the CPU.
@@ -3384,6 +3434,29 @@ class FactoryWithoutDevice(Rule):
             column=16,
         ),
         Invalid(
+            # The helper puts what a call leaves to None on its input's device: the CPU
+            # steps meet the centres there.
+            "import torch\nfrom torch import nn\n\n"
+            "def centers(x, device=None):\n"
+            "    device = device or x.device\n"
+            "    return torch.linspace(0, 1, x.shape[2], device=device)\n\n"
+            "class Rope(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        t = torch.arange(x.shape[1])\n"
+            "        return x + torch.stack(torch.meshgrid(t, centers(x), indexing='ij'))\n",
+            line=10,
+            column=13,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "def centers(x, device=None):\n"
+            "    device = device or x.device\n"
+            "    return torch.linspace(0, 1, x.shape[2], device=device)\n\n"
+            "class Rope(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        t = torch.arange(x.shape[1], device=x.device)\n"
+            "        return x + torch.stack(torch.meshgrid(t, centers(x), indexing='ij'))\n",
+            unsafe=True,
+        ),
+        Invalid(
             # The helper's CPU default is overridden: the grid is on x's device.
             "import torch\nimport torch.nn as nn\n\n\n"
             "class Anchors(nn.Module):\n"
@@ -4699,10 +4772,7 @@ def _may_be_none(tensor: cst.BaseExpression, function: cst.FunctionDef) -> bool:
     an ``else:``): ``.to(...)`` there would raise where the tensor is not needed."""
     if not isinstance(tensor, cst.Name):
         return False
-    return any(
-        isinstance(value, cst.Name) and value.value == "None"
-        for value in values_assigned(tensor.value, function)
-    )
+    return any(is_none(value) for value in values_assigned(tensor.value, function))
 
 
 def _may_be_a_number(

@@ -20,6 +20,7 @@ from devlint.nodes import (
     descendants,
     dotted_name,
     first_positional,
+    is_none,
     is_self,
     keyword_argument,
     unpacked,
@@ -1577,7 +1578,7 @@ def _fresh(
         made = [_fresh(branch, context, fresh_locals, key) for branch in branches]
         found = [branch for branch in made if branch is not None]
         if not found or any(
-            branch is None and not (isinstance(code, cst.Name) and code.value == "None")
+            branch is None and not is_none(code)
             for branch, code in zip(made, branches, strict=True)
         ):
             return None  # `torch.tensor(m) if m else None` is one; `a if c else b` is not

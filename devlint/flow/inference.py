@@ -750,6 +750,15 @@ def _item_name(container: str, key: str | bytes) -> str:
     return f"{container}[{key!r}]"
 
 
+def places_by_default(factory: cst.Call) -> bool:
+    """A factory call whose arguments leave its tensor where the factory puts it by
+    default: no ``device=``, ``out=`` or ``**kwargs``. Only such a call makes a tensor of
+    its own (``Value.made``): the others go where their arguments say."""
+    return not has_double_star(factory) and not any(
+        keyword_argument(factory, keyword) is not None for keyword in ("device", "out")
+    )
+
+
 def returns_a_dict(function: cst.FunctionDef) -> bool:
     """Every ``return`` of ``function`` (and there is one) gives a dict written out: a
     display or comprehension, or a local name only ever bound to one."""
@@ -2310,12 +2319,8 @@ class _Inference:
                 yield arg.value, found
 
     def _factory(self, node: cst.Call, name: str) -> Value:
-        if has_double_star(node) or keyword_argument(node, "out") is not None:
-            return UNKNOWN
-        device = keyword_argument(node, "device")
-        if device is not None:
-            placed = moved(self.values.get(device.value, UNKNOWN))
-            return fixed_at_construction(placed, (node,)) if self._construction else placed
+        if not places_by_default(node):
+            return self._placed(node)
         self._sizes_are_numbers(node, name)
         if name in ARRAY_TENSOR_FACTORIES:
             return made_on_cpu(node)  # shares the array's memory: on the CPU in any block
@@ -2334,6 +2339,15 @@ class _Inference:
         if name not in LEGACY_TENSOR_TYPES and first is not None and _is_empty_shape(first.value):
             return scalar_on_cpu(node)  # torch.rand([]): 0-dim (`torch.Tensor([])` is empty data)
         return made_on_cpu(node)
+
+    def _placed(self, node: cst.Call) -> Value:
+        """A factory its arguments place: with ``device=`` alone, where that device is;
+        with ``out=`` or ``**kwargs``, unknown."""
+        device = keyword_argument(node, "device")
+        if device is None or has_double_star(node) or keyword_argument(node, "out") is not None:
+            return UNKNOWN
+        placed = moved(self.values.get(device.value, UNKNOWN))
+        return fixed_at_construction(placed, (node,)) if self._construction else placed
 
     def _sizes_are_numbers(self, node: cst.Call, name: str) -> None:
         """The names and attributes a factory takes as its sizes or range

@@ -13,7 +13,7 @@ from devlint.candidates import Candidate, Needed, Requirement, Resolution, Scope
 from devlint.facts import FileFacts, attribute_key, tensor_annotation
 from devlint.findings import Applicability, Fix
 from devlint.flow.fallback import fallback_return
-from devlint.flow.inference import FunctionFlow
+from devlint.flow.inference import FunctionFlow, places_by_default
 from devlint.flow.meetings import Meeting, MeetingKind, collective_group, empty_data
 from devlint.flow.values import UNKNOWN, Origin
 from devlint.index import ProjectIndex, is_test_module
@@ -3992,14 +3992,20 @@ class FactoryWithoutDevice(Rule):
             return  # __init__ never runs on the forward path; a checked branch is a choice
         if is_test_module(context.module_name):
             return  # a test places its tensors where it means to run (the CPU, most often)
-        if under_a_device_flag([*context.ancestors, node], cpu=True):
-            return  # `else:` of `if use_cuda:`: the user chose the CPU
         name = context.qualified_name(node.func) or ""
         module, _, factory = name.rpartition(".")
-        if _puts_on_cpu(node):
+        puts = _puts_on_cpu(node)
+        made_here = not puts and module == "torch" and factory in _FACTORIES
+        if made_here and not places_by_default(node):
+            return  # it makes no tensor of its own to blame: no need for the function's flow
+        if not (puts or made_here or _calls_factory_holder(self, node, context)):
+            return  # most calls: none of the three kinds of CPU tensors this rule blames
+        if under_a_device_flag([*context.ancestors, node], cpu=True):
+            return  # `else:` of `if use_cuda:`: the user chose the CPU
+        if puts:
             self._visit_put_on_cpu(node, context)
             return
-        if module != "torch" or factory not in _FACTORIES:
+        if not made_here:
             self._visit_stored_factory(node, context)
             return
         flow = context.flow()
@@ -4072,9 +4078,6 @@ class FactoryWithoutDevice(Rule):
         """``self.window_fn(n)`` where ``window_fn`` holds a torch factory named uncalled
         (``window_fn=torch.hann_window``): without ``device=`` it makes a CPU tensor. No
         ``device=`` fix: the caller may store a function that takes none."""
-        holder = _factory_holder(node)
-        if holder is None or holder not in _factory_holders(self, context):
-            return
         flow = context.flow()
         made = flow.values.get(node) if flow is not None else None
         if flow is None or made is None or node not in made.made:
@@ -4610,10 +4613,7 @@ _MAX_SHOWN = 48
 def _factory_holder(call: cst.Call) -> str | None:
     """The name a call of a stored function calls through (``self.window_fn(n)``,
     ``window_fn(n)``: ``window_fn``) when it passes no ``device=``, ``out=`` or ``**``."""
-    if any(
-        arg.star == "**" or (arg.keyword and arg.keyword.value in ("device", "out"))
-        for arg in call.args
-    ):
+    if not places_by_default(call):
         return None
     func = call.func
     if isinstance(func, cst.Name):
@@ -4621,6 +4621,13 @@ def _factory_holder(call: cst.Call) -> str | None:
     if isinstance(func, cst.Attribute) and is_self(func.value):
         return func.attr.value
     return None
+
+
+def _calls_factory_holder(rule: Rule, node: cst.Call, context: FileContext) -> bool:
+    """``node`` calls, without ``device=``, a name that may hold a torch factory named
+    uncalled (``_visit_stored_factory``'s candidates)."""
+    holder = _factory_holder(node)
+    return holder is not None and holder in _factory_holders(rule, context)
 
 
 def _factory_holders(rule: Rule, context: FileContext) -> frozenset[str]:

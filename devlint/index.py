@@ -51,6 +51,7 @@ from devlint.symbols import (
     LIGHTNING_MODULE_BASES,
     METRIC_BASES,
     MODULE_MOVING_METHODS,
+    OPTIMIZER_BASES,
     OTHER_ACCELERATOR_NAMESPACES,
     PRETRAINED_MODEL_BASES,
     PROCESS_GROUP_INITS,
@@ -109,7 +110,8 @@ class ClassKind:
     """A LightningDataModule: the trainer moves the batches its loaders yield."""
     device_context: bool = False
     """Not a model, but it already knows its device: it stores one (``self.device``) or
-    a model (``self.model``): samplers, trainers, pipelines."""
+    a model (``self.model``): samplers, trainers, pipelines; or it is an optimizer, which
+    updates its parameters where they are."""
 
     def __or__(self, other: ClassKind) -> ClassKind:
         return ClassKind(
@@ -122,6 +124,7 @@ _DEVICE_AWARE = ClassKind(model=True, device_aware=True)
 _MODULE = ClassKind(model=True)
 _STORES_DEVICE = ClassKind(device_context=True, device_aware=True)
 _STORES_MODEL = ClassKind(device_context=True)
+_OPTIMIZER = ClassKind(device_context=True)
 _OTHER = ClassKind()
 _DATASET = ClassKind(dataset=True)
 _DATAMODULE = ClassKind(datamodule=True)
@@ -422,6 +425,8 @@ class ProjectIndex:
             return _MODULE
         if name in TRAINER_BASES:
             return _STORES_MODEL
+        if name in OPTIMIZER_BASES:
+            return _OPTIMIZER
         if name in LIGHTNING_DATAMODULE_BASES:
             return _DATAMODULE
         if name in DATASET_BASES:

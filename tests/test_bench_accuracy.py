@@ -107,3 +107,17 @@ def test_a_verdict_covers_the_same_line_in_other_cases_of_the_repository() -> No
     ]
     assert [f.verdict for f in (judged, twin, elsewhere)] == ["false", "false", "unjudged"]
     assert len(accuracy.distinct([judged, twin, elsewhere])) == 2
+
+
+def test_a_verdict_covers_every_finding_of_its_line_in_the_copy_listed_last() -> None:
+    def finding(side: str, verdict: str) -> Any:
+        return accuracy.Finding(
+            "r-1", "o/r", side, "m.py", 3, "DEV001", "", "a, b = f('cuda'), f('cuda')", verdict
+        )
+
+    before = finding("before", "true")
+    first, second = finding("after", "false"), finding("after", "false")
+    verdict = accuracy.Judgment("r-1", "m.py", 3, "DEV001", True, "still a bug after the fix")
+    assert accuracy.apply_judgments([before, first, second], [verdict]) == []
+    assert [f.reason for f in (first, second)] == ["judged: still a bug after the fix"] * 2
+    assert before.reason == ""

@@ -367,7 +367,8 @@ def test_every_rule_is_described_from_its_documentation() -> None:
     assert cuda["fullDescription"] == {
         "text": "Finds `.cuda()` and `.cuda(N)` calls in code that already knows its device: "
         "model code (as DEV001 defines it), classes that store a device or a model "
-        "(samplers, trainers, pipelines; subclasses of transformers' `Trainer`), functions "
+        "(samplers, trainers, pipelines; subclasses of transformers' `Trainer`), optimizers "
+        "(subclasses of `torch.optim.Optimizer`), functions "
         "told their device (a `device` "
         "parameter; the fix there, `.to(device)`, is unsafe), and the project functions "
         "all these call; also functions whose inputs tell them their device (a parameter "

@@ -382,16 +382,23 @@ def apply_judgments(findings: list[Finding], judgments: list[Judgment]) -> list[
     The same finding appears in several cases of one repository, at several commits
     and in the before and after copies; keyed by its repository, path, code and source
     line's text, one verdict (a judgment, a buggy line, a look-alike line) settles all
-    of them. Returns the judgments that match no finding (stale after a devlint change)."""
-    by_place = {(f.origin, f.path, f.line, f.code): f for f in findings}
+    of them. A judgment settles every finding of its place (two calls on one line) in the
+    copy listed last (a case's after copy, where both have one). Returns the judgments
+    that match no finding (stale after a devlint change)."""
+    by_place: dict[tuple[str, str, int, str], list[Finding]] = {}
+    for f in findings:
+        held = by_place.setdefault((f.origin, f.path, f.line, f.code), [])
+        if held and held[0].side != f.side:
+            held.clear()
+        held.append(f)
     stale = []
     for judgment in judgments:
-        finding = by_place.get((judgment.origin, judgment.path, judgment.line, judgment.code))
-        if finding is None:
+        place = by_place.get((judgment.origin, judgment.path, judgment.line, judgment.code), [])
+        if not place:
             stale.append(f"{judgment.origin} {judgment.path}:{judgment.line} {judgment.code}")
-            continue
-        finding.verdict = "true" if judgment.verdict else "false"
-        finding.reason = f"judged: {judgment.why}"
+        for finding in place:
+            finding.verdict = "true" if judgment.verdict else "false"
+            finding.reason = f"judged: {judgment.why}"
     decided = {_text_key(f): f for f in findings if f.verdict != "unjudged"}
     for finding in findings:
         twin = decided.get(_text_key(finding))

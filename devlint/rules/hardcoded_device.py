@@ -80,7 +80,8 @@ class HardcodedDevice(Rule):
     device: methods of `nn.Module`, `LightningModule`, `PreTrainedModel` and torchmetrics
     `Metric` subclasses (and of the mixins they inherit); classes that store a device
     (`self.device = ...`) or a model (`self.model = ...`): samplers, trainers, pipelines,
-    and subclasses of transformers' `Trainer`;
+    subclasses of transformers' `Trainer`, and optimizers (`torch.optim.Optimizer`
+    subclasses, which update their parameters where those are);
     functions that take a `device` parameter; and the project functions all these call. Also
     functions whose inputs tell them their device: a parameter annotated as a tensor or a
     module (`x: Tensor`, `model: nn.Module`), or not annotated and used as only a tensor is
@@ -1373,6 +1374,19 @@ class HardcodedDevice(Rule):
             "        return render_ops.render(rays, mask)\n",
             line=11,
             column=67,
+        ),
+        Invalid(
+            # An optimizer works where its parameters are, which may be any GPU.
+            "import torch\n\n\n"
+            "class FusedNorm(torch.optim.Optimizer):\n"
+            "    def step(self):\n"
+            '        total = torch.zeros(1, device="cuda")\n'
+            "        for group in self.param_groups:\n"
+            '            for p in group["params"]:\n'
+            "                total += p.grad.norm()\n"
+            "        return total\n",
+            line=6,
+            column=39,
         ),
     )
 

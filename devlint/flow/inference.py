@@ -343,7 +343,6 @@ def analyse_function(
     gives some parameters the values a caller passes.
     """
     inference = _Inference(around)
-    inference.function = function
     setup = function.name.value in SETUP_METHODS
     given = {name: as_passed(found) for name, found in (bound or {}).items()}
     used: set[str] | None = None
@@ -360,6 +359,7 @@ def analyse_function(
             used = _used_as_tensors(function.body)
         return name in used
 
+    inference.function, inference.used_as_tensor = function, used_as_tensor
     entry: dict[str, Value] = {}
     for param in _parameters(function):
         name = param.name.value
@@ -377,6 +377,7 @@ def analyse_function(
     if handed != entry:
         inference = _Inference(around)
         inference.function, inference.not_none, inference.env = function, not_none, handed
+        inference.used_as_tensor = used_as_tensor
         inference.run(function.body)
     results = inference.results
     returned = as_returned(join(*results.values)) if results.values else HOST
@@ -782,6 +783,10 @@ def _branch_statements(block: cst.BaseSuite) -> Iterator[cst.SimpleStatementLine
             branch = branch.orelse if isinstance(branch, cst.If) else None
 
 
+def _any_name(name: str) -> bool:
+    return True
+
+
 def _parameter_names(function: cst.FunctionDef, method: bool) -> list[str]:
     """The names positional arguments bind to, ``self`` (or ``cls``) left out of a method's
     (a static method has none)."""
@@ -804,11 +809,16 @@ def _parameters_of(params: cst.Parameters) -> Iterable[cst.Param]:
 
 def _used_as_tensors(body: cst.BaseSuite) -> set[str]:
     """Names the body uses as a tensor would be used (``x.shape``, ``x[:, 0]``): a
-    parameter without them is as likely a number (``dropout``, ``max_len``). Not one it
-    asks ``hasattr`` or ``getattr`` about: an object whose type the code does not know
-    (a model whose submodules it probes), whatever it reads of it."""
+    parameter without them is as likely a number (``dropout``, ``max_len``). A sequence
+    it takes apart (``a, b = inputs``, ``for a in inputs``) counts when one of the parts
+    is used so, or named like a tensor (``x``): it holds tensors; a part it calls is a
+    function or a module (``for model in models: model(x)``), no tensor. Not one it asks
+    ``hasattr`` or ``getattr`` about: an object whose type the code does not know (a
+    model whose submodules it probes), whatever it reads of it."""
     used: set[str] = set()
     probed: set[str] = set()
+    called: set[str] = set()
+    parts: list[tuple[cst.BaseAssignTargetExpression, str]] = []  # bound to a name's parts
     stack: list[cst.CSTNode] = list(iter_children(body))
     while stack:
         node = stack.pop()
@@ -824,8 +834,32 @@ def _used_as_tensors(body: cst.BaseSuite) -> set[str]:
             probe = type(func) is cst.Name and func.value in _PROBES
             if probe and type(first) is cst.Name:
                 probed.add(first.value)
+            if type(func) is cst.Name:
+                called.add(func.value)
+        elif kind is cst.Assign:
+            assign = cast("cst.Assign", node)
+            if type(assign.value) is cst.Name:
+                for assigned in assign.targets:
+                    if type(assigned.target) in (cst.Tuple, cst.List):
+                        parts.append((assigned.target, assign.value.value))
+        elif kind is cst.For or kind is cst.CompFor:
+            loop = cast("cst.For | cst.CompFor", node)
+            if type(loop.iter) is cst.Name:
+                parts.append((loop.target, loop.iter.value))
         if kind is not cst.FunctionDef and kind is not cst.ClassDef and kind is not cst.Lambda:
             stack.extend(iter_children(node))
+    named = [
+        (whole, [n.value for n in unpacked(target) if type(n) is cst.Name])
+        for target, whole in parts
+    ]
+    used -= called & {name for _, names in named for name in names}
+    grown = True
+    while grown:  # `a, b = inputs; (c, d) = a`: a part of a part counts too
+        before = len(used)
+        for whole, names in named:
+            if any(name in used or name in TENSOR_PARAMETER_NAMES for name in names):
+                used.add(whole)
+        grown = len(used) > before
     return used - probed
 
 
@@ -898,6 +932,9 @@ class _Inference:
         """Calls of this file's functions, with what gives the elements of the tuple they
         return: a target unpacking the call binds each name to its own element."""
         self.function: cst.FunctionDef | None = None
+        self.used_as_tensor: Callable[[str], bool] = _any_name
+        """Whether the function places a name as a tensor, by its name or by its uses
+        (``x.shape``): a part taken out of an input is a tensor only where it is one."""
         self._by_backend: bool | None = None
         self.lists: set[str] = set()
         """Names last bound to a list or tuple written out: ``torch.tensor`` of one makes a
@@ -1290,8 +1327,25 @@ class _Inference:
                 elif call is not None:
                     part = self._result_part(element.value, call, position)
                 else:
-                    part = found
+                    part = self._part_of_input(element.value, found, source)
                 self._bind(element.value, part, source)
+
+    def _part_of_input(
+        self, target: cst.BaseExpression, whole: Value, source: cst.CSTNode
+    ) -> Value:
+        """What ``target`` takes out of ``source``, an input the function takes apart
+        (``x, size = inputs``, ``for x in inputs``): a tensor where the function uses it as
+        one, else as likely a number (a size, a count) as a parameter that is not would be."""
+        taken_from_input = (
+            isinstance(source, cst.Name) and whole.params == {source.value} and whole.follows
+        )
+        if (
+            taken_from_input
+            and isinstance(target, cst.Name)
+            and not self.used_as_tensor(target.value)
+        ):
+            return replace(UNKNOWN, params=whole.params)
+        return whole
 
     def _write(
         self,
@@ -1381,7 +1435,7 @@ class _Inference:
         self._unpackable.pop(iterable, None)  # `for a, b in f()` unpacks each element
         if parts is None and _only_cpu_vectors(found):
             found = element_of_cpu_vectors(found)  # each is 0-dim: it meets any device
-        self._bind(target, found, iterable)
+        self._bind(target, self._part_of_input(target, found, iterable), iterable)
 
     def _unwrapped(self, iterable: cst.BaseExpression) -> cst.BaseExpression:
         """The iterable a progress bar wraps (``tqdm(range(n))``): its elements are the loop's."""

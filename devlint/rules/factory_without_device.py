@@ -1551,6 +1551,15 @@ class FactoryWithoutDevice(Rule):
         "    def step(self, x, prompt_ids: torch.Tensor):\n"
         "        out = torch.tensor(self.generator.generate(x))\n"
         "        return torch.cat([prompt_ids, out], dim=1)\n",
+        # Taken out of a forward input, a part the code never uses as a tensor (a size, a
+        # count) is as likely a Python number, which meets a CPU tensor anywhere.
+        "import torch\nfrom torch import nn\n\n\n"
+        "class Crop(nn.Module):\n"
+        "    def forward(self, inputs):\n"
+        "        x, size = inputs\n"
+        "        h, w = size\n"
+        "        keep = torch.arange(x.shape[-1]) < w\n"
+        "        return x[..., :h, keep]\n",
     )
     INVALID = (
         # Only the cast is on the current GPU: the tensor as it was meets `x` on the CPU.
@@ -3811,6 +3820,25 @@ class FactoryWithoutDevice(Rule):
             "        index = labels.view(-1, 1).cpu()\n"
             "        margin = torch.zeros(scores.size()).scatter_(1, index, 0.2)\n"
             "        return scores - margin.to(scores.device)\n",
+            unsafe=True,
+        ),
+        # A forward input taken apart into tensors (`clean, lengths = inputs`) holds inputs,
+        # on the computation's device as the parts are.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n\n"
+            "class AddNoise(nn.Module):\n"
+            "    def forward(self, inputs):\n"
+            "        clean, lengths = inputs\n"
+            "        snr = torch.rand(clean.shape[0], 1)\n"
+            "        return clean * snr\n",
+            line=8,
+            column=15,
+            fixed="import torch\nfrom torch import nn\n\n\n"
+            "class AddNoise(nn.Module):\n"
+            "    def forward(self, inputs):\n"
+            "        clean, lengths = inputs\n"
+            "        snr = torch.rand(clean.shape[0], 1)\n"
+            "        return clean * snr.to(clean.device)\n",
             unsafe=True,
         ),
     )

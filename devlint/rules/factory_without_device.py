@@ -101,7 +101,11 @@ class FactoryWithoutDevice(Rule):
     device, and so is what torchvision's box ops (`torchvision.ops`) return for them.
     In model code, only on a forward path: `forward`, `__call__`, `*_step`, `generate`,
     batch-level hooks, methods bound with `functools.partial` for later (a shortcut handed
-    to a block; not a weight initialiser handed to `apply`), and what they call.
+    to a block; not a weight initialiser handed to `apply`), and what they call. Their
+    inputs are on the computation's device where the code uses them as tensors
+    (`x.shape`, `batch["x"]`), also a sequence it takes apart (`clean, lengths = inputs`,
+    `for x in inputs`): each part it uses as a tensor is there; a part used only as a
+    size or a count, or called (a module), is not known to be.
     Elsewhere, in every method of a class that stores a device or a model (samplers,
     trainers, pipelines) or derives from transformers' `Trainer` (which puts each batch on
     its device: `super()._prepare_inputs(batch)` is there, and accelerate's

@@ -345,39 +345,46 @@ def analyse_function(
     inference = _Inference(around)
     setup = function.name.value in SETUP_METHODS
     given = {name: as_passed(found) for name, found in (bound or {}).items()}
-    used: set[str] | None = None
+    uses: tuple[set[str], set[str]] | None = None
+    sequences: set[str] = set()
 
     def used_as_tensor(name: str) -> bool:
         # Walking the body costs: only for a parameter that neither its annotation, nor
         # its default, nor its name places.
-        nonlocal used
+        nonlocal uses
         if setup:
             return False
         if name in TENSOR_PARAMETER_NAMES:
             return True
-        if used is None:
-            used = _used_as_tensors(function.body)
-        return name in used
+        if uses is None:
+            uses = _used_as_tensors(function.body)
+        return name in uses[0] or name in uses[1]
 
-    inference.function, inference.used_as_tensor = function, used_as_tensor
+    def placed_by_use(name: str) -> bool:
+        placed = used_as_tensor(name)
+        if placed and name not in TENSOR_PARAMETER_NAMES and uses and name in uses[1]:
+            sequences.add(name)
+        return placed
+
     entry: dict[str, Value] = {}
     for param in _parameters(function):
         name = param.name.value
         entry[name] = (
             given.get(name)
             or _factory_default(param, around.resolve)
-            or _parameter_value(param, partial(used_as_tensor, name))
+            or _parameter_value(param, partial(placed_by_use, name))
         )
         if name in given and _surely_not_none(given[name]):
             inference.not_none.add(name)
-    inference.env = dict(entry)
+    inference.function, inference.env = function, dict(entry)
+    inference.used_as_tensor, inference.sequences = used_as_tensor, frozenset(sequences)
     not_none = set(inference.not_none)  # the first pass forgets the names it rebinds
     inference.run(function.body)
     handed = _as_handed(entry, inference.moved_inputs, given)
     if handed != entry:
         inference = _Inference(around)
         inference.function, inference.not_none, inference.env = function, not_none, handed
-        inference.used_as_tensor = used_as_tensor
+        inference.used_as_tensor, inference.sequences = used_as_tensor, frozenset(sequences)
         inference.run(function.body)
     results = inference.results
     returned = as_returned(join(*results.values)) if results.values else HOST
@@ -807,14 +814,14 @@ def _parameters_of(params: cst.Parameters) -> Iterable[cst.Param]:
     return [param for param in every if param.name.value not in ("self", "cls")]
 
 
-def _used_as_tensors(body: cst.BaseSuite) -> set[str]:
+def _used_as_tensors(body: cst.BaseSuite) -> tuple[set[str], set[str]]:
     """Names the body uses as a tensor would be used (``x.shape``, ``x[:, 0]``): a
-    parameter without them is as likely a number (``dropout``, ``max_len``). A sequence
-    it takes apart (``a, b = inputs``, ``for a in inputs``) counts when one of the parts
-    is used so, or named like a tensor (``x``): it holds tensors; a part it calls is a
-    function or a module (``for model in models: model(x)``), no tensor. Not one it asks
-    ``hasattr`` or ``getattr`` about: an object whose type the code does not know (a
-    model whose submodules it probes), whatever it reads of it."""
+    parameter without them is as likely a number (``dropout``, ``max_len``). Not one it
+    asks ``hasattr`` or ``getattr`` about: an object whose type the code does not know (a
+    model whose submodules it probes), whatever it reads of it. Then, apart, the
+    sequences it only takes apart (``a, b = inputs``, ``for a in inputs``) where one of
+    the parts is used so, or named like a tensor (``x``): they hold tensors; a part it
+    calls is a function or a module (``for model in models: model(x)``), no tensor."""
     used: set[str] = set()
     probed: set[str] = set()
     called: set[str] = set()
@@ -853,14 +860,17 @@ def _used_as_tensors(body: cst.BaseSuite) -> set[str]:
         for target, whole in parts
     ]
     used -= called & {name for _, names in named for name in names}
+    used -= probed
+    sequences: set[str] = set()
     grown = True
     while grown:  # `a, b = inputs; (c, d) = a`: a part of a part counts too
-        before = len(used)
+        before = len(sequences)
         for whole, names in named:
-            if any(name in used or name in TENSOR_PARAMETER_NAMES for name in names):
-                used.add(whole)
-        grown = len(used) > before
-    return used - probed
+            tensors = used | sequences | TENSOR_PARAMETER_NAMES
+            if whole not in used and any(name in tensors for name in names):
+                sequences.add(whole)
+        grown = len(sequences) > before
+    return used, sequences - probed
 
 
 def _parameter_value(param: cst.Param, tensor: Callable[[], bool]) -> Value:
@@ -934,7 +944,10 @@ class _Inference:
         self.function: cst.FunctionDef | None = None
         self.used_as_tensor: Callable[[str], bool] = _any_name
         """Whether the function places a name as a tensor, by its name or by its uses
-        (``x.shape``): a part taken out of an input is a tensor only where it is one."""
+        (``x.shape``): a part taken out of a ``sequences`` input is a tensor only there."""
+        self.sequences: frozenset[str] = frozenset()
+        """Parameters that only what the function takes out of them places as tensors
+        (``x, n = inputs``, then ``x.shape``)."""
         self._by_backend: bool | None = None
         self.lists: set[str] = set()
         """Names last bound to a list or tuple written out: ``torch.tensor`` of one makes a
@@ -1337,7 +1350,10 @@ class _Inference:
         (``x, size = inputs``, ``for x in inputs``): a tensor where the function uses it as
         one, else as likely a number (a size, a count) as a parameter that is not would be."""
         taken_from_input = (
-            isinstance(source, cst.Name) and whole.params == {source.value} and whole.follows
+            isinstance(source, cst.Name)
+            and source.value in self.sequences
+            and whole.params == {source.value}
+            and whole.follows
         )
         if (
             taken_from_input

@@ -1183,3 +1183,13 @@ def test_a_part_of_an_input_is_a_tensor_only_where_used_as_one() -> None:
     assert origins(analysed.value("k")) == {UNK}
     meeting = ("torch.arange(8)", "comparison", "torch.arange(8) % k < y.sum()")
     assert analysed.meetings() == [meeting]  # with the part used as a tensor only
+
+
+def test_an_input_used_as_a_tensor_itself_keeps_every_part_on_the_device() -> None:
+    analysed = Analysed(
+        "class M(nn.Module):\n    def forward(self, inputs):\n"
+        "        n = inputs[0].shape[0]\n"
+        "        for s in inputs:\n"
+        "            y = s * n\n"
+    )
+    assert origins(analysed.value("s")) == {F_}

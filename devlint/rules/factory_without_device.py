@@ -103,9 +103,9 @@ class FactoryWithoutDevice(Rule):
     batch-level hooks, methods bound with `functools.partial` for later (a shortcut handed
     to a block; not a weight initialiser handed to `apply`), and what they call. Their
     inputs are on the computation's device where the code uses them as tensors
-    (`x.shape`, `batch["x"]`), also a sequence it takes apart (`clean, lengths = inputs`,
-    `for x in inputs`): each part it uses as a tensor is there; a part used only as a
-    size or a count, or called (a module), is not known to be.
+    (`x.shape`, `batch["x"]`), also a sequence it only takes apart (`clean, lengths =
+    inputs`, `for x in inputs`): then each part it uses as a tensor is there, and a part
+    used only as a size or a count, or called (a module), is not known to be.
     Elsewhere, in every method of a class that stores a device or a model (samplers,
     trainers, pipelines) or derives from transformers' `Trainer` (which puts each batch on
     its device: `super()._prepare_inputs(batch)` is there, and accelerate's

@@ -377,14 +377,15 @@ def analyse_function(
         if name in given and _surely_not_none(given[name]):
             inference.not_none.add(name)
     inference.function, inference.env = function, dict(entry)
-    inference.used_as_tensor, inference.sequences = used_as_tensor, frozenset(sequences)
+    placed = (frozenset(sequences), frozenset().union(*uses or (), TENSOR_PARAMETER_NAMES))
+    inference.sequences, inference.tensors = placed
     not_none = set(inference.not_none)  # the first pass forgets the names it rebinds
     inference.run(function.body)
     handed = _as_handed(entry, inference.moved_inputs, given)
     if handed != entry:
         inference = _Inference(around)
         inference.function, inference.not_none, inference.env = function, not_none, handed
-        inference.used_as_tensor, inference.sequences = used_as_tensor, frozenset(sequences)
+        inference.sequences, inference.tensors = placed
         inference.run(function.body)
     results = inference.results
     returned = as_returned(join(*results.values)) if results.values else HOST
@@ -790,10 +791,6 @@ def _branch_statements(block: cst.BaseSuite) -> Iterator[cst.SimpleStatementLine
             branch = branch.orelse if isinstance(branch, cst.If) else None
 
 
-def _any_name(name: str) -> bool:
-    return True
-
-
 def _parameter_names(function: cst.FunctionDef, method: bool) -> list[str]:
     """The names positional arguments bind to, ``self`` (or ``cls``) left out of a method's
     (a static method has none)."""
@@ -942,12 +939,13 @@ class _Inference:
         """Calls of this file's functions, with what gives the elements of the tuple they
         return: a target unpacking the call binds each name to its own element."""
         self.function: cst.FunctionDef | None = None
-        self.used_as_tensor: Callable[[str], bool] = _any_name
-        """Whether the function places a name as a tensor, by its name or by its uses
-        (``x.shape``): a part taken out of a ``sequences`` input is a tensor only there."""
         self.sequences: frozenset[str] = frozenset()
         """Parameters that only what the function takes out of them places as tensors
-        (``x, n = inputs``, then ``x.shape``)."""
+        (``x, n = inputs``, then ``x.shape``): a part taken out of one is a tensor only if
+        it is one of ``tensors``."""
+        self.tensors: frozenset[str] = frozenset()
+        """The names the function places as tensors, by their names or their uses (with
+        ``sequences``)."""
         self._by_backend: bool | None = None
         self.lists: set[str] = set()
         """Names last bound to a list or tuple written out: ``torch.tensor`` of one makes a
@@ -1355,11 +1353,7 @@ class _Inference:
             and whole.params == {source.value}
             and whole.follows
         )
-        if (
-            taken_from_input
-            and isinstance(target, cst.Name)
-            and not self.used_as_tensor(target.value)
-        ):
+        if taken_from_input and isinstance(target, cst.Name) and target.value not in self.tensors:
             return replace(UNKNOWN, params=whole.params)
         return whole
 

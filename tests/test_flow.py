@@ -1142,3 +1142,54 @@ def test_a_tensor_read_or_written_through_a_cpu_index_is_where_the_indexed_one_i
     spikes = analysed.value("torch.zeros(n).scatter(0, times, 1)", "pattern")
     assert [analysed.code(site) for site in spikes.made] == ["torch.zeros(n)"]
     assert origins(analysed.value("x.index_select(0, times)", "pattern")) == {F_}
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # A sequence taken apart into tensors holds tensors: it follows, as its parts do.
+        ("clean, lengths = inputs\ny = clean.clone()", {F_}),
+        ("for part in inputs:\n    y = part.float()", {F_}),
+        ("y = [part.float() for part in inputs]", {F_}),
+        ("(a, b), c = inputs\nd, e = a\ny = d.sum()", {F_}),  # a part of a part
+        # Parts never used as tensors are as likely numbers (a height and a width).
+        ("h, w = inputs\ny = h * w", {UNK}),
+        # A part it calls is a module or a function, whatever it reads of it.
+        ("for model in inputs:\n    y = model.refine(model(y))", {UNK}),
+    ],
+)
+def test_a_sequence_taken_apart_into_tensors_follows(body: str, expected: set[Origin]) -> None:
+    analysed = Analysed(
+        "class M(nn.Module):\n    def forward(self, inputs):\n"
+        + textwrap.indent(body, " " * 8)
+        + "\n"
+    )
+    assert origins(analysed.value("inputs")) == expected
+
+
+def test_a_part_of_an_input_is_a_tensor_only_where_used_as_one() -> None:
+    analysed = Analysed(
+        "class M(nn.Module):\n    def forward(self, inputs):\n"
+        "        x, size = inputs\n"
+        "        h, w = size\n"
+        "        keep = torch.arange(10) < h\n"
+        "        for y, k in inputs:\n"
+        "            keep = torch.arange(8) % k < y.sum()\n"
+        "        return x.view(h, w)[keep]\n"
+    )
+    assert origins(analysed.value("inputs")) == {F_}
+    assert origins(analysed.value("y.sum()")) == {F_}
+    assert origins(analysed.value("h")) == {UNK}  # a size: as likely a number
+    assert origins(analysed.value("k")) == {UNK}
+    meeting = ("torch.arange(8)", "comparison", "torch.arange(8) % k < y.sum()")
+    assert analysed.meetings() == [meeting]  # with the part used as a tensor only
+
+
+def test_an_input_used_as_a_tensor_itself_keeps_every_part_on_the_device() -> None:
+    analysed = Analysed(
+        "class M(nn.Module):\n    def forward(self, inputs):\n"
+        "        n = inputs[0].shape[0]\n"
+        "        for s in inputs:\n"
+        "            y = s * n\n"
+    )
+    assert origins(analysed.value("s")) == {F_}

@@ -349,22 +349,28 @@ def analyse_function(
     gives some parameters the values a caller passes.
     """
     inference = _Inference(around)
-    inference.function = function
     setup = function.name.value in SETUP_METHODS
     given = {name: as_passed(found) for name, found in (bound or {}).items()}
-    used: set[str] | None = None
+    uses: tuple[set[str], set[str]] | None = None
+    sequences: set[str] = set()
 
     def used_as_tensor(name: str) -> bool:
         # Walking the body costs: only for a parameter that neither its annotation, nor
         # its default, nor its name places.
-        nonlocal used
+        nonlocal uses
         if setup:
             return False
         if name in TENSOR_PARAMETER_NAMES:
             return True
-        if used is None:
-            used = _used_as_tensors(function.body)
-        return name in used
+        if uses is None:
+            uses = _used_as_tensors(function.body)
+        return name in uses[0] or name in uses[1]
+
+    def placed_by_use(name: str) -> bool:
+        placed = used_as_tensor(name)
+        if placed and name not in TENSOR_PARAMETER_NAMES and uses and name in uses[1]:
+            sequences.add(name)
+        return placed
 
     entry: dict[str, Value] = {}
     for param in _parameters(function):
@@ -372,17 +378,20 @@ def analyse_function(
         entry[name] = (
             given.get(name)
             or _factory_default(param, around.resolve)
-            or _parameter_value(param, partial(used_as_tensor, name))
+            or _parameter_value(param, partial(placed_by_use, name))
         )
         if name in given and _surely_not_none(given[name]):
             inference.not_none.add(name)
-    inference.env = dict(entry)
+    inference.function, inference.env = function, dict(entry)
+    placed = (frozenset(sequences), frozenset().union(*uses or (), TENSOR_PARAMETER_NAMES))
+    inference.sequences, inference.tensors = placed
     not_none = set(inference.not_none)  # the first pass forgets the names it rebinds
     inference.run(function.body)
     handed = _as_handed(entry, inference.moved_inputs, given)
     if handed != entry:
         inference = _Inference(around)
         inference.function, inference.not_none, inference.env = function, not_none, handed
+        inference.sequences, inference.tensors = placed
         inference.run(function.body)
     results = inference.results
     returned = as_returned(join(*results.values)) if results.values else HOST
@@ -817,13 +826,18 @@ def _parameters_of(params: cst.Parameters) -> Iterable[cst.Param]:
     return [param for param in every if param.name.value not in ("self", "cls")]
 
 
-def _used_as_tensors(body: cst.BaseSuite) -> set[str]:
+def _used_as_tensors(body: cst.BaseSuite) -> tuple[set[str], set[str]]:
     """Names the body uses as a tensor would be used (``x.shape``, ``x[:, 0]``): a
     parameter without them is as likely a number (``dropout``, ``max_len``). Not one it
-    asks ``hasattr`` or ``getattr`` about: an object whose type the code does not know
-    (a model whose submodules it probes), whatever it reads of it."""
+    asks ``hasattr`` or ``getattr`` about: an object whose type the code does not know (a
+    model whose submodules it probes), whatever it reads of it. Then, apart, the
+    sequences it only takes apart (``a, b = inputs``, ``for a in inputs``) where one of
+    the parts is used so, or named like a tensor (``x``): they hold tensors; a part it
+    calls is a function or a module (``for model in models: model(x)``), no tensor."""
     used: set[str] = set()
     probed: set[str] = set()
+    called: set[str] = set()
+    parts: list[tuple[cst.BaseAssignTargetExpression, str]] = []  # bound to a name's parts
     stack: list[cst.CSTNode] = list(iter_children(body))
     while stack:
         node = stack.pop()
@@ -839,9 +853,36 @@ def _used_as_tensors(body: cst.BaseSuite) -> set[str]:
             probe = type(func) is cst.Name and func.value in _PROBES
             if probe and type(first) is cst.Name:
                 probed.add(first.value)
+            if type(func) is cst.Name:
+                called.add(func.value)
+        elif kind is cst.Assign:
+            assign = cast("cst.Assign", node)
+            if type(assign.value) is cst.Name:
+                for assigned in assign.targets:
+                    if type(assigned.target) in (cst.Tuple, cst.List):
+                        parts.append((assigned.target, assign.value.value))
+        elif kind is cst.For or kind is cst.CompFor:
+            loop = cast("cst.For | cst.CompFor", node)
+            if type(loop.iter) is cst.Name:
+                parts.append((loop.target, loop.iter.value))
         if kind is not cst.FunctionDef and kind is not cst.ClassDef and kind is not cst.Lambda:
             stack.extend(iter_children(node))
-    return used - probed
+    named = [
+        (whole, [n.value for n in unpacked(target) if type(n) is cst.Name])
+        for target, whole in parts
+    ]
+    used -= called & {name for _, names in named for name in names}
+    used -= probed
+    sequences: set[str] = set()
+    grown = True
+    while grown:  # `a, b = inputs; (c, d) = a`: a part of a part counts too
+        before = len(sequences)
+        for whole, names in named:
+            tensors = used | sequences | TENSOR_PARAMETER_NAMES
+            if whole not in used and any(name in tensors for name in names):
+                sequences.add(whole)
+        grown = len(sequences) > before
+    return used, sequences - probed
 
 
 def _parameter_value(param: cst.Param, tensor: Callable[[], bool]) -> Value:
@@ -913,6 +954,13 @@ class _Inference:
         """Calls of this file's functions, with what gives the elements of the tuple they
         return: a target unpacking the call binds each name to its own element."""
         self.function: cst.FunctionDef | None = None
+        self.sequences: frozenset[str] = frozenset()
+        """Parameters that only what the function takes out of them places as tensors
+        (``x, n = inputs``, then ``x.shape``): a part taken out of one is a tensor only if
+        it is one of ``tensors``."""
+        self.tensors: frozenset[str] = frozenset()
+        """The names the function places as tensors, by their names or their uses (with
+        ``sequences``)."""
         self._by_backend: bool | None = None
         self.lists: set[str] = set()
         """Names last bound to a list or tuple written out: ``torch.tensor`` of one makes a
@@ -1305,8 +1353,24 @@ class _Inference:
                 elif call is not None:
                     part = self._result_part(element.value, call, position)
                 else:
-                    part = found
+                    part = self._part_of_input(element.value, found, source)
                 self._bind(element.value, part, source)
+
+    def _part_of_input(
+        self, target: cst.BaseExpression, whole: Value, source: cst.CSTNode
+    ) -> Value:
+        """What ``target`` takes out of ``source``, an input the function takes apart
+        (``x, size = inputs``, ``for x in inputs``): a tensor where the function uses it as
+        one, else as likely a number (a size, a count) as a parameter that is not would be."""
+        taken_from_input = (
+            isinstance(source, cst.Name)
+            and source.value in self.sequences
+            and whole.params == {source.value}
+            and whole.follows
+        )
+        if taken_from_input and isinstance(target, cst.Name) and target.value not in self.tensors:
+            return replace(UNKNOWN, params=whole.params)
+        return whole
 
     def _write(
         self,
@@ -1396,7 +1460,7 @@ class _Inference:
         self._unpackable.pop(iterable, None)  # `for a, b in f()` unpacks each element
         if parts is None and _only_cpu_vectors(found):
             found = element_of_cpu_vectors(found)  # each is 0-dim: it meets any device
-        self._bind(target, found, iterable)
+        self._bind(target, self._part_of_input(target, found, iterable), iterable)
         self._note_parameter_group(target, iterable)
 
     def _note_parameter_group(

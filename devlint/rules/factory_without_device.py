@@ -102,7 +102,11 @@ class FactoryWithoutDevice(Rule):
     device, and so is what torchvision's box ops (`torchvision.ops`) return for them.
     In model code, only on a forward path: `forward`, `__call__`, `*_step`, `generate`,
     batch-level hooks, methods bound with `functools.partial` for later (a shortcut handed
-    to a block; not a weight initialiser handed to `apply`), and what they call.
+    to a block; not a weight initialiser handed to `apply`), and what they call. Their
+    inputs are on the computation's device where the code uses them as tensors
+    (`x.shape`, `batch["x"]`), also a sequence it only takes apart (`clean, lengths =
+    inputs`, `for x in inputs`): then each part it uses as a tensor is there, and a part
+    used only as a size or a count, or called (a module), is not known to be.
     Elsewhere, in every method of a class that stores a device or a model (samplers,
     trainers, pipelines) or derives from transformers' `Trainer` (which puts each batch on
     its device: `super()._prepare_inputs(batch)` is there, and accelerate's
@@ -1633,6 +1637,15 @@ class FactoryWithoutDevice(Rule):
         '            for p, d in zip(group["params"], decay.tolist()):\n'
         "                p.mul_(1 - d)\n"
         '                p.add_(torch.zeros_like(p) + p.grad, alpha=-group["lr"])\n',
+        # Taken out of a forward input, a part the code never uses as a tensor (a size, a
+        # count) is as likely a Python number, which meets a CPU tensor anywhere.
+        "import torch\nfrom torch import nn\n\n\n"
+        "class Crop(nn.Module):\n"
+        "    def forward(self, inputs):\n"
+        "        x, size = inputs\n"
+        "        h, w = size\n"
+        "        keep = torch.arange(x.shape[-1]) < w\n"
+        "        return x[..., :h, keep]\n",
     )
     INVALID = (
         # Only the cast is on the current GPU: the tensor as it was meets `x` on the CPU.
@@ -4024,6 +4037,25 @@ class FactoryWithoutDevice(Rule):
             "        return torch.linspace(0, 1, n)\n\n"
             "    def bin(self, x):\n"
             "        return torch.bucketize(x, self.edges.to(x.device))\n",
+            unsafe=True,
+        ),
+        # A forward input taken apart into tensors (`clean, lengths = inputs`) holds inputs,
+        # on the computation's device as the parts are.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n\n"
+            "class AddNoise(nn.Module):\n"
+            "    def forward(self, inputs):\n"
+            "        clean, lengths = inputs\n"
+            "        snr = torch.rand(clean.shape[0], 1)\n"
+            "        return clean * snr\n",
+            line=8,
+            column=15,
+            fixed="import torch\nfrom torch import nn\n\n\n"
+            "class AddNoise(nn.Module):\n"
+            "    def forward(self, inputs):\n"
+            "        clean, lengths = inputs\n"
+            "        snr = torch.rand(clean.shape[0], 1)\n"
+            "        return clean * snr.to(clean.device)\n",
             unsafe=True,
         ),
     )

@@ -1010,11 +1010,11 @@ def test_a_tensor_put_on_the_cpu_meets_a_device_index() -> None:
 
 ANCHORS = """
 class Anchors(nn.Module):
-    def __init__(self, n):
+    def __init__(self, n, device):
         super().__init__()
-        self.pairs = self.make_pairs(n)
+        self.pairs = self.make_pairs(n, device)
 
-    def make_pairs(self, n, device=None):
+    def make_pairs(self, n, device):
         return [torch.arange(k, device=device) for k in range(n)]
 
     def forward(self, x):

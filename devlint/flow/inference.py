@@ -76,7 +76,6 @@ from devlint.nodes import (
     loads_a_processor,
     names_a_device,
     names_a_move_helper,
-    names_callee,
     names_the_cpu,
     none_test,
     parameter_names,
@@ -2293,38 +2292,7 @@ class _Inference:
         if not isinstance(node, cst.Name) or self.function is None or node.value in seen:
             return False
         assigned = values_assigned(node.value, self.function)
-        if not assigned:
-            return self._given_tensor_types(node.value)
-        return self._chosen_tensor_type(assigned, seen | {node.value})
-
-    def _given_tensor_types(self, name: str) -> bool:
-        """``name``, a parameter of a method, is what every call of it in its class passes:
-        a tensor's type (``self.decode(out, dtype=x.type())``), not a dtype. Called from
-        nowhere else the class can see (the name is not read outside the calls)."""
-        function, owner = self.function, self._around.owner.node
-        if function is None or owner is None or is_static_method(function):
-            return False
-        method = function.name.value
-        calls = [
-            node
-            for node in descendants(owner)
-            if isinstance(node, cst.Call) and names_callee(node.func, method, ("self",))
-        ]
-        if not calls or len(calls) != sum(
-            isinstance(node, cst.Attribute) and node.attr.value == method
-            for node in descendants(owner)
-        ):
-            return False
-        position = _parameter_names(function, method=True)
-        for call in calls:
-            given = keyword_argument(call, name)
-            if given is None and name in position:
-                index = position.index(name)
-                positional = [arg for arg in call.args if arg.keyword is None]
-                given = positional[index] if index < len(positional) else None
-            if given is None or not _type_of_a_tensor(given.value):
-                return False
-        return True
+        return bool(assigned) and self._chosen_tensor_type(assigned, seen | {node.value})
 
     def _chosen_tensor_type(self, options: Sequence[cst.BaseExpression], seen: set[str]) -> bool:
         """Each of ``options`` is a tensor type (``torch.FloatTensor`` one on the CPU), at
@@ -2651,17 +2619,6 @@ def _in_caller_terms(returned: Value, bound: Mapping[str, Value]) -> Value:
         returned,
         params=in_caller_terms(returned.params),
         moved_params=in_caller_terms(returned.moved_params),
-    )
-
-
-def _type_of_a_tensor(node: cst.BaseExpression) -> bool:
-    """``x.type()``: the type of a tensor, which names its device type (not ``x.type(t)``,
-    a cast)."""
-    return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value == "type"
-        and not node.args
     )
 
 

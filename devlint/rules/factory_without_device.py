@@ -207,8 +207,7 @@ class FactoryWithoutDevice(Rule):
     helper places it), moved to a tensor's device (`ret.to(seq)`), whichever branch
     made that tensor, where it meets the device as cast to a GPU tensor type
     (`.type(x.type())`, which names `x`'s device type, `torch.cuda.FloatTensor`; not a
-    parameter, which may be a dtype, unless every call of the method in its class passes a
-    tensor's type) in a project whose set-up makes each process's GPU
+    parameter, which may be a dtype) in a project whose set-up makes each process's GPU
     current (`torch.cuda.set_device(local_rank)` in a function, not one object's method,
     never `set_device(0)`): such a type puts it on that GPU, the computation's,
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
@@ -813,17 +812,6 @@ class FactoryWithoutDevice(Rule):
         "        FloatTensor = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor\n"
         "        steps = torch.linspace(0, 1, x.shape[1]).type(FloatTensor)\n"
         "        return x * grid + steps\n",
-        # A method's parameter that every call of it in the class fills with a tensor's
-        # type (`dtype=xin.type()`) is a tensor type too (INVALID: one call gives a dtype).
-        "import torch\nfrom torch import nn\n\n"
-        "def set_up(rank):\n"
-        "    torch.cuda.set_device(rank)\n\n"
-        "class Head(nn.Module):\n"
-        "    def forward(self, x):\n"
-        "        return self.decode(x * 2, dtype=x.type())\n\n"
-        "    def decode(self, out, dtype):\n"
-        "        grid = torch.arange(out.shape[1]).type(dtype)\n"
-        "        return out + grid\n",
         # A helper that moves its argument unless it is already there (`x.device != dv`)
         # returns it on the tensor's device on both paths.
         "import torch\nfrom torch import nn\n\n"
@@ -1771,31 +1759,6 @@ class FactoryWithoutDevice(Rule):
             "class DistTrainer:\n"
             "    def __init__(self, rank):\n"
             "        torch.cuda.set_device(rank)\n",
-            unsafe=True,
-        ),
-        # One call gives the method a dtype, which keeps the grid on the CPU: the parameter
-        # is no tensor type (VALID: every call passes `x.type()`).
-        Invalid(
-            "import torch\nfrom torch import nn\n\n"
-            "def set_up(rank):\n"
-            "    torch.cuda.set_device(rank)\n\n"
-            "class Head(nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        return self.decode(x * 2, dtype=x.type()) + self.decode(x, torch.half)\n\n"
-            "    def decode(self, out, dtype):\n"
-            "        grid = torch.arange(out.shape[1]).type(dtype)\n"
-            "        return out + grid\n",
-            line=12,
-            column=16,
-            fixed="import torch\nfrom torch import nn\n\n"
-            "def set_up(rank):\n"
-            "    torch.cuda.set_device(rank)\n\n"
-            "class Head(nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        return self.decode(x * 2, dtype=x.type()) + self.decode(x, torch.half)\n\n"
-            "    def decode(self, out, dtype):\n"
-            "        grid = torch.arange(out.shape[1], device=out.device).type(dtype)\n"
-            "        return out + grid\n",
             unsafe=True,
         ),
         # `.type()` of a dtype is a cast that keeps the tensor on the CPU.

@@ -2592,18 +2592,40 @@ def _bound(
 
 def _cpu_defaults_left(function: cst.FunctionDef, bound: Mapping[str, Value]) -> dict[str, Value]:
     """The device parameters defaulting to the CPU (``device=torch.device("cpu")``, or
-    ``device=None``, which a factory given it reads as its own default, the CPU) that a call
-    leaves to their default: the default chooses the CPU for what the function places there,
-    whatever its flow alone says of a ``device`` parameter (the computation's). A function
-    that replaces a None (``device = device or x.device``) joins both, still on the device."""
+    ``device=None`` that the function only hands on as ``device=``, which a factory reads
+    as its own default, the CPU) that a call leaves to their default: the default chooses
+    the CPU for what the function places there, whatever its flow alone says of a
+    ``device`` parameter (the computation's). A None the function may replace (``if device
+    is None: device = x.device``) is no choice of the CPU."""
     return {
         param.name.value: CHOSEN_CPU
         for param in _parameters(function)
         if param.default is not None
         and param.name.value.endswith("device")
         and param.name.value not in bound
-        and (names_the_cpu(param.default) or is_none(param.default))
+        and (
+            names_the_cpu(param.default)
+            or (is_none(param.default) and _only_handed_as_device(function, param.name.value))
+        )
     }
+
+
+def _only_handed_as_device(function: cst.FunctionDef, name: str) -> bool:
+    """Every use of ``name`` in the function is the ``device=`` of a call: it is never
+    tested, replaced or read otherwise."""
+    handed: set[int] = set()
+    keywords: set[int] = set()  # `device=` names the argument, it reads nothing
+    for node in descendants(function.body):
+        if isinstance(node, cst.Arg) and node.keyword is not None:
+            keywords.add(id(node.keyword))
+            if node.keyword.value == "device":
+                handed.add(id(node.value))
+    uses = [
+        node
+        for node in descendants(function.body)
+        if isinstance(node, cst.Name) and node.value == name and id(node) not in keywords
+    ]
+    return bool(uses) and all(id(node) in handed for node in uses)
 
 
 def _in_caller_terms(returned: Value, bound: Mapping[str, Value]) -> Value:

@@ -3467,6 +3467,31 @@ class FactoryWithoutDevice(Rule):
             column=16,
         ),
         Invalid(
+            # A None the helper tests and replaces (`if device is None:`) is no choice of
+            # the CPU: the centres are on x's device, where the CPU steps meet them.
+            "import torch\nfrom torch import nn\n\n"
+            "def centers(x, n, device=None):\n"
+            "    if device is None:\n"
+            "        device = x.device\n"
+            "    return torch.linspace(0, 1, n, device=device)\n\n"
+            "class Rope(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        t = torch.arange(x.shape[1])\n"
+            "        return x + t[:, None] * centers(x, 4)\n",
+            line=11,
+            column=13,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "def centers(x, n, device=None):\n"
+            "    if device is None:\n"
+            "        device = x.device\n"
+            "    return torch.linspace(0, 1, n, device=device)\n\n"
+            "class Rope(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        t = torch.arange(x.shape[1], device=x.device)\n"
+            "        return x + t[:, None] * centers(x, 4)\n",
+            unsafe=True,
+        ),
+        Invalid(
             # The helper puts what a call leaves to None on its input's device: the CPU
             # steps meet the centres there.
             "import torch\nfrom torch import nn\n\n"

@@ -832,8 +832,11 @@ def _used_as_tensors(body: cst.BaseSuite) -> tuple[set[str], set[str]]:
     model whose submodules it probes), whatever it reads of it. Then, apart, the
     sequences it only takes apart (``a, b = inputs``, ``for a in inputs``) where one of
     the parts is used so, or named like a tensor (``x``): they hold tensors; a part it
-    calls is a function or a module (``for model in models: model(x)``), no tensor."""
+    calls is a function or a module (``for model in models: model(x)``), and one it only
+    reads by string keys (``meta["pad_shape"]``) a record of anything, no tensor."""
     used: set[str] = set()
+    keyed: set[str] = set()  # read by a string key (`meta["pad_shape"]`): a dict, maybe
+    read: set[str] = set()  # read otherwise (`x.shape`, `x[:, 0]`)
     probed: set[str] = set()
     called: set[str] = set()
     parts: list[tuple[cst.BaseAssignTargetExpression, str]] = []  # bound to a name's parts
@@ -845,6 +848,10 @@ def _used_as_tensors(body: cst.BaseSuite) -> tuple[set[str], set[str]]:
             value = cast("cst.Attribute | cst.Subscript", node).value
             if type(value) is cst.Name:
                 used.add(value.value)
+                if kind is cst.Subscript and _keyed(cast("cst.Subscript", node)):
+                    keyed.add(value.value)
+                else:
+                    read.add(value.value)
         elif kind is cst.Call:
             call = cast("cst.Call", node)
             func = call.func
@@ -877,11 +884,19 @@ def _used_as_tensors(body: cst.BaseSuite) -> tuple[set[str], set[str]]:
     while grown:  # `a, b = inputs; (c, d) = a`: a part of a part counts too
         before = len(sequences)
         for whole, names in named:
-            tensors = used | sequences | TENSOR_PARAMETER_NAMES
+            tensors = (used - (keyed - read)) | sequences | TENSOR_PARAMETER_NAMES
             if whole not in used and any(name in tensors for name in names):
                 sequences.add(whole)
         grown = len(sequences) > before
     return used, sequences - probed
+
+
+def _keyed(node: cst.Subscript) -> bool:
+    """``meta["pad_shape"]``: read by a string key."""
+    return all(
+        isinstance(element.slice, cst.Index) and type(element.slice.value) is cst.SimpleString
+        for element in node.slice
+    )
 
 
 def _parameter_value(param: cst.Param, tensor: Callable[[], bool]) -> Value:

@@ -1625,6 +1625,16 @@ class FactoryWithoutDevice(Rule):
         '            for p, d in zip(group["params"], decay.tolist()):\n'
         "                p.mul_(1 - d)\n"
         '                p.add_(torch.zeros_like(p) + p.grad, alpha=-group["lr"])\n',
+        # Records read only by string keys (`meta["pad_shape"]`) hold anything: image
+        # sizes here, Python numbers, which meet a CPU tensor anywhere.
+        "import torch\nfrom torch import nn\n\n\n"
+        "class Head(nn.Module):\n"
+        "    def forward(self, feats, img_metas):\n"
+        "        masks = []\n"
+        "        for meta in img_metas:\n"
+        '            valid_w = meta["pad_shape"][1] - meta["border"]\n'
+        "            masks.append(torch.arange(feats.shape[-1]) < valid_w)\n"
+        "        return feats, masks\n",
         # Taken out of a forward input, a part the code never uses as a tensor (a size, a
         # count) is as likely a Python number, which meets a CPU tensor anywhere.
         "import torch\nfrom torch import nn\n\n\n"

@@ -245,17 +245,6 @@ def unpacked(target: cst.BaseExpression) -> list[cst.BaseExpression]:
     return [target]
 
 
-def assignments_to_self(attribute: str, method: cst.FunctionDef) -> Iterator[cst.Assign]:
-    """The assignments in ``method`` to ``self.<attribute>`` (also by unpacking)."""
-    for node in descendants(method.body):
-        if isinstance(node, cst.Assign) and any(
-            attribute_of_self(found) == attribute
-            for target in node.targets
-            for found in unpacked(target.target)
-        ):
-            yield node
-
-
 def values_assigned(name: str, function: cst.FunctionDef) -> list[cst.BaseExpression]:
     """What the function's plain assignments give the local ``name`` (``name = ...``)."""
     return [

@@ -449,19 +449,7 @@ are a device context."""
 
 OPTIMIZER_BASES = frozenset({"torch.optim.Optimizer", "torch.optim.optimizer.Optimizer"})
 """torch's optimizer base: a subclass updates the parameters it is given where they are, so
-its methods are a device context. The parameters of each group (``OPTIMIZER_GROUPS``, the
-key ``OPTIMIZER_GROUP_PARAMETERS``) and the per-parameter state (``OPTIMIZER_STATE``) are
-on the computation's device."""
-
-OPTIMIZER_GROUPS = "param_groups"
-"""The optimizer's attribute holding its parameter groups: dicts of hyperparameters and,
-under ``OPTIMIZER_GROUP_PARAMETERS``, the parameters."""
-
-OPTIMIZER_GROUP_PARAMETERS = "params"
-"""The key of a parameter group that holds its parameters."""
-
-OPTIMIZER_STATE = "state"
-"""The optimizer's per-parameter state (``self.state[p]``), made from the parameters."""
+its methods are a device context."""
 
 TRAINER_PLACING_METHODS = frozenset({"_prepare_inputs", "_prepare_input"})
 """Methods of transformers' Trainer that return what they are given on the device it trains

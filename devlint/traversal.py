@@ -681,14 +681,6 @@ class Traversal:
             return ()
         return self._flows.construction_meetings(built, found[1], runs_with_batch)
 
-    def kept_meetings(
-        self, made: cst.CSTNode, runs_with_batch: Callable[[str], bool]
-    ) -> tuple[Meeting, ...]:
-        found = self._innermost_function()
-        if found is None or found[1] is None:
-            return ()
-        return self._flows.kept_meetings(made, found[1], runs_with_batch)
-
     def construction_handoffs(
         self, built: cst.BaseExpression, runs_with_batch: Callable[[str], bool]
     ) -> tuple[tuple[Handoff, FunctionFlow], ...]:

@@ -27,14 +27,12 @@ from devlint.flow.inference import (
     wraps_arguments,
 )
 from devlint.flow.meetings import Handoff, Meeting, refused_as_scalar
-from devlint.flow.values import CHOSEN_CPU, UNKNOWN, Origin, Value
+from devlint.flow.values import CHOSEN_CPU, UNKNOWN, Value
 from devlint.nodes import (
-    assignments_to_self,
     descendants,
     dotted_name,
     is_static_method,
     iter_children,
-    keyword_argument,
     names_callee,
 )
 from devlint.symbols import CPU_ARGUMENTS, CPU_LENGTHS_FUNCTIONS, PROCESS_GROUP_INITS
@@ -310,23 +308,13 @@ class FileFlows:
         built (``ClassModel.built``) meet the device: in the methods ``runs_with_batch``
         names and the methods of the class they call, first first. A tensor that may be
         0-dim (``ClassModel.scalars``) only where even a 0-dim one fails (``x.clamp(max=t)``)."""
-        value = self.owner(owner).built.get(built, UNKNOWN)
-        return _meetings_in(self._construction_flows(value, owner, runs_with_batch))
-
-    def kept_meetings(
-        self, made: cst.CSTNode, owner: cst.ClassDef, runs_with_batch: Callable[[str], bool]
-    ) -> tuple[Meeting, ...]:
-        """Where the tensor made at ``made`` (in ``__init__`` or a helper it calls) that
-        ``__init__`` keeps on ``self`` (``_kept``) meets the device in the methods
-        ``runs_with_batch`` names, as ``construction_meetings`` finds them: each reads it
-        there (``self.t = self._make(n)``, then ``x > self.t``)."""
-        value = _kept(made, self.owner(owner))
         found: list[Meeting] = []
-        for flow, sites, scalars in self._construction_flows(value, owner, runs_with_batch):
+        for flow, sites, scalars in self._construction_flows(built, owner, runs_with_batch):
             found += [
                 meeting
-                for meeting in _meetings_in([(flow, sites, scalars)])
-                if _unplaced(meeting, flow)
+                for meeting in flow.meetings
+                if meeting.made in sites
+                and (meeting.made not in scalars or refused_as_scalar(meeting))
             ]
         return tuple(found)
 
@@ -340,9 +328,8 @@ class FileFlows:
         handed to functions of other files by those methods, each with the method's flow:
         whether they meet the device there is the callees' summaries' to say. Not a tensor
         that may be 0-dim: what the callee does with it decides whether it fails."""
-        value = self.owner(owner).built.get(built, UNKNOWN)
         found: list[tuple[Handoff, FunctionFlow]] = []
-        for flow, sites, scalars in self._construction_flows(value, owner, runs_with_batch):
+        for flow, sites, scalars in self._construction_flows(built, owner, runs_with_batch):
             found += [
                 (handoff, flow)
                 for handoff in flow.handoffs
@@ -351,12 +338,15 @@ class FileFlows:
         return tuple(found)
 
     def _construction_flows(
-        self, value: Value, owner: cst.ClassDef, runs_with_batch: Callable[[str], bool]
+        self,
+        built: cst.BaseExpression,
+        owner: cst.ClassDef,
+        runs_with_batch: Callable[[str], bool],
     ) -> Iterator[tuple[FunctionFlow, tuple[cst.CSTNode, ...], frozenset[cst.CSTNode]]]:
         """The flows of the methods that run with the batch (and those they reach), with
-        where ``value``'s tensors (as built in ``__init__``) were made and which of those
-        may be 0-dim."""
+        where ``built``'s tensors were made and which of those may be 0-dim."""
         model = self.owner(owner)
+        value = model.built.get(built, UNKNOWN)
         sites, scalars = value.made, model.scalars.union(value.scalars)
         sites += value.scalars
         if not sites:
@@ -460,50 +450,6 @@ class FileFlows:
                 if isinstance(statement, cst.FunctionDef)
             }
         return self._top_level
-
-
-def _meetings_in(
-    flows: Iterable[tuple[FunctionFlow, tuple[cst.CSTNode, ...], frozenset[cst.CSTNode]]],
-) -> tuple[Meeting, ...]:
-    """The meetings of the tensors made at each flow's sites, a 0-dim one (among its
-    scalars) only where even a 0-dim one fails."""
-    found: list[Meeting] = []
-    for flow, sites, scalars in flows:
-        found += [
-            meeting
-            for meeting in flow.meetings
-            if meeting.made in sites and (meeting.made not in scalars or refused_as_scalar(meeting))
-        ]
-    return tuple(found)
-
-
-def _unplaced(meeting: Meeting, flow: FunctionFlow) -> bool:
-    """The operand holds the tensor as it was made, not as ``__init__`` placed it
-    (``torch.zeros(n).to(device)``): an object that is no module stays where it was built,
-    so only a tensor still on the CPU is out of place there."""
-    return Origin.CPU in flow.values.get(meeting.cpu, UNKNOWN).origins
-
-
-def _kept(site: cst.CSTNode, model: ClassModel) -> Value:
-    """The tensor made at ``site`` as the attributes ``__init__`` leaves hold it (its
-    creation site, among their CPU tensors; a 0-dim one meets any device), else unknown.
-    Not a tensor made with ``device=``, nor one ``__init__`` moves on some path (``if
-    cuda: self.t = self.t.to(device)``): where it stays, so does the computation. Nor an
-    attribute another method assigns again (``self.t = self.t.to(device)`` in ``to``):
-    the object places it there, where the other methods' flows do not look."""
-    if isinstance(site, cst.Call) and keyword_argument(site, "device") is not None:
-        return UNKNOWN  # placed where it was told, the CPU too (`device="cpu"`)
-    kept = [
-        found
-        for name, found in model.attributes.items()
-        if not any(
-            any(assignments_to_self(name, method))
-            for method_name, method in model.methods.items()
-            if method_name != "__init__"
-        )
-    ]
-    held = any(site in found.made and site not in found.moved_sites for found in kept)
-    return replace(UNKNOWN, made=(site,)) if held else UNKNOWN
 
 
 def _without_self(method: cst.FunctionDef) -> bool:

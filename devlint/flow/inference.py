@@ -123,10 +123,6 @@ from devlint.symbols import (
     NUMBER_LIBRARIES,
     NUMBER_LIBRARY_SEQUENCES,
     NUMBER_TYPES,
-    OPTIMIZER_BASES,
-    OPTIMIZER_GROUP_PARAMETERS,
-    OPTIMIZER_GROUPS,
-    OPTIMIZER_STATE,
     PROGRESS_WRAPPERS,
     SETUP_METHODS,
     SILENT_BUILTINS,
@@ -1475,22 +1471,6 @@ class _Inference:
         if parts is None and _only_cpu_vectors(found):
             found = element_of_cpu_vectors(found)  # each is 0-dim: it meets any device
         self._bind(target, self._part_of_input(target, found, iterable), iterable)
-        self._note_parameter_group(target, iterable)
-
-    def _note_parameter_group(
-        self, target: cst.BaseExpression, iterable: cst.BaseExpression
-    ) -> None:
-        """In an optimizer, a loop over its parameter groups (``for group in
-        self.param_groups``) binds a dict whose parameters (``group["params"]``) are on the
-        computation's device; its other items are hyperparameters, unknown here."""
-        if not (
-            isinstance(target, cst.Name)
-            and attribute_of_self(iterable) == OPTIMIZER_GROUPS
-            and self._derives_from(OPTIMIZER_BASES)
-        ):
-            return
-        self.dicts.add(target.value)
-        self.env[_item_name(target.value, OPTIMIZER_GROUP_PARAMETERS)] = FOLLOWS
 
     def _unwrapped(self, iterable: cst.BaseExpression) -> cst.BaseExpression:
         """The iterable a progress bar wraps (``tqdm(range(n))``): its elements are the loop's."""
@@ -1634,8 +1614,6 @@ class _Inference:
                 return HOST  # configuration: Python data (most often a number)
         attribute = node.attr.value
         if is_self(node.value):
-            if attribute == OPTIMIZER_STATE and self._derives_from(OPTIMIZER_BASES):
-                return FOLLOWS  # an optimizer's state, made from its parameters
             return self._owner.attribute(attribute)
         factory = _named_factory(node, self._resolve)
         if factory is not None:
@@ -1857,9 +1835,7 @@ class _Inference:
         """In a subclass of transformers' Trainer, what the base does with a tensor:
         ``super()._prepare_inputs(inputs)`` puts it on the device the trainer trains on;
         ``self.accelerator.gather(t)`` (accelerate's) leaves it on its own. None elsewhere."""
-        if not (
-            isinstance(func, cst.Attribute) and arguments and self._derives_from(TRAINER_BASES)
-        ):
+        if not (isinstance(func, cst.Attribute) and arguments and self._in_trainer()):
             return None
         name, receiver = func.attr.value, func.value
         given = arguments[0][1]
@@ -1869,12 +1845,12 @@ class _Inference:
             return given
         return None
 
-    def _derives_from(self, bases: frozenset[str]) -> bool:
-        """The class this function is a method of names one of ``bases`` as a base."""
+    def _in_trainer(self) -> bool:
+        """The class this function is a method of names transformers' Trainer as a base."""
         owner = self._owner.node
         if owner is None:
             return False
-        return any(self._resolve(base.value) in bases for base in owner.bases)
+        return any(self._resolve(base.value) in TRAINER_BASES for base in owner.bases)
 
     def _nested_call(
         self, node: cst.Call, function: cst.FunctionDef, arguments: Sequence[tuple[cst.Arg, Value]]

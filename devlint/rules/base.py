@@ -143,14 +143,6 @@ class FileContext(Protocol):
         the methods they call on ``self`` (``FileFlows.construction_meetings``)."""
         ...
 
-    def kept_meetings(
-        self, made: cst.CSTNode, runs_with_batch: Callable[[str], bool]
-    ) -> tuple[Meeting, ...]:
-        """In a class's method: where the tensor made at ``made``, which ``__init__`` keeps on
-        ``self`` and no other method assigns again, meets the device in the methods that
-        ``runs_with_batch`` names and those they call (``FileFlows.kept_meetings``)."""
-        ...
-
     def construction_handoffs(
         self, built: cst.BaseExpression, runs_with_batch: Callable[[str], bool]
     ) -> tuple[tuple[Handoff, FunctionFlow], ...]:

@@ -110,15 +110,8 @@ class FactoryWithoutDevice(Rule):
     Elsewhere, in every method of a class that stores a device or a model (samplers,
     trainers, pipelines) or derives from transformers' `Trainer` (which puts each batch on
     its device: `super()._prepare_inputs(batch)` is there, and accelerate's
-    `self.accelerator.gather(t)` leaves `t` where it was) or from `torch.optim.Optimizer`
-    (the parameters of its groups, `for p in group["params"]`, their `.grad` and its
-    `self.state` are on the computation's device; the groups' hyperparameters are Python
-    numbers) and in functions told their device (a `device` parameter), and what they
-    call. In such a class (not a module), a CPU tensor that `__init__` keeps on `self`
-    (made there or by a helper it calls) meets what the other methods compute with:
-    the object does not move, so it stays on the CPU, unless `__init__` placed it
-    (`.to(device)`), another method assigns the attribute again (its own `to()`), or it
-    is a 0-dim scalar. And in library functions
+    `self.accelerator.gather(t)` leaves `t` where it was) and in functions told their
+    device (a `device` parameter), and what they call. And in library functions
     (module-level, or methods of a class that is no model and no Dataset; not collate
     functions) whose tensors follow their inputs: the function reads a device itself
     (`x.device`, `.to(w.device)`, a parameter annotated `torch.device`), or its module's
@@ -1575,56 +1568,6 @@ class FactoryWithoutDevice(Rule):
         "    def step(self, x, prompt_ids: torch.Tensor):\n"
         "        out = torch.tensor(self.generator.generate(x))\n"
         "        return torch.cat([prompt_ids, out], dim=1)\n",
-        # A plain class with no sign of a device (a tokenizer) keeps CPU tensors for CPU
-        # work, even one that a trainer, which knows its device, builds.
-        "import torch\n\n\n"
-        "class Tokenizer:\n"
-        "    def __init__(self, vocab):\n"
-        "        self.vocab = vocab\n"
-        "        self.offsets = torch.arange(len(vocab))\n\n"
-        "    def encode(self, ids: torch.Tensor):\n"
-        "        return ids + self.offsets[: ids.shape[-1]]\n\n\n"
-        "class Trainer:\n"
-        "    def __init__(self, model, vocab):\n"
-        "        self.model = model\n"
-        "        self.tokenizer = Tokenizer(vocab)\n",
-        # What an object that knows its device keeps on `self` is placed in `__init__`,
-        # moved by its own `to()`, a 0-dim scalar, or meets only CPU tensors.
-        "import torch\n\n\n"
-        "class Thresholds:\n"
-        "    def __init__(self, device):\n"
-        "        self.device = device\n"
-        "        self.levels = torch.linspace(0, 1, 11)\n"
-        "        self.bins = torch.arange(10).to(device)\n"
-        "        self.grid = torch.zeros(10, device=device)\n"
-        '        self.sizes = torch.zeros(10, device="cpu")\n'
-        "        self.mean = torch.tensor([0.5, 0.4, 0.4])\n"
-        '        if device.type == "cuda":\n'
-        "            self.mean = self.mean.to(device)\n"
-        "        self.scale = torch.tensor(2.0)\n"
-        "        self.table = torch.arange(10)\n\n"
-        "    def to(self, device):\n"
-        "        self.levels = self.levels.to(device)\n"
-        "        return self\n\n"
-        "    def hits(self, scores):\n"
-        "        scores = scores.to(self.device)\n"
-        "        return (scores > self.levels) * self.scale + self.bins + self.grid\n\n"
-        "    def grow(self, lengths: torch.Tensor):\n"
-        "        return lengths > self.sizes\n\n"
-        "    def normalize(self, images):\n"
-        "        return images.to(self.device) - self.mean[:, None, None]\n\n"
-        "    def lookup(self, ids: list):\n"
-        "        return self.table[torch.tensor(ids)]\n",
-        # An optimizer's hyperparameters (`group["lr"]`) are Python numbers, not its
-        # parameters: a CPU tensor of them stays on the host.
-        "import torch\n\n\n"
-        "class Decayed(torch.optim.Optimizer):\n"
-        "    def step(self):\n"
-        "        for group in self.param_groups:\n"
-        '            decay = torch.ones(len(group["params"])) * group["weight_decay"]\n'
-        '            for p, d in zip(group["params"], decay.tolist()):\n'
-        "                p.mul_(1 - d)\n"
-        '                p.add_(torch.zeros_like(p) + p.grad, alpha=-group["lr"])\n',
         # Records read only by string keys (`meta["pad_shape"]`) hold anything: image
         # sizes here, Python numbers, which meet a CPU tensor anywhere.
         "import torch\nfrom torch import nn\n\n\n"
@@ -3971,72 +3914,6 @@ class FactoryWithoutDevice(Rule):
             "        return scores - margin.to(scores.device)\n",
             unsafe=True,
         ),
-        Invalid(
-            # An optimizer updates its parameters where they are: CPU noise meets them.
-            "import torch\n\n\n"
-            "class NoisySGD(torch.optim.Optimizer):\n"
-            "    def step(self):\n"
-            "        for group in self.param_groups:\n"
-            '            for p in group["params"]:\n'
-            "                noise = torch.randn(p.shape)\n"
-            '                p.add_(noise, alpha=-group["lr"])\n',
-            line=8,
-            column=25,
-            fixed="import torch\n\n\n"
-            "class NoisySGD(torch.optim.Optimizer):\n"
-            "    def step(self):\n"
-            "        for group in self.param_groups:\n"
-            '            for p in group["params"]:\n'
-            "                noise = torch.randn(p.shape)\n"
-            '                p.add_(noise.to(p.device), alpha=-group["lr"])\n',
-            unsafe=True,
-        ),
-        Invalid(
-            # An object that keeps its device keeps a CPU tensor on `self` in `__init__`;
-            # another method compares it with scores on that device.
-            "import torch\n\n\n"
-            "class Thresholds:\n"
-            "    def __init__(self, device):\n"
-            "        self.device = device\n"
-            "        self.levels = torch.linspace(0, 1, 11)\n\n"
-            "    def hits(self, scores):\n"
-            "        return scores.to(self.device) > self.levels\n",
-            line=7,
-            column=23,
-            fixed="import torch\n\n\n"
-            "class Thresholds:\n"
-            "    def __init__(self, device):\n"
-            "        self.device = device\n"
-            "        self.levels = torch.linspace(0, 1, 11, device=device)\n\n"
-            "    def hits(self, scores):\n"
-            "        return scores.to(self.device) > self.levels\n",
-            unsafe=True,
-        ),
-        Invalid(
-            # Made by a helper `__init__` calls and kept on `self`; it meets the input of
-            # an object that holds a model.
-            "import torch\n\n\n"
-            "class Binner:\n"
-            "    def __init__(self, model, n):\n"
-            "        self.model = model\n"
-            "        self.edges = self._edges(n)\n\n"
-            "    def _edges(self, n):\n"
-            "        return torch.linspace(0, 1, n)\n\n"
-            "    def bin(self, x):\n"
-            "        return torch.bucketize(x, self.edges)\n",
-            line=10,
-            column=16,
-            fixed="import torch\n\n\n"
-            "class Binner:\n"
-            "    def __init__(self, model, n):\n"
-            "        self.model = model\n"
-            "        self.edges = self._edges(n)\n\n"
-            "    def _edges(self, n):\n"
-            "        return torch.linspace(0, 1, n)\n\n"
-            "    def bin(self, x):\n"
-            "        return torch.bucketize(x, self.edges.to(x.device))\n",
-            unsafe=True,
-        ),
         # A forward input taken apart into tensors (`clean, lengths = inputs`) holds inputs,
         # on the computation's device as the parts are.
         Invalid(
@@ -4124,6 +4001,7 @@ class FactoryWithoutDevice(Rule):
                 anywhere=scope in anywhere,
             )
             for scope in scopes
+            if scope.method not in SETUP_METHODS
         )
 
     def may_report_in(
@@ -4140,19 +4018,14 @@ class FactoryWithoutDevice(Rule):
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         assert isinstance(node, cst.Call)
-        if context.in_checked_branch:
-            return  # a checked branch is a choice
-        # __init__ never runs on the forward path: what it makes meets nothing there, but
-        # what it keeps on `self` meets what the object's other methods compute with.
-        setup = context.scope.method in SETUP_METHODS
+        if context.scope.method in SETUP_METHODS or context.in_checked_branch:
+            return  # __init__ never runs on the forward path; a checked branch is a choice
         if is_test_module(context.module_name):
             return  # a test places its tensors where it means to run (the CPU, most often)
         name = context.qualified_name(node.func) or ""
         module, _, factory = name.rpartition(".")
         puts = _puts_on_cpu(node)
         made_here = not puts and module == "torch" and factory in _FACTORIES
-        if setup and not made_here:
-            return  # in __init__ only what it makes itself may be kept and met later
         if made_here and not places_by_default(node):
             return  # it makes no tensor of its own to blame: no need for the function's flow
         if not (puts or made_here or _calls_factory_holder(self, node, context)):
@@ -4168,13 +4041,8 @@ class FactoryWithoutDevice(Rule):
         flow = context.flow()
         if flow is None:
             return
-        meetings = () if setup else context.meetings_of(node)
-        kept = not meetings and context.scope.class_name is not None
-        if kept:
-            meetings = context.kept_meetings(node, _outside_setup)
+        meetings = context.meetings_of(node)
         if not meetings:
-            if setup:
-                return
             fallback = fallback_return(node, flow)
             if fallback is not None:
                 self._visit_fallback(node, name, factory, flow, fallback, context)
@@ -4189,8 +4057,6 @@ class FactoryWithoutDevice(Rule):
         evidence = {"follows_inputs": "yes"} if following else {}
         if _only_inputs_on_device(node, flow, meetings, context):
             evidence["cpu_inputs_clear"] = "yes"
-        if kept:
-            evidence["kept"] = "yes"
         if not uncast:
             evidence["cast_to_gpu"] = "yes"
         if all(found.kind is MeetingKind.COLLECTIVE for found in meetings):
@@ -4339,8 +4205,6 @@ class FactoryWithoutDevice(Rule):
         collate = not scope.forward_path and _collate_function(candidate.scope, index)
         if "cpu_inputs_clear" in data and collate:
             return None  # a loader's samples are on the CPU: so is what they meet here
-        if "kept" in data and scope.model_code:
-            return None  # a module's plain tensor attribute: DEV007's
         evidence = "follows_inputs" in data or "fallback_of" in data
         library = evidence and _library_function(candidate.scope, index)
         if not (_reports_in(scope) or library or data.get("collective")):
@@ -4377,9 +4241,9 @@ class FactoryWithoutDevice(Rule):
         # A pipeline's caller may hand it CPU data: self.device is not where that is.
         raw = "raw_input" in data and not scope.model_code
         if scope.device_aware and not scope.in_init and not raw:
-            # A helper `__init__` calls to make what it keeps may run before `self.device` is set.
-            safety = Applicability.UNSAFE if "kept" in data else Applicability.SAFE
-            fix = choose_fix(candidate, "self_device", safety, "Add `device=self.device`")
+            fix = choose_fix(
+                candidate, "self_device", Applicability.SAFE, "Add `device=self.device`"
+            )
             if fix is not None:
                 return Resolution(f"{message}; pass `device=self.device`", fix)
         for variant, advice in _UNSAFE_FIXES:
@@ -4402,12 +4266,6 @@ def _puts_on_cpu(node: cst.Call) -> bool:
     """``x.cpu()``: a tensor put on the CPU on purpose (``Value.chosen``)."""
     func = node.func
     return isinstance(func, cst.Attribute) and func.attr.value == "cpu" and not node.args
-
-
-def _outside_setup(method: str) -> bool:
-    """A method that runs after the object is set up: what ``__init__`` keeps on ``self``
-    meets there what the object computes with."""
-    return method not in SETUP_METHODS
 
 
 def _reports_in(scope: ScopeInfo) -> bool:

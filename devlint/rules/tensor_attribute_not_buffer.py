@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from dataclasses import replace as changed
 
@@ -14,7 +15,6 @@ from devlint.flow.meetings import Handoff, Meeting, MeetingKind, refused_as_scal
 from devlint.index import ProjectIndex, is_forward_method, is_test_module
 from devlint.nodes import (
     annotation_names,
-    assignments_to_self,
     attribute_of_self,
     casts_dtype_only,
     descendants,
@@ -1424,7 +1424,7 @@ def _reassigned_later(attribute: str, context: FileContext) -> bool:
     for node in descendants(owner.body):
         if not isinstance(node, cst.FunctionDef) or node.name.value == "__init__":
             continue
-        for assignment in assignments_to_self(attribute, node):
+        for assignment in _assignments_of(attribute, node):
             unpacked = any(isinstance(t.target, (cst.Tuple, cst.List)) for t in assignment.targets)
             if unpacked or _fresh(assignment.value, context, {}, "") is None:
                 return True
@@ -1449,9 +1449,20 @@ def _set_by_a_method_init_calls(attribute: str, context: FileContext) -> bool:
     return any(
         isinstance(method, cst.FunctionDef)
         and method.name.value in called
-        and any(assignments_to_self(attribute, method))
+        and any(_assignments_of(attribute, method))
         for method in owner.body.body
     )
+
+
+def _assignments_of(attribute: str, method: cst.FunctionDef) -> Iterator[cst.Assign]:
+    """The assignments in ``method`` to ``self.<attribute>`` (also by unpacking)."""
+    for node in descendants(method.body):
+        if isinstance(node, cst.Assign) and any(
+            attribute_of_self(found) == attribute
+            for target in node.targets
+            for found in unpacked(target.target)
+        ):
+            yield node
 
 
 def _maybe_skipped(context: FileContext) -> bool:

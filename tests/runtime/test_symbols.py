@@ -86,11 +86,6 @@ def _factory_takes(keyword: str) -> bool:
     return True
 
 
-def _an_optimizer() -> Any:
-    """An optimizer of one parameter, for the names its subclasses read on ``self``."""
-    return torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
-
-
 LM = lightning.pytorch.LightningModule
 MODULE = torch.nn.Module
 METRIC = importlib.import_module("torchmetrics").Metric  # installed with lightning
@@ -122,9 +117,6 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "METRIC_BASES": check_qualified,
     "TRAINER_BASES": check_qualified,
     "OPTIMIZER_BASES": check_qualified,
-    "OPTIMIZER_GROUPS": lambda v: missing_attributes(_an_optimizer(), [v]),
-    "OPTIMIZER_STATE": lambda v: missing_attributes(_an_optimizer(), [v]),
-    "OPTIMIZER_GROUP_PARAMETERS": lambda v: [v] if v not in _an_optimizer().param_groups[0] else [],
     "TORCH_MODULE_BASES": check_qualified,
     "LIGHTNING_DATAMODULE_BASES": check_qualified,
     "DATASET_BASES": check_qualified,

@@ -128,7 +128,8 @@ def casts_dtype_only(call: cst.Call) -> bool:
     """``x.to(torch.float32)`` or ``x.to(dtype=y.dtype)``: a cast, no device is involved;
     also ``x.to(getattr(torch, self.dtype))``, a dtype the configuration names. A dtype is
     read by its last part under any module name (``th.float64`` with ``import torch as th``):
-    no device is an attribute called ``float64``."""
+    no device is a module's attribute called ``float64`` (the object's own ``self.half`` is
+    configuration, which may name a device)."""
     func = call.func
     if not (isinstance(func, cst.Attribute) and func.attr.value == "to"):
         return False
@@ -141,7 +142,8 @@ def casts_dtype_only(call: cst.Call) -> bool:
         return True
     name = dotted_name(first.value) or ""
     last = name.rpartition(".")[2]
-    return last == "dtype" or ("." in name and last in TORCH_DTYPES)
+    module = name.rpartition(".")[0]
+    return last == "dtype" or (bool(module) and module != "self" and last in TORCH_DTYPES)
 
 
 def _torch_attribute_by_name(node: cst.BaseExpression) -> bool:

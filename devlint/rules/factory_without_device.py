@@ -1568,6 +1568,15 @@ class FactoryWithoutDevice(Rule):
         "    def step(self, x, prompt_ids: torch.Tensor):\n"
         "        out = torch.tensor(self.generator.generate(x))\n"
         "        return torch.cat([prompt_ids, out], dim=1)\n",
+        # `.to(self.half)`: the object's configuration, which may name a device, is no dtype
+        # the way a module's `th.float16` is: the grid may be moved.
+        "import torch\nfrom torch import nn\n\n\n"
+        "class Pos(nn.Module):\n"
+        "    def __init__(self, half):\n"
+        "        super().__init__()\n"
+        "        self.half = half\n\n"
+        "    def forward(self, x):\n"
+        "        return x + torch.arange(x.shape[-1]).to(self.half)\n",
         # Records read only by string keys (`meta["pad_shape"]`) hold anything: image
         # sizes here, Python numbers, which meet a CPU tensor anywhere.
         "import torch\nfrom torch import nn\n\n\n"

@@ -830,7 +830,6 @@ def _used_as_tensors(body: cst.BaseSuite) -> tuple[set[str], set[str]]:
     the parts is used so, or named like a tensor (``x``): they hold tensors; a part it
     calls is a function or a module (``for model in models: model(x)``), and one it only
     reads by string keys (``meta["pad_shape"]``) a record of anything, no tensor."""
-    used: set[str] = set()
     keyed: set[str] = set()  # read by a string key (`meta["pad_shape"]`): a dict, maybe
     read: set[str] = set()  # read otherwise (`x.shape`, `x[:, 0]`)
     probed: set[str] = set()
@@ -843,7 +842,6 @@ def _used_as_tensors(body: cst.BaseSuite) -> tuple[set[str], set[str]]:
         if kind is cst.Attribute or kind is cst.Subscript:
             value = cast("cst.Attribute | cst.Subscript", node).value
             if type(value) is cst.Name:
-                used.add(value.value)
                 if kind is cst.Subscript and _keyed(cast("cst.Subscript", node)):
                     keyed.add(value.value)
                 else:
@@ -873,6 +871,7 @@ def _used_as_tensors(body: cst.BaseSuite) -> tuple[set[str], set[str]]:
         (whole, [n.value for n in unpacked(target) if type(n) is cst.Name])
         for target, whole in parts
     ]
+    used = keyed | read
     used -= called & {name for _, names in named for name in names}
     used -= probed
     sequences: set[str] = set()
@@ -2604,19 +2603,25 @@ def _cpu_defaults_left(function: cst.FunctionDef, bound: Mapping[str, Value]) ->
 def _only_handed_as_device(function: cst.FunctionDef, name: str) -> bool:
     """Every use of ``name`` in the function is the ``device=`` of a call: it is never
     tested, replaced or read otherwise."""
-    handed: set[int] = set()
-    keywords: set[int] = set()  # `device=` names the argument, it reads nothing
-    for node in descendants(function.body):
+    handed = 0
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
         if isinstance(node, cst.Arg) and node.keyword is not None:
-            keywords.add(id(node.keyword))
-            if node.keyword.value == "device":
-                handed.add(id(node.value))
-    uses = [
-        node
-        for node in descendants(function.body)
-        if isinstance(node, cst.Name) and node.value == name and id(node) not in keywords
-    ]
-    return bool(uses) and all(id(node) in handed for node in uses)
+            value = node.value
+            if (
+                node.keyword.value == "device"
+                and isinstance(value, cst.Name)
+                and value.value == name
+            ):
+                handed += 1
+            else:
+                stack.append(value)  # `name=` names the argument: it reads nothing
+            continue
+        if isinstance(node, cst.Name) and node.value == name:
+            return False  # read, tested or bound otherwise
+        stack.extend(iter_children(node))
+    return handed > 0
 
 
 def _in_caller_terms(returned: Value, bound: Mapping[str, Value]) -> Value:

@@ -1596,6 +1596,21 @@ class FactoryWithoutDevice(Rule):
         "        h, w = size\n"
         "        keep = torch.arange(x.shape[-1]) < w\n"
         "        return x[..., :h, keep]\n",
+        # What is written into a numpy array is copied to host memory: the array, returned
+        # on one path, is no tensor on the device beside the CPU tensor returned on another.
+        "import numpy as np\nimport torch\n\n\n"
+        "def channels_first(img):\n"
+        "    return img.transpose(2, 0, 1)\n\n\n"
+        "class ClipToTensor:\n"
+        "    def __init__(self, numpy=False):\n"
+        "        self.numpy = numpy\n\n"
+        "    def __call__(self, clip):\n"
+        "        frames = np.zeros([3, len(clip), 8, 8])\n"
+        "        for i, img in enumerate(clip):\n"
+        "            frames[:, i] = channels_first(img)\n"
+        "        if self.numpy:\n"
+        "            return frames\n"
+        "        return torch.from_numpy(frames)\n",
     )
     INVALID = (
         # Only the cast is on the current GPU: the tensor as it was meets `x` on the CPU.

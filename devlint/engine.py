@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cache, cached_property
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +25,7 @@ from devlint.discovery import find_project_root
 from devlint.facts import ReturnedOutput
 from devlint.findings import Applicability, Finding
 from devlint.fixer import apply_fixes, choose_fixes, verify
+from devlint.named_calls import may_call
 from devlint.notebook import NotebookSource, decode_file, is_notebook
 from devlint.rules import SelectionError, all_rules, select_codes
 from devlint.rules.base import Rule, RuleSettings
@@ -496,13 +496,13 @@ def _parse_skipped_files_that_matter(projects: list[Project], runner: Runner) ->
                 asked = _asked(project, result) if first_round else ()
                 new_names = settings != result.job.settings
                 if asked:
-                    if new_names and _calls_any(result, names):
+                    if new_names and _calls_any(result, names, index.returning_on_any_receiver):
                         job = replace(result.job, prefilter=False, settings=settings)
                     else:  # no other rule's verdict changes: only the asked ones walk it
                         job = replace(result.job, settings=settings, asked=asked)
                     work.append((result, job, cache))
                 elif new_names:
-                    if _calls_any(result, names):
+                    if _calls_any(result, names, index.returning_on_any_receiver):
                         work.append((result, replace(result.job, settings=settings), cache))
                     else:  # knowing the names changes nothing here: no later pass asks again
                         result.job = replace(result.job, settings=settings)
@@ -527,43 +527,20 @@ def _returned_output(result: FileResult) -> set[ReturnedOutput]:
     return {f for f in facts.facts if isinstance(f, ReturnedOutput)} if facts is not None else set()
 
 
-def _calls_any(result: FileResult, names: Iterable[str]) -> bool:
+def _calls_any(
+    result: FileResult, names: Iterable[str], on_any_receiver: frozenset[str] = frozenset()
+) -> bool:
     """Whether the file's code (decoded: any encoding, a notebook's cells) may call one of
-    the functions: a name, as a whole word (``encode`` is not in ``encoder``), before a
-    ``(`` or an ``as`` (imported under another name). Only such calls can be DEV004's."""
+    the functions (``may_call``); only such calls can be DEV004's. A file the prefilter let
+    skip libcst is judged as DEV004's screen would judge it: by the names it binds."""
     data = _bytes_now(result)
     try:
         text = decode_file(result.path, data).text if data is not None else ""
     except SourceError:
         return False
-    names = frozenset(names)
-    if not any(name in text for name in names):
-        return False  # the common case, found without the regular expression
-    call = _calls_of(names)
-    found = call.search(text)
-    while found is not None:
-        start = found.start()
-        if start == 0 or not _WORD.match(text, start - 1):
-            return True  # a whole word: no word character before the name
-        found = call.search(text, start + 1)
-    return False
-
-
-_GAP = r"(?:[ \t\f\r\n]|\\(?:\r\n|\r|\n)|#[^\r\n]*)*"
-"""What may stand between two tokens: blanks, line breaks (in brackets), continuation
-backslashes and comments."""
-
-
-_WORD = re.compile(r"\w")
-
-
-@cache
-def _calls_of(names: frozenset[str]) -> re.Pattern[str]:
-    """A name, then a ``(`` or an ``as``; whether it is a whole word ``_calls_any`` asks of
-    each match: an assertion before the names (``\\b``, a lookbehind) would keep the regex
-    engine from skipping ahead to their first letters, three times slower on big files."""
-    alternatives = "|".join(map(re.escape, sorted(names)))
-    return re.compile(rf"(?:{alternatives}){_GAP}(?:\(|as\b)")
+    facts = result.analysis.facts
+    bound = frozenset(facts.aliases) if facts is not None and not result.analysis.parsed else None
+    return may_call(text, frozenset(names), bound, on_any_receiver)
 
 
 def _asked(project: Project, result: FileResult) -> tuple[str, ...]:
@@ -628,7 +605,7 @@ def _follow_returned_output(projects: list[Project], runner: Runner) -> None:
             for result in project.files:
                 if result.analysis.facts is None or result.job.settings == settings:
                     continue  # a DEV000, or analysed knowing these names already
-                if _calls_any(result, names):
+                if _calls_any(result, names, project.index.returning_on_any_receiver):
                     # A file parsed once (perhaps because the index asked) stays parsed.
                     prefilter = result.job.prefilter and not result.analysis.parsed
                     job = replace(result.job, settings=settings, prefilter=prefilter)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 from functools import lru_cache
+from itertools import pairwise
 
 import libcst as cst
 
@@ -35,6 +36,7 @@ from devlint.symbols import (
     DEVICE_TYPES,
     GLOBAL_RANK_NAMES,
     GLOBAL_RANK_VARIABLES,
+    LOCAL_RANK_NAMES,
     SET_DEVICE_FUNCTIONS,
 )
 
@@ -138,8 +140,11 @@ class HardcodedDeviceIndex(Rule):
     global rank is the local one; DEV005 collects that evidence), a literal used as the
     fallback in an `except` handler whose `try` sets the device from a computed index,
     `os.environ.setdefault(...)` (a default the launcher overrides),
-    `CUDA_VISIBLE_DEVICES` set to `""` or `"-1"` (no GPU at all), and code under
-    `if torch.cuda.is_available():` or a `device_count()` check.
+    `CUDA_VISIBLE_DEVICES` set to `""` or `"-1"` (no GPU at all), code under
+    `if torch.cuda.is_available():` or a `device_count()` check, and an index in a branch
+    that only the process of that local rank runs (`if local_rank == 0:
+    dist.barrier(device_ids=[0])`; GPU 0 under `if dist.get_rank() == 0:` too, the first
+    process of the first node).
     """
 
     code = "DEV009"
@@ -220,12 +225,38 @@ class HardcodedDeviceIndex(Rule):
         "def wrap(model):\n"
         "    rank = dist.get_rank()\n"
         "    return DistributedDataParallel(model, device_ids=[rank])\n",
+        # Only the process whose local rank is that index runs the branch: its own GPU (the
+        # first process of all is the first of its node).
+        "import torch\nimport torch.distributed as dist\n\n"
+        "def first_waits(local_rank):\n"
+        "    if local_rank == 0:\n"
+        "        dist.barrier(device_ids=[0])\n\n"
+        "def pin_first():\n"
+        "    if dist.get_rank() == 0:\n"
+        "        torch.cuda.set_device(0)\n",
     )
     INVALID = (
         Invalid(
             "import torch\n\ndef init_distributed():\n    torch.cuda.set_device(0)\n",
             line=4,
             column=27,
+        ),
+        # A branch for one rank names another GPU, or a global rank past the first node's.
+        Invalid(
+            "import torch.distributed as dist\n\n"
+            "def first_waits(local_rank):\n"
+            "    if local_rank == 0:\n"
+            "        dist.barrier(device_ids=[1])\n",
+            line=5,
+            column=33,
+        ),
+        Invalid(
+            "import torch\nimport torch.distributed as dist\n\n"
+            "def pin():\n"
+            "    if dist.get_rank() == 1:\n"
+            "        torch.cuda.set_device(1)\n",
+            line=6,
+            column=31,
         ),
         Invalid(
             "from torch.nn.parallel import DistributedDataParallel\n\n"
@@ -362,7 +393,8 @@ class HardcodedDeviceIndex(Rule):
             if _device_index(argument.value, context) is None:
                 self._report_rank(context, argument.value, _global_rank(argument.value, context))
                 return
-            if not checked and not _fallback(callee, context):
+            own = _own_gpu(argument.value, context)
+            if not checked and not own and not _fallback(callee, context):
                 # whatever the rank: not each process's (a fallback or a checked branch is)
                 context.add_fact(FixedCurrentGpu(), node)
                 self._report(context, argument.value, "set_device")
@@ -371,7 +403,8 @@ class HardcodedDeviceIndex(Rule):
                 argument = keyword_argument(node, keyword)
                 if argument is None:
                     continue
-                if not checked and _pins_gpu(argument.value, context):
+                pins = _pins_gpu(argument.value, context)
+                if not checked and pins and not _own_gpu(argument.value, context):
                     self._report(context, argument.value, keyword)
                     return  # one finding per wrapper
                 if self._report_rank(context, argument.value, _rank_among(argument.value, context)):
@@ -501,7 +534,7 @@ def _may_pin_gpu(call: ast.AST, names: Bindings) -> bool:
         given = [*call.args[:1], *([keywords["device"]] if "device" in keywords else [])]
         if any(_may_be_index(value, names) for value in given):
             return True
-    if not callees.isdisjoint(DDP_CLASSES):
+    if not callees.isdisjoint(_PINNING_CALLS):
         for keyword in DDP_DEVICE_KEYWORDS:
             value = keywords.get(keyword)
             elements = value.elts if isinstance(value, (ast.List, ast.Tuple)) else [value]
@@ -612,6 +645,38 @@ def _pins_gpu(node: cst.BaseExpression, context: FileContext) -> bool:
             for element in node.elements
         )
     return _device_index(node, context) is not None
+
+
+def _own_gpu(node: cst.BaseExpression, context: FileContext) -> bool:
+    """``device_ids=[0]`` under ``if local_rank == 0:``: the branch runs only in the process
+    whose rank on its node is that index, so the GPU is its own (under ``if rank == 0:``
+    too: the first process of all is the first of the first node)."""
+    if isinstance(node, (cst.List, cst.Tuple)) and len(node.elements) == 1:
+        node = node.elements[0].value
+    if not isinstance(node, cst.Integer):
+        return False
+    ancestors = context.ancestors
+    return any(
+        isinstance(branch, cst.If) and inside is branch.body and _pins_rank(branch.test, node.value)
+        for branch, inside in pairwise(ancestors)
+    )
+
+
+def _pins_rank(test: cst.BaseExpression, index: str) -> bool:
+    """``local_rank == 0`` (also ``0 == args.local_rank``), or ``rank == 0`` for the index 0."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    (comparison,) = test.comparisons
+    if not isinstance(comparison.operator, cst.Equal):
+        return False
+    for rank, number in ((test.left, comparison.comparator), (comparison.comparator, test.left)):
+        if not (isinstance(number, cst.Integer) and number.value == index):
+            continue
+        held = rank.func if isinstance(rank, cst.Call) else rank  # `dist.get_rank() == 0`
+        name = (dotted_name(held) or "").rpartition(".")[2]
+        if name in LOCAL_RANK_NAMES or (index == "0" and name in {"rank", *GLOBAL_RANK_NAMES}):
+            return True
+    return False
 
 
 def _is_visible_devices(node: cst.BaseExpression) -> bool:

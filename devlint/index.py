@@ -276,6 +276,12 @@ class ProjectIndex:
             for name in _STRUCTURAL:
                 if name in same_structure.__dict__:  # computed there (a cached_property)
                     self.__dict__[name] = same_structure.__dict__[name]
+            # The call graph links the functions' calls and the files' references too.
+            if (
+                "_graph" in same_structure.__dict__
+                and self._references == same_structure._references
+            ):
+                self.__dict__["_graph"] = same_structure.__dict__["_graph"]
 
     def canonical(self, name: str) -> str:
         """Follow re-exports: ``pkg.Model`` -> ``pkg.models.Model`` via ``pkg/__init__.py``."""

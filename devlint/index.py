@@ -911,6 +911,13 @@ class ProjectIndex:
             )
         return ScopeInfo()
 
+    def on_forward_path(self, class_name: str, method: str) -> bool:
+        """Whether ``method`` of the model class ``class_name`` (as its file names it) runs
+        on every batch: a forward method, or one that such a method of the class or of a
+        base reaches by calls on ``self``, in whichever file the base is (a base's
+        ``training_step`` calling ``self.train_step_gen``)."""
+        return f"{class_name}.{method}" in self._forward_methods
+
     def _runs_in_init(self, scope: Scope) -> bool:
         """A method ``__init__`` calls on ``self`` (``populate_modules``), also through a
         project base's ``__init__``: a module's ``self.device`` reads its parameters, which

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from dataclasses import replace as changed
 
@@ -112,15 +112,18 @@ class TensorAttributeNotBuffer(Rule):
     arithmetic, torch functions, local variables, `threshold or torch.linspace(...)`,
     and the helpers of the file that `__init__` calls, functions nested in it too, one
     element of a tuple they return apart), wherever `__init__` puts it
-    (`.to(device)`, `.cuda()`), or a tensor the caller gives (a parameter annotated
+    (`.to(device)`, `.cuda()`; `device=self.device` of a LightningModule or a
+    `PreTrainedModel` is where the module is while `__init__` runs: the CPU, before the
+    trainer moves it), or a tensor the caller gives (a parameter annotated
     as a tensor); also a function stored on `self` that captured such a tensor
     (`self.normalize = lambda x: (x - mean) / std`). Where it meets: an operation
     that needs one device (arithmetic, comparisons, `torch.cat`/`where`/..., in-place
     ops, a module call, indexing it with a device index) with a tensor that follows
     the computation, in `forward`, `__call__`, `generate`, the Lightning `*_step`
     methods and batch hooks, torchmetrics' `update`/`compute`, or the methods of
-    the class they call, also where those are a base class's of the file that calls an
-    override (`Transform.forward` calling `self._apply_transform`), and inside a
+    the class they call, also where those are a base class's that calls an override
+    (`Transform.forward` calling `self._apply_transform`, a LightningModule base of
+    another file whose `training_step` calls `self.train_step_gen`), and inside a
     function of another file those methods hand it to, where that function's flow
     shows it meets the device (`_update(preds, target, self.thresholds)` of a metric's
     functional module) (not in a branch only an ONNX export takes,
@@ -690,6 +693,30 @@ class TensorAttributeNotBuffer(Rule):
             unsafe=True,
         ),
         Invalid(
+            # `self.device` of a LightningModule is the CPU while `__init__` runs: the
+            # trainer moves the module later, and leaves the plain attribute there.
+            "import torch\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        self.net = torch.nn.Linear(n, n)\n"
+            "        self.support = torch.linspace(0, 1, n, device=self.device)\n\n"
+            "    def training_step(self, batch, batch_idx):\n"
+            "        return (self.net(batch) * self.support).sum()\n",
+            line=8,
+            column=9,
+            fixed="import torch\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        self.net = torch.nn.Linear(n, n)\n"
+            '        self.register_buffer("support", torch.linspace(0, 1, n, device=self.device), '
+            "persistent=False)\n\n"
+            "    def training_step(self, batch, batch_idx):\n"
+            "        return (self.net(batch) * self.support).sum()\n",
+            unsafe=True,
+        ),
+        Invalid(
             # The literal device goes too: the buffer follows the module.
             "import torch\nfrom torch import nn\n\n"
             "class Head(nn.Module):\n"
@@ -1185,11 +1212,13 @@ class TensorAttributeNotBuffer(Rule):
         handed = isinstance(value, cst.Name) and (
             f"{scope.function_name}:{value.value}" in _set(state, "given_to_base")
         )
-        meetings = () if handed else _meetings(value, context)
+        meetings = () if handed else _meetings(value, context, runs_with_batch)
         scalar = fresh is not None and fresh.scalar
         if scalar:  # 0-dim: only where PyTorch refuses one
             meetings = tuple(meeting for meeting in meetings if refused_as_scalar(meeting))
         handoffs = () if handed or meetings or scalar else _handoffs(value, context)
+        hooks = {} if handed or meetings or handoffs else _meetings_in_hooks(value, context, scalar)
+        meetings = meetings or tuple(hooks.values())[:1]
         if not (meetings or handoffs):
             if fresh is None:
                 assigned.add(key)  # a plain attribute: register_buffer would refuse the name
@@ -1230,10 +1259,12 @@ class TensorAttributeNotBuffer(Rule):
                 "container": "yes" if container else "",
                 "cache": "yes" if cache else "",
                 "given": "yes" if given else "",
+                "hooks": " ".join(hooks),
+                **{f"meets {name}": _shown(met.partner, context) for name, met in hooks.items()},
             },
             fixes=fixes,
             unless_noted=[(_HANDLED, attribute), (_HANDLED, "*")],
-            lines={"line": at},
+            lines={"line": at, **{f"line {name}": met.at for name, met in hooks.items()}},
             needs=tuple(
                 dict.fromkeys(
                     need for handoff, flow in handoffs for need in handoff_needs(handoff, flow)
@@ -1249,6 +1280,13 @@ class TensorAttributeNotBuffer(Rule):
         data = candidate.data
         attribute = data["attribute"]
         meets = f"meets `{data['meets']}` at line {data['line']}"
+        hooks = data.get("hooks", "").split()
+        if hooks:
+            class_name = candidate.scope.class_name or ""
+            hook = next((h for h in hooks if index.on_forward_path(class_name, h)), None)
+            if hook is None:
+                return None  # met only in methods that do not run with the batch
+            meets = f"meets `{data[f'meets {hook}']}` at line {data[f'line {hook}']}"
         if data.get("callee"):
             meets = f"meets the device in `{data['callee']}()`, called at line {data['line']}"
         if data["closure"]:
@@ -1298,9 +1336,35 @@ def runs_with_batch(method: str) -> bool:
     return is_forward_method(method) or method in _METRIC_METHODS
 
 
-def _meetings(value: cst.BaseExpression, context: FileContext) -> tuple[Meeting, ...]:
-    """Where what ``value`` holds, as ``__init__`` builds it, meets the device later."""
-    return context.construction_meetings(value, runs_with_batch)
+def _meetings(
+    value: cst.BaseExpression, context: FileContext, roots: Callable[[str], bool]
+) -> tuple[Meeting, ...]:
+    """Where what ``value`` holds, as ``__init__`` builds it, meets the device later: in
+    the methods ``roots`` names and those they call."""
+    return context.construction_meetings(value, roots)
+
+
+def _meetings_in_hooks(
+    value: cst.BaseExpression, context: FileContext, scalar: bool
+) -> dict[str, Meeting]:
+    """The other methods of the class (not ``__init__``, not a batch method) in whose calls
+    what ``value`` holds meets the device, each with its first meeting: a base class of
+    another file may call one from its own batch methods (its ``training_step`` calling
+    ``self.train_step_gen``), which the index alone knows (``on_forward_path``)."""
+    owner = next(node for node in reversed(context.ancestors) if isinstance(node, cst.ClassDef))
+    found: dict[str, Meeting] = {}
+    for method in owner.body.body:
+        if not isinstance(method, cst.FunctionDef):
+            continue
+        name = method.name.value
+        if name == "__init__" or runs_with_batch(name):
+            continue
+        met = _meetings(value, context, name.__eq__)
+        if scalar:
+            met = tuple(meeting for meeting in met if refused_as_scalar(meeting))
+        if met:
+            found[name] = met[0]
+    return found
 
 
 def _handoffs(

@@ -741,10 +741,12 @@ class ProjectIndex:
         )
 
     def about(self, requirement: Requirement) -> str:
-        """The function ``requirement`` is about, canonical; for ``RESULT_DATA``, a method
-        of the class an object was made of: the definition its class's bases give it."""
+        """The function ``requirement`` is about, canonical; for one its summary shows, a
+        method named through a class (that of an object ``__init__`` made, or ``self``'s
+        own, ``self.boost_rewards``): the definition its class's bases give it."""
         function = self.canonical(requirement.function)
-        if requirement.kind is not Needed.RESULT_DATA or function in self._functions:
+        by_callers = requirement.kind in (Needed.RESULT_MEETS, Needed.RESULTS_JOINED)
+        if by_callers or function in self._functions:
             return function
         held, _, method = function.rpartition(".")
         return self._method_table(self.canonical(held)).get(method, function)

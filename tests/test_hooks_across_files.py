@@ -56,3 +56,50 @@ def test_quiet_where_no_batch_method_of_a_base_calls_it(tmp_path: Path) -> None:
     base = BASE.replace("self.train_step_gen(batch)", "batch.sum()")
     files = {"pkg/base.py": base, "pkg/trainer.py": TRAINER}
     assert package_findings(tmp_path, files, "DEV007") == []
+
+
+READER = """\
+import pytorch_lightning as pl
+
+
+class Base(pl.LightningModule):
+    def boost(self, rewards, actions):
+        return rewards + (actions.float() * self.boosts).sum(1)
+"""
+
+KEEPER = """\
+import torch
+
+from pkg.base import Base
+
+
+class Keeper(Base):
+    def __init__(self, n):
+        super().__init__()
+        self.net = torch.nn.Linear(n, n)
+        self.boosts = torch.zeros([1, n], device=self.device)
+
+    def training_step(self, batch, batch_idx):
+        return self.boost(self.net(batch.x), batch.actions)
+"""
+
+
+def test_a_kept_tensor_that_an_inherited_method_of_another_file_meets_with_its_arguments(
+    tmp_path: Path,
+) -> None:
+    files = {"pkg/base.py": READER, "pkg/keeper.py": KEEPER}
+    assert package_findings(tmp_path, files, "DEV007") == [("keeper.py", 10, 9)]
+
+
+def test_quiet_where_the_inherited_method_meets_it_with_nothing_on_the_device(
+    tmp_path: Path,
+) -> None:
+    base = READER.replace("(actions.float() * self.boosts).sum(1)", "self.boosts.tolist()[0]")
+    files = {"pkg/base.py": base, "pkg/keeper.py": KEEPER}
+    assert package_findings(tmp_path, files, "DEV007") == []
+
+
+def test_quiet_where_the_caller_hands_the_inherited_method_cpu_tensors(tmp_path: Path) -> None:
+    keeper = KEEPER.replace("batch.actions)", "torch.ones(3, 1))")
+    files = {"pkg/base.py": READER, "pkg/keeper.py": keeper}
+    assert package_findings(tmp_path, files, "DEV007") == []

@@ -1216,9 +1216,13 @@ class TensorAttributeNotBuffer(Rule):
         scalar = fresh is not None and fresh.scalar
         if scalar:  # 0-dim: only where PyTorch refuses one
             meetings = tuple(meeting for meeting in meetings if refused_as_scalar(meeting))
-        handoffs = () if handed or meetings or scalar else _handoffs(value, context)
-        hooks = {} if handed or meetings or handoffs else _meetings_in_hooks(value, context, scalar)
-        meetings = meetings or tuple(hooks.values())[:1]
+        handoffs = (
+            () if handed or meetings or scalar else _handoffs(value, context, runs_with_batch)
+        )
+        hooks: dict[str, Meeting | None] = {}
+        if not (handed or meetings or handoffs):
+            hooks, handoffs = _met_in_hooks(value, context, scalar)
+        meetings = meetings or tuple(met for met in hooks.values() if met is not None)[:1]
         if not (meetings or handoffs):
             if fresh is None:
                 assigned.add(key)  # a plain attribute: register_buffer would refuse the name
@@ -1260,11 +1264,18 @@ class TensorAttributeNotBuffer(Rule):
                 "cache": "yes" if cache else "",
                 "given": "yes" if given else "",
                 "hooks": " ".join(hooks),
-                **{f"meets {name}": _shown(met.partner, context) for name, met in hooks.items()},
+                **{
+                    f"meets {name}": _shown(met.partner, context)
+                    for name, met in hooks.items()
+                    if met is not None
+                },
             },
             fixes=fixes,
             unless_noted=[(_HANDLED, attribute), (_HANDLED, "*")],
-            lines={"line": at, **{f"line {name}": met.at for name, met in hooks.items()}},
+            lines={
+                "line": at,
+                **{f"line {name}": met.at for name, met in hooks.items() if met is not None},
+            },
             needs=tuple(
                 dict.fromkeys(
                     need for handoff, flow in handoffs for need in handoff_needs(handoff, flow)
@@ -1279,16 +1290,17 @@ class TensorAttributeNotBuffer(Rule):
             return None
         data = candidate.data
         attribute = data["attribute"]
-        meets = f"meets `{data['meets']}` at line {data['line']}"
+        shown, line = data["meets"], data["line"]
         hooks = data.get("hooks", "").split()
         if hooks:
             class_name = candidate.scope.class_name or ""
             hook = next((h for h in hooks if index.on_forward_path(class_name, h)), None)
             if hook is None:
                 return None  # met only in methods that do not run with the batch
-            meets = f"meets `{data[f'meets {hook}']}` at line {data[f'line {hook}']}"
+            shown, line = data.get(f"meets {hook}", shown), data.get(f"line {hook}", line)
+        meets = f"meets `{shown}` at line {line}"
         if data.get("callee"):
-            meets = f"meets the device in `{data['callee']}()`, called at line {data['line']}"
+            meets = f"meets the device in `{data['callee']}()`, called at line {line}"
         if data["closure"]:
             return Resolution(
                 f"`self.{attribute}` captures a tensor {data['made']} in `__init__`, not a "
@@ -1344,35 +1356,46 @@ def _meetings(
     return context.construction_meetings(value, roots)
 
 
-def _meetings_in_hooks(
+def _met_in_hooks(
     value: cst.BaseExpression, context: FileContext, scalar: bool
-) -> dict[str, Meeting]:
-    """The other methods of the class (not ``__init__``, not a batch method) in whose calls
-    what ``value`` holds meets the device, each with its first meeting: a base class of
+) -> tuple[dict[str, Meeting | None], tuple[tuple[Handoff, FunctionFlow], ...]]:
+    """Where what ``value`` holds, as ``__init__`` builds it, meets the device from the
+    other methods of the class (not ``__init__``, not a batch method): a base class of
     another file may call one from its own batch methods (its ``training_step`` calling
-    ``self.train_step_gen``), which the index alone knows (``on_forward_path``)."""
+    ``self.train_step_gen``), which the index alone knows (``on_forward_path``). Each
+    method whose calls meet it, with the first meeting; where none does, the first method
+    that hands it to another file's function (``self.boost_rewards(r, a)`` of a base that
+    reads it), with those handoffs."""
     owner = next(node for node in reversed(context.ancestors) if isinstance(node, cst.ClassDef))
-    found: dict[str, Meeting] = {}
-    for method in owner.body.body:
-        if not isinstance(method, cst.FunctionDef):
-            continue
-        name = method.name.value
-        if name == "__init__" or runs_with_batch(name):
-            continue
+    hooks = [
+        method.name.value
+        for method in owner.body.body
+        if isinstance(method, cst.FunctionDef)
+        and method.name.value != "__init__"
+        and not runs_with_batch(method.name.value)
+    ]
+    found: dict[str, Meeting | None] = {}
+    for name in hooks:
         met = _meetings(value, context, name.__eq__)
         if scalar:
             met = tuple(meeting for meeting in met if refused_as_scalar(meeting))
         if met:
             found[name] = met[0]
-    return found
+    if found or scalar:
+        return found, ()
+    for name in hooks:
+        handoffs = _handoffs(value, context, name.__eq__)
+        if handoffs:
+            return {name: None}, handoffs
+    return {}, ()
 
 
 def _handoffs(
-    value: cst.BaseExpression, context: FileContext
+    value: cst.BaseExpression, context: FileContext, roots: Callable[[str], bool]
 ) -> tuple[tuple[Handoff, FunctionFlow], ...]:
     """Where what ``value`` holds, as ``__init__`` builds it, is handed to functions of
-    other files by the methods that run with the batch."""
-    return context.construction_handoffs(value, runs_with_batch)
+    other files by the methods ``roots`` names and those they call."""
+    return context.construction_handoffs(value, roots)
 
 
 def _built_on_its_device(value: cst.BaseExpression, context: FileContext) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import package_findings
+from conftest import lint_project, package_findings
 
 BASE = """\
 import pytorch_lightning as pl
@@ -89,6 +89,19 @@ def test_a_kept_tensor_that_an_inherited_method_of_another_file_meets_with_its_a
 ) -> None:
     files = {"pkg/base.py": READER, "pkg/keeper.py": KEEPER}
     assert package_findings(tmp_path, files, "DEV007") == [("keeper.py", 10, 9)]
+
+
+def test_the_message_names_the_inherited_method_that_meets_it(tmp_path: Path) -> None:
+    logged = '        self.log("seen", 1.0)\n        return self.boost('
+    keeper = KEEPER.replace("        return self.boost(", logged)
+    files = {"pkg/__init__.py": "", "pkg/base.py": READER, "pkg/keeper.py": keeper}
+    project = lint_project(tmp_path, files, select=("DEV007",))
+    assert [f.message for r in project.files for f in r.findings] == [
+        "`self.boosts` is a plain tensor attribute (made by `torch.zeros()`), not a buffer: "
+        "moving the module leaves it behind, and it meets the device in `boost()`, called at "
+        'line 14; use `self.register_buffer("boosts", ..., persistent=False)` (buffers follow '
+        "dtype casts such as `.half()`)"
+    ]
 
 
 def test_quiet_where_the_inherited_method_meets_it_with_nothing_on_the_device(

@@ -260,7 +260,9 @@ class FunctionFlow:
     reaching: Mapping[str, frozenset[str]] = field(default_factory=dict)
     """Parameters that reach a meeting point, each with the parameters it meets there
     (``""``: a tensor surely on the device that no parameter gives): a caller that passes
-    a CPU tensor there mixes devices (the summary other files read)."""
+    a CPU tensor there mixes devices (the summary other files read). Also ``self.<name>``,
+    an attribute the file's class does not set (``_inherited_attribute``): a subclass that
+    keeps a CPU tensor there mixes devices where it calls the method."""
     handoffs: tuple[Handoff, ...] = ()
     """CPU-made tensors passed to functions of other files."""
     results_meeting: frozenset[cst.CSTNode] = frozenset()

@@ -1275,6 +1275,7 @@ class TensorAttributeNotBuffer(Rule):
             lines={
                 "line": at,
                 **{f"line {name}": met.at for name, met in hooks.items() if met is not None},
+                **{f"call {h.callee} {h.slot}": h.call for h, _ in reversed(handoffs)},
             },
             needs=tuple(
                 dict.fromkeys(
@@ -1300,7 +1301,13 @@ class TensorAttributeNotBuffer(Rule):
             shown, line = data.get(f"meets {hook}", shown), data.get(f"line {hook}", line)
         meets = f"meets `{shown}` at line {line}"
         if data.get("callee"):
-            meets = f"meets the device in `{data['callee']}()`, called at line {line}"
+            callee = data["callee"]
+            # the first call whose callee's file shows it (a handoff to `self.log` need not)
+            shown_by = next((need for need in candidate.needs if index.holds(need)), None)
+            if shown_by is not None:
+                callee = shown_by.function.rpartition(".")[2]
+                line = data.get(f"call {shown_by.function} {shown_by.slot}", line)
+            meets = f"meets the device in `{callee}()`, called at line {line}"
         if data["closure"]:
             return Resolution(
                 f"`self.{attribute}` captures a tensor {data['made']} in `__init__`, not a "

@@ -196,7 +196,8 @@ class FlowSummary:
     """Its parameters in positional order (``self`` included for a method)."""
     meets: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """Each parameter that reaches a meeting point, with the parameters it meets there
-    (``""``: a tensor surely on the computation's device that no parameter gives)."""
+    (``""``: a tensor surely on the computation's device that no parameter gives); also
+    each ``self.<name>`` a method reads that its class's file does not set (a subclass's)."""
     returns: tuple[str, ...] = ()
     """The parameters whose device its result follows."""
     returns_via: tuple[tuple[str, int | str, str], ...] = ()

@@ -747,10 +747,12 @@ class ProjectIndex:
         )
 
     def about(self, requirement: Requirement) -> str:
-        """The function ``requirement`` is about, canonical; for ``RESULT_DATA``, a method
-        of the class an object was made of: the definition its class's bases give it."""
+        """The function ``requirement`` is about, canonical; for one its summary shows, a
+        method named through a class (that of an object ``__init__`` made, or ``self``'s
+        own, ``self.boost_rewards``): the definition its class's bases give it."""
         function = self.canonical(requirement.function)
-        if requirement.kind is not Needed.RESULT_DATA or function in self._functions:
+        by_callers = requirement.kind in (Needed.RESULT_MEETS, Needed.RESULTS_JOINED)
+        if by_callers or function in self._functions:
             return function
         held, _, method = function.rpartition(".")
         return self._method_table(self.canonical(held)).get(method, function)
@@ -916,6 +918,13 @@ class ProjectIndex:
                 knows_inputs=scope.function_name in self._input_functions,
             )
         return ScopeInfo()
+
+    def on_forward_path(self, class_name: str, method: str) -> bool:
+        """Whether ``method`` of the model class ``class_name`` (as its file names it) runs
+        on every batch: a forward method, or one that such a method of the class or of a
+        base reaches by calls on ``self``, in whichever file the base is (a base's
+        ``training_step`` calling ``self.train_step_gen``)."""
+        return f"{class_name}.{method}" in self._forward_methods
 
     def _runs_in_init(self, scope: Scope) -> bool:
         """A method ``__init__`` calls on ``self`` (``populate_modules``), also through a

@@ -66,6 +66,7 @@ class FileFlows:
         self._lengths: frozenset[str] | None = None
         self._cpu_groups: bool | None = None
         self._on_cpu_inputs: dict[cst.FunctionDef, FunctionFlow] = {}
+        self._calls_on_self: dict[cst.FunctionDef, frozenset[str]] = {}
         self._nested_in: dict[cst.FunctionDef, tuple[cst.FunctionDef, cst.ClassDef | None]] | None
         self._nested_in = None
 
@@ -392,12 +393,22 @@ class FileFlows:
         todo = [name for name in roots if name in methods]
         reached = set(todo)
         while todo:
-            body = methods[todo.pop()].body
-            for name in methods:
-                if name not in reached and mentions(body, name, ("self",)):
-                    reached.add(name)
-                    todo.append(name)
+            for name in self._called_on_self(methods[todo.pop()], methods) - reached:
+                reached.add(name)
+                todo.append(name)
         return [methods[name] for name in sorted(reached)]
+
+    def _called_on_self(
+        self, method: cst.FunctionDef, methods: Mapping[str, cst.FunctionDef]
+    ) -> frozenset[str]:
+        """The ``methods`` of its class that ``method`` names on ``self`` (once each: DEV007
+        asks from each method of a class in turn)."""
+        found = self._calls_on_self.get(method)
+        if found is None:
+            found = self._calls_on_self[method] = frozenset(
+                name for name in methods if mentions(method.body, name, ("self",))
+            )
+        return found
 
     # Callees --------------------------------------------------------------------
 

@@ -260,7 +260,9 @@ class FunctionFlow:
     reaching: Mapping[str, frozenset[str]] = field(default_factory=dict)
     """Parameters that reach a meeting point, each with the parameters it meets there
     (``""``: a tensor surely on the device that no parameter gives): a caller that passes
-    a CPU tensor there mixes devices (the summary other files read)."""
+    a CPU tensor there mixes devices (the summary other files read). Also ``self.<name>``,
+    an attribute the file's class does not set (``_inherited_attribute``): a subclass that
+    keeps a CPU tensor there mixes devices where it calls the method."""
     handoffs: tuple[Handoff, ...] = ()
     """CPU-made tensors passed to functions of other files."""
     results_meeting: frozenset[cst.CSTNode] = frozenset()
@@ -2071,6 +2073,7 @@ class _Inference:
         if name in MODULE_TENSOR_METHODS:
             return FOLLOWS  # self.parameters(), self.buffers(): on the module's device
         if name not in self._owner.attributes and f"self.{name}" not in self.env:
+            self._hand_kept_tensors(node, name, arguments)
             return UNKNOWN  # an inherited method (``self.log``), not a submodule we know
         attribute = self.env.get(f"self.{name}", self._owner.attribute(name))
         if not attribute.on_device:
@@ -2082,6 +2085,28 @@ class _Inference:
         if module == "torch.nn" and built in STATELESS_NN_MODULES and len(arguments) == 1:
             return arguments[0][1]  # self.softmax(x): no parameters, no device; x's device
         return self._module_call(node, node.func, _device_arguments(held, arguments))
+
+    def _hand_kept_tensors(
+        self, node: cst.Call, method: str, arguments: Sequence[tuple[cst.Arg, Value]]
+    ) -> None:
+        """``self.boost_rewards(r, a)``, a method of a base class in another file: it may
+        read the CPU tensors the class keeps, each handed to it as ``self.<attribute>``
+        (its summary says whether it meets the device there: ``reaching``). The arguments
+        not on the CPU count as on the device, as the parameters of a method of the file
+        are (``_parameter_value``): what a batch method hands on is the batch's."""
+        owner = self._owner.node
+        qualified = self._resolve(owner.name) if owner is not None else None
+        if qualified is None:
+            return
+        placed = tuple(
+            slot + 1 if isinstance(slot, int) else slot  # `self` is the method's first
+            for slot, found in _slots(arguments)
+            if not (found.made or found.only_host or Origin.CPU in found.origins)
+        )
+        for attribute, kept in self._owner.attributes.items():
+            for site in self.env.get(f"self.{attribute}", kept).made:
+                handed = Handoff(site, node, f"{qualified}.{method}", f"self.{attribute}", placed)
+                self.handoffs.append(handed)
 
     def _local_call(
         self,
@@ -2517,19 +2542,33 @@ class _Inference:
         placed = {position for position, found in enumerate(values) if surely_on_device(found)}
         if not placed:
             return
-        for position, found in enumerate(values):
+        for position, (operand, found) in enumerate(operands):
             if blamed is not None and position != blamed:
                 continue
             partners = [values[other] for other in placed if other != position]
             for call in found.calls:
                 if any(call not in partner.tied for partner in partners):
                     self.results_meeting.add(call)
+            inherited = self._inherited_attribute(operand, found)
+            if inherited is not None and partners:
+                met = {p for o in partners for p in o.params or {""}}
+                self.reaching.setdefault(inherited, set()).update(met)
             if not found.on_device:
                 continue
             for name in found.params:
                 met = {p for o in partners if name not in o.params for p in o.params or {""}}
                 if met:
                     self.reaching.setdefault(name, set()).update(met)
+
+    def _inherited_attribute(self, node: cst.CSTNode, found: Value) -> str | None:
+        """``self.<name>`` (as ``reaching`` keys it) read where neither the function nor the
+        class's ``__init__`` in this file gives it a value: what a subclass keeps there, a
+        tensor its ``__init__`` made on the CPU perhaps, is handed to this method
+        (``_hand_kept_tensors``)."""
+        if found != UNKNOWN or not (isinstance(node, cst.Attribute) and is_self(node.value)):
+            return None
+        name = node.attr.value
+        return None if name in self._owner.attributes else f"self.{name}"
 
 
 def _slots(arguments: Sequence[tuple[cst.Arg, Value]]) -> tuple[tuple[int | str, Value], ...]:

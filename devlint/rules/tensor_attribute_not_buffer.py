@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from dataclasses import replace as changed
 
@@ -112,15 +112,18 @@ class TensorAttributeNotBuffer(Rule):
     arithmetic, torch functions, local variables, `threshold or torch.linspace(...)`,
     and the helpers of the file that `__init__` calls, functions nested in it too, one
     element of a tuple they return apart), wherever `__init__` puts it
-    (`.to(device)`, `.cuda()`), or a tensor the caller gives (a parameter annotated
+    (`.to(device)`, `.cuda()`; `device=self.device` of a LightningModule or a
+    `PreTrainedModel` is where the module is while `__init__` runs: the CPU, before the
+    trainer moves it), or a tensor the caller gives (a parameter annotated
     as a tensor); also a function stored on `self` that captured such a tensor
     (`self.normalize = lambda x: (x - mean) / std`). Where it meets: an operation
     that needs one device (arithmetic, comparisons, `torch.cat`/`where`/..., in-place
     ops, a module call, indexing it with a device index) with a tensor that follows
     the computation, in `forward`, `__call__`, `generate`, the Lightning `*_step`
     methods and batch hooks, torchmetrics' `update`/`compute`, or the methods of
-    the class they call, also where those are a base class's of the file that calls an
-    override (`Transform.forward` calling `self._apply_transform`), and inside a
+    the class they call, also where those are a base class's that calls an override
+    (`Transform.forward` calling `self._apply_transform`, a LightningModule base of
+    another file whose `training_step` calls `self.train_step_gen`), and inside a
     function of another file those methods hand it to, where that function's flow
     shows it meets the device (`_update(preds, target, self.thresholds)` of a metric's
     functional module) (not in a branch only an ONNX export takes,
@@ -690,6 +693,30 @@ class TensorAttributeNotBuffer(Rule):
             unsafe=True,
         ),
         Invalid(
+            # `self.device` of a LightningModule is the CPU while `__init__` runs: the
+            # trainer moves the module later, and leaves the plain attribute there.
+            "import torch\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        self.net = torch.nn.Linear(n, n)\n"
+            "        self.support = torch.linspace(0, 1, n, device=self.device)\n\n"
+            "    def training_step(self, batch, batch_idx):\n"
+            "        return (self.net(batch) * self.support).sum()\n",
+            line=8,
+            column=9,
+            fixed="import torch\nimport pytorch_lightning as pl\n\n"
+            "class M(pl.LightningModule):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        self.net = torch.nn.Linear(n, n)\n"
+            '        self.register_buffer("support", torch.linspace(0, 1, n, device=self.device), '
+            "persistent=False)\n\n"
+            "    def training_step(self, batch, batch_idx):\n"
+            "        return (self.net(batch) * self.support).sum()\n",
+            unsafe=True,
+        ),
+        Invalid(
             # The literal device goes too: the buffer follows the module.
             "import torch\nfrom torch import nn\n\n"
             "class Head(nn.Module):\n"
@@ -1185,11 +1212,17 @@ class TensorAttributeNotBuffer(Rule):
         handed = isinstance(value, cst.Name) and (
             f"{scope.function_name}:{value.value}" in _set(state, "given_to_base")
         )
-        meetings = () if handed else _meetings(value, context)
+        meetings = () if handed else _meetings(value, context, runs_with_batch)
         scalar = fresh is not None and fresh.scalar
         if scalar:  # 0-dim: only where PyTorch refuses one
             meetings = tuple(meeting for meeting in meetings if refused_as_scalar(meeting))
-        handoffs = () if handed or meetings or scalar else _handoffs(value, context)
+        handoffs = (
+            () if handed or meetings or scalar else _handoffs(value, context, runs_with_batch)
+        )
+        hooks: dict[str, Meeting | None] = {}
+        if not (handed or meetings or handoffs):
+            hooks, handoffs = _met_in_hooks(value, context, scalar)
+        meetings = meetings or tuple(met for met in hooks.values() if met is not None)[:1]
         if not (meetings or handoffs):
             if fresh is None:
                 assigned.add(key)  # a plain attribute: register_buffer would refuse the name
@@ -1230,10 +1263,20 @@ class TensorAttributeNotBuffer(Rule):
                 "container": "yes" if container else "",
                 "cache": "yes" if cache else "",
                 "given": "yes" if given else "",
+                "hooks": " ".join(hooks),
+                **{
+                    f"meets {name}": _shown(met.partner, context)
+                    for name, met in hooks.items()
+                    if met is not None
+                },
             },
             fixes=fixes,
             unless_noted=[(_HANDLED, attribute), (_HANDLED, "*")],
-            lines={"line": at},
+            lines={
+                "line": at,
+                **{f"line {name}": met.at for name, met in hooks.items() if met is not None},
+                **{f"call {h.callee} {h.slot}": h.call for h, _ in reversed(handoffs)},
+            },
             needs=tuple(
                 dict.fromkeys(
                     need for handoff, flow in handoffs for need in handoff_needs(handoff, flow)
@@ -1248,9 +1291,23 @@ class TensorAttributeNotBuffer(Rule):
             return None
         data = candidate.data
         attribute = data["attribute"]
-        meets = f"meets `{data['meets']}` at line {data['line']}"
+        shown, line = data["meets"], data["line"]
+        hooks = data.get("hooks", "").split()
+        if hooks:
+            class_name = candidate.scope.class_name or ""
+            hook = next((h for h in hooks if index.on_forward_path(class_name, h)), None)
+            if hook is None:
+                return None  # met only in methods that do not run with the batch
+            shown, line = data.get(f"meets {hook}", shown), data.get(f"line {hook}", line)
+        meets = f"meets `{shown}` at line {line}"
         if data.get("callee"):
-            meets = f"meets the device in `{data['callee']}()`, called at line {data['line']}"
+            callee = data["callee"]
+            # the first call whose callee's file shows it (a handoff to `self.log` need not)
+            shown_by = next((need for need in candidate.needs if index.holds(need)), None)
+            if shown_by is not None:
+                callee = shown_by.function.rpartition(".")[2]
+                line = data.get(f"call {shown_by.function} {shown_by.slot}", line)
+            meets = f"meets the device in `{callee}()`, called at line {line}"
         if data["closure"]:
             return Resolution(
                 f"`self.{attribute}` captures a tensor {data['made']} in `__init__`, not a "
@@ -1298,17 +1355,54 @@ def runs_with_batch(method: str) -> bool:
     return is_forward_method(method) or method in _METRIC_METHODS
 
 
-def _meetings(value: cst.BaseExpression, context: FileContext) -> tuple[Meeting, ...]:
-    """Where what ``value`` holds, as ``__init__`` builds it, meets the device later."""
-    return context.construction_meetings(value, runs_with_batch)
+def _meetings(
+    value: cst.BaseExpression, context: FileContext, roots: Callable[[str], bool]
+) -> tuple[Meeting, ...]:
+    """Where what ``value`` holds, as ``__init__`` builds it, meets the device later: in
+    the methods ``roots`` names and those they call."""
+    return context.construction_meetings(value, roots)
+
+
+def _met_in_hooks(
+    value: cst.BaseExpression, context: FileContext, scalar: bool
+) -> tuple[dict[str, Meeting | None], tuple[tuple[Handoff, FunctionFlow], ...]]:
+    """Where what ``value`` holds, as ``__init__`` builds it, meets the device from the
+    other methods of the class (not ``__init__``, not a batch method): a base class of
+    another file may call one from its own batch methods (its ``training_step`` calling
+    ``self.train_step_gen``), which the index alone knows (``on_forward_path``). Each
+    method whose calls meet it, with the first meeting; where none does, the first method
+    that hands it to another file's function (``self.boost_rewards(r, a)`` of a base that
+    reads it), with those handoffs."""
+    owner = next(node for node in reversed(context.ancestors) if isinstance(node, cst.ClassDef))
+    hooks = [
+        method.name.value
+        for method in owner.body.body
+        if isinstance(method, cst.FunctionDef)
+        and method.name.value != "__init__"
+        and not runs_with_batch(method.name.value)
+    ]
+    found: dict[str, Meeting | None] = {}
+    for name in hooks:
+        met = _meetings(value, context, name.__eq__)
+        if scalar:
+            met = tuple(meeting for meeting in met if refused_as_scalar(meeting))
+        if met:
+            found[name] = met[0]
+    if found or scalar:
+        return found, ()
+    for name in hooks:
+        handoffs = _handoffs(value, context, name.__eq__)
+        if handoffs:
+            return {name: None}, handoffs
+    return {}, ()
 
 
 def _handoffs(
-    value: cst.BaseExpression, context: FileContext
+    value: cst.BaseExpression, context: FileContext, roots: Callable[[str], bool]
 ) -> tuple[tuple[Handoff, FunctionFlow], ...]:
     """Where what ``value`` holds, as ``__init__`` builds it, is handed to functions of
-    other files by the methods that run with the batch."""
-    return context.construction_handoffs(value, runs_with_batch)
+    other files by the methods ``roots`` names and those they call."""
+    return context.construction_handoffs(value, roots)
 
 
 def _built_on_its_device(value: cst.BaseExpression, context: FileContext) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import lint_project
+from conftest import lint_project, lint_snippet
 
 from devlint.engine import FileResult, _calls_any, fix_file
 
@@ -204,3 +204,47 @@ def test_calls_any_reads_names_as_whole_words_before_a_call_or_as(
     path.write_text(code, encoding="utf-8")
     result = FileResult(path, "m.py", job=None)  # type: ignore[arg-type]
     assert _calls_any(result, {"encode", "preprocess"}) is calls
+
+
+_FRAMES = """\
+import numpy as np
+import torch
+
+
+def channels_first(img):
+    return img.transpose(2, 0, 1)
+
+
+class ClipToTensor:
+    def __init__(self, numpy=False):
+        self.numpy = numpy
+
+    def __call__(self, clip):
+        if {first}:
+            frames = {one}
+        else:
+            frames = {other}
+        for i, img in enumerate(clip):
+            frames[i] = channels_first(img)
+        if self.numpy:
+            return frames
+        return torch.from_numpy(np.stack(frames))
+"""
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "found"),
+    [
+        # On every path an array in host memory: what is written into it is copied there.
+        ("np.zeros([len(clip), 3, 8, 8])", "np.empty([len(clip), 3, 8, 8])", []),
+        # A list on one path holds the input's tensors themselves, whichever path it is.
+        ("[None] * len(clip)", "np.zeros([len(clip), 3, 8, 8])", [("DEV003", 22, 16)]),
+        ("np.zeros([len(clip), 3, 8, 8])", "[None] * len(clip)", [("DEV003", 22, 16)]),
+    ],
+)
+def test_a_host_array_is_one_on_every_path(
+    tmp_path: Path, one: str, other: str, found: list[tuple[str, int, int]]
+) -> None:
+    source = _FRAMES.format(first="self.numpy", one=one, other=other)
+    _, result = lint_snippet(tmp_path, source, select=("DEV003",))
+    assert [(f.code, f.start.row, f.start.column) for f in result.findings] == found

@@ -36,6 +36,7 @@ from devlint.flow.values import (
     CHOSEN_CPU,
     FOLLOWS,
     HOST,
+    HOST_ARRAY,
     HOST_SEQUENCE,
     LITERAL,
     UNKNOWN,
@@ -982,10 +983,6 @@ class _Inference:
         self.keyed_dicts: set[str] = set()
         """Those of ``dicts`` written with a string for every key: each item is held under
         its key, so the dict's own value is its items' as they are now (``_rewrite_item``)."""
-        self.host_arrays: set[str] = set()
-        """Names last bound to an array of a library that keeps it in host memory
-        (``a = np.zeros(n)``): a tensor written into one (``a[i] = t``) is copied to the host,
-        so the array stays host data, unlike a list or dict, which holds the tensor itself."""
         self.not_none: set[str] = set()
         """Parameters a caller passes a tensor (not None) and not rebound since: an
         ``if x is None:`` branch on them does not run for that call."""
@@ -1056,11 +1053,9 @@ class _Inference:
                 if held is not None and self._is_a_list(node.value):
                     self.lists.add(held)
                 self._note_dict(target.target, node.value)
-                self._note_host_array(target.target, node.value)
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             self._bind(node.target, self.eval(node.value), node.value)
             self._note_dict(node.target, node.value)
-            self._note_host_array(node.target, node.value)
         elif isinstance(node, cst.AugAssign):
             current = self.eval(node.target)
             change = self.eval(node.value)
@@ -1289,13 +1284,6 @@ class _Inference:
                     self.env[_item_name(target.value, key)] = self.values.get(item, UNKNOWN)
                 self.keyed_dicts.add(target.value)
 
-    def _note_host_array(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
-        """``a = np.zeros(n)``: ``a`` is an array in host memory (``host_arrays``)."""
-        if isinstance(target, cst.Name) and isinstance(value, cst.Call):
-            qualified = self._resolve(value.func)
-            if qualified is not None and qualified.split(".", 1)[0] in HOST_ARRAY_LIBRARIES:
-                self.host_arrays.add(target.value)
-
     def _rewrite_item(self, container: cst.BaseExpression) -> None:
         """An item of a dict of ``keyed_dicts`` was written (``batch["lr"] = lr.to(d)``):
         the dict now holds its items as they are (``return batch`` gives the moved one)."""
@@ -1344,7 +1332,6 @@ class _Inference:
             self.lists.discard(target.value)
             self.dicts.discard(target.value)
             self.keyed_dicts.discard(target.value)
-            self.host_arrays.discard(target.value)
         elif isinstance(target, cst.Attribute):
             self.lists.discard(_list_holder(target) or "")
             if target.attr.value == "data":
@@ -1360,8 +1347,7 @@ class _Inference:
                 self._write(target, into, target.value, found, source)
             container = dotted_name(_outermost_container(target.value))
             held = self.env.get(container) if container is not None else None
-            into_host = container is not None and container in self.host_arrays
-            if container is not None and held is not None and held.only_host and not into_host:
+            if container is not None and held is not None and held.only_host and not held.array:
                 self.env[container] = join(held, found)  # d["mask"] = torch.ones(n)
             key = self._item_key(target)
             if key is not None:
@@ -2936,7 +2922,7 @@ def _host_result(qualified: str) -> Value:
     root = qualified.split(".", 1)[0]
     if root in NUMBER_LIBRARIES and qualified not in NUMBER_LIBRARY_SEQUENCES:
         return HOST
-    return HOST_SEQUENCE
+    return HOST_ARRAY if root in HOST_ARRAY_LIBRARIES else HOST_SEQUENCE
 
 
 _SIZED_FACTORIES = ("zeros", "ones", "empty", "rand", "randn")

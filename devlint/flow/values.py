@@ -79,6 +79,10 @@ class Value:
     """Creation sites of CPU tensors it holds only as cast to a GPU tensor type
     (``t.type(x.type())``, ``cast_to_gpu_type``): on the current GPU, which the rule asks
     whether the project makes the computation's; the tensor as it was, uncast, is not."""
+    array: bool = False
+    """Host data that is an array of a library keeping it in host memory (``np.zeros(n)``),
+    on every path: a tensor written into it (``a[i] = t``) is copied to the host, so it stays
+    host data, unlike a list or a dict, which holds the tensor itself."""
 
     @property
     def follows(self) -> bool:
@@ -100,6 +104,7 @@ def value(*origins: Origin, made: tuple[cst.CSTNode, ...] = ()) -> Value:
 
 HOST = value(Origin.HOST)
 HOST_SEQUENCE = Value(frozenset({Origin.HOST}), sequence=True)
+HOST_ARRAY = Value(frozenset({Origin.HOST}), sequence=True, array=True)
 UNKNOWN = value(Origin.UNKNOWN)
 FOLLOWS = value(Origin.FOLLOWS)
 LITERAL = value(Origin.LITERAL)
@@ -160,6 +165,7 @@ def join(*values: Value) -> Value:
         _union(*(v.chosen for v in values)),
         _union(*(v.answers for v in values)),
         _cast_on_every_path(values),
+        all(v.array for v in values),
     )
 
 

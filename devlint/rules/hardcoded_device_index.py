@@ -143,8 +143,7 @@ class HardcodedDeviceIndex(Rule):
     `CUDA_VISIBLE_DEVICES` set to `""` or `"-1"` (no GPU at all), code under
     `if torch.cuda.is_available():` or a `device_count()` check, and an index in a branch
     that only the process of that local rank runs (`if local_rank == 0:
-    dist.barrier(device_ids=[0])`; GPU 0 under `if dist.get_rank() == 0:` too, the first
-    process of the first node).
+    dist.barrier(device_ids=[0])`).
     """
 
     code = "DEV009"
@@ -225,15 +224,14 @@ class HardcodedDeviceIndex(Rule):
         "def wrap(model):\n"
         "    rank = dist.get_rank()\n"
         "    return DistributedDataParallel(model, device_ids=[rank])\n",
-        # Only the process whose local rank is that index runs the branch: its own GPU (the
-        # first process of all is the first of its node).
+        # Only the process whose local rank is that index runs the branch: its own GPU.
         "import torch\nimport torch.distributed as dist\n\n"
         "def first_waits(local_rank):\n"
         "    if local_rank == 0:\n"
         "        dist.barrier(device_ids=[0])\n\n"
-        "def pin_first():\n"
-        "    if dist.get_rank() == 0:\n"
-        "        torch.cuda.set_device(0)\n",
+        "def pin_first(args):\n"
+        "    if args.local_rank == 1:\n"
+        "        torch.cuda.set_device(1)\n",
     )
     INVALID = (
         Invalid(
@@ -241,7 +239,8 @@ class HardcodedDeviceIndex(Rule):
             line=4,
             column=27,
         ),
-        # A branch for one rank names another GPU, or a global rank past the first node's.
+        # A branch for one local rank names another GPU; the first process of a group (or of
+        # all, on another node's count) may be on any GPU.
         Invalid(
             "import torch.distributed as dist\n\n"
             "def first_waits(local_rank):\n"
@@ -252,9 +251,9 @@ class HardcodedDeviceIndex(Rule):
         ),
         Invalid(
             "import torch\nimport torch.distributed as dist\n\n"
-            "def pin():\n"
-            "    if dist.get_rank() == 1:\n"
-            "        torch.cuda.set_device(1)\n",
+            "def pin(group):\n"
+            "    if dist.get_rank(group) == 0:\n"
+            "        torch.cuda.set_device(0)\n",
             line=6,
             column=31,
         ),
@@ -649,8 +648,8 @@ def _pins_gpu(node: cst.BaseExpression, context: FileContext) -> bool:
 
 def _own_gpu(node: cst.BaseExpression, context: FileContext) -> bool:
     """``device_ids=[0]`` under ``if local_rank == 0:``: the branch runs only in the process
-    whose rank on its node is that index, so the GPU is its own (under ``if rank == 0:``
-    too: the first process of all is the first of the first node)."""
+    whose rank on its node is that index, so the GPU is its own. Not under a rank of all
+    processes or of a group (``dist.get_rank(group) == 0``): that process may be anywhere."""
     if isinstance(node, (cst.List, cst.Tuple)) and len(node.elements) == 1:
         node = node.elements[0].value
     if not isinstance(node, cst.Integer):
@@ -663,7 +662,7 @@ def _own_gpu(node: cst.BaseExpression, context: FileContext) -> bool:
 
 
 def _pins_rank(test: cst.BaseExpression, index: str) -> bool:
-    """``local_rank == 0`` (also ``0 == args.local_rank``), or ``rank == 0`` for the index 0."""
+    """``local_rank == 0`` (also ``0 == args.local_rank``) for the index 0."""
     if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
         return False
     (comparison,) = test.comparisons
@@ -672,9 +671,7 @@ def _pins_rank(test: cst.BaseExpression, index: str) -> bool:
     for rank, number in ((test.left, comparison.comparator), (comparison.comparator, test.left)):
         if not (isinstance(number, cst.Integer) and number.value == index):
             continue
-        held = rank.func if isinstance(rank, cst.Call) else rank  # `dist.get_rank() == 0`
-        name = (dotted_name(held) or "").rpartition(".")[2]
-        if name in LOCAL_RANK_NAMES or (index == "0" and name in {"rank", *GLOBAL_RANK_NAMES}):
+        if (dotted_name(rank) or "").rpartition(".")[2] in LOCAL_RANK_NAMES:
             return True
     return False
 

@@ -116,3 +116,14 @@ def test_quiet_where_the_caller_hands_the_inherited_method_cpu_tensors(tmp_path:
     keeper = KEEPER.replace("batch.actions)", "torch.ones(3, 1))")
     files = {"pkg/base.py": READER, "pkg/keeper.py": keeper}
     assert package_findings(tmp_path, files, "DEV007") == []
+
+
+def test_quiet_where_the_base_moves_the_attribute_itself(tmp_path: Path) -> None:
+    moving = (
+        "    def on_fit_start(self):\n"
+        "        self.boosts = self.boosts.to(self.device)\n\n"
+        "    def boost("
+    )
+    base = READER.replace("    def boost(", moving)
+    files = {"pkg/base.py": base, "pkg/keeper.py": KEEPER}
+    assert package_findings(tmp_path, files, "DEV007") == []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import lru_cache, partial
 from typing import Protocol, cast
 
 import libcst as cst
@@ -2547,14 +2547,32 @@ class _Inference:
                     self.reaching.setdefault(name, set()).update(met)
 
     def _inherited_attribute(self, node: cst.CSTNode, found: Value) -> str | None:
-        """``self.<name>`` (as ``reaching`` keys it) read where neither the function nor the
-        class's ``__init__`` in this file gives it a value: what a subclass keeps there, a
-        tensor its ``__init__`` made on the CPU perhaps, is handed to this method
-        (``_hand_kept_tensors``)."""
+        """``self.<name>`` (as ``reaching`` keys it) read where no method of the class in
+        this file gives it a value: what a subclass keeps there, a tensor its ``__init__``
+        made on the CPU perhaps, is handed to this method (``_hand_kept_tensors``). One the
+        class sets itself (``self.boosts = self.boosts.to(self.device)`` in a hook) is the
+        class's own business."""
         if found != UNKNOWN or not (isinstance(node, cst.Attribute) and is_self(node.value)):
             return None
         name = node.attr.value
-        return None if name in self._owner.attributes else f"self.{name}"
+        if name in self._owner.attributes or name in _set_on_self(self._owner.node):
+            return None
+        return f"self.{name}"
+
+
+@lru_cache(maxsize=64)
+def _set_on_self(owner: cst.ClassDef | None) -> frozenset[str]:
+    """The attributes some method of the class assigns on ``self`` (``self.x = ...``,
+    ``self.x += ...``, ``self.x: T = ...``)."""
+    if owner is None:
+        return frozenset()
+    targets: list[cst.BaseExpression] = []
+    for statement in descendants(owner.body):
+        if isinstance(statement, cst.Assign):
+            targets += [t for target in statement.targets for t in unpacked(target.target)]
+        elif isinstance(statement, (cst.AugAssign, cst.AnnAssign)):
+            targets.append(statement.target)
+    return frozenset(name for target in targets if (name := attribute_of_self(target)))
 
 
 def _slots(arguments: Sequence[tuple[cst.Arg, Value]]) -> tuple[tuple[int | str, Value], ...]:

@@ -30,7 +30,7 @@ def may_call(
     is not in ``encoder``), before a ``(`` or an ``as`` (imported under another name).
     With ``bound`` (the names the file binds), not where it is surely defined
     (``def encode(``) or a method of a receiver that cannot be the project's function
-    (``_unbound_receiver``), unless a call on any receiver may reach it
+    (``_surely_no_call``), unless a call on any receiver may reach it
     (``on_any_receiver``)."""
     if not any(name in text for name in names):
         return False  # the common case, found without the regular expression

@@ -484,3 +484,22 @@ def test_a_library_name_is_not_taken_for_a_project_definition_ending_the_same(
         (Path(r.display).name, f.code, f.start.row) for r in project.files for f in r.findings
     )
     assert found == [("data.py", "DEV011", 6), ("train.py", "DEV011", 7)]
+
+
+def test_a_rebuilt_index_keeps_the_call_graph_only_while_the_references_are_the_same(
+    tmp_path: Path,
+) -> None:
+    from dataclasses import replace
+
+    from devlint.facts import Reference
+
+    project = lint_project(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": "def f():\n    g()\n"})
+    facts = [r.analysis.facts for r in project.files if r.analysis.facts is not None]
+    first = ProjectIndex(facts)
+    graph = first._graph
+    same = ProjectIndex(facts, same_structure=first)
+    assert same._graph is graph
+    called = [replace(f, facts=(*f.facts, Reference("pkg.a.f"))) for f in facts]
+    other = ProjectIndex(called, same_structure=first)
+    assert other._graph is not graph
+    assert "pkg.a.f" in other._graph[0]

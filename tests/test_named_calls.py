@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from conftest import package_findings
 
 from devlint.named_calls import may_call
 
@@ -49,3 +52,38 @@ def test_a_name_any_receiver_may_reach_counts_on_every_receiver() -> None:
     code = "y = tok.encode(x)\n"
     assert may_call(code, NAMES, frozenset(), frozenset({"encode"})) is True
     assert may_call(code, NAMES, frozenset(), frozenset({"preprocess"})) is False
+
+
+PREP = """\
+from transformers import AutoProcessor
+
+PROCESSOR = AutoProcessor.from_pretrained("m")
+
+
+def encode(texts):
+    return PROCESSOR(texts, return_tensors="pt")
+"""
+
+MODEL = """\
+import pytorch_lightning as pl
+
+
+class Model(pl.LightningModule):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, texts):
+        from pkg import prep
+
+        inputs = prep.encode(texts)
+        return self.net(**inputs)
+"""
+
+
+def test_a_file_skipped_at_first_is_read_again_where_a_bound_receiver_calls_the_name(
+    tmp_path: Path,
+) -> None:
+    # `prep` is bound by an import inside the method: the text search must count it.
+    files = {"pkg/prep.py": PREP, "pkg/model.py": MODEL}
+    assert package_findings(tmp_path, files, "DEV004") == [("model.py", 13, 25)]

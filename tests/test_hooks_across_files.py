@@ -127,3 +127,49 @@ def test_quiet_where_the_base_moves_the_attribute_itself(tmp_path: Path) -> None
     base = READER.replace("    def boost(", moving)
     files = {"pkg/base.py": base, "pkg/keeper.py": KEEPER}
     assert package_findings(tmp_path, files, "DEV007") == []
+
+
+STEPPING_READER = (
+    READER
+    + """
+    def training_step(self, batch, batch_idx):
+        return self.train_step_gen(batch)
+"""
+)
+
+STEPPING_KEEPER = """\
+import torch
+
+from pkg.base import Base
+
+
+class Keeper(Base):
+    def __init__(self, n):
+        super().__init__()
+        self.net = torch.nn.Linear(n, n)
+        self.boosts = torch.zeros([1, n], device=self.device)
+
+    def export(self):
+        return self.boosts * self.net.weight
+
+    def train_step_gen(self, batch):
+        return self.boost(self.net(batch.x), batch.actions)
+"""
+
+
+def test_a_method_off_the_batch_path_meeting_it_first_hides_no_later_one_on_it(
+    tmp_path: Path,
+) -> None:
+    # `export` meets it but runs with no batch; `train_step_gen`, which the base's
+    # `training_step` calls, hands it to the inherited `boost`, which meets it.
+    files = {"pkg/base.py": STEPPING_READER, "pkg/keeper.py": STEPPING_KEEPER}
+    project = lint_project(tmp_path, {"pkg/__init__.py": "", **files}, select=("DEV007",))
+    assert [(f.start.row, f.message) for r in project.files for f in r.findings] == [
+        (
+            10,
+            "`self.boosts` is a plain tensor attribute (made by `torch.zeros()`), not a "
+            "buffer: moving the module leaves it behind, and it meets the device in `boost()`, "
+            'called at line 16; use `self.register_buffer("boosts", ..., persistent=False)` '
+            "(buffers follow dtype casts such as `.half()`)",
+        )
+    ]

@@ -1293,14 +1293,16 @@ class TensorAttributeNotBuffer(Rule):
         attribute = data["attribute"]
         shown, line = data["meets"], data["line"]
         hooks = data.get("hooks", "").split()
+        met_there = False
         if hooks:
             class_name = candidate.scope.class_name or ""
             hook = next((h for h in hooks if index.on_forward_path(class_name, h)), None)
             if hook is None:
                 return None  # met only in methods that do not run with the batch
+            met_there = f"meets {hook}" in data  # else: handed on to another file there
             shown, line = data.get(f"meets {hook}", shown), data.get(f"line {hook}", line)
         meets = f"meets `{shown}` at line {line}"
-        if data.get("callee"):
+        if data.get("callee") and not met_there:
             callee = data["callee"]
             # the first call whose callee's file shows it (a handoff to `self.log` need not)
             shown_by = next((need for need in candidate.needs if index.holds(need)), None)
@@ -1370,9 +1372,9 @@ def _met_in_hooks(
     other methods of the class (not ``__init__``, not a batch method): a base class of
     another file may call one from its own batch methods (its ``training_step`` calling
     ``self.train_step_gen``), which the index alone knows (``on_forward_path``). Each
-    method whose calls meet it, with the first meeting; where none does, the first method
-    that hands it to another file's function (``self.boost_rewards(r, a)`` of a base that
-    reads it), with those handoffs."""
+    method whose calls meet it, with the first meeting, and each other method that hands it
+    to another file's function (``self.boost_rewards(r, a)`` of a base that reads it), with
+    all those handoffs: ``resolve`` picks a method on the forward path."""
     owner = next(node for node in reversed(context.ancestors) if isinstance(node, cst.ClassDef))
     hooks = [
         method.name.value
@@ -1388,13 +1390,15 @@ def _met_in_hooks(
             met = tuple(meeting for meeting in met if refused_as_scalar(meeting))
         if met:
             found[name] = met[0]
-    if found or scalar:
+    if scalar:
         return found, ()
+    handed: list[tuple[Handoff, FunctionFlow]] = []
     for name in hooks:
-        handoffs = _handoffs(value, context, name.__eq__)
+        handoffs = () if name in found else _handoffs(value, context, name.__eq__)
         if handoffs:
-            return {name: None}, handoffs
-    return {}, ()
+            found[name] = None
+            handed += handoffs
+    return found, tuple(handed)
 
 
 def _handoffs(

@@ -3,14 +3,15 @@
 A later pass analyses again only the files that may call one of the project's functions
 found to return processor output (``encode``, ``preprocess``): reading the text is much
 cheaper than reading the file with ``ast`` again. The answer may be a wrong yes, never a
-wrong no: a match counts unless it surely is no call DEV004's screen counts (``_Calls`` in
-rules/unmoved_processor_output.py), which, for a file not parsed with libcst, knows the
-names the file binds.
+wrong no: a match counts unless it surely is no call DEV004's screen counts, which, for a
+file not parsed with libcst, knows the names the file binds. Both ask the one question
+which receivers may name such a function (``receiver_may_name``).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 
 _GAP = r"(?:[ \t\f\r\n]|\\(?:\r\n|\r|\n)|#[^\r\n]*)*"
@@ -57,6 +58,14 @@ def _calls_of(names: frozenset[str]) -> re.Pattern[str]:
     return re.compile(rf"(?P<name>{alternatives}){_GAP}(?:\(|as\b)")
 
 
+def receiver_may_name(receiver: str, binds: Callable[[str], bool]) -> bool:
+    """Whether ``receiver.f(...)``, a method called on a dotted name, may run the project's
+    function ``f`` as the traversal names callees: on ``self`` alone (the class's own
+    method), or on a name the file binds to a qualified name (``pkg.mod.f``, an import in
+    a function too). Any other receiver's method is of an unknown class."""
+    return receiver == "self" or binds(receiver.partition(".")[0])
+
+
 def _surely_no_call(text: str, start: int, bound: frozenset[str]) -> bool:
     """The name at ``start`` is defined there (``def encode(``), or is a method called on a
     receiver written as a dotted name (``tok.encode(``, ``self.sp.encode(``) whose head the
@@ -80,7 +89,7 @@ def _surely_no_call(text: str, start: int, bound: frozenset[str]) -> bool:
             break
     if position > 0 and text[position - 1] in "\n\r\\'\"":
         return False  # the receiver may go on before a line break: not sure
-    return parts[-1] not in bound and parts != ["self"]
+    return not receiver_may_name(".".join(reversed(parts)), bound.__contains__)
 
 
 def _blanks_before(text: str, position: int) -> int:

@@ -12,6 +12,7 @@ from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import ReturnedOutput
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
+from devlint.named_calls import receiver_may_name
 from devlint.nodes import (
     attribute_of_self,
     descendants,
@@ -889,8 +890,7 @@ class _Calls:
         receiver = dotted(func.value)
         if receiver is None:
             return False  # no qualified name: an ``m:`` reference
-        head = receiver.partition(".")[0]
-        return receiver == "self" or self.bindings.may_bind(head)
+        return receiver_may_name(receiver, self.bindings.may_bind)
 
 
 def _is_string(node: cst.BaseExpression, value: str) -> bool:

@@ -22,7 +22,7 @@ import hypothesmith
 import libcst as cst
 import pytest
 from click.testing import CliRunner
-from conftest import FIXTURES, lint_project
+from conftest import FIXTURES, lint_project, lint_snippet
 from hypothesis import HealthCheck, given, settings
 
 from devlint.analysis import FileJob, _identifiers_as_written, analyze_text
@@ -809,3 +809,17 @@ def test_a_concatenated_gloo_backend_is_read_alike_with_and_without_the_prefilte
     in_project(tmp_path / "p", files, monkeypatch)
     assert findings("--select", "ALL", ".") == findings("--no-prefilter", "--select", "ALL", ".")
     assert findings("--no-prefilter", "--select", "DEV003", ".") == []
+
+
+def test_a_barrier_alone_pins_the_gpu_and_says_so(tmp_path: Path) -> None:
+    # The screen reads a barrier's device_ids= as the visit does: the file is not skipped.
+    source = "import torch.distributed as dist\n\ndef wait():\n    dist.barrier(device_ids=[0])\n"
+    _, result = lint_snippet(tmp_path, source, select=("DEV009",))
+    assert [(f.start.row, f.start.column, f.message) for f in result.findings] == [
+        (
+            4,
+            29,
+            "`device_ids=[0]` makes every process's barrier run on the same GPU; use "
+            '`device_ids=[local_rank]` with `local_rank = int(os.environ["LOCAL_RANK"])`',
+        )
+    ]

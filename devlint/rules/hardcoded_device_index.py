@@ -404,7 +404,8 @@ class HardcodedDeviceIndex(Rule):
                     continue
                 pins = _pins_gpu(argument.value, context)
                 if not checked and pins and not _own_gpu(argument.value, context):
-                    self._report(context, argument.value, keyword)
+                    barrier = callee in BARRIER_FUNCTIONS
+                    self._report(context, argument.value, "barrier" if barrier else keyword)
                     return  # one finding per wrapper
                 if self._report_rank(context, argument.value, _rank_among(argument.value, context)):
                     return
@@ -509,6 +510,11 @@ class HardcodedDeviceIndex(Rule):
             return Resolution(
                 f"`torch.cuda.set_device({literal})` puts every process on the same GPU; "
                 f"use the launcher's `{_LOCAL_RANK}`, or let the trainer set the device"
+            )
+        if what == "barrier":
+            return Resolution(
+                f"`device_ids={literal}` makes every process's barrier run on the same GPU; "
+                f"use `device_ids=[local_rank]` with `local_rank = {_LOCAL_RANK}`"
             )
         if what == "environment":
             return Resolution(

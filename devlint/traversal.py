@@ -152,6 +152,22 @@ def _compares_a_values_device(node: cst.CSTNode) -> bool:
     return False
 
 
+def _off_an_accelerator(test: cst.BaseExpression) -> bool:
+    """``x.device != torch.device("cuda")`` (the whole test): true where ``x`` is anywhere
+    but on that accelerator."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return False
+    if not isinstance(test.comparisons[0].operator, cst.NotEqual):
+        return False
+    sides = (test.left, test.comparisons[0].comparator)
+    return any(
+        isinstance(side, cst.Attribute)
+        and side.attr.value == "device"
+        and _compared_with_an_accelerator(side, test)
+        for side in sides
+    )
+
+
 def _compared_with_an_accelerator(device: cst.Attribute, test: cst.CSTNode) -> bool:
     """``device`` (``x.device``) is a side of an ``==``/``!=`` in ``test`` whose other side
     names an accelerator (``torch.device("cuda")``, ``"cuda:0"``)."""
@@ -818,6 +834,12 @@ class Traversal:
             self._checked_depth -= 1
 
     def _enter_test(self, node: cst.If | cst.IfExp) -> None:
+        if _off_an_accelerator(node.test):
+            # `if x.device != torch.device("cuda"): x = x.to("cuda")` imposes the device:
+            # only the other branch runs where the tensor is there already.
+            if node.orelse is not None:
+                self._checked.add(id(node.orelse))
+            return
         if _mentions_availability_check(node.test) or self._asks_through_locals(node.test):
             self._checked.add(id(node))
 

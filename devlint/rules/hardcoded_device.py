@@ -235,6 +235,17 @@ class HardcodedDevice(Rule):
     screen_types = (ast.Call, ast.FunctionDef, *BINDING_TYPES)
 
     VALID = (
+        # Only where the tensor is on that accelerator already does the other branch name it.
+        "import torch\n\n\n"
+        "class Sampler:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n\n"
+        "    def keep(self, attr):\n"
+        '        if attr.device != torch.device("cuda"):\n'
+        "            attr = attr.float()\n"
+        "        else:\n"
+        '            attr = attr.to("cuda", non_blocking=True)\n'
+        "        return attr\n",
         # Passed by position: a field `__init__` does not take (`init=False`) is no place.
         "import attr\nimport torch\nfrom torch import nn\n\n"
         "@attr.s(eq=False)\nclass Embedding(nn.Module):\n"
@@ -708,6 +719,20 @@ class HardcodedDevice(Rule):
         '        self.kv_indices = torch.zeros(max_tokens, dtype=torch.int32, device="cuda")\n',
     )
     INVALID = (
+        Invalid(
+            # A test that the tensor is not there yet only skips a no-op: the sampler, which
+            # holds a model, imposes "cuda" on every tensor it keeps.
+            "import torch\n\n\n"
+            "class Sampler:\n"
+            "    def __init__(self, model):\n"
+            "        self.model = model\n\n"
+            "    def keep(self, name, attr):\n"
+            '        if attr.device != torch.device("cuda"):\n'
+            '            attr = attr.to(torch.device("cuda"))\n'
+            "        setattr(self, name, attr)\n",
+            line=10,
+            column=28,
+        ),
         Invalid(
             # The kernel library's look-alike (VALID) with a fallback: the module runs
             # without it too (SDPA), on any device, and `"cuda"` is hard-coded there.

@@ -124,7 +124,9 @@ class HardcodedDevice(Rule):
     devices exist (`torch.cuda.is_available()`, `is_npu_available()`) or on where tensors
     are (`x.is_cuda`, `x.device == torch.device("cuda")`, also through a name the function
     sets from such a test, in a helper it defines: `any_cuda = any(_is_cuda(v) for v in
-    values)`), nor a device the code falls back to when it was given none (`if device is
+    values)`; but under `if x.device != torch.device("cuda"):` only the `else` branch: the
+    body moves the tensor where it is not, imposing the device), nor a device the code falls
+    back to when it was given none (`if device is
     None: device = torch.device("cuda")`, `device = device or torch.device("cuda")`), nor a
     literal of the one device type of a library the module uses (Megatron-LM's CUDA,
     Gaudi's HPU, nvdiffrast's CUDA rasterizer), directly or through the project's own code

@@ -38,6 +38,7 @@ from devlint.symbols import (
     BACKEND_LIBRARIES,
     BACKEND_OP_NAMESPACES,
     COLLECTIVE_FUNCTIONS,
+    CUDA_AVAILABILITY_TESTS,
     DATASET_BASES,
     DATASET_MODULE_PREFIXES,
     DDP_CLASSES,
@@ -1211,14 +1212,45 @@ class ProjectIndex:
             waiting[name] = len(runners)
             for runner in runners:
                 dependents.setdefault(runner, []).append(name)
+        pinned |= self._setting_up_through(pinned, clean)
         todo = list(pinned)
         while todo:
             for name in dependents.get(todo.pop(), ()):
                 waiting[name] -= 1
-                if waiting[name] == 0:
+                if waiting[name] == 0 and name not in pinned:
                     pinned.add(name)
                     todo.append(name)
         return frozenset(pinned)
+
+    def _setting_up_through(self, setters: set[str], clean: set[str]) -> set[str]:
+        """The code that makes its process's GPU current through a project function that
+        does (``rank = setup_dist()``, in a launcher, a method, a script's main block): what
+        it runs after that call runs on that GPU, as in the function that sets it. Not
+        through a function that asks whether CUDA is there (``torch.cuda.is_available()``):
+        it has a way on without a GPU, which its callers may take. Callers in tests or in
+        modules that are not ``clean`` (``_pinned_code``) do not count."""
+        found: set[str] = set()
+        todo = [setter for setter in setters if not self._asks_for_cuda(setter)]
+        while todo:
+            for caller in self._call_sites.get(todo.pop(), ()):
+                module = self._module_of.get(caller, caller.removesuffix(_MAIN_GUARD))
+                if caller in setters or caller in found:
+                    continue
+                if module not in clean or self._in_tests(module):
+                    continue
+                found.add(caller)
+                if caller == module:  # module level: its main block runs after it
+                    found.add(f"{module}{_MAIN_GUARD}")
+                if not self._asks_for_cuda(caller):
+                    todo.append(caller)
+        return found
+
+    def _asks_for_cuda(self, name: str) -> bool:
+        """The project function (or module's top level) calls ``torch.cuda.is_available()``."""
+        function = self._functions.get(name)
+        facts = self._modules.get(name.removesuffix(_MAIN_GUARD))
+        calls = function.calls if function else facts.top_level_calls if facts else ()
+        return not CUDA_AVAILABILITY_TESTS.isdisjoint(calls)
 
     @cached_property
     def _builders(self) -> dict[str, set[str]]:

@@ -289,6 +289,24 @@ _SCRIPT = (
     'torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))\n'
     "print(Decoder().generate([1, 2]))\n"
 )
+_SET_UP = (
+    "import os\n\nimport torch\n\n\n"
+    "def set_up():\n"
+    '    torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))\n'
+)
+_BUILDER_SETTING_UP = (
+    "from pkg.new.model import Decoder\nfrom pkg.new.set_up import set_up\n\n\n"
+    "def build():\n    set_up()\n    return Decoder()\n"
+)
+_SCRIPT_SETTING_UP = (
+    "from pkg.new.model import Decoder\nfrom pkg.new.set_up import set_up\n\n"
+    'if __name__ == "__main__":\n    set_up()\n    print(Decoder().generate([1, 2]))\n'
+)
+_EVALUATOR_SETTING_UP = (
+    "from pkg.new.model import Decoder\nfrom pkg.new.set_up import set_up\n\n\n"
+    "class Evaluator:\n    def __init__(self):\n        set_up()\n"
+    "        self.model = Decoder()\n"
+)
 _OFFERS_XPU = (
     "import os\n\nimport torch\n\n\n"
     "def build():\n"
@@ -342,6 +360,26 @@ _SELF_PINNING = _CACHED_MODEL + (
             },
             _BOTH,
         ),
+        ({"pkg/new/set_up.py": _SET_UP, "pkg/new/build.py": _BUILDER_SETTING_UP}, []),
+        ({"pkg/new/set_up.py": _SET_UP, "pkg/new/run.py": _SCRIPT_SETTING_UP}, []),
+        ({"pkg/new/set_up.py": _SET_UP, "pkg/new/evaluate.py": _EVALUATOR_SETTING_UP}, []),
+        (
+            {
+                "pkg/new/set_up.py": _SET_UP.replace('int(os.environ["LOCAL_RANK"])', "0"),
+                "pkg/new/build.py": _BUILDER_SETTING_UP,
+            },
+            _BOTH,
+        ),
+        ({"pkg/new/set_up.py": _SET_UP, "tests/test_build.py": _BUILDER_SETTING_UP}, _BOTH),
+        (
+            {
+                "pkg/new/set_up.py": _SET_UP.replace(
+                    "    torch", "    if not torch.cuda.is_available():\n        return\n    torch"
+                ),
+                "pkg/new/build.py": _BUILDER_SETTING_UP,
+            },
+            _BOTH,
+        ),
         (
             {
                 "pkg/new/model.py": _SELF_PINNING,
@@ -360,6 +398,12 @@ _SELF_PINNING = _CACHED_MODEL + (
         "offers XPU too",
         "GPU 0",
         "built by a classmethod unpinned",
+        "a launcher setting up through a helper",
+        "a script setting up through a helper",
+        "a constructor setting up through a helper",
+        "a helper pinning GPU 0",
+        "a test setting up through a helper",
+        "a helper asking for CUDA",
         "built by its own pinning method",
     ],
 )
@@ -370,8 +414,11 @@ def test_code_run_only_after_its_launcher_pins_the_gpu_runs_on_it(
     by a run-time index (each project caller of it, or each builder of its object, is such
     a launcher or such code), in modules that offer no other accelerator, runs on that GPU:
     its ``"cuda"`` and ``.cuda()`` are the process's GPU, though another launcher of the
-    project offers XPU (so no project-wide pinning holds). Not where code that pins nothing
-    builds it too, or builds a subclass that inherits the method."""
+    project offers XPU (so no project-wide pinning holds); also where the launcher (a
+    script, a constructor) makes it current through a project helper that does. Not where
+    code that pins nothing builds it too, or builds a subclass that inherits the method,
+    nor where only a test sets up, nor through a helper that asks whether CUDA is there
+    (its callers may go on without it)."""
     files = {
         "pkg/new/__init__.py": "",
         "pkg/new/model.py": _CACHED_MODEL,

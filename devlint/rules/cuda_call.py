@@ -201,8 +201,9 @@ class CudaCall(Rule):
     in a method that returns `model`): its other `.cuda()` follow that choice, and so does
     that call, unless the model came from a caller (then flagged: the caller chose its
     device). Nor code that runs only after a launcher of the project made the process's GPU
-    current by a run-time index (`torch.cuda.set_device(local_rank)`: each project caller of
-    it, or each builder of its object, is such a launcher or such code), in modules that
+    current by a run-time index (`torch.cuda.set_device(local_rank)`, itself or through a
+    project function that does, `set_up()`: each project caller of it, or each builder of
+    its object, is such a launcher or such code), in modules that
     call no other accelerator: `.cuda()` there is the process's GPU, also in model code,
     unless the code is told a device (`self.device`, a `device` parameter).
     Nor test code, which chooses its device as a script does. `.cuda(0)` stays a

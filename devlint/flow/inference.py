@@ -813,9 +813,8 @@ def _parameter_names(function: _Local, method: bool) -> list[str]:
     (a static method has none)."""
     params = function.params
     names = [param.name.value for param in (*params.posonly_params, *params.params)]
-    if method and isinstance(function, cst.FunctionDef) and is_static_method(function):
-        return names
-    return names[1:] if method and names else names
+    static = isinstance(function, cst.FunctionDef) and is_static_method(function)
+    return names[1:] if method and names and not static else names
 
 
 def _parameters(function: cst.FunctionDef) -> Iterable[cst.Param]:

@@ -804,12 +804,17 @@ def _branch_statements(block: cst.BaseSuite) -> Iterator[cst.SimpleStatementLine
             branch = branch.orelse if isinstance(branch, cst.If) else None
 
 
-def _parameter_names(function: cst.FunctionDef, method: bool) -> list[str]:
+_Local = cst.FunctionDef | cst.Lambda
+"""A function defined inside another: a ``def``, or a lambda bound to a name."""
+
+
+def _parameter_names(function: _Local, method: bool) -> list[str]:
     """The names positional arguments bind to, ``self`` (or ``cls``) left out of a method's
     (a static method has none)."""
     params = function.params
     names = [param.name.value for param in (*params.posonly_params, *params.params)]
-    return names[1:] if method and names and not is_static_method(function) else names
+    static = isinstance(function, cst.FunctionDef) and is_static_method(function)
+    return names[1:] if method and names and not static else names
 
 
 def _parameters(function: cst.FunctionDef) -> Iterable[cst.Param]:
@@ -1013,9 +1018,10 @@ class _Inference:
         self._default_device: Value | None = None
         """The device a ``with torch.device(d):`` block around the statement makes the
         default: factories there without ``device=`` are made on it, not on the CPU."""
-        self.nested: dict[str, cst.FunctionDef] = {}
-        """Functions defined in this one, by the name that still holds them."""
-        self.inlining: frozenset[cst.FunctionDef] = frozenset()
+        self.nested: dict[str, _Local] = {}
+        """Functions defined in this one (``def``, or a lambda bound to a name), by the name
+        that still holds them."""
+        self.inlining: frozenset[_Local] = frozenset()
         """The nested functions whose calls are being inferred around this pass (recursion)."""
         self.counts: set[cst.CSTNode] = set()
         self.moved_inputs: set[str] = set()
@@ -1053,6 +1059,8 @@ class _Inference:
                 if held is not None and self._is_a_list(node.value):
                     self.lists.add(held)
                 self._note_dict(target.target, node.value)
+                if isinstance(node.value, cst.Lambda) and isinstance(target.target, cst.Name):
+                    self.nested[target.target.value] = node.value
         elif isinstance(node, cst.AnnAssign) and node.value is not None:
             self._bind(node.target, self.eval(node.value), node.value)
             self._note_dict(node.target, node.value)
@@ -1855,13 +1863,14 @@ class _Inference:
         return any(self._resolve(base.value) in TRAINER_BASES for base in owner.bases)
 
     def _nested_call(
-        self, node: cst.Call, function: cst.FunctionDef, arguments: Sequence[tuple[cst.Arg, Value]]
+        self, node: cst.Call, function: _Local, arguments: Sequence[tuple[cst.Arg, Value]]
     ) -> Value:
-        """A call of a function defined in this one (``check_val(low)`` in ``__init__``):
-        what it returns given these arguments and this scope's names, each element of a
-        tuple it writes out apart; the CPU tensors passed or captured meet what they meet
-        inside (its own flow reports those it makes). A tensor it makes is made at this call
-        for the caller: each call's its own."""
+        """A call of a function defined in this one (``check_val(low)`` in ``__init__``, or
+        ``dot(g, shift)`` of ``dot = lambda grad, shift: ...``: a lambda bound to a name is
+        such a function): what it returns given these arguments and this scope's names, each
+        element of a tuple it writes out apart; the CPU tensors passed or captured meet what
+        they meet inside (its own flow reports those it makes). A tensor it makes is made at
+        this call for the caller: each call's its own."""
         inner = _Inference(self._around, construction=self._construction)
         inner.function = self.function
         inner.env = dict(self.env)
@@ -1870,10 +1879,13 @@ class _Inference:
         inner.nested = dict(self.nested)
         inner.inlining = self.inlining | {function}
         bound = _bound(function, arguments, method=False)
-        for param in _parameters(function):
+        for param in _parameters_of(function.params):
             name = param.name.value
             inner.env[name] = bound.get(name) or _parameter_value(param, lambda: False)
-        inner.run(function.body)
+        if isinstance(function.body, cst.BaseExpression):
+            inner._give(inner._returned, function.body)  # a lambda returns its body
+        else:
+            inner.run(function.body)
         inside = {id(site) for site in inner.values}
         self._record(meeting for meeting in inner.meetings if id(meeting.made) not in inside)
         if inner.maybe_scalar - inner.shaped:
@@ -2623,7 +2635,7 @@ def _calls_super(node: cst.BaseExpression) -> bool:
 
 
 def _bound(
-    function: cst.FunctionDef, arguments: Sequence[tuple[cst.Arg, Value]], method: bool
+    function: _Local, arguments: Sequence[tuple[cst.Arg, Value]], method: bool
 ) -> dict[str, Value]:
     """The values a call passes, by the callee's parameter names (those we can place)."""
     names = _parameter_names(function, method)

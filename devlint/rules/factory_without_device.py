@@ -278,10 +278,13 @@ class FactoryWithoutDevice(Rule):
     that every branch of an `if`/`elif` over the options of a mode replaces; an
     `if x is None:` branch that the caller's tensor skips; a device taken from the result
     itself (`device=image.device`); a function passed as a parameter (`Callable`); and
-    code in tests, which places its tensors where it means to run. A tensor passed to or
-    returned from a project function is followed there, in another file too: it is reported
-    where it is made if it meets the device inside the function it is passed to (with an
-    argument the caller has on the device), or inside one that function hands it on to with that
+    code in tests, which places its tensors where it means to run. A function defined in
+    the one that makes the tensor (a `def`, or a lambda bound to a name: `dot = lambda g:
+    grid * g`) is followed where it is called, with what the call passes it. A tensor
+    passed to or returned from a project function is followed there, in another file too:
+    it is reported where it is made if it meets the device inside the function it is passed
+    to (with an argument the caller has on the device), or inside one that function hands it
+    on to with that
     argument (in its own file or another, a few calls deep), or where a caller uses the result
     (functions of a module, not methods, for now; returned whole, not as one element of a tuple,
     and not reduced to 0-dim there), also when that function's result follows the tensor only
@@ -2394,6 +2397,25 @@ class FactoryWithoutDevice(Rule):
                 "        window = torch.hann_window(n_fft, device=x.device)\n"
                 "        return torch.stft(x, n_fft, window=window, return_complex=True).abs()\n"
             ),
+            unsafe=True,
+        ),
+        Invalid(
+            # A lambda bound to a name is a nested function: called, its body meets what
+            # the call passes it (the CPU angles) with what it captured (the device grid).
+            "import torch\n\n\n"
+            "def noise(n, device):\n"
+            "    grid = torch.linspace(0, 1, n).to(device)\n"
+            "    angles = torch.rand(n)\n"
+            "    scale = lambda g: grid * g\n"
+            "    return scale(angles)\n",
+            line=6,
+            column=14,
+            fixed="import torch\n\n\n"
+            "def noise(n, device):\n"
+            "    grid = torch.linspace(0, 1, n).to(device)\n"
+            "    angles = torch.rand(n, device=device)\n"
+            "    scale = lambda g: grid * g\n"
+            "    return scale(angles)\n",
             unsafe=True,
         ),
         Invalid(

@@ -584,13 +584,6 @@ class CudaCall(Rule):
     )
     INVALID = (
         Invalid(
-            # With no GPU chosen (the CPU) it runs too: onto a GPU the user did not ask for.
-            _CHOSEN_GPUS
-            + "            pass\n        data = data.cuda()\n        return self.net(data)\n",
-            line=20,
-            column=21,
-        ),
-        Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
             "    def forward(self, x):\n"
@@ -1421,6 +1414,13 @@ class CudaCall(Rule):
             "        self.fc = nn.Linear(4, 4).cuda()\n",
             line=11,
             column=35,
+        ),
+        Invalid(
+            # With no GPU chosen (the CPU) it runs too: onto a GPU the user did not ask for.
+            _CHOSEN_GPUS
+            + "            pass\n        data = data.cuda()\n        return self.net(data)\n",
+            line=20,
+            column=21,
         ),
     )
 

@@ -147,6 +147,17 @@ class FixedCurrentGpu:
 
 
 @dataclass(frozen=True)
+class FirstChosenGpuCurrent:
+    """The project's code makes the first GPU of the user's list of GPUs the current device
+    (``torch.cuda.set_device(opt.gpu_ids[0])``): where that list is not empty, the current
+    GPU is the one the user chose first."""
+
+    choice: str
+    """The list's name (its last part: ``gpu_ids`` for ``self.opt.gpu_ids``)."""
+    line: int = 0
+
+
+@dataclass(frozen=True)
 class DeviceConstant:
     """A module-level constant holding a literal device: ``DEVICE = torch.device("cuda")``.
 
@@ -293,6 +304,7 @@ Fact = (
     | DistributedSignal
     | SingleNode
     | FixedCurrentGpu
+    | FirstChosenGpuCurrent
     | DeviceConstant
     | Reference
     | FlowSummary

@@ -22,6 +22,7 @@ from devlint.facts import (
     DeviceConstant,
     DistributedSignal,
     FileFacts,
+    FirstChosenGpuCurrent,
     FixedCurrentGpu,
     FlowSummary,
     FunctionFacts,
@@ -210,6 +211,8 @@ class ProjectIndex:
         self._single_node: list[tuple[SingleNode, FileFacts]] = []
         self._fixed_gpus: list[str] = []
         """The modules that make a GPU named by a constant current (``FixedCurrentGpu``)."""
+        self._first_chosen: list[tuple[str, str]] = []
+        """``FirstChosenGpuCurrent`` facts: the list's name, the module making it current."""
         self._constants: dict[str, DeviceConstant] = {}
         self._references: list[tuple[Reference, str]] = []
         self._summaries: dict[str, FlowSummary] = {}
@@ -237,6 +240,8 @@ class ProjectIndex:
                     self._single_node.append((fact, file_facts))
                 elif isinstance(fact, FixedCurrentGpu):
                     self._fixed_gpus.append(file_facts.module)
+                elif isinstance(fact, FirstChosenGpuCurrent):
+                    self._first_chosen.append((fact.choice, file_facts.module))
                 elif isinstance(fact, Reference):
                     self._references.append((fact, file_facts.module))
                 elif isinstance(fact, FlowSummary):
@@ -1145,6 +1150,16 @@ class ProjectIndex:
             ),
         )
         return frozenset(_sets_current(launchers))
+
+    @cached_property
+    def first_chosen_gpu_current(self) -> frozenset[str]:
+        """The user's lists of GPUs (``gpu_ids``) whose first GPU the project's own code, not
+        its tests, makes current (``torch.cuda.set_device(opt.gpu_ids[0])``, also in a
+        method: an options parser's): where such a list is not empty, the current GPU is
+        the one the user chose."""
+        return frozenset(
+            choice for choice, module in self._first_chosen if not self._in_tests(module)
+        )
 
     @cached_property
     def sets_each_process_gpu(self) -> bool:

@@ -29,7 +29,7 @@ from devlint.analysis import FileJob, _identifiers_as_written, analyze_text
 from devlint.candidates import Candidate, ScopeInfo
 from devlint.cli import main
 from devlint.engine import fix_file
-from devlint.facts import FileFacts, FixedCurrentGpu, ReturnedOutput
+from devlint.facts import FileFacts, FirstChosenGpuCurrent, FixedCurrentGpu, ReturnedOutput
 from devlint.index import ProjectIndex
 from devlint.notebook import decode_file
 from devlint.prefilter import occurs
@@ -149,9 +149,11 @@ def _assert_same_structure(text: str) -> None:
         assert found.facts.gloo_calls == expected.gloo_calls
         assert found.facts.backend_parameters == expected.backend_parameters
         assert found.facts.assigned_attributes == expected.assigned_attributes
-        # A GPU set by a constant needs no skeleton: DEV009's screen passes wherever one is
-        # (the next test checks it), so libcst walks every file that holds one.
-        wanted = [fact for fact in expected.facts if not isinstance(fact, FixedCurrentGpu)]
+        # A GPU set by a constant, or as the first of a list, needs no skeleton: DEV009's
+        # screen passes wherever one is (the next test checks it), so libcst walks every
+        # file that holds one.
+        current = (FixedCurrentGpu, FirstChosenGpuCurrent)
+        wanted = [fact for fact in expected.facts if not isinstance(fact, current)]
         assert Counter(found.facts.facts) == Counter(wanted)  # order means nothing
 
 

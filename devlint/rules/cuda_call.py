@@ -35,6 +35,11 @@ from devlint.rules._devices import (
     under_a_device_switch,
     under_a_test_of_the_device,
 )
+from devlint.rules._first_chosen_gpu import (
+    TESTED_LISTS,
+    lists_known_not_empty,
+    on_the_first_chosen_gpu,
+)
 from devlint.rules.base import (
     FileContext,
     Invalid,
@@ -69,6 +74,24 @@ _PLACED_UNDER_ITS_FLAG = (
 )
 """A module that puts itself on the current GPU under the user's flag (kept as ``self.dp``,
 read from a configuration's key), for the examples: VALID as built, INVALID when moved."""
+
+
+_CHOSEN_GPUS = (
+    "import torch\n\n\nclass Options:\n"
+    "    def parse(self, opt):\n"
+    "        if len(opt.gpu_ids) > 0:\n"
+    "            torch.cuda.set_device(opt.gpu_ids[0])\n"
+    "        return opt\n\n\n"
+    "class Model(torch.nn.Module):\n"
+    "    def __init__(self, opt):\n"
+    "        super().__init__()\n"
+    "        self.opt = opt\n"
+    "        self.net = torch.nn.Conv2d(3, 3, 1)\n\n"
+    "    def forward(self, data):\n"
+    "        if len(self.opt.gpu_ids) > 0:\n"
+)
+"""A program's options parser that makes the first of the user's GPUs current, and a model
+whose forward runs a statement only when that list is not empty, for the examples."""
 
 
 class CudaCall(Rule):
@@ -205,7 +228,14 @@ class CudaCall(Rule):
     project function that does, `set_up()`: each project caller of it, or each builder of
     its object, is such a launcher or such code), in modules that
     call no other accelerator: `.cuda()` there is the process's GPU, also in model code,
-    unless the code is told a device (`self.device`, a `device` parameter).
+    unless the code is told a device (`self.device`, a `device` parameter). Nor a
+    `.cuda()` that runs only when the user's list of GPUs is not empty (`if
+    len(opt.gpu_ids) > 0:`, `if self.gpu_ids:`, a method of the class returning such a
+    test, `if self.use_gpu():`) in a project whose own set-up, not its tests, makes that
+    list's first GPU current (`torch.cuda.set_device(opt.gpu_ids[0])`, also in a method
+    such as an options parser's): it lands on the GPU the user chose, also on the forward
+    path of model code (unless told a device as above); a `.cuda()` that also runs with
+    the list empty (the CPU) is still flagged.
     Nor test code, which chooses its device as a script does. `.cuda(0)` stays a
     finding in all these: it pins every process to GPU 0. A tensor the collective gets from
     an input (`y.sum()`) is on the input's device: a buffer for the same collective call is
@@ -339,6 +369,8 @@ class CudaCall(Rule):
         '        if self.use_gpu in ("all", "model"):\n'
         "            self.model.cuda()\n"
         "        return [self.model(b) for b in batches]\n",
+        # Run only when the user chose GPUs, whose first the options parser made current.
+        _CHOSEN_GPUS + "            data = data.cuda()\n        return self.net(data)\n",
         # The current device was set just before: the code chose it.
         "import torch\n\nclass Server:\n"
         "    def __init__(self, model, options):\n"
@@ -1384,6 +1416,13 @@ class CudaCall(Rule):
             line=11,
             column=35,
         ),
+        Invalid(
+            # With no GPU chosen (the CPU) it runs too: onto a GPU the user did not ask for.
+            _CHOSEN_GPUS
+            + "            pass\n        data = data.cuda()\n        return self.net(data)\n",
+            line=20,
+            column=21,
+        ),
     )
 
     screen_types = (ast.Call,)
@@ -1464,6 +1503,9 @@ class CudaCall(Rule):
             )
             if choice is not None:
                 data["chosen"] = choice
+            tested = lists_known_not_empty(context.ancestors)
+            if tested:
+                data[TESTED_LISTS] = " ".join(sorted(tested))
         moved = None if leaves_the_host(func.value) else chain_root(func.value)
         if moves_its_input(moved, context.scope.tensor_param, context.ancestors):
             data["moves_input"] = moved or ""
@@ -1510,6 +1552,8 @@ class CudaCall(Rule):
             return None  # CUDA-only code (Megatron-LM, a CUDA extension): on the current GPU
         if "current" in candidate.data and pinned_there(candidate, scope, index):
             return None  # its launcher made the process's GPU current, and offers no other
+        if "current" in candidate.data and on_the_first_chosen_gpu(candidate, scope, index):
+            return None  # runs only when GPUs were chosen: the set-up made the first current
         if chose_the_device(candidate, scope, index):
             return None
         where = f"`.cuda()` {where_the_device_is_known(scope)}"

@@ -53,6 +53,11 @@ from devlint.rules._devices import (
     under_a_device_switch,
     under_a_test_of_the_device,
 )
+from devlint.rules._first_chosen_gpu import (
+    TESTED_LISTS,
+    lists_known_not_empty,
+    on_the_first_chosen_gpu,
+)
 from devlint.rules.base import (
     FileContext,
     Invalid,
@@ -142,7 +147,13 @@ class HardcodedDevice(Rule):
     does, `set_up()`: each project caller of it, or each builder of its object, is such a
     launcher or such code), in modules that call no other
     accelerator: an index-less `"cuda"` there is the process's GPU (unless the code is told
-    a device: `self.device`, a `device` parameter).
+    a device: `self.device`, a `device` parameter). Nor one that runs only when the user's
+    list of GPUs is not empty (`if len(opt.gpu_ids) > 0:`, `if self.gpu_ids:`, a method of
+    the class returning such a test, `if self.use_gpu():`) in a project whose own set-up,
+    not its tests, makes that list's first GPU current (`torch.cuda.set_device(
+    opt.gpu_ids[0])`, also in a method such as an options parser's): the GPU the user
+    chose, also on the forward path of model code (unless told a device as above); with
+    the list empty (the CPU) the code does not run.
 
     ## Why is this bad?
     Under distributed training every process owns a different GPU. A literal
@@ -1532,13 +1543,17 @@ class HardcodedDevice(Rule):
         if without_index(literal) and under_a_device_switch(ancestors, context.qualified_name):
             return  # `with torch.cuda.device(weight.device):` made "cuda" the weight's GPU
         chosen = None
+        tested: frozenset[str] = frozenset()
         if legacy or (without_index(literal) and not _has_any_index(call, node)):
             classes = class_choices(self, context)
             chosen = own_choice(call, context.ancestors, context.qualified_name, classes)
+            tested = lists_known_not_empty(context.ancestors)
         if legacy:  # no fix: sizes or data, and a dtype, all in one argument list
             data = {"literal": literal, "legacy": "1", "module": context.module_name}
             if chosen is not None:
                 data["chosen"] = chosen
+            if tested:
+                data[TESTED_LISTS] = " ".join(sorted(tested))
             context.report(self.code, node, end=call, data=data)
             return
         fixes = {"self_device": (replace(node, "self.device"),)}
@@ -1563,6 +1578,8 @@ class HardcodedDevice(Rule):
             data["device_index"] = "yes"  # `if device >= 0`: a CUDA index, -1 the CPU
         if chosen is not None:
             data["chosen"] = chosen
+        if tested:
+            data[TESTED_LISTS] = " ".join(sorted(tested))
         if callee and not callee.startswith("torch."):
             data["callee"] = callee  # perhaps a record's constructor: a label, not a placement
         if moves_its_input(moved, param, context.ancestors):
@@ -1600,6 +1617,8 @@ class HardcodedDevice(Rule):
             return None  # Megatron-LM or Gaudi code: one backend, its device made current
         if current and kind == "cuda" and pinned_there(candidate, scope, index):
             return None  # its launcher made the process's GPU current, and offers no other
+        if current and kind == "cuda" and on_the_first_chosen_gpu(candidate, scope, index):
+            return None  # runs only when GPUs were chosen: the set-up made the first current
         if chose_the_device(candidate, scope, index):
             return None
         if "relied_on" in candidate.data:

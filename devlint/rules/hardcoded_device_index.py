@@ -10,7 +10,7 @@ from itertools import pairwise
 import libcst as cst
 
 from devlint.candidates import Candidate, Resolution, ScopeInfo
-from devlint.facts import FixedCurrentGpu, Reference
+from devlint.facts import FirstChosenGpuCurrent, FixedCurrentGpu, Reference
 from devlint.index import ProjectIndex, is_test_module
 from devlint.nodes import (
     dotted_name,
@@ -25,6 +25,7 @@ from devlint.rules._devices import (
     may_be_device_literal,
     may_set_environment,
 )
+from devlint.rules._first_chosen_gpu import first_of_a_list
 from devlint.rules.base import FileContext, Invalid, Rule, RuleSettings
 from devlint.skeleton import Skeleton
 from devlint.symbols import (
@@ -389,6 +390,9 @@ class HardcodedDeviceIndex(Rule):
             argument = first_positional(node) or keyword_argument(node, "device")
             if argument is None:
                 return
+            choice = first_of_a_list(argument.value)
+            if choice is not None and callee == "torch.cuda.set_device":
+                context.add_fact(FirstChosenGpuCurrent(choice), node)  # the user's first GPU
             if _device_index(argument.value, context) is None:
                 self._report_rank(context, argument.value, _global_rank(argument.value, context))
                 return
@@ -537,8 +541,8 @@ def _may_pin_gpu(call: ast.AST, names: Bindings) -> bool:
     keywords = {keyword.arg: keyword.value for keyword in call.keywords}
     if not callees.isdisjoint(SET_DEVICE_FUNCTIONS):
         given = [*call.args[:1], *([keywords["device"]] if "device" in keywords else [])]
-        if any(_may_be_index(value, names) for value in given):
-            return True
+        if any(_may_be_index(value, names) or _first_element(value) for value in given):
+            return True  # a literal GPU, or the first of a list (``FirstChosenGpuCurrent``)
     if not callees.isdisjoint(_PINNING_CALLS):
         for keyword in DDP_DEVICE_KEYWORDS:
             value = keywords.get(keyword)
@@ -546,6 +550,16 @@ def _may_pin_gpu(call: ast.AST, names: Bindings) -> bool:
             if any(_may_be_index(element, names) for element in elements):
                 return True
     return False
+
+
+def _first_element(node: ast.AST) -> bool:
+    """``gpu_ids[0]``: what ``first_of_a_list`` may name."""
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Constant)
+        and type(node.slice.value) is int
+        and node.slice.value == 0
+    )
 
 
 def _may_hold_rank(found: Skeleton) -> set[str]:

@@ -38,6 +38,7 @@ from devlint.rules._devices import (
     BINDING_TYPES,
     Bindings,
     asks_a_backend,
+    device_if_available,
     device_literal,
     in_a_callback,
     in_a_probe,
@@ -85,11 +86,12 @@ class HardcodedDevice(Rule):
     functions that take a `device` parameter; and the project functions all these call. Also
     functions whose inputs tell them their device: a parameter annotated as a tensor or a
     module (`x: Tensor`, `model: nn.Module`), or not annotated and used as only a tensor is
-    (`boxes.contiguous()`, `index.new_zeros(n)`), and the methods of autograd Functions (not
-    tests), unless the literal moves that very input (`def to_gpu(x: Tensor): return
-    x.to("cuda")` is what it is for; in a device context only where DEV002 allows
-    `x.cuda()` there: a project that pins each process to its GPU). A legacy constructor such as
-    `torch.cuda.FloatTensor(...)` is a literal device too (the current GPU), and so is the
+    (`boxes.contiguous()`, `index.new_zeros(n)`, `x.stride(-1)`), and the methods of
+    autograd Functions (not tests), unless the literal moves that very input (`def
+    to_gpu(x: Tensor): return x.to("cuda")` is what it is for; in a device context only
+    where DEV002 allows `x.cuda()` there: a project that pins each process to its GPU). A
+    legacy constructor such as `torch.cuda.FloatTensor(...)` is a literal device too (the
+    current GPU), and so is the
     default of a model's `__init__(..., device="cuda")` that it stores as `self.device` and
     places tensors with (callers that rely on it are pinned to the GPU; a `device` field's
     default in a dataclass or attrs class is its generated `__init__`'s: `device:
@@ -117,6 +119,9 @@ class HardcodedDevice(Rule):
     `map_location=helper()`, `device = helper()` or any local `dev = helper()`, whose
     uses are not followed: a finding); nor a module default every constructor in the
     project overrides, unless a subclass may rely on it.
+    In a class whose objects have `.device` (not in `__init__`), also the device an
+    expression picks wherever that device type exists (`torch.device("cuda" if
+    torch.cuda.is_available() else "cpu")`): the current GPU, not the one the object is on.
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
     a sampler or trainer stores as its `self.device` (or `self.current_device`), or that
     its `device` property returns: choosing it is that class's job (also through a helper's
@@ -328,6 +333,18 @@ class HardcodedDevice(Rule):
         'if __name__ == "__main__":\n'
         '    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
         '    x = torch.zeros(3).to("cuda")\n',
+        # Chosen by which devices exist, where there is no `.device` to ask instead: a
+        # plain module's `__init__`, and the device a sampler keeps.
+        "import torch\nfrom torch import nn\n\n"
+        "class Filter(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "        self.kernel = make_kernel(device)\n",
+        "import torch\n\nclass Sampler:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n",
         # An explicit, checked choice inside model code.
         "import torch\nimport torch.nn as nn\n\n"
         "class M(nn.Module):\n"
@@ -925,6 +942,42 @@ class HardcodedDevice(Rule):
             "        return x.to(self.device)\n",
         ),
         Invalid(
+            # Wherever CUDA exists this picks the current GPU, not the one the model is on.
+            "import torch\nfrom transformers import PreTrainedModel\n\n"
+            "class Chat(PreTrainedModel):\n"
+            "    def chat(self, tokens):\n"
+            "        device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "        return self.generate(tokens.to(device))\n",
+            line=6,
+            column=18,
+            fixed="import torch\nfrom transformers import PreTrainedModel\n\n"
+            "class Chat(PreTrainedModel):\n"
+            "    def chat(self, tokens):\n"
+            "        device = self.device\n"
+            "        return self.generate(tokens.to(device))\n",
+        ),
+        Invalid(
+            # `stride()` and `element_size()` say `x` is a tensor: its buffers belong on its
+            # device, not on the current GPU.
+            "import torch\n\n"
+            "def norm_fwd(x, weight):\n"
+            "    assert x.stride(-1) == 1\n"
+            "    y = torch.empty_like(x)\n"
+            '    rstd = torch.empty((x.shape[0],), device="cuda")\n'
+            "    kernel(x, weight, y, rstd, x.element_size())\n"
+            "    return y, rstd\n",
+            line=6,
+            column=46,
+            fixed="import torch\n\n"
+            "def norm_fwd(x, weight):\n"
+            "    assert x.stride(-1) == 1\n"
+            "    y = torch.empty_like(x)\n"
+            "    rstd = torch.empty((x.shape[0],), device=x.device)\n"
+            "    kernel(x, weight, y, rstd, x.element_size())\n"
+            "    return y, rstd\n",
+            unsafe=True,
+        ),
+        Invalid(
             "import torch\nfrom torch import nn\n\n"
             "class Block(nn.Module):\n"
             "    def forward(self, x: torch.Tensor):\n"
@@ -1443,27 +1496,25 @@ class HardcodedDevice(Rule):
             return  # a query such as torch.cuda.get_device_properties(0) places nothing
         if name == "torch.device":
             first = first_positional(node)
-            literal = device_literal(first.value) if first else None
+            found = _written_device(first.value) if first else None
             if (
-                literal is not None
+                found is not None
                 and not _is_query(context)
                 and not _has_index(node)
                 and not is_map_location(context.ancestors)
                 and not _fills_in_a_default(node, context)
             ):
-                self._report(context, node, node, literal)
+                self._report(context, node, node, *found)
             return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
             first = first_positional(node)
-            if first is not None:
-                literal = device_literal(first.value)
-                if literal is not None:
-                    self._report(context, node, first.value, literal)
+            found = _written_device(first.value) if first else None
+            if first is not None and found is not None:
+                self._report(context, node, first.value, *found)
         keyword = keyword_argument(node, "device")
-        if keyword is not None:
-            literal = device_literal(keyword.value)
-            if literal is not None:
-                self._report(context, node, keyword.value, literal, callee=name)
+        found = _written_device(keyword.value) if keyword else None
+        if keyword is not None and found is not None:
+            self._report(context, node, keyword.value, *found, callee=name)
 
     def _visit_default(self, param: cst.Param, context: FileContext) -> None:
         """``def __init__(self, device="cuda"): self.device = device``: a default the module
@@ -1512,6 +1563,7 @@ class HardcodedDevice(Rule):
         call: cst.Call,
         node: cst.CSTNode,
         literal: str,
+        available: bool = False,
         *,
         legacy: bool = False,
         callee: str = "",
@@ -1558,6 +1610,8 @@ class HardcodedDevice(Rule):
         ):
             fixes["tensor_device"] = (replace(node, f"{param}.device"),)
         data = {"literal": literal, "module": context.module_name}
+        if available:
+            data["if_available"] = "yes"
         if context.scope.device_param and not told:
             data["device_index"] = "yes"  # `if device >= 0`: a CUDA index, -1 the CPU
         if chosen is not None:
@@ -1585,6 +1639,9 @@ class HardcodedDevice(Rule):
             return None
         if not scope.model_code and "stored" in candidate.data:
             return None  # a sampler or trainer choosing the device it keeps or reports: its job
+        if "if_available" in candidate.data and not (scope.device_aware and not scope.in_init):
+            return None  # `"cuda" if torch.cuda.is_available() else "cpu"`: a choice, but
+            # where the object has a `.device` it ignores the device the object is on
         if moves_its_input_there(candidate, scope, index):
             return None  # `def to_gpu(x: Tensor): return x.to("cuda")`: what it is for
         if "callee" in candidate.data and index.is_record(candidate.data["callee"]):
@@ -1620,6 +1677,11 @@ class HardcodedDevice(Rule):
                 "on an input tensor)"
             )
         message = f"Hard-coded device {literal} {where_the_device_is_known(scope)}"
+        if "if_available" in candidate.data:
+            message = (
+                f"Device {literal} whenever it exists, {where_the_device_is_known(scope)}: "
+                "not where the object is"
+            )
         if scope.in_init and scope.model_code:
             return Resolution(
                 f"{message}: the module is still on the CPU here; let the trainer move it"
@@ -1704,13 +1766,28 @@ def _has_a_literal_device_default(function: ast.AST) -> bool:
     )
 
 
+def _written_device(node: cst.BaseExpression) -> tuple[str, bool] | None:
+    """The literal device ``node`` writes, and whether it is the one the code picks where
+    that device type exists (``"cuda" if torch.cuda.is_available() else "cpu"``)."""
+    literal = device_literal(node)
+    if literal is not None:
+        return literal, False
+    literal = device_if_available(node)
+    return (literal, True) if literal is not None else None
+
+
+def _may_be_written_device(node: ast.AST) -> bool:
+    """``_written_device`` of the same expression could find a device."""
+    return may_be_device_literal(node.body if isinstance(node, ast.IfExp) else node)
+
+
 def _may_place_on_literal(call: ast.AST, names: Bindings) -> bool:
     assert isinstance(call, ast.Call)
-    if any(k.arg == "device" and may_be_device_literal(k.value) for k in call.keywords):
+    if any(k.arg == "device" and _may_be_written_device(k.value) for k in call.keywords):
         return True
     if names.may_be(call.func, _LEGACY_CUDA_CONSTRUCTORS):
         return True
-    if not call.args or not may_be_device_literal(call.args[0]):
+    if not call.args or not _may_be_written_device(call.args[0]):
         return False
     func = call.func
     return (isinstance(func, ast.Attribute) and func.attr == "to") or names.may_be(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 import libcst as cst
 
@@ -17,6 +18,7 @@ from devlint.nodes import (
     first_positional,
     keyword_argument,
     none_test,
+    parameter_names,
 )
 from devlint.rules._anchors import (
     device_anchor,
@@ -122,6 +124,9 @@ class HardcodedDevice(Rule):
     In a class whose objects have `.device` (not in `__init__`), also the device an
     expression picks wherever that device type exists (`torch.device("cuda" if
     torch.cuda.is_available() else "cpu")`): the current GPU, not the one the object is on.
+    Anywhere, a literal device that replaces a device parameter whenever the function runs
+    (`execution_device = torch.device("cuda")` in its body, not under a test): the device
+    every caller passes is thrown away.
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
     a sampler or trainer stores as its `self.device` (or `self.current_device`), or that
     its `device` property returns: choosing it is that class's job (also through a helper's
@@ -942,6 +947,16 @@ class HardcodedDevice(Rule):
             "        return x.to(self.device)\n",
         ),
         Invalid(
+            # The device the caller passes is thrown away, whoever the caller is.
+            "import torch\n\n"
+            "class Cache:\n"
+            '    def __init__(self, execution_device=torch.device("cpu")):\n'
+            '        execution_device = torch.device("cuda")\n'
+            "        self.execution_device = execution_device\n",
+            line=5,
+            column=28,
+        ),
+        Invalid(
             # Wherever CUDA exists this picks the current GPU, not the one the model is on.
             "import torch\nfrom transformers import PreTrainedModel\n\n"
             "class Chat(PreTrainedModel):\n"
@@ -1479,6 +1494,12 @@ class HardcodedDevice(Rule):
             return True
         return any(_has_a_literal_device_default(f) for f in found.of_type(ast.FunctionDef))
 
+    def parse_anyway(self, found: Skeleton) -> bool:
+        """A function that may replace its device parameter with a literal device
+        (``_overridden_parameter``) may be reported in any scope, whatever the index says."""
+        names = Bindings.of(found)
+        return any(_may_override_a_parameter(f, names) for f in found.of_type(ast.FunctionDef))
+
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         if isinstance(node, cst.Param):
             self._visit_default(node, context)
@@ -1576,6 +1597,11 @@ class HardcodedDevice(Rule):
             data = {"literal": literal, "default": init, "position": str(position)}
             context.report(self.code, node, data=data)
             return
+        overridden = _overridden_parameter(node, ancestors)
+        if overridden is not None:
+            data = {"literal": literal, "overrides": overridden}
+            context.report(self.code, node, data=data)
+            return
         if under_a_test_of_the_device(ancestors):
             return  # `if device == "gpu": return torch.device("cuda")` translates it
         if only_compared(node, ancestors) or in_a_probe(ancestors) or in_a_callback(ancestors):
@@ -1635,6 +1661,12 @@ class HardcodedDevice(Rule):
     def resolve(
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
+        overridden = candidate.data.get("overrides")
+        if overridden is not None:
+            return Resolution(
+                f"Hard-coded device {candidate.data['literal']} replaces the `{overridden}` "
+                "argument: whatever device a caller passes is ignored; delete the override"
+            )
         if not self.in_scope(scope):
             return None
         if not scope.model_code and "stored" in candidate.data:
@@ -1776,6 +1808,24 @@ def _written_device(node: cst.BaseExpression) -> tuple[str, bool] | None:
     return (literal, True) if literal is not None else None
 
 
+def _may_override_a_parameter(function: ast.AST, names: Bindings) -> bool:
+    """``_overridden_parameter`` may find a statement of ``function``'s body: a device
+    parameter assigned what may be ``torch.device(<literal>)``."""
+    assert isinstance(function, ast.FunctionDef)
+    args = function.args
+    params = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    return any(
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and statement.targets[0].id in params
+        and names_the_device(statement.targets[0].id)
+        and isinstance(statement.value, ast.Call)
+        and names.may_be(statement.value.func, _TORCH_DEVICE)
+        for statement in function.body
+    )
+
+
 def _may_be_written_device(node: ast.AST) -> bool:
     """``_written_device`` of the same expression could find a device."""
     return may_be_device_literal(node.body if isinstance(node, ast.IfExp) else node)
@@ -1793,6 +1843,28 @@ def _may_place_on_literal(call: ast.AST, names: Bindings) -> bool:
     return (isinstance(func, ast.Attribute) and func.attr == "to") or names.may_be(
         func, _TORCH_DEVICE
     )
+
+
+def _overridden_parameter(node: cst.CSTNode, ancestors: Sequence[cst.CSTNode]) -> str | None:
+    """The device parameter that ``node``, all of an assignment's value, replaces whenever
+    the function runs (``execution_device = torch.device("cuda")`` in its body, not under
+    a test): what every caller passes is thrown away. None otherwise."""
+    if len(ancestors) < 4:
+        return None
+    assign, line, body, function = ancestors[-1], ancestors[-2], ancestors[-3], ancestors[-4]
+    if not (
+        isinstance(assign, cst.Assign)
+        and assign.value is node
+        and len(assign.targets) == 1
+        and isinstance(line, cst.SimpleStatementLine)
+        and isinstance(body, cst.IndentedBlock)
+        and isinstance(function, cst.FunctionDef)
+    ):
+        return None
+    target = assign.targets[0].target
+    if not isinstance(target, cst.Name) or target.value not in parameter_names(function):
+        return None
+    return target.value if names_the_device(target.value) else None
 
 
 def _stored_as_the_device(context: FileContext) -> bool:

@@ -83,6 +83,7 @@ class HardcodedDevice(Rule):
     device: methods of `nn.Module`, `LightningModule`, `PreTrainedModel` and torchmetrics
     `Metric` subclasses (and of the mixins they inherit); classes that store a device
     (`self.device = ...`) or a model (`self.model = ...`): samplers, trainers, pipelines,
+    classes whose `__init__` is told a device (a `device` parameter, kept or handed on),
     subclasses of transformers' `Trainer`, and optimizers (`torch.optim.Optimizer`
     subclasses, which update their parameters where those are);
     functions that take a `device` parameter; and the project functions all these call. Also
@@ -121,9 +122,10 @@ class HardcodedDevice(Rule):
     `map_location=helper()`, `device = helper()` or any local `dev = helper()`, whose
     uses are not followed: a finding); nor a module default every constructor in the
     project overrides, unless a subclass may rely on it.
-    In a class whose objects have `.device` (not in `__init__`), also the device an
-    expression picks wherever that device type exists (`torch.device("cuda" if
-    torch.cuda.is_available() else "cpu")`): the current GPU, not the one the object is on.
+    In model code whose objects have `.device` (a `PreTrainedModel`, a LightningModule; not
+    in `__init__`), also the device an expression picks wherever that device type exists
+    (`torch.device("cuda" if torch.cuda.is_available() else "cpu")`): the current GPU, not
+    the one the object is on.
     Anywhere, a literal device that replaces a device parameter whenever the function runs
     (`execution_device = torch.device("cuda")` in its body, not under a test): the device
     every caller passes is thrown away.
@@ -350,6 +352,16 @@ class HardcodedDevice(Rule):
         "    def __init__(self, model):\n"
         "        self.model = model\n"
         "        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n",
+        # Arguments whose `device` reports the device this method chooses.
+        "import torch\nfrom functools import cached_property\n\n"
+        "class Arguments:\n"
+        "    @property\n"
+        "    def device(self):\n"
+        "        return self._setup_devices\n\n"
+        "    @cached_property\n"
+        "    def _setup_devices(self):\n"
+        "        device = torch.device('cuda:0' if torch.cuda.is_available() else 'cpu')\n"
+        "        return device\n",
         # An explicit, checked choice inside model code.
         "import torch\nimport torch.nn as nn\n\n"
         "class M(nn.Module):\n"
@@ -1671,9 +1683,12 @@ class HardcodedDevice(Rule):
             return None
         if not scope.model_code and "stored" in candidate.data:
             return None  # a sampler or trainer choosing the device it keeps or reports: its job
-        if "if_available" in candidate.data and not (scope.device_aware and not scope.in_init):
+        if "if_available" in candidate.data and not (
+            scope.model_code and scope.device_aware and not scope.in_init
+        ):
             return None  # `"cuda" if torch.cuda.is_available() else "cpu"`: a choice, but
-            # where the object has a `.device` it ignores the device the object is on
+            # a model that has a `.device` ignores the device it is on (not a class
+            # choosing the device it reports: `TrainingArguments._setup_devices`)
         if moves_its_input_there(candidate, scope, index):
             return None  # `def to_gpu(x: Tensor): return x.to("cuda")`: what it is for
         if "callee" in candidate.data and index.is_record(candidate.data["callee"]):
@@ -1718,7 +1733,7 @@ class HardcodedDevice(Rule):
             return Resolution(
                 f"{message}: the module is still on the CPU here; let the trainer move it"
             )
-        if scope.in_init:
+        if scope.in_init and not candidate.scope.device_param:  # else: use it
             return Resolution(f"{message}: take it from the device or model it is given")
         if scope.device_aware:
             fix = choose_fix(candidate, "self_device", Applicability.SAFE, "Use `self.device`")

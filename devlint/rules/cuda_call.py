@@ -1533,7 +1533,7 @@ class CudaCall(Rule):
             )
         if scope.in_init and not candidate.scope.device_param:  # else: use it
             return Resolution(f"{where}: take the device from the device or model it is given")
-        if scope.device_aware:
+        if scope.device_aware and not scope.in_init:
             # Under a device flag (`x.cuda() if self.use_cuda else x`) the flag, not the
             # kept device, said "GPU": the two may disagree (`use_cuda=True`, device unset).
             flagged = candidate.data.get("chosen") in ("flag", "distributed_flag")

@@ -959,6 +959,22 @@ class HardcodedDevice(Rule):
             "        return x.to(self.device)\n",
         ),
         Invalid(
+            # An `__init__` told its device: use it (`self.device` may not be set yet).
+            "import torch\n\n"
+            "class Pool:\n"
+            "    def __init__(self, size, device):\n"
+            "        self.cache = torch.zeros(size, device='cuda')\n"
+            "        self.device = device\n",
+            line=5,
+            column=47,
+            fixed="import torch\n\n"
+            "class Pool:\n"
+            "    def __init__(self, size, device):\n"
+            "        self.cache = torch.zeros(size, device=device)\n"
+            "        self.device = device\n",
+            unsafe=True,
+        ),
+        Invalid(
             # The device the caller passes is thrown away, whoever the caller is.
             "import torch\n\n"
             "class Cache:\n"
@@ -1735,7 +1751,7 @@ class HardcodedDevice(Rule):
             )
         if scope.in_init and not candidate.scope.device_param:  # else: use it
             return Resolution(f"{message}: take it from the device or model it is given")
-        if scope.device_aware:
+        if scope.device_aware and not scope.in_init:
             fix = choose_fix(candidate, "self_device", Applicability.SAFE, "Use `self.device`")
             return Resolution(f"{message}; use `self.device`", fix)
         if candidate.scope.device_param and "device_index" not in candidate.data:

@@ -553,17 +553,6 @@ class CudaCall(Rule):
     )
     INVALID = (
         Invalid(
-            # Built with a device it hands to its session: `.cuda()` ignores it.
-            "import torch\n\n"
-            "class Backend:\n"
-            "    def __init__(self, path, device):\n"
-            "        self.session = load_session(path, device)\n\n"
-            "    def run(self, x: torch.Tensor):\n"
-            "        return self.session(x.cuda())\n",
-            line=8,
-            column=31,
-        ),
-        Invalid(
             "import pytorch_lightning as pl\n\n"
             "class M(pl.LightningModule):\n"
             "    def forward(self, x):\n"
@@ -1394,6 +1383,17 @@ class CudaCall(Rule):
             "        self.fc = nn.Linear(4, 4).cuda()\n",
             line=11,
             column=35,
+        ),
+        Invalid(
+            # Built with a device it hands to its session: `.cuda()` ignores it.
+            "import torch\n\n"
+            "class Backend:\n"
+            "    def __init__(self, path, device):\n"
+            "        self.session = load_session(path, device)\n\n"
+            "    def run(self, x: torch.Tensor):\n"
+            "        return self.session(x.cuda())\n",
+            line=8,
+            column=31,
         ),
     )
 

@@ -693,7 +693,8 @@ def placed_arguments(method: str | None, args: Sequence[T], keywords: Sequence[T
 
 def names_the_device(attribute: str) -> bool:
     """``self.<attribute>`` names the device an object keeps: ``device``,
-    ``current_device``, ``_device``."""
+    ``current_device``, ``_device`` (as a parameter of that name names the device a
+    function is told)."""
     return "." not in attribute and attribute.endswith("device")
 
 

@@ -112,8 +112,9 @@ class ClassKind:
     """A LightningDataModule: the trainer moves the batches its loaders yield."""
     device_context: bool = False
     """Not a model, but it already knows its device: it stores one (``self.device``) or
-    a model (``self.model``): samplers, trainers, pipelines; or it is an optimizer, which
-    updates its parameters where they are."""
+    a model (``self.model``): samplers, trainers, pipelines; or its ``__init__`` is told
+    one (a ``device`` parameter); or it is an optimizer, which updates its parameters
+    where they are."""
 
     def __or__(self, other: ClassKind) -> ClassKind:
         return ClassKind(
@@ -126,6 +127,7 @@ _DEVICE_AWARE = ClassKind(model=True, device_aware=True)
 _MODULE = ClassKind(model=True)
 _STORES_DEVICE = ClassKind(device_context=True, device_aware=True)
 _STORES_MODEL = ClassKind(device_context=True)
+_TOLD_DEVICE = ClassKind(device_context=True)
 _OPTIMIZER = ClassKind(device_context=True)
 _OTHER = ClassKind()
 _DATASET = ClassKind(dataset=True)
@@ -400,11 +402,19 @@ class ProjectIndex:
                 kind |= _STORES_DEVICE
             elif "model" in facts.stores:
                 kind |= _STORES_MODEL
+            elif self._told_its_device(name):
+                kind |= _TOLD_DEVICE
             if self._says_it_is_on_cpu(name, set()):
                 # Its `device` is the CPU: what it stores computes there, no accelerator.
                 kind = replace(kind, device_context=False, device_aware=False)
         self._kinds[name] = kind
         return kind
+
+    def _told_its_device(self, name: str) -> bool:
+        """The class's own ``__init__`` takes a ``device`` parameter: its objects are told
+        their device when built, whether they keep it or hand it to what they build."""
+        init = self._functions.get(f"{name}.__init__")
+        return init is not None and init.takes_device
 
     def _says_it_is_on_cpu(self, name: str, seen: set[str]) -> bool:
         """The nearest ``device`` the class or a base of the project defines returns only

@@ -4,11 +4,13 @@ and the rules all ask."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
 from devlint.symbols import (
+    AVAILABILITY_CHECKS,
     DEVICE_TYPES,
     MOVE_HELPER_NAMES,
     PROCESSOR_LOADERS,
@@ -64,6 +66,29 @@ def names_a_device(value: str) -> bool:
     """``"cuda"``, ``"cuda:1"``, ``"mps"``: an accelerator, with or without an index."""
     kind, _, index = value.partition(":")
     return kind in DEVICE_TYPES and (not index or index.isdigit())
+
+
+_KINDS = "|".join(sorted(DEVICE_TYPES | {"gpu", "tpu", "mlu", "musa"}))
+_AVAILABILITY_HELPER = re.compile(
+    rf"^_?(is_(\w+_)?({_KINDS})_available|has_(\w+_)?({_KINDS}))$", re.IGNORECASE
+)
+"""Helpers and flags that say whether a device type exists (``is_npu_available()``,
+``IS_CUDA_AVAILABLE``, ``is_torch_xla_available()``, ``_has_mps()``): a branch on them
+chooses a device deliberately."""
+
+
+def asks_which_devices_exist(node: cst.CSTNode) -> bool:
+    """``node`` (one node of a test) asks whether a device type exists: a helper or flag
+    such as ``is_npu_available``, ``IS_CUDA_AVAILABLE``, or ``torch.cuda.is_available``
+    (which names its device; not ``get_accelerator().is_available()``, which asks about
+    whatever accelerator there is, not necessarily a literal's)."""
+    if isinstance(node, cst.Name):
+        return _AVAILABILITY_HELPER.match(node.value) is not None
+    if not isinstance(node, cst.Attribute):
+        return False
+    if _AVAILABILITY_HELPER.match(node.attr.value):
+        return True
+    return node.attr.value in AVAILABILITY_CHECKS and not isinstance(node.value, cst.Call)
 
 
 def names_a_move_helper(func: cst.BaseExpression) -> bool:

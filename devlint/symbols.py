@@ -777,11 +777,13 @@ FULL_REDUCTIONS = frozenset(
 
 TENSOR_ONLY_METHODS = frozenset(
     {"contiguous", "unsqueeze", "repeat_interleave", "masked_fill", "index_select"}
+    | {"stride", "element_size"}
     | {"new_zeros", "new_ones", "new_full", "new_empty", "new_tensor", "type_as", "expand_as"}
 )
 """Methods of a tensor that a NumPy array, a list, a number or a ``torch.Size`` lacks (not
-``numel``: a shape has it): a parameter the code calls one on (``boxes.contiguous()``)
-holds a tensor, whatever its annotation says."""
+``numel``: a shape has it; an array has ``strides`` and ``itemsize``, no ``stride()``): a
+parameter the code calls one on (``boxes.contiguous()``) holds a tensor, whatever its
+annotation says."""
 
 TENSOR_PARAMETER_NAMES = frozenset(
     {"x", "input", "hidden_states", "inputs_embeds", "input_ids", "pixel_values"}

@@ -61,6 +61,7 @@ from devlint.flow.meetings import Handoff, Meeting
 from devlint.flow.summary import summarise
 from devlint.nodes import (
     annotation_names,
+    asks_which_devices_exist,
     child_fields,
     descendants,
     dotted_name,
@@ -79,9 +80,7 @@ from devlint.nodes import (
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
 from devlint.source import LINE_BREAK, split_lines
 from devlint.symbols import (
-    AVAILABILITY_CHECKS,
     DEVICE_PREDICATES,
-    DEVICE_TYPES,
     PLACING_KEYWORDS,
     PROCESS_GROUP_INITS,
     TENSOR_PARAMETER_NAMES,
@@ -90,29 +89,14 @@ from devlint.symbols import (
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?", re.I)
 
 
-_KINDS = "|".join(sorted(DEVICE_TYPES | {"gpu", "tpu", "mlu", "musa"}))
-_AVAILABILITY_HELPER = re.compile(
-    rf"^_?(is_(\w+_)?({_KINDS})_available|has_(\w+_)?({_KINDS}))$", re.IGNORECASE
-)
-"""Helpers and flags that say whether a device type exists (``is_npu_available()``,
-``IS_CUDA_AVAILABLE``, ``is_torch_xla_available()``, ``_has_mps()``): a branch on them
-chooses a device deliberately."""
-
-
 def _mentions_availability_check(test: cst.CSTNode, *, tensor_predicates: bool = True) -> bool:
     """The test asks which devices exist (or where a tensor is): the branch is deliberate."""
     stack = [test]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Name) and _AVAILABILITY_HELPER.match(node.value):
-            return True  # is_npu_available(), IS_CUDA_AVAILABLE: asks which devices exist
+        if asks_which_devices_exist(node):
+            return True
         if isinstance(node, cst.Attribute):
-            if _AVAILABILITY_HELPER.match(node.attr.value):
-                return True
-            # `torch.cuda.is_available()` names its device; `get_accelerator().is_available()`
-            # asks about whatever accelerator there is, which need not be a literal's.
-            if node.attr.value in AVAILABILITY_CHECKS and not isinstance(node.value, cst.Call):
-                return True
             if not tensor_predicates:
                 stack.extend(iter_children(node))
                 continue

@@ -195,8 +195,11 @@ def test_every_rule_has_a_trigger_and_passes_its_screen_where_it_reports_or_adds
         for candidate in outcome.candidates if sightings is not None else ():
             assert any(_places(s, candidate) for s in sightings), (rule.code, candidate.scope)
         # Outside model code only where the rule lets the file through whatever the index
-        # knows (DEV003 in a file that calls a collective: its sightings say anywhere).
-        anywhere = sightings is None and rule.may_report_in(outcome.facts, index, None)
+        # knows (DEV003 in a file that calls a collective: its sightings say anywhere;
+        # DEV001 where a function replaces its device parameter: it parses the file anyway).
+        anywhere = (rule.defers_to_index() and rule.parse_anyway(found)) or (
+            sightings is None and rule.may_report_in(outcome.facts, index, None)
+        )
         for candidate in outcome.candidates if rule.only_in_model_code and not anywhere else ():
             # Outside model code a candidate is kept only where the index, asked before
             # parsing, says the rule may report (DEV003: a library function whose

@@ -367,7 +367,8 @@ def test_every_rule_is_described_from_its_documentation() -> None:
     assert cuda["fullDescription"] == {
         "text": "Finds `.cuda()` and `.cuda(N)` calls in code that already knows its device: "
         "model code (as DEV001 defines it), classes that store a device or a model "
-        "(samplers, trainers, pipelines; subclasses of transformers' `Trainer`), optimizers "
+        "(samplers, trainers, pipelines; subclasses of transformers' `Trainer`) or whose "
+        "`__init__` is told a device (a backend wrapper built with `device=`), optimizers "
         "(subclasses of `torch.optim.Optimizer`), functions "
         "told their device (a `device` "
         "parameter; the fix there, `.to(device)`, is unsafe), and the project functions "

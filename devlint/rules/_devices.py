@@ -10,6 +10,7 @@ import libcst as cst
 
 from devlint.facts import absolute_module
 from devlint.nodes import (
+    asks_which_devices_exist,
     attribute_of_self,
     descendants,
     dotted_name,
@@ -55,6 +56,17 @@ def device_literal(node: cst.BaseExpression) -> str | None:
         if isinstance(value, str) and names_a_device(value):
             return node.value
     return None
+
+
+def device_if_available(node: cst.BaseExpression) -> str | None:
+    """The literal device of ``"cuda" if torch.cuda.is_available() else "cpu"``: the one
+    the expression picks wherever that device type exists, whatever device the code it
+    runs in was put on; None for any other expression."""
+    if not isinstance(node, cst.IfExp):
+        return None
+    if not any(map(asks_which_devices_exist, descendants(node.test))):
+        return None
+    return device_literal(node.body)
 
 
 def cuda_target_is_literal(call: cst.Call) -> bool:

@@ -310,7 +310,8 @@ class Rule:
         return self.only_in_model_code
 
     def parse_anyway(self, found: Skeleton) -> bool:
-        """For a rule that defers to the index: the file may give it facts, parse it now."""
+        """For a rule that defers to the index: the file may give it facts, or a candidate
+        it keeps whatever the index says of its scope: parse it now."""
         return self.fact_triggers is None or any(t in found.code for t in self.fact_triggers)
 
     def screen(self, found: Skeleton, settings: RuleSettings) -> bool:

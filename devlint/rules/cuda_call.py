@@ -98,7 +98,8 @@ class CudaCall(Rule):
     """## What it does
     Finds `.cuda()` and `.cuda(N)` calls in code that already knows its device: model
     code (as DEV001 defines it), classes that store a device or a model (samplers,
-    trainers, pipelines; subclasses of transformers' `Trainer`), optimizers (subclasses
+    trainers, pipelines; subclasses of transformers' `Trainer`) or whose `__init__` is
+    told a device (a backend wrapper built with `device=`), optimizers (subclasses
     of `torch.optim.Optimizer`), functions told their
     device (a `device` parameter; the fix there, `.to(device)`, is unsafe), and the
     project functions all these call; also
@@ -1417,6 +1418,17 @@ class CudaCall(Rule):
             column=35,
         ),
         Invalid(
+            # Built with a device it hands to its session: `.cuda()` ignores it.
+            "import torch\n\n"
+            "class Backend:\n"
+            "    def __init__(self, path, device):\n"
+            "        self.session = load_session(path, device)\n\n"
+            "    def run(self, x: torch.Tensor):\n"
+            "        return self.session(x.cuda())\n",
+            line=8,
+            column=31,
+        ),
+        Invalid(
             # With no GPU chosen (the CPU) it runs too: onto a GPU the user did not ask for.
             _CHOSEN_GPUS
             + "            pass\n        data = data.cuda()\n        return self.net(data)\n",
@@ -1564,9 +1576,9 @@ class CudaCall(Rule):
                 "`.cuda()` in `__init__` pins the module to the current GPU; move the "
                 "whole model once, where it is used"
             )
-        if scope.in_init:
+        if scope.in_init and not candidate.scope.device_param:  # else: use it
             return Resolution(f"{where}: take the device from the device or model it is given")
-        if scope.device_aware:
+        if scope.device_aware and not scope.in_init:
             # Under a device flag (`x.cuda() if self.use_cuda else x`) the flag, not the
             # kept device, said "GPU": the two may disagree (`use_cuda=True`, device unset).
             flagged = candidate.data.get("chosen") in ("flag", "distributed_flag")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 import libcst as cst
 
@@ -17,6 +18,7 @@ from devlint.nodes import (
     first_positional,
     keyword_argument,
     none_test,
+    parameter_names,
 )
 from devlint.rules._anchors import (
     device_anchor,
@@ -38,6 +40,7 @@ from devlint.rules._devices import (
     BINDING_TYPES,
     Bindings,
     asks_a_backend,
+    device_if_available,
     device_literal,
     in_a_callback,
     in_a_probe,
@@ -85,16 +88,18 @@ class HardcodedDevice(Rule):
     device: methods of `nn.Module`, `LightningModule`, `PreTrainedModel` and torchmetrics
     `Metric` subclasses (and of the mixins they inherit); classes that store a device
     (`self.device = ...`) or a model (`self.model = ...`): samplers, trainers, pipelines,
+    classes whose `__init__` is told a device (a `device` parameter, kept or handed on),
     subclasses of transformers' `Trainer`, and optimizers (`torch.optim.Optimizer`
     subclasses, which update their parameters where those are);
     functions that take a `device` parameter; and the project functions all these call. Also
     functions whose inputs tell them their device: a parameter annotated as a tensor or a
     module (`x: Tensor`, `model: nn.Module`), or not annotated and used as only a tensor is
-    (`boxes.contiguous()`, `index.new_zeros(n)`), and the methods of autograd Functions (not
-    tests), unless the literal moves that very input (`def to_gpu(x: Tensor): return
-    x.to("cuda")` is what it is for; in a device context only where DEV002 allows
-    `x.cuda()` there: a project that pins each process to its GPU). A legacy constructor such as
-    `torch.cuda.FloatTensor(...)` is a literal device too (the current GPU), and so is the
+    (`boxes.contiguous()`, `index.new_zeros(n)`, `x.stride(-1)`), and the methods of
+    autograd Functions (not tests), unless the literal moves that very input (`def
+    to_gpu(x: Tensor): return x.to("cuda")` is what it is for; in a device context only
+    where DEV002 allows `x.cuda()` there: a project that pins each process to its GPU). A
+    legacy constructor such as `torch.cuda.FloatTensor(...)` is a literal device too (the
+    current GPU), and so is the
     default of a model's `__init__(..., device="cuda")` that it stores as `self.device` and
     places tensors with (callers that rely on it are pinned to the GPU; a `device` field's
     default in a dataclass or attrs class is its generated `__init__`'s: `device:
@@ -122,6 +127,13 @@ class HardcodedDevice(Rule):
     `map_location=helper()`, `device = helper()` or any local `dev = helper()`, whose
     uses are not followed: a finding); nor a module default every constructor in the
     project overrides, unless a subclass may rely on it.
+    In model code whose objects have `.device` (a `PreTrainedModel`, a LightningModule; not
+    in `__init__`), also the device an expression picks wherever that device type exists
+    (`torch.device("cuda" if torch.cuda.is_available() else "cpu")`): the current GPU, not
+    the one the object is on.
+    Anywhere, a literal device that replaces a device parameter whenever the function runs
+    (`execution_device = torch.device("cuda")` in its body, not under a test): the device
+    every caller passes is thrown away.
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
     a sampler or trainer stores as its `self.device` (or `self.current_device`), or that
     its `device` property returns: choosing it is that class's job (also through a helper's
@@ -340,6 +352,28 @@ class HardcodedDevice(Rule):
         'if __name__ == "__main__":\n'
         '    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
         '    x = torch.zeros(3).to("cuda")\n',
+        # Chosen by which devices exist, where there is no `.device` to ask instead: a
+        # plain module's `__init__`, and the device a sampler keeps.
+        "import torch\nfrom torch import nn\n\n"
+        "class Filter(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "        self.kernel = make_kernel(device)\n",
+        "import torch\n\nclass Sampler:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n",
+        # Arguments whose `device` reports the device this method chooses.
+        "import torch\nfrom functools import cached_property\n\n"
+        "class Arguments:\n"
+        "    @property\n"
+        "    def device(self):\n"
+        "        return self._setup_devices\n\n"
+        "    @cached_property\n"
+        "    def _setup_devices(self):\n"
+        "        device = torch.device('cuda:0' if torch.cuda.is_available() else 'cpu')\n"
+        "        return device\n",
         # An explicit, checked choice inside model code.
         "import torch\nimport torch.nn as nn\n\n"
         "class M(nn.Module):\n"
@@ -937,6 +971,68 @@ class HardcodedDevice(Rule):
             "        return x.to(self.device)\n",
         ),
         Invalid(
+            # An `__init__` told its device: use it (`self.device` may not be set yet).
+            "import torch\n\n"
+            "class Pool:\n"
+            "    def __init__(self, size, device):\n"
+            "        self.cache = torch.zeros(size, device='cuda')\n"
+            "        self.device = device\n",
+            line=5,
+            column=47,
+            fixed="import torch\n\n"
+            "class Pool:\n"
+            "    def __init__(self, size, device):\n"
+            "        self.cache = torch.zeros(size, device=device)\n"
+            "        self.device = device\n",
+            unsafe=True,
+        ),
+        Invalid(
+            # The device the caller passes is thrown away, whoever the caller is.
+            "import torch\n\n"
+            "class Cache:\n"
+            '    def __init__(self, execution_device=torch.device("cpu")):\n'
+            '        execution_device = torch.device("cuda")\n'
+            "        self.execution_device = execution_device\n",
+            line=5,
+            column=28,
+        ),
+        Invalid(
+            # Wherever CUDA exists this picks the current GPU, not the one the model is on.
+            "import torch\nfrom transformers import PreTrainedModel\n\n"
+            "class Chat(PreTrainedModel):\n"
+            "    def chat(self, tokens):\n"
+            "        device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+            "        return self.generate(tokens.to(device))\n",
+            line=6,
+            column=18,
+            fixed="import torch\nfrom transformers import PreTrainedModel\n\n"
+            "class Chat(PreTrainedModel):\n"
+            "    def chat(self, tokens):\n"
+            "        device = self.device\n"
+            "        return self.generate(tokens.to(device))\n",
+        ),
+        Invalid(
+            # `stride()` and `element_size()` say `x` is a tensor: its buffers belong on its
+            # device, not on the current GPU.
+            "import torch\n\n"
+            "def norm_fwd(x, weight):\n"
+            "    assert x.stride(-1) == 1\n"
+            "    y = torch.empty_like(x)\n"
+            '    rstd = torch.empty((x.shape[0],), device="cuda")\n'
+            "    kernel(x, weight, y, rstd, x.element_size())\n"
+            "    return y, rstd\n",
+            line=6,
+            column=46,
+            fixed="import torch\n\n"
+            "def norm_fwd(x, weight):\n"
+            "    assert x.stride(-1) == 1\n"
+            "    y = torch.empty_like(x)\n"
+            "    rstd = torch.empty((x.shape[0],), device=x.device)\n"
+            "    kernel(x, weight, y, rstd, x.element_size())\n"
+            "    return y, rstd\n",
+            unsafe=True,
+        ),
+        Invalid(
             "import torch\nfrom torch import nn\n\n"
             "class Block(nn.Module):\n"
             "    def forward(self, x: torch.Tensor):\n"
@@ -1438,6 +1534,12 @@ class HardcodedDevice(Rule):
             return True
         return any(_has_a_literal_device_default(f) for f in found.of_type(ast.FunctionDef))
 
+    def parse_anyway(self, found: Skeleton) -> bool:
+        """A function that may replace its device parameter with a literal device
+        (``_overridden_parameter``) may be reported in any scope, whatever the index says."""
+        names = Bindings.of(found)
+        return any(_may_override_a_parameter(f, names) for f in found.of_type(ast.FunctionDef))
+
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         if isinstance(node, cst.Param):
             self._visit_default(node, context)
@@ -1455,27 +1557,25 @@ class HardcodedDevice(Rule):
             return  # a query such as torch.cuda.get_device_properties(0) places nothing
         if name == "torch.device":
             first = first_positional(node)
-            literal = device_literal(first.value) if first else None
+            found = _written_device(first.value) if first else None
             if (
-                literal is not None
+                found is not None
                 and not _is_query(context)
                 and not _has_index(node)
                 and not is_map_location(context.ancestors)
                 and not _fills_in_a_default(node, context)
             ):
-                self._report(context, node, node, literal)
+                self._report(context, node, node, *found)
             return
         if isinstance(node.func, cst.Attribute) and node.func.attr.value == "to":
             first = first_positional(node)
-            if first is not None:
-                literal = device_literal(first.value)
-                if literal is not None:
-                    self._report(context, node, first.value, literal)
+            found = _written_device(first.value) if first else None
+            if first is not None and found is not None:
+                self._report(context, node, first.value, *found)
         keyword = keyword_argument(node, "device")
-        if keyword is not None:
-            literal = device_literal(keyword.value)
-            if literal is not None:
-                self._report(context, node, keyword.value, literal, callee=name)
+        found = _written_device(keyword.value) if keyword else None
+        if keyword is not None and found is not None:
+            self._report(context, node, keyword.value, *found, callee=name)
 
     def _visit_default(self, param: cst.Param, context: FileContext) -> None:
         """``def __init__(self, device="cuda"): self.device = device``: a default the module
@@ -1524,6 +1624,7 @@ class HardcodedDevice(Rule):
         call: cst.Call,
         node: cst.CSTNode,
         literal: str,
+        available: bool = False,
         *,
         legacy: bool = False,
         callee: str = "",
@@ -1534,6 +1635,11 @@ class HardcodedDevice(Rule):
             # `device: torch.device = attr.ib(default=torch.device("cuda"))`: `__init__`'s
             init = f"{context.scope.class_name}.__init__"
             data = {"literal": literal, "default": init, "position": str(position)}
+            context.report(self.code, node, data=data)
+            return
+        overridden = _overridden_parameter(node, ancestors)
+        if overridden is not None:
+            data = {"literal": literal, "overrides": overridden}
             context.report(self.code, node, data=data)
             return
         if under_a_test_of_the_device(ancestors):
@@ -1574,6 +1680,8 @@ class HardcodedDevice(Rule):
         ):
             fixes["tensor_device"] = (replace(node, f"{param}.device"),)
         data = {"literal": literal, "module": context.module_name}
+        if available:
+            data["if_available"] = "yes"
         if context.scope.device_param and not told:
             data["device_index"] = "yes"  # `if device >= 0`: a CUDA index, -1 the CPU
         if chosen is not None:
@@ -1599,10 +1707,22 @@ class HardcodedDevice(Rule):
     def resolve(
         self, candidate: Candidate, scope: ScopeInfo, index: ProjectIndex
     ) -> Resolution | None:
+        overridden = candidate.data.get("overrides")
+        if overridden is not None:
+            return Resolution(
+                f"Hard-coded device {candidate.data['literal']} replaces the `{overridden}` "
+                "argument: whatever device a caller passes is ignored; delete the override"
+            )
         if not self.in_scope(scope):
             return None
         if not scope.model_code and "stored" in candidate.data:
             return None  # a sampler or trainer choosing the device it keeps or reports: its job
+        if "if_available" in candidate.data and not (
+            scope.model_code and scope.device_aware and not scope.in_init
+        ):
+            return None  # `"cuda" if torch.cuda.is_available() else "cpu"`: a choice, but
+            # a model that has a `.device` ignores the device it is on (not a class
+            # choosing the device it reports: `TrainingArguments._setup_devices`)
         if moves_its_input_there(candidate, scope, index):
             return None  # `def to_gpu(x: Tensor): return x.to("cuda")`: what it is for
         if "callee" in candidate.data and index.is_record(candidate.data["callee"]):
@@ -1640,13 +1760,18 @@ class HardcodedDevice(Rule):
                 "on an input tensor)"
             )
         message = f"Hard-coded device {literal} {where_the_device_is_known(scope)}"
+        if "if_available" in candidate.data:
+            message = (
+                f"Device {literal} whenever it exists, {where_the_device_is_known(scope)}: "
+                "not where the object is"
+            )
         if scope.in_init and scope.model_code:
             return Resolution(
                 f"{message}: the module is still on the CPU here; let the trainer move it"
             )
-        if scope.in_init:
+        if scope.in_init and not candidate.scope.device_param:  # else: use it
             return Resolution(f"{message}: take it from the device or model it is given")
-        if scope.device_aware:
+        if scope.device_aware and not scope.in_init:
             fix = choose_fix(candidate, "self_device", Applicability.SAFE, "Use `self.device`")
             return Resolution(f"{message}; use `self.device`", fix)
         if candidate.scope.device_param and "device_index" not in candidate.data:
@@ -1724,18 +1849,73 @@ def _has_a_literal_device_default(function: ast.AST) -> bool:
     )
 
 
+def _written_device(node: cst.BaseExpression) -> tuple[str, bool] | None:
+    """The literal device ``node`` writes, and whether it is the one the code picks where
+    that device type exists (``"cuda" if torch.cuda.is_available() else "cpu"``)."""
+    literal = device_literal(node)
+    if literal is not None:
+        return literal, False
+    literal = device_if_available(node)
+    return (literal, True) if literal is not None else None
+
+
+def _may_override_a_parameter(function: ast.AST, names: Bindings) -> bool:
+    """``_overridden_parameter`` may find a statement of ``function``'s body: a device
+    parameter assigned what may be ``torch.device(<literal>)``."""
+    assert isinstance(function, ast.FunctionDef)
+    args = function.args
+    params = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    return any(
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and statement.targets[0].id in params
+        and names_the_device(statement.targets[0].id)
+        and isinstance(statement.value, ast.Call)
+        and names.may_be(statement.value.func, _TORCH_DEVICE)
+        for statement in function.body
+    )
+
+
+def _may_be_written_device(node: ast.AST) -> bool:
+    """``_written_device`` of the same expression could find a device."""
+    return may_be_device_literal(node.body if isinstance(node, ast.IfExp) else node)
+
+
 def _may_place_on_literal(call: ast.AST, names: Bindings) -> bool:
     assert isinstance(call, ast.Call)
-    if any(k.arg == "device" and may_be_device_literal(k.value) for k in call.keywords):
+    if any(k.arg == "device" and _may_be_written_device(k.value) for k in call.keywords):
         return True
     if names.may_be(call.func, _LEGACY_CUDA_CONSTRUCTORS):
         return True
-    if not call.args or not may_be_device_literal(call.args[0]):
+    if not call.args or not _may_be_written_device(call.args[0]):
         return False
     func = call.func
     return (isinstance(func, ast.Attribute) and func.attr == "to") or names.may_be(
         func, _TORCH_DEVICE
     )
+
+
+def _overridden_parameter(node: cst.CSTNode, ancestors: Sequence[cst.CSTNode]) -> str | None:
+    """The device parameter that ``node``, all of an assignment's value, replaces whenever
+    the function runs (``execution_device = torch.device("cuda")`` in its body, not under
+    a test): what every caller passes is thrown away. None otherwise."""
+    if len(ancestors) < 4:
+        return None
+    assign, line, body, function = ancestors[-1], ancestors[-2], ancestors[-3], ancestors[-4]
+    if not (
+        isinstance(assign, cst.Assign)
+        and assign.value is node
+        and len(assign.targets) == 1
+        and isinstance(line, cst.SimpleStatementLine)
+        and isinstance(body, cst.IndentedBlock)
+        and isinstance(function, cst.FunctionDef)
+    ):
+        return None
+    target = assign.targets[0].target
+    if not isinstance(target, cst.Name) or target.value not in parameter_names(function):
+        return None
+    return target.value if names_the_device(target.value) else None
 
 
 def _stored_as_the_device(context: FileContext) -> bool:

@@ -33,13 +33,13 @@ from devlint.facts import (
     ReturnedOutput,
     SingleNode,
 )
+from devlint.nodes import names_an_availability_check
 from devlint.symbols import (
     AUTOGRAD_FUNCTION_BASES,
     BACKEND_FREE_PARTS,
     BACKEND_LIBRARIES,
     BACKEND_OP_NAMESPACES,
     COLLECTIVE_FUNCTIONS,
-    CUDA_AVAILABILITY_TESTS,
     DATASET_BASES,
     DATASET_MODULE_PREFIXES,
     DDP_CLASSES,
@@ -1249,33 +1249,35 @@ class ProjectIndex:
 
     def _setting_up_through(self, setters: set[str], clean: set[str]) -> set[str]:
         """The code that makes its process's GPU current through a project function that
-        does (``rank = setup_dist()``, in a launcher, a method, a script's main block): what
-        it runs after that call runs on that GPU, as in the function that sets it. Not
-        through a function that asks whether CUDA is there (``torch.cuda.is_available()``):
-        it has a way on without a GPU, which its callers may take. Callers in tests or in
-        modules that are not ``clean`` (``_pinned_code``) do not count."""
+        does it itself (``rank = setup_dist()``, in a launcher, a constructor, a script's
+        main block): what it runs after that call runs on that GPU, as in the function that
+        sets it. Only the direct callers: a caller's caller may run other code in another
+        branch (``train()`` sets up, ``evaluate()`` beside it does not). Not where either
+        asks which devices exist (``torch.cuda.is_available()``, ``device_count()``): there
+        is a way on without the GPU. Callers in tests or in modules that are not ``clean``
+        (``_pinned_code``) do not count."""
         found: set[str] = set()
-        todo = [setter for setter in setters if not self._asks_for_cuda(setter)]
-        while todo:
-            for caller in self._call_sites.get(todo.pop(), ()):
+        for setter in setters:
+            if self._asks_which_devices_exist(setter):
+                continue
+            for caller in self._call_sites.get(setter, ()):
                 module = self._module_of.get(caller, caller.removesuffix(_MAIN_GUARD))
-                if caller in setters or caller in found:
+                if caller in setters or module not in clean or self._in_tests(module):
                     continue
-                if module not in clean or self._in_tests(module):
+                if self._asks_which_devices_exist(caller):
                     continue
                 found.add(caller)
                 if caller == module:  # module level: its main block runs after it
                     found.add(f"{module}{_MAIN_GUARD}")
-                if not self._asks_for_cuda(caller):
-                    todo.append(caller)
         return found
 
-    def _asks_for_cuda(self, name: str) -> bool:
-        """The project function (or module's top level) calls ``torch.cuda.is_available()``."""
+    def _asks_which_devices_exist(self, name: str) -> bool:
+        """The project function (or module's top level) asks which devices exist
+        (``names_an_availability_check``)."""
         function = self._functions.get(name)
         facts = self._modules.get(name.removesuffix(_MAIN_GUARD))
         calls = function.calls if function else facts.top_level_calls if facts else ()
-        return not CUDA_AVAILABILITY_TESTS.isdisjoint(calls)
+        return any(names_an_availability_check(call) for call in calls)
 
     @cached_property
     def _builders(self) -> dict[str, set[str]]:

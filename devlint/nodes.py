@@ -91,6 +91,16 @@ def asks_which_devices_exist(node: cst.CSTNode) -> bool:
     return node.attr.value in AVAILABILITY_CHECKS and not isinstance(node.value, cst.Call)
 
 
+def names_an_availability_check(qualified: str) -> bool:
+    """The qualified name of a call asks which devices exist, as ``asks_which_devices_exist``
+    reads a test: ``torch.cuda.is_available``, ``torch.cuda.device_count``, a helper such as
+    ``accelerate.utils.is_npu_available``."""
+    owner, _, last = qualified.rpartition(".")
+    if _AVAILABILITY_HELPER.match(last):
+        return True
+    return last in AVAILABILITY_CHECKS and owner.startswith("torch.")
+
+
 def names_a_move_helper(func: cst.BaseExpression) -> bool:
     """``to_device(batch, d)``, ``utils.move_to(x, d)``: a helper named for moving its
     argument to a device (``MOVE_HELPER_NAMES``, as whole words of its name: not

@@ -175,9 +175,6 @@ epoch-level hooks, where results are commonly gathered on the CPU."""
 AVAILABILITY_CHECKS = frozenset({"is_available", "device_count", "is_built"})
 """Calls that make a surrounding ``if`` an explicit, checked device choice."""
 
-CUDA_AVAILABILITY_TESTS = frozenset({"torch.cuda.is_available", "torch.backends.cuda.is_built"})
-"""Calls that ask whether CUDA is there: code that calls one has a way on without a GPU."""
-
 DEVICE_NAMING_KEYWORDS = frozenset({"device_type", "pin_memory_device"})
 """Keywords whose value names a backend and places no tensor there: which autocast to
 configure (``torch.autocast(device_type=)``), whose pinned host memory a loader uses

@@ -382,6 +382,28 @@ _SELF_PINNING = _CACHED_MODEL + (
         ),
         (
             {
+                "pkg/new/set_up.py": _SET_UP.replace(
+                    "    torch",
+                    "    if torch.cuda.device_count() == 0:\n        return\n    torch",
+                ),
+                "pkg/new/build.py": _BUILDER_SETTING_UP,
+            },
+            _BOTH,
+        ),
+        (
+            {
+                "pkg/new/set_up.py": _SET_UP,
+                "pkg/new/cli.py": "from pkg.new.model import Decoder\n"
+                "from pkg.new.set_up import set_up\n\n\n"
+                "def train():\n    set_up()\n\n\n"
+                "def evaluate():\n    return Decoder()\n\n\n"
+                "def cli(mode):\n    if mode == 'train':\n        train()\n"
+                "    else:\n        evaluate()\n",
+            },
+            _BOTH,
+        ),
+        (
+            {
                 "pkg/new/model.py": _SELF_PINNING,
                 "pkg/new/serve.py": "from pkg.new.model import Decoder\n\n\ndef serve():\n"
                 "    return Decoder.build()\n",
@@ -404,6 +426,8 @@ _SELF_PINNING = _CACHED_MODEL + (
         "a helper pinning GPU 0",
         "a test setting up through a helper",
         "a helper asking for CUDA",
+        "a helper counting GPUs",
+        "a caller's caller running other code beside",
         "built by its own pinning method",
     ],
 )

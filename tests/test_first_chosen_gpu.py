@@ -94,3 +94,25 @@ def test_the_set_up_of_tests_chooses_for_no_program(tmp_path: Path) -> None:
         "pkg/model.py": _MODEL.format(test="if self.use_gpu():"),
     }
     assert findings(tmp_path, files, "DEV002") == [("model.py", 15, 25)]
+
+
+def test_a_move_in_a_conditional_expression_on_the_chosen_gpus_lands_on_the_first(
+    tmp_path: Path,
+) -> None:
+    """The ``.cuda()`` is the body of ``x if gpu_ids else y`` itself (review, round 17)."""
+    model = _MODEL.format(test="if True:").replace(
+        "data = data.cuda()", "data = data.cuda() if self.opt.gpu_ids else data"
+    )
+    files = {"pkg/options.py": _OPTIONS.format(first="opt.gpu_ids[0]"), "pkg/model.py": model}
+    assert findings(tmp_path, files, "DEV002") == []
+
+
+def test_a_guard_method_of_two_statements_on_one_line_is_no_test(tmp_path: Path) -> None:
+    """``ids = self.opt.gpu_ids; return len(ids) > 0`` is not read as the guard, and the
+    file is still checked (it crashed the check, review of round 17)."""
+    model = _MODEL.format(test="if self.use_gpu():").replace(
+        "        return len(self.opt.gpu_ids) > 0\n",
+        "        ids = self.opt.gpu_ids; return len(ids) > 0\n",
+    )
+    files = {"pkg/options.py": _OPTIONS.format(first="opt.gpu_ids[0]"), "pkg/model.py": model}
+    assert findings(tmp_path, files, "DEV002") == [("model.py", 15, 25)]

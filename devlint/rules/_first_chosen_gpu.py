@@ -115,7 +115,9 @@ def _returned_test(classdef: cst.ClassDef, method: str | None) -> cst.BaseExpres
         body = statement.body.body
         if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine):
             return None
-        (small,) = body[0].body
+        if len(body[0].body) != 1:  # `ids = self.gpu_ids; return len(ids) > 0`
+            return None
+        small = body[0].body[0]
         return small.value if isinstance(small, cst.Return) else None
     return None
 

@@ -1515,7 +1515,7 @@ class CudaCall(Rule):
             )
             if choice is not None:
                 data["chosen"] = choice
-            tested = lists_known_not_empty(context.ancestors)
+            tested = lists_known_not_empty([*context.ancestors, node])
             if tested:
                 data[TESTED_LISTS] = " ".join(sorted(tested))
         moved = None if leaves_the_host(func.value) else chain_root(func.value)

@@ -10,7 +10,7 @@ import libcst as cst
 from devlint.candidates import Candidate, Resolution, ScopeInfo
 from devlint.facts import names_the_device
 from devlint.findings import Applicability
-from devlint.index import ProjectIndex
+from devlint.index import ProjectIndex, is_test_module
 from devlint.nodes import (
     attribute_of_self,
     chain_root,
@@ -132,8 +132,9 @@ class HardcodedDevice(Rule):
     (`torch.device("cuda" if torch.cuda.is_available() else "cpu")`): the current GPU, not
     the one the object is on.
     Anywhere, a literal device that replaces a device parameter whenever the function runs
-    (`execution_device = torch.device("cuda")` in its body, not under a test): the device
-    every caller passes is thrown away.
+    (`execution_device = torch.device("cuda")` in its body, not under a test, not after a
+    `return` that uses the passed one, not read from it; not in tests): the device every
+    caller passes is thrown away.
     Scripts and `__main__` blocks choose the device and are not flagged, nor is the value
     a sampler or trainer stores as its `self.device` (or `self.current_device`), or that
     its `device` property returns: choosing it is that class's job (also through a helper's
@@ -258,9 +259,14 @@ class HardcodedDevice(Rule):
     only_in_model_code = True  # resolve: `if not self.in_scope(scope): return None`
     reports_in_device_context = True
     reports_where_inputs_tell = True
-    screen_types = (ast.Call, ast.FunctionDef, *BINDING_TYPES)
+    screen_types = (ast.Call, ast.FunctionDef, ast.AsyncFunctionDef, *BINDING_TYPES)
 
     VALID = (
+        # A device read from the one passed replaces nothing: it translates it.
+        "import torch\n\n"
+        "def pick(device):\n"
+        '    device = torch.device("cuda" if device == "gpu" else "cpu")\n'
+        "    return device\n",
         # Only where the tensor is on that accelerator already does the other branch name it.
         "import torch\n\n\n"
         "class Sampler:\n"
@@ -1538,7 +1544,9 @@ class HardcodedDevice(Rule):
         """A function that may replace its device parameter with a literal device
         (``_overridden_parameter``) may be reported in any scope, whatever the index says."""
         names = Bindings.of(found)
-        return any(_may_override_a_parameter(f, names) for f in found.of_type(ast.FunctionDef))
+        functions = found.of_type(ast.FunctionDef, ast.AsyncFunctionDef)
+        overriding = any(_may_override_a_parameter(f, names) for f in functions)
+        return overriding or super().parse_anyway(found)
 
     def visit(self, node: cst.CSTNode, context: FileContext) -> None:
         if isinstance(node, cst.Param):
@@ -1637,7 +1645,9 @@ class HardcodedDevice(Rule):
             data = {"literal": literal, "default": init, "position": str(position)}
             context.report(self.code, node, data=data)
             return
-        overridden = _overridden_parameter(node, ancestors)
+        overridden = (
+            None if is_test_module(context.module_name) else _overridden_parameter(node, ancestors)
+        )
         if overridden is not None:
             data = {"literal": literal, "overrides": overridden}
             context.report(self.code, node, data=data)
@@ -1653,7 +1663,7 @@ class HardcodedDevice(Rule):
         if legacy or (without_index(literal) and not _has_any_index(call, node)):
             classes = class_choices(self, context)
             chosen = own_choice(call, context.ancestors, context.qualified_name, classes)
-            tested = lists_known_not_empty(context.ancestors)
+            tested = lists_known_not_empty([*context.ancestors, call])
         if legacy:  # no fix: sizes or data, and a dtype, all in one argument list
             data = {"literal": literal, "legacy": "1", "module": context.module_name}
             if chosen is not None:
@@ -1836,7 +1846,7 @@ def _position(function: cst.FunctionDef, param: cst.Param, *, skip_first: bool) 
 
 def _has_a_literal_device_default(function: ast.AST) -> bool:
     """A parameter ``device`` whose default may be a literal device (``_visit_default``)."""
-    assert isinstance(function, ast.FunctionDef)
+    assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
     args = function.args
     positional = [*args.posonlyargs, *args.args]
     pairs = [
@@ -1862,7 +1872,7 @@ def _written_device(node: cst.BaseExpression) -> tuple[str, bool] | None:
 def _may_override_a_parameter(function: ast.AST, names: Bindings) -> bool:
     """``_overridden_parameter`` may find a statement of ``function``'s body: a device
     parameter assigned what may be ``torch.device(<literal>)``."""
-    assert isinstance(function, ast.FunctionDef)
+    assert isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
     args = function.args
     params = {arg.arg for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     return any(
@@ -1915,7 +1925,29 @@ def _overridden_parameter(node: cst.CSTNode, ancestors: Sequence[cst.CSTNode]) -
     target = assign.targets[0].target
     if not isinstance(target, cst.Name) or target.value not in parameter_names(function):
         return None
-    return target.value if names_the_device(target.value) else None
+    if not names_the_device(target.value) or _reads_name(node, target.value):
+        return None  # `device = torch.device("cuda" if device == "gpu" else "cpu")` reads it
+    earlier = body.body[: body.body.index(line)]
+    if any(_may_leave(statement) for statement in earlier):
+        return None  # `if device is not None: return x.to(device)` first: a default
+    return target.value
+
+
+def _reads_name(node: cst.CSTNode, name: str) -> bool:
+    """``node`` reads the variable ``name`` somewhere inside."""
+    if isinstance(node, cst.Name):
+        return node.value == name
+    return any(_reads_name(child, name) for child in node.children)
+
+
+def _may_leave(node: cst.CSTNode) -> bool:
+    """``node`` may leave its function (a ``return`` or ``raise`` in it, not in a nested
+    function or class)."""
+    if isinstance(node, (cst.Return, cst.Raise)):
+        return True
+    if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        return False
+    return any(_may_leave(child) for child in node.children)
 
 
 def _stored_as_the_device(context: FileContext) -> bool:

@@ -225,12 +225,12 @@ class CudaCall(Rule):
     in a method that returns `model`): its other `.cuda()` follow that choice, and so does
     that call, unless the model came from a caller (then flagged: the caller chose its
     device). Nor code that runs only after a launcher of the project made the process's GPU
-    current by a run-time index (`torch.cuda.set_device(local_rank)`, itself or through a
-    project function that does, `set_up()`: each project caller of it, or each builder of
-    its object, is such a launcher or such code), in modules that
-    call no other accelerator: `.cuda()` there is the process's GPU, also in model code,
-    unless the code is told a device (`self.device`, a `device` parameter). Nor a
-    `.cuda()` that runs only when the user's list of GPUs is not empty (`if
+    current by a run-time index (`torch.cuda.set_device(local_rank)`, itself or by calling a
+    project function that does, `set_up()`, where neither asks which devices exist: each
+    project caller of it, or each builder of its object, is such a launcher or such code),
+    in modules that call no other accelerator: `.cuda()` there is the process's GPU, also
+    in model code, unless the code is told a device (`self.device`, a `device` parameter).
+    Nor a `.cuda()` that runs only when the user's list of GPUs is not empty (`if
     len(opt.gpu_ids) > 0:`, `if self.gpu_ids:`, a method of the class returning such a
     test, `if self.use_gpu():`) in a project whose own set-up, not its tests, makes that
     list's first GPU current (`torch.cuda.set_device(opt.gpu_ids[0])`, also in a method

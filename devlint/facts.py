@@ -70,6 +70,10 @@ class FunctionFacts:
     (a block's ``downsample``, a hook, ``self.assign = self.sinkhorn``)."""
     call_shapes: tuple[CallShape, ...] = ()
     """How its calls of ``calls`` and ``self_calls`` pass their arguments."""
+    steps: tuple[str, ...] = ()
+    """Those of ``calls`` made as whole statements of its body (``set_up()``, ``rank =
+    set_up()``; not under an ``if``, a loop, a ``try`` or a ``with``): they run whenever
+    it runs, before the statements that follow."""
 
 
 @dataclass(frozen=True)
@@ -540,18 +544,25 @@ def function_facts(
     call_shapes: Iterable[CallShape] = (),
     resolved: Collection[str] = frozenset(),
     untyped: Collection[str] = frozenset(),
+    steps: Collection[str] = frozenset(),
 ) -> FunctionFacts:
     """A function as a walk saw it; calls that no alias resolves are left out (of its call
     shapes, but for moves to a told device: ``CallShape.told_move``). Names in
     ``resolved`` were resolved as the walk met their call, through an import of the
     function's own: sibling closures may each import a
     different ``install``, and the module's last binding is not theirs. ``untyped``: its
-    parameters without a default or an annotation, tensors if ``calls`` says so."""
+    parameters without a default or an annotation, tensors if ``calls`` says so.
+    ``steps``: the calls made as whole statements of its body, resolved as ``calls``."""
     takes_inputs = takes_inputs or any(
         receiver in untyped and method in TENSOR_ONLY_METHODS
         for receiver, _, method in (call.rpartition(".") for call in calls)
     )
-    found = (call if call in resolved else resolve_alias(call, aliases) for call in sorted(calls))
+
+    def resolved_call(call: str) -> str | None:
+        return call if call in resolved else resolve_alias(call, aliases)
+
+    found = (resolved_call(call) for call in sorted(calls))
+    made = (resolved_call(call) for call in sorted(steps))
     shapes = set()
     for shape in call_shapes:
         if not shape.callee.startswith("self.") and shape.callee not in resolved:
@@ -569,6 +580,7 @@ def function_facts(
         takes_inputs,
         tuple(sorted(bound_methods)),
         tuple(sorted(shapes, key=_shape_order)),
+        tuple(call for call in made if call is not None),
     )
 
 

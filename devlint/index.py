@@ -1248,28 +1248,46 @@ class ProjectIndex:
         return frozenset(pinned)
 
     def _setting_up_through(self, setters: set[str], clean: set[str]) -> set[str]:
-        """The code that makes its process's GPU current through a project function that
-        does it itself (``rank = setup_dist()``, in a launcher, a constructor, a script's
-        main block): what it runs after that call runs on that GPU, as in the function that
-        sets it. Only the direct callers: a caller's caller may run other code in another
-        branch (``train()`` sets up, ``evaluate()`` beside it does not). Not where either
-        asks which devices exist (``torch.cuda.is_available()``, ``device_count()``): there
-        is a way on without the GPU. Callers in tests or in modules that are not ``clean``
-        (``_pinned_code``) do not count."""
+        """The code that makes its process's GPU current by calling a project function that
+        does (``rank = set_up()``, in a launcher, a constructor, a script's main block), and
+        so on up: a function whose call of such a function is a whole statement of its body
+        (``FunctionFacts.steps``: not under a test or in a loop, so it runs whenever the
+        function does; ``if not use_cpu: set_up()`` may not) is set up as well. Not where
+        either asks which devices exist (``torch.cuda.is_available()``,
+        ``device_count()``): there is a way on without the GPU. Callers in tests or in
+        modules that are not ``clean`` (``_pinned_code``) do not count."""
         found: set[str] = set()
-        for setter in setters:
-            if self._asks_which_devices_exist(setter):
-                continue
+        todo = [setter for setter in setters if not self._asks_which_devices_exist(setter)]
+        while todo:
+            setter = todo.pop()
             for caller in self._call_sites.get(setter, ()):
                 module = self._module_of.get(caller, caller.removesuffix(_MAIN_GUARD))
-                if caller in setters or module not in clean or self._in_tests(module):
+                if caller in setters or caller in found:
+                    continue
+                if module not in clean or self._in_tests(module):
                     continue
                 if self._asks_which_devices_exist(caller):
+                    continue
+                if caller in self._functions and not self._calls_as_a_step(caller, setter):
                     continue
                 found.add(caller)
                 if caller == module:  # module level: its main block runs after it
                     found.add(f"{module}{_MAIN_GUARD}")
+                if caller in self._functions:
+                    todo.append(caller)
         return found
+
+    def _calls_as_a_step(self, caller: str, callee: str) -> bool:
+        """``caller`` calls ``callee`` (a function, or a class for its ``__init__``) as a
+        whole statement of its body (``FunctionFacts.steps``)."""
+        module = self._module_of[caller]
+        for step in self._functions[caller].steps:
+            target: str | None = self.resolve(step, module)
+            if target in self._classes:
+                target = self._method_table(target).get("__init__")
+            if target == callee:
+                return True
+        return False
 
     def _asks_which_devices_exist(self, name: str) -> bool:
         """The project function (or module's top level) asks which devices exist

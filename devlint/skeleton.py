@@ -203,6 +203,9 @@ class _Function:
     parameters: tuple[str, ...] = ()
     """Its positional parameters' names, in order."""
     keyword_only: frozenset[str] = frozenset()
+    step_calls: frozenset[int] = frozenset()
+    """The calls (by id) that are whole statements of its body (``FunctionFacts.steps``)."""
+    steps: set[str] = field(default_factory=set)
 
     @property
     def class_name(self) -> str | None:
@@ -363,6 +366,7 @@ class _Walk:
                     f.call_shapes,
                     f.resolved,
                     f.untyped,
+                    f.steps,
                 )
                 for f in self._functions
             ),
@@ -484,6 +488,12 @@ class _Walk:
             untyped,
             parameters=tuple(arg.arg for arg in (*args.posonlyargs, *args.args)),
             keyword_only=frozenset(arg.arg for arg in args.kwonlyargs),
+            step_calls=frozenset(
+                id(statement.value)
+                for statement in node.body
+                if isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign))
+                and isinstance(statement.value, ast.Call)
+            ),
         )
         if method_of is not None:
             method_of.methods.append(node.name)
@@ -731,6 +741,8 @@ class _Walk:
                 self._function.self_calls.add(name[5:])
             else:
                 self._function.calls.add(name)
+                if id(node) in self._function.step_calls:
+                    self._function.steps.add(name)
             method = self._bound_method(node)
             if method is not None:
                 self._function.bound.add(method)

@@ -523,6 +523,9 @@ class _Function:
     """``FunctionFacts.takes_inputs``."""
     node: cst.FunctionDef | None = None
     owner_node: cst.ClassDef | None = None
+    step_calls: frozenset[int] = frozenset()
+    """The calls (by id) that are whole statements of its body (``FunctionFacts.steps``)."""
+    steps: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -923,6 +926,7 @@ class Traversal:
             method_of,
             takes_inputs=_takes_inputs(node, self._aliases),
             node=node,
+            step_calls=_step_calls(node),
             owner_node=_class_node(self._ancestors) if method_of else None,
         )
         if method_of is not None:
@@ -1133,6 +1137,8 @@ class Traversal:
             self._function.self_calls.add(dotted[5:])
         else:
             self._function.calls.add(dotted)
+            if id(node) in self._function.step_calls:
+                self._function.steps.add(dotted)
         method = self._bound_method(node)
         if method is not None:
             self._function.bound.add(method)
@@ -1226,6 +1232,7 @@ class Traversal:
                     f.call_shapes,
                     f.resolved,
                     untyped_parameters(f.node) if f.node is not None else (),
+                    f.steps,
                 )
                 for f in self._functions
             ),
@@ -1497,3 +1504,20 @@ def _comment(line: str) -> str | None:
             continue
         position += 1
     return None
+
+
+def _step_calls(node: cst.FunctionDef) -> frozenset[int]:
+    """The calls (by id) that are whole statements of the function's body: ``set_up()``,
+    ``rank = set_up()`` (``FunctionFacts.steps``)."""
+    body = node.body
+    if isinstance(body, cst.IndentedBlock):
+        lines = [line.body for line in body.body if isinstance(line, cst.SimpleStatementLine)]
+    else:
+        lines = [body.body] if isinstance(body, cst.SimpleStatementSuite) else []
+    return frozenset(
+        id(small.value)
+        for smalls in lines
+        for small in smalls
+        if isinstance(small, (cst.Expr, cst.Assign, cst.AnnAssign))
+        and isinstance(small.value, cst.Call)
+    )

@@ -404,6 +404,25 @@ _SELF_PINNING = _CACHED_MODEL + (
         ),
         (
             {
+                "pkg/new/set_up.py": _SET_UP + "\n\ndef set_up_all():\n    rank = set_up()\n",
+                "pkg/new/build.py": _BUILDER_SETTING_UP.replace(
+                    "import set_up\n", "import set_up_all\n"
+                ).replace("    set_up()\n", "    set_up_all()\n"),
+            },
+            [],
+        ),
+        (
+            {
+                "pkg/new/set_up.py": _SET_UP,
+                "pkg/new/build.py": _BUILDER_SETTING_UP.replace(
+                    "def build():\n    set_up()\n",
+                    "def build(use_cpu):\n    if not use_cpu:\n        set_up()\n",
+                ),
+            },
+            _BOTH,
+        ),
+        (
+            {
                 "pkg/new/model.py": _SELF_PINNING,
                 "pkg/new/serve.py": "from pkg.new.model import Decoder\n\n\ndef serve():\n"
                 "    return Decoder.build()\n",
@@ -428,6 +447,8 @@ _SELF_PINNING = _CACHED_MODEL + (
         "a helper asking for CUDA",
         "a helper counting GPUs",
         "a caller's caller running other code beside",
+        "a caller's caller setting up as a step",
+        "a helper called under a CPU flag",
         "built by its own pinning method",
     ],
 )
@@ -442,7 +463,8 @@ def test_code_run_only_after_its_launcher_pins_the_gpu_runs_on_it(
     script, a constructor) makes it current through a project helper that does. Not where
     code that pins nothing builds it too, or builds a subclass that inherits the method,
     nor where only a test sets up, nor through a helper that asks whether CUDA is there
-    (its callers may go on without it)."""
+    (its callers may go on without it), nor where the helper's call runs only under a
+    test (a CPU flag); a caller's caller is set up where each call is a whole statement."""
     files = {
         "pkg/new/__init__.py": "",
         "pkg/new/model.py": _CACHED_MODEL,

@@ -71,9 +71,9 @@ class FunctionFacts:
     call_shapes: tuple[CallShape, ...] = ()
     """How its calls of ``calls`` and ``self_calls`` pass their arguments."""
     steps: tuple[str, ...] = ()
-    """Those of ``calls`` made as whole statements of its body (``set_up()``, ``rank =
-    set_up()``; not under an ``if``, a loop, a ``try`` or a ``with``): they run whenever
-    it runs, before the statements that follow."""
+    """Those of its calls made as whole statements of its body (``set_up()``, ``rank =
+    set_up()``, ``self.set_up()`` as written; not under an ``if``, a loop, a ``try`` or a
+    ``with``): they run whenever it runs, before the statements that follow."""
 
 
 @dataclass(frozen=True)
@@ -562,7 +562,7 @@ def function_facts(
         return call if call in resolved else resolve_alias(call, aliases)
 
     found = (resolved_call(call) for call in sorted(calls))
-    made = (resolved_call(call) for call in sorted(steps))
+    made = (call if call.startswith("self.") else resolved_call(call) for call in sorted(steps))
     shapes = set()
     for shape in call_shapes:
         if not shape.callee.startswith("self.") and shape.callee not in resolved:

@@ -1280,11 +1280,16 @@ class ProjectIndex:
     def _calls_as_a_step(self, caller: str, callee: str) -> bool:
         """``caller`` calls ``callee`` (a function, or a class for its ``__init__``) as a
         whole statement of its body (``FunctionFacts.steps``)."""
-        module = self._module_of[caller]
+        module, owner = self._module_of[caller], self._owner(caller)
         for step in self._functions[caller].steps:
-            target: str | None = self.resolve(step, module)
-            if target in self._classes:
-                target = self._method_table(target).get("__init__")
+            target: str | None
+            method = step.removeprefix("self.")
+            if method != step:  # `self.set_up()`: the method its class's table names
+                target = self._method_table(owner).get(method) if owner else None
+            else:
+                target = self.resolve(step, module)
+                if target in self._classes:
+                    target = self._method_table(target).get("__init__")
             if target == callee:
                 return True
         return False

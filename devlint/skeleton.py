@@ -737,12 +737,12 @@ class _Walk:
                 if target is not None and target.startswith("self"):
                     owner.stored.append((target, (name,)))  # an attribute named at run time
             self._note_process_groups(node, name, self._function)
+            if id(node) in self._function.step_calls:
+                self._function.steps.add(name)
             if name.startswith("self.") and name.count(".") == 1:
                 self._function.self_calls.add(name[5:])
             else:
                 self._function.calls.add(name)
-                if id(node) in self._function.step_calls:
-                    self._function.steps.add(name)
             method = self._bound_method(node)
             if method is not None:
                 self._function.bound.add(method)

@@ -1133,12 +1133,12 @@ class Traversal:
             target = dotted_name(node.args[0].value)
             if target is not None and target.startswith("self"):
                 owner.stored.append((target, (dotted,)))  # an attribute named at run time
+        if id(node) in self._function.step_calls:
+            self._function.steps.add(dotted)
         if dotted.startswith("self.") and dotted.count(".") == 1:
             self._function.self_calls.add(dotted[5:])
         else:
             self._function.calls.add(dotted)
-            if id(node) in self._function.step_calls:
-                self._function.steps.add(dotted)
         method = self._bound_method(node)
         if method is not None:
             self._function.bound.add(method)

@@ -423,6 +423,16 @@ _SELF_PINNING = _CACHED_MODEL + (
         ),
         (
             {
+                "pkg/new/evaluate.py": "import os\n\nimport torch\n\n"
+                "from pkg.new.model import Decoder\n\n\n"
+                "class Evaluator:\n    def __init__(self):\n        self.set_up()\n"
+                "        self.model = Decoder()\n\n    def set_up(self):\n"
+                '        torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))\n',
+            },
+            [],
+        ),
+        (
+            {
                 "pkg/new/model.py": _SELF_PINNING,
                 "pkg/new/serve.py": "from pkg.new.model import Decoder\n\n\ndef serve():\n"
                 "    return Decoder.build()\n",
@@ -449,6 +459,7 @@ _SELF_PINNING = _CACHED_MODEL + (
         "a caller's caller running other code beside",
         "a caller's caller setting up as a step",
         "a helper called under a CPU flag",
+        "a constructor setting up through its own method",
         "built by its own pinning method",
     ],
 )

@@ -226,9 +226,10 @@ class CudaCall(Rule):
     that call, unless the model came from a caller (then flagged: the caller chose its
     device). Nor code that runs only after a launcher of the project made the process's GPU
     current by a run-time index (`torch.cuda.set_device(local_rank)`, itself or by calling a
-    project function that does, `set_up()`, where neither asks which devices exist: each
-    project caller of it, or each builder of its object, is such a launcher or such code),
-    in modules that call no other accelerator: `.cuda()` there is the process's GPU, also
+    project function that does, `set_up()`, as a whole statement of its body (not under a
+    test), where neither asks which devices exist: each project caller of it, or each
+    builder of its object, is such a launcher or such code), in modules that call no other
+    accelerator: `.cuda()` there is the process's GPU, also
     in model code, unless the code is told a device (`self.device`, a `device` parameter).
     Nor a `.cuda()` that runs only when the user's list of GPUs is not empty (`if
     len(opt.gpu_ids) > 0:`, `if self.gpu_ids:`, a method of the class returning such a

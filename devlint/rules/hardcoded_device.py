@@ -157,10 +157,10 @@ class HardcodedDevice(Rule):
     (`"hpu:0"` too: each Gaudi process sees its one HPU; not `"cuda:0"`), nor code that
     runs only after a launcher of the project made the process's GPU current by a run-time
     index (`torch.cuda.set_device(local_rank)`, itself or by calling a project function
-    that does, `set_up()`, where neither asks which devices exist: each project caller of
-    it, or each builder of its object, is such a launcher or such code), in modules that
-    call no other
-    accelerator: an index-less `"cuda"` there is the process's GPU (unless the code is told
+    that does, `set_up()`, as a whole statement of its body, where neither asks which
+    devices exist: each project caller of it, or each builder of its object, is such a
+    launcher or such code), in modules that call no other accelerator: an index-less
+    `"cuda"` there is the process's GPU (unless the code is told
     a device: `self.device`, a `device` parameter). Nor one that runs only when the user's
     list of GPUs is not empty (`if len(opt.gpu_ids) > 0:`, `if self.gpu_ids:`, a method of
     the class returning such a test, `if self.use_gpu():`) in a project whose own set-up,

@@ -206,6 +206,19 @@ def test_find_project_root(repo: Path) -> None:
     assert find_project_root(repo / "nested") == repo / "nested"
 
 
+def test_a_setup_module_inside_a_package_is_no_project_root(repo: Path) -> None:
+    """``pkg/apps/setup.py`` beside ``__init__.py`` is a module of the package (a training
+    set-up) or an extension's build script, not a project: its folder belongs to the
+    project above, whose imports of it must resolve. A ``pyproject.toml`` there still
+    makes a project."""
+    touch(repo, "pkg/__init__.py", "pkg/apps/__init__.py", "pkg/apps/setup.py", "pkg/apps/m.py")
+    touch(repo, "pkg/ext/__init__.py", "pkg/ext/setup.cfg", "pkg/ext/m.py")
+    touch(repo, "pkg/own/__init__.py", "pkg/own/pyproject.toml", "pkg/own/m.py")
+    assert find_project_root(Path("pkg/apps/m.py")) == repo
+    assert find_project_root(Path("pkg/ext/m.py")) == repo
+    assert find_project_root(Path("pkg/own/m.py")) == repo / "pkg" / "own"
+
+
 def test_find_project_root_falls_back_to_cwd(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

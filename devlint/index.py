@@ -1254,8 +1254,10 @@ class ProjectIndex:
         (``FunctionFacts.steps``: not under a test or in a loop, so it runs whenever the
         function does; ``if not use_cpu: set_up()`` may not) is set up as well. Not where
         either asks which devices exist (``torch.cuda.is_available()``,
-        ``device_count()``): there is a way on without the GPU. Callers in tests or in
-        modules that are not ``clean`` (``_pinned_code``) do not count."""
+        ``device_count()``): there is a way on without the GPU. A subclass whose
+        ``__init__`` runs a set-up ``__init__`` (``super().__init__()``) is set up too.
+        Callers in tests or in modules that are not ``clean`` (``_pinned_code``) do not
+        count."""
         found: set[str] = set()
         todo = [setter for setter in setters if not self._asks_which_devices_exist(setter)]
         while todo:
@@ -1275,7 +1277,28 @@ class ProjectIndex:
                     found.add(f"{module}{_MAIN_GUARD}")
                 if caller in self._functions:
                     todo.append(caller)
+            for init in self._inits_running(setter):
+                module = self._module_of[init]
+                if init in found or module not in clean or self._in_tests(module):
+                    continue
+                if not self._asks_which_devices_exist(init):
+                    found.add(init)
+                    todo.append(init)
         return found
+
+    def _inits_running(self, init: str) -> list[str]:
+        """The ``__init__`` methods of the subclasses of ``init``'s class that run it
+        (``super().__init__(...)``: ``ClassFacts.skips_base_init`` is false)."""
+        owner = self._owner(init)
+        if owner is None or init != f"{owner}.__init__":
+            return []
+        return [
+            f"{name}.__init__"
+            for name, facts in self._classes.items()
+            if "__init__" in facts.methods
+            and not facts.skips_base_init
+            and any(self.canonical(base) == owner for base in facts.bases)
+        ]
 
     def _calls_as_a_step(self, caller: str, callee: str) -> bool:
         """``caller`` calls ``callee`` (a function, or a class for its ``__init__``) as a
@@ -1306,7 +1329,8 @@ class ProjectIndex:
     def _builders(self) -> dict[str, set[str]]:
         """Who builds an object of each project class: calls it or one of its subclasses,
         or is a method of it that code outside the class calls on the class itself
-        (``Decoder.from_config(cfg)``: a classmethod may build one with ``cls(...)``)."""
+        (``Decoder.from_config(cfg)``: a classmethod may build one with ``cls(...)``); a
+        subclass's ``super().step()`` runs on an object built already."""
         builders: dict[str, set[str]] = {}
         for name, facts in self._classes.items():
             sites = set(self._call_sites.get(name, set()))
@@ -1315,11 +1339,16 @@ class ProjectIndex:
                     continue  # its callers are the class's: already in ``sites``
                 qualified = f"{name}.{method}"
                 callers = self._call_sites.get(qualified, set())
-                if any(self._owner(caller) != name for caller in callers - {qualified}):
+                if any(not self._inherits(caller, name) for caller in callers - {qualified}):
                     sites.add(qualified)
             for made in self._lineage(name):
                 builders.setdefault(made.name, set()).update(sites)
         return builders
+
+    def _inherits(self, function: str, class_name: str) -> bool:
+        """``function`` is a method of ``class_name`` or of a class derived from it."""
+        owner = self._owner(function)
+        return owner is not None and any(c.name == class_name for c in self._lineage(owner))
 
     def runs_collectives(self, function: str) -> bool:
         """The project function calls a collective of ``torch.distributed`` (``all_reduce``,

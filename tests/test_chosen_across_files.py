@@ -307,6 +307,12 @@ _EVALUATOR_SETTING_UP = (
     "class Evaluator:\n    def __init__(self):\n        set_up()\n"
     "        self.model = Decoder()\n"
 )
+_EVALUATOR_SETTING_UP_ITSELF = (
+    "import os\n\nimport torch\n\nfrom pkg.new.model import Decoder\n\n\n"
+    "class Evaluator:\n    def __init__(self):\n        self.set_up()\n"
+    "        self.model = Decoder()\n\n    def set_up(self):\n"
+    '        torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))\n'
+)
 _OFFERS_XPU = (
     "import os\n\nimport torch\n\n\n"
     "def build():\n"
@@ -421,13 +427,34 @@ _SELF_PINNING = _CACHED_MODEL + (
             },
             _BOTH,
         ),
+        ({"pkg/new/evaluate.py": _EVALUATOR_SETTING_UP_ITSELF}, []),
         (
             {
-                "pkg/new/evaluate.py": "import os\n\nimport torch\n\n"
-                "from pkg.new.model import Decoder\n\n\n"
-                "class Evaluator:\n    def __init__(self):\n        self.set_up()\n"
-                "        self.model = Decoder()\n\n    def set_up(self):\n"
-                '        torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))\n',
+                "pkg/new/evaluate.py": _EVALUATOR_SETTING_UP_ITSELF
+                + "\n\nclass Trainer(Evaluator):\n    def __init__(self):\n"
+                "        super().__init__()\n        self.student = Decoder()\n",
+            },
+            [],
+        ),
+        (
+            {
+                "pkg/new/evaluate.py": _EVALUATOR_SETTING_UP_ITSELF
+                + "\n\nclass Trainer(Evaluator):\n    def __init__(self):\n"
+                "        self.student = Decoder()\n",
+            },
+            _BOTH,
+        ),
+        (
+            {
+                "pkg/new/set_up.py": _SET_UP,
+                "pkg/new/train.py": "from pkg.new.model import Decoder\n"
+                "from pkg.new.set_up import set_up\n\n\n"
+                "class Trainer:\n    def __init__(self):\n        self.model = Decoder()\n\n"
+                "    def step(self):\n        pass\n\n\n"
+                "class ClsTrainer(Trainer):\n    def train(self):\n        self.epoch()\n\n"
+                "    def epoch(self):\n        self.step()\n        if self.more:\n"
+                "            self.train()\n\n\n"
+                "def main():\n    set_up()\n    ClsTrainer().train()\n",
             },
             [],
         ),
@@ -460,6 +487,9 @@ _SELF_PINNING = _CACHED_MODEL + (
         "a caller's caller setting up as a step",
         "a helper called under a CPU flag",
         "a constructor setting up through its own method",
+        "a subclass's constructor running it",
+        "a subclass's constructor not running it",
+        "a subclass's methods calling the base's",
         "built by its own pinning method",
     ],
 )
@@ -475,7 +505,8 @@ def test_code_run_only_after_its_launcher_pins_the_gpu_runs_on_it(
     code that pins nothing builds it too, or builds a subclass that inherits the method,
     nor where only a test sets up, nor through a helper that asks whether CUDA is there
     (its callers may go on without it), nor where the helper's call runs only under a
-    test (a CPU flag); a caller's caller is set up where each call is a whole statement."""
+    test (a CPU flag); a caller's caller is set up where each call is a whole statement,
+    and a subclass's constructor where it runs its base's (``super().__init__()``)."""
     files = {
         "pkg/new/__init__.py": "",
         "pkg/new/model.py": _CACHED_MODEL,

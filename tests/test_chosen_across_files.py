@@ -284,6 +284,13 @@ _BUILDER = (
     "{more}"
     "    return Decoder()\n"
 )
+_VISIBLE_GPU = (
+    "import os\n\nimport torch\n\nfrom pkg.new.model import Decoder\n\n\n"
+    "def build(local_rank):\n"
+    '    os.environ["CUDA_VISIBLE_DEVICES"] = {visible}\n'
+    "    torch.cuda.set_device(0)\n"
+    "    return Decoder()\n"
+)
 _SCRIPT = (
     "import os\n\nimport torch\n\nfrom pkg.new.model import Decoder\n\n"
     'torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))\n'
@@ -357,6 +364,8 @@ _SELF_PINNING = _CACHED_MODEL + (
         ),
         ({"pkg/new/build.py": _BUILDER.format(more="    torch.xpu.is_available()\n")}, _BOTH),
         ({"pkg/new/build.py": _BUILDER.format(more="    torch.cuda.set_device(0)\n")}, _BOTH),
+        ({"pkg/new/build.py": _VISIBLE_GPU.format(visible="str(local_rank)")}, []),
+        ({"pkg/new/build.py": _VISIBLE_GPU.format(visible='"0"')}, _BOTH),
         (
             {
                 "pkg/new/model.py": _FROM_CONFIG,
@@ -475,6 +484,8 @@ _SELF_PINNING = _CACHED_MODEL + (
         "a subclass built unpinned",
         "offers XPU too",
         "GPU 0",
+        "GPU 0 of a process seeing its own GPU alone",
+        "GPU 0 of a process seeing GPU 0",
         "built by a classmethod unpinned",
         "a launcher setting up through a helper",
         "a script setting up through a helper",
@@ -500,7 +511,8 @@ def test_code_run_only_after_its_launcher_pins_the_gpu_runs_on_it(
     by a run-time index (each project caller of it, or each builder of its object, is such
     a launcher or such code), in modules that offer no other accelerator, runs on that GPU:
     its ``"cuda"`` and ``.cuda()`` are the process's GPU, though another launcher of the
-    project offers XPU (so no project-wide pinning holds); also where the launcher (a
+    project offers XPU (so no project-wide pinning holds), or GPU 0 after it made its own GPU
+    the only one it sees (``CUDA_VISIBLE_DEVICES``); also where the launcher (a
     script, a constructor) makes it current through a project helper that does. Not where
     code that pins nothing builds it too, or builds a subclass that inherits the method,
     nor where only a test sets up, nor through a helper that asks whether CUDA is there

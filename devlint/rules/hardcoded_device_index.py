@@ -141,7 +141,9 @@ class HardcodedDeviceIndex(Rule):
     global rank is the local one; DEV005 collects that evidence), a literal used as the
     fallback in an `except` handler whose `try` sets the device from a computed index,
     `os.environ.setdefault(...)` (a default the launcher overrides),
-    `CUDA_VISIBLE_DEVICES` set to `""` or `"-1"` (no GPU at all), code under
+    `CUDA_VISIBLE_DEVICES` set to `""` or `"-1"` (no GPU at all), GPU 0 after the
+    function set `CUDA_VISIBLE_DEVICES` to a value computed at run time
+    (`str(local_rank)`: the process sees its own GPU alone, as GPU 0), code under
     `if torch.cuda.is_available():` or a `device_count()` check, and an index in a branch
     that only the process of that local rank runs (`if local_rank == 0:
     dist.barrier(device_ids=[0])`).
@@ -187,6 +189,11 @@ class HardcodedDeviceIndex(Rule):
         "    return torch.nn.parallel.DistributedDataParallel(\n"
         "        model, device_ids=[local_rank], output_device=local_rank\n"
         "    )\n",
+        # The process made its own GPU the only one it sees: GPU 0 is that GPU.
+        "import os\nimport torch\n\n"
+        "def init(local_rank):\n"
+        '    os.environ["CUDA_VISIBLE_DEVICES"] = str(local_rank)\n'
+        "    torch.cuda.set_device(0)\n",
         # A checked, explicit single-GPU choice; a fallback when no index was given.
         "import torch\n\n"
         "def init():\n"
@@ -424,16 +431,8 @@ class HardcodedDeviceIndex(Rule):
     def _visit_assign(self, node: cst.Assign, context: FileContext) -> None:
         if context.in_checked_branch or not _visible_devices_literal(node.value):
             return
-        for target in node.targets:
-            subscript = target.target
-            if not isinstance(subscript, cst.Subscript) or len(subscript.slice) != 1:
-                continue
-            if context.qualified_name(subscript.value) != "os.environ":
-                continue
-            index = subscript.slice[0].slice
-            if isinstance(index, cst.Index) and _is_visible_devices(index.value):
-                self._report(context, node.value, "environment")
-                return
+        if _sets_visible_devices(node, context):
+            self._report(context, node.value, "environment")
 
     def _record_module_level(self, call: cst.Call, context: FileContext) -> None:
         """Module-level calls (and functions handed over there) for the index's call graph."""
@@ -669,16 +668,59 @@ def _pins_gpu(node: cst.BaseExpression, context: FileContext) -> bool:
 def _own_gpu(node: cst.BaseExpression, context: FileContext) -> bool:
     """``device_ids=[0]`` under ``if local_rank == 0:``: the branch runs only in the process
     whose rank on its node is that index, so the GPU is its own. Not under a rank of all
-    processes or of a group (``dist.get_rank(group) == 0``): that process may be anywhere."""
+    processes or of a group (``dist.get_rank(group) == 0``): that process may be anywhere.
+    GPU 0 of a process that made its own GPU the only one it sees is its own too."""
     if isinstance(node, (cst.List, cst.Tuple)) and len(node.elements) == 1:
         node = node.elements[0].value
     if not isinstance(node, cst.Integer):
         return False
+    if node.value == "0" and _sees_only_its_own_gpu(context):
+        return True
     ancestors = context.ancestors
     return any(
         isinstance(branch, cst.If) and inside is branch.body and _pins_rank(branch.test, node.value)
         for branch, inside in pairwise(ancestors)
     )
+
+
+def _sets_visible_devices(node: cst.Assign, context: FileContext) -> bool:
+    """``os.environ["CUDA_VISIBLE_DEVICES"] = ...``."""
+    for target in node.targets:
+        subscript = target.target
+        if not isinstance(subscript, cst.Subscript) or len(subscript.slice) != 1:
+            continue
+        index = subscript.slice[0].slice
+        if (
+            context.qualified_name(subscript.value) == "os.environ"
+            and isinstance(index, cst.Index)
+            and _is_visible_devices(index.value)
+        ):
+            return True
+    return False
+
+
+def _sees_only_its_own_gpu(context: FileContext) -> bool:
+    """A statement of the function before the node's (in its block or an enclosing one)
+    sets ``CUDA_VISIBLE_DEVICES`` to a value computed at run time
+    (``str(hvd.local_rank())``): the process then sees its own GPU alone, as GPU 0."""
+    ancestors = context.ancestors
+    for position in range(len(ancestors) - 1, 0, -1):
+        block, statement = ancestors[position - 1], ancestors[position]
+        if isinstance(statement, cst.FunctionDef):
+            return False
+        if not isinstance(block, cst.IndentedBlock) or statement not in block.body:
+            continue
+        for earlier in block.body[: block.body.index(statement)]:
+            if not isinstance(earlier, cst.SimpleStatementLine):
+                continue
+            for small in earlier.body:
+                if (
+                    isinstance(small, cst.Assign)
+                    and not isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+                    and _sets_visible_devices(small, context)
+                ):
+                    return True
+    return False
 
 
 def _pins_rank(test: cst.BaseExpression, index: str) -> bool:

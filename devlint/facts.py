@@ -375,6 +375,15 @@ class FileFacts:
     """Calls in its functions that spell the gloo backend as an argument."""
     backend_parameters: tuple[BackendParameter, ...] = ()
     """Its functions that hand a parameter on as a process group's backend."""
+    offers_other_devices: bool = False
+    """Its code offers to compute somewhere other than the current GPU (``other_devices``):
+    names the CPU or another accelerator as a device (not to load weights onto,
+    ``map_location=``, nor to take a tensor to the host, ``.to("cpu")``), a GPU other than
+    the first or one chosen at run time, asks which devices exist, lets the user choose
+    a device on the command line, or tells a framework where to compute
+    (``accelerator=``, ``devices=``, ``device_map=``)."""
+    main_block: bool = False
+    """It has an ``if __name__ == "__main__":`` block: a program's entry point."""
     assigned_attributes: frozenset[str] = frozenset()
     """The attributes (``attribute_key``) its code assigns a value other than a
     ``gloo_calls`` result: what else such an attribute may hold. Its class bodies' fields

@@ -33,7 +33,7 @@ from devlint.facts import (
     ReturnedOutput,
     SingleNode,
 )
-from devlint.nodes import names_an_availability_check
+from devlint.other_devices import names_an_availability_check
 from devlint.symbols import (
     AUTOGRAD_FUNCTION_BASES,
     BACKEND_FREE_PARTS,
@@ -1196,6 +1196,20 @@ class ProjectIndex:
             and not elsewhere
         )
 
+    @cached_property
+    def runs_on_the_current_gpu_only(self) -> bool:
+        """The project is a program (a module has a ``__main__`` block, or builds an
+        argument parser at its top level) none of whose code, tests aside, offers a device
+        other than the current GPU (``FileFacts.offers_other_devices``): no CPU or other
+        accelerator, no GPU by a number or chosen at run time, no question which devices
+        exist, no option to choose one. Every tensor it makes is on the current GPU (which
+        ``set_device(rank)`` may choose), so an index-less ``"cuda"`` or ``.cuda()`` there
+        agrees with all of them.
+        A folder of modules with no entry point is not known to be the whole program."""
+        own = [facts for module, facts in self._modules.items() if not self._in_tests(module)]
+        entry = any(facts.main_block or _ARGUMENT_PARSER in facts.top_level_calls for facts in own)
+        return entry and not any(facts.offers_other_devices for facts in own)
+
     def runs_on_its_pinned_gpu(self, scope: Scope) -> bool:
         """The scope's function runs only in processes whose own code made their GPU the
         current device (``_pinned_code``): an index-less ``"cuda"`` or ``.cuda()`` there
@@ -1823,6 +1837,10 @@ class ProjectIndex:
             for name in self._reach(entry) - self._reach(other)
             if name in self._functions and not self.imported(self._module_of[name])
         )
+
+
+_ARGUMENT_PARSER = "argparse.ArgumentParser"
+"""Built at a module's top level, it makes the module a script (``python train.py``)."""
 
 
 def _reachable(roots: Iterable[str], edges: Mapping[str, Iterable[str]]) -> set[str]:

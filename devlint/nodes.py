@@ -4,11 +4,11 @@ and the rules all ask."""
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Iterator, Sequence
 
 import libcst as cst
 
+from devlint.other_devices import availability_helper
 from devlint.symbols import (
     AVAILABILITY_CHECKS,
     DEVICE_TYPES,
@@ -68,37 +68,18 @@ def names_a_device(value: str) -> bool:
     return kind in DEVICE_TYPES and (not index or index.isdigit())
 
 
-_KINDS = "|".join(sorted(DEVICE_TYPES | {"gpu", "tpu", "mlu", "musa"}))
-_AVAILABILITY_HELPER = re.compile(
-    rf"^_?(is_(\w+_)?({_KINDS})_available|has_(\w+_)?({_KINDS}))$", re.IGNORECASE
-)
-"""Helpers and flags that say whether a device type exists (``is_npu_available()``,
-``IS_CUDA_AVAILABLE``, ``is_torch_xla_available()``, ``_has_mps()``): a branch on them
-chooses a device deliberately."""
-
-
 def asks_which_devices_exist(node: cst.CSTNode) -> bool:
     """``node`` (one node of a test) asks whether a device type exists: a helper or flag
     such as ``is_npu_available``, ``IS_CUDA_AVAILABLE``, or ``torch.cuda.is_available``
     (which names its device; not ``get_accelerator().is_available()``, which asks about
     whatever accelerator there is, not necessarily a literal's)."""
     if isinstance(node, cst.Name):
-        return _AVAILABILITY_HELPER.match(node.value) is not None
+        return availability_helper(node.value)
     if not isinstance(node, cst.Attribute):
         return False
-    if _AVAILABILITY_HELPER.match(node.attr.value):
+    if availability_helper(node.attr.value):
         return True
     return node.attr.value in AVAILABILITY_CHECKS and not isinstance(node.value, cst.Call)
-
-
-def names_an_availability_check(qualified: str) -> bool:
-    """The qualified name of a call asks which devices exist, as ``asks_which_devices_exist``
-    reads a test: ``torch.cuda.is_available``, ``torch.cuda.device_count``, a helper such as
-    ``accelerate.utils.is_npu_available``."""
-    owner, _, last = qualified.rpartition(".")
-    if _AVAILABILITY_HELPER.match(last):
-        return True
-    return last in AVAILABILITY_CHECKS and owner.startswith("torch.")
 
 
 def names_a_move_helper(func: cst.BaseExpression) -> bool:
@@ -344,12 +325,13 @@ def in_main_guard(ancestors: Sequence[cst.CSTNode]) -> bool:
     for position, node in enumerate(ancestors[:-1]):
         if not isinstance(node, cst.If) or ancestors[position + 1] is not node.body:
             continue
-        if _is_main_test(node.test):
+        if is_main_test(node.test):
             return True
     return False
 
 
-def _is_main_test(test: cst.BaseExpression) -> bool:
+def is_main_test(test: cst.BaseExpression) -> bool:
+    """``__name__ == "__main__"``, the string a single literal."""
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return False
     comparison = test.comparisons[0]

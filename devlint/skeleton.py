@@ -54,6 +54,12 @@ from devlint.facts import (
     stored_evidence,
     stored_method,
 )
+from devlint.other_devices import (
+    DEVICE_KEYWORDS,
+    NOT_A_LITERAL,
+    PROCESS_GPU_KEYWORDS,
+    DeviceOffers,
+)
 from devlint.source import split_lines
 from devlint.symbols import PLACING_KEYWORDS, PROCESS_GROUP_INITS
 
@@ -282,6 +288,8 @@ class _Walk:
         self.module_words: list[str] = []
         """The words outside every function and class, and of every import."""
         self._inert: set[int] = set()
+        self._device_offers = DeviceOffers()
+        self._main_block = False
         self.nodes: dict[type[ast.AST], list[ast.AST]] = {kind: [] for kind in collect}
         """The nodes of the kinds the rules' screens read, in the order of the walk."""
         self.frames: dict[int, _Class | _Function | None] = {}
@@ -381,6 +389,8 @@ class _Walk:
                 for call in self._gloo_calls
             ),
             backend_parameters=tuple(self._backend_parameters),
+            offers_other_devices=self._device_offers.offered(aliases),
+            main_block=self._main_block,
             assigned_attributes=frozenset(self._assigned_attributes),
         )
 
@@ -397,6 +407,7 @@ class _Walk:
 
     def _marker(self, node: _Marker) -> None:
         self._main_guards += 1 if node is _GUARD_OPEN else -1
+        self._main_block = True
 
     def _leave(self, _: _Leave) -> None:
         self._frames.pop()
@@ -425,6 +436,8 @@ class _Walk:
         value = node.value
         if id(node) in self._inert:
             return
+        if type(value) is str and id(node) not in self._device_offers.exempt:
+            self._device_offers.string(value)
         if isinstance(value, bytes):
             value = value.decode("latin-1")
         if isinstance(value, str):
@@ -716,6 +729,7 @@ class _Walk:
         return bound_method(dotted(node.func), dotted(first), self._aliases)
 
     def _call(self, node: ast.Call) -> None:
+        self._note_devices(node)
         if self._function is not None:
             owner = self._function.owner
             if owner is not None and _calls_an_init(self._function.name, node.func):
@@ -785,6 +799,32 @@ class _Walk:
             if (callee, guarded) not in self._seen_references:
                 self._seen_references.add((callee, guarded))
                 self._facts.append(Reference(callee, main_guard=guarded))
+
+    def _assert(self, node: ast.Assert) -> None:
+        """``assert torch.cuda.is_available()`` demands the GPU: it offers no other device."""
+        self._device_offers.exempt.update(map(id, ast.walk(node.test)))
+
+    def _note_devices(self, node: ast.Call) -> None:
+        """What the call says of devices other than the current GPU (``DeviceOffers``)."""
+        offers = self._device_offers
+        for keyword in node.keywords:
+            if keyword.arg == "map_location":
+                offers.exempt.update(map(id, ast.walk(keyword.value)))
+        if id(node) in offers.exempt:
+            return
+        func = node.func
+        last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if last is None:
+            return
+        literals = _literals(node)
+        taken = func.value if isinstance(func, ast.Attribute) else None
+        if isinstance(taken, ast.Call) and _takes_to_the_host(taken):
+            offers.exempt.add(id(taken.args[0]))  # `x.to("cpu").numpy()`: a tensor's values
+        strings = [a.value for a in node.args if type(a) is ast.Constant and type(a.value) is str]
+        keywords = [keyword.arg for keyword in node.keywords if keyword.arg is not None]
+        method = isinstance(func, ast.Attribute)
+        gpus = _process_gpus(node)
+        offers.call(dotted(func), last, method, literals, strings, keywords, gpus)
 
     def _is_main_test(self, test: ast.expr) -> bool:
         """``__name__ == "__main__"``, the string a single literal (as the traversal sees it)."""
@@ -861,6 +901,7 @@ _ACTIONS: dict[type[object], Callable[[_Walk, Any], None]] = {
     ast.Assign: _Walk._assign,
     ast.AnnAssign: _Walk._assign,
     ast.AugAssign: _Walk._added_exports,
+    ast.Assert: _Walk._assert,
     _Marker: _Walk._marker,
     _Leave: _Walk._leave,
 }
@@ -1008,6 +1049,50 @@ def _gloo_slots(call: ast.Call) -> Iterator[int | str]:
     return gloo_slots(
         (slot, arg.value if isinstance(arg, ast.Constant) else None) for slot, arg in arguments
     )
+
+
+def _process_gpus(call: ast.Call) -> list[object]:
+    """The GPUs the call pins one process's model to (``PROCESS_GPU_KEYWORDS``): an
+    ``int`` literal's value, else ``NOT_A_LITERAL``."""
+    found: list[object] = []
+    for keyword in call.keywords:
+        if keyword.arg not in PROCESS_GPU_KEYWORDS:
+            continue
+        value = keyword.value
+        if isinstance(value, (ast.List, ast.Tuple)):
+            if len(value.elts) != 1:
+                continue  # several GPUs (or none): each replica's is made current
+            value = value.elts[0]
+        elif keyword.arg == "device_ids":
+            continue  # `range(n)`, a list built elsewhere: as several
+        literal = isinstance(value, ast.Constant) and type(value.value) is int
+        found.append(value.value if isinstance(value, ast.Constant) and literal else NOT_A_LITERAL)
+    return found
+
+
+def _takes_to_the_host(call: ast.Call) -> bool:
+    """``x.to("cpu")``, its value then read (``.numpy()``, ``.tolist()``): not a device to
+    compute on."""
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "to"
+        and _literals(call) == ("cpu",)
+        and not call.keywords
+    )
+
+
+def _literals(call: ast.Call) -> tuple[object, ...] | None:
+    """The call's positional arguments, each an ``int`` or ``str`` literal; None when one is
+    not, or a ``device``, ``type`` or ``index`` keyword names the device instead."""
+    if any(keyword.arg in DEVICE_KEYWORDS for keyword in call.keywords):
+        return None
+    values = []
+    for arg in call.args:
+        if type(arg) is not ast.Constant or type(arg.value) not in (int, str):
+            return None
+        values.append(arg.value)
+    return tuple(values)
 
 
 def _literal_strings(node: ast.expr) -> list[object] | None:

@@ -67,6 +67,7 @@ from devlint.nodes import (
     dotted_name,
     first_positional,
     has_self,
+    is_main_test,
     is_none,
     is_self,
     iter_children,
@@ -77,10 +78,17 @@ from devlint.nodes import (
     required_parameters,
     untyped_parameters,
 )
+from devlint.other_devices import (
+    DEVICE_KEYWORDS,
+    NOT_A_LITERAL,
+    PROCESS_GPU_KEYWORDS,
+    DeviceOffers,
+)
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
 from devlint.source import LINE_BREAK, split_lines
 from devlint.symbols import (
     DEVICE_PREDICATES,
+    DEVICE_TYPES,
     PLACING_KEYWORDS,
     PROCESS_GROUP_INITS,
     TENSOR_PARAMETER_NAMES,
@@ -622,6 +630,8 @@ class Traversal:
         """What ``_asks_through_locals`` reads of each function, by the function's id: a
         function with many ``if``s would be read again for each."""
         self._flows = FileFlows(lambda: self._module, self.qualified_name, self._text)
+        self._device_offers = DeviceOffers()
+        self._main_block = False
 
     # FileContext -------------------------------------------------------------
 
@@ -821,6 +831,8 @@ class Traversal:
             self._checked_depth -= 1
 
     def _enter_test(self, node: cst.If | cst.IfExp) -> None:
+        if isinstance(node, cst.If) and is_main_test(node.test):
+            self._main_block = True
         if _off_an_accelerator(node.test):
             # `if x.device != torch.device("cuda"): x = x.to("cuda")` imposes the device:
             # only the other branch runs where the tensor is there already.
@@ -856,6 +868,7 @@ class Traversal:
         self._checked.update(id(statement) for statement in _after_availability_guard(node))
 
     def _enter_call(self, node: cst.Call) -> None:
+        self._note_devices(node)
         if self._function is not None:
             self._record_call(node)
             return
@@ -865,6 +878,48 @@ class Traversal:
             if may_compile(dotted) and self._runs_on_import():
                 sources = kernel_source_types(_plain_strings(node))
                 self._kernel_builds.update((dotted, kind) for kind in sources)
+
+    def _note_devices(self, node: cst.Call) -> None:
+        """What the call says of devices other than the current GPU (``DeviceOffers``)."""
+        offers = self._device_offers
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "map_location":
+                offers.exempt.update(map(id, descendants(arg.value)))
+        if id(node) in offers.exempt:
+            return
+        func = node.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+        if not isinstance(last, str):
+            return
+        literals = _literals(node)
+        taken = func.value if isinstance(func, cst.Attribute) else None
+        if isinstance(taken, cst.Call) and _takes_to_the_host(taken):
+            offers.exempt.add(id(taken.args[0].value))  # `x.to("cpu").numpy()`: its values
+        values = [_literal_value(a.value) for a in node.args if a.keyword is None and not a.star]
+        strings = [value for value in values if isinstance(value, str)]
+        keywords = [a.keyword.value for a in node.args if a.keyword is not None]
+        method = isinstance(func, cst.Attribute)
+        gpus = _process_gpus(node)
+        offers.call(dotted_name(func), last, method, literals, strings, keywords, gpus)
+
+    def _enter_assert(self, node: cst.Assert) -> None:
+        """``assert torch.cuda.is_available()`` demands the GPU: it offers no other device."""
+        self._device_offers.exempt.update(map(id, descendants(node.test)))
+
+    def _enter_string(self, node: cst.SimpleString | cst.ConcatenatedString) -> None:
+        """A string literal, whole (not a part of a concatenation) and not a statement of its
+        own (a docstring), as ``ast`` sees one constant."""
+        parent = self._ancestors[-1]
+        if isinstance(parent, (cst.ConcatenatedString, cst.Expr)) or not _may_name_a_device(node):
+            return
+        value = node.evaluated_value
+        if isinstance(value, str) and id(node) not in self._device_offers.exempt:
+            self._device_offers.string(value)
+
+    def _enter_string_text(self, node: cst.FormattedStringText) -> None:
+        """The literal text of an f-string (``"cuda:"`` of ``f"cuda:{rank}"``)."""
+        if id(node) not in self._device_offers.exempt:
+            self._device_offers.string(node.value)
 
     def _runs_on_import(self) -> bool:
         """The node entered runs whenever the module is imported: it is in a statement of
@@ -1251,6 +1306,8 @@ class Traversal:
                 for call in self._gloo_calls
             ),
             backend_parameters=tuple(self._backend_parameters),
+            offers_other_devices=self._device_offers.offered(aliases),
+            main_block=self._main_block,
             assigned_attributes=frozenset(self._assigned_attributes),
         )
 
@@ -1388,6 +1445,10 @@ _HANDLERS: dict[type[cst.CSTNode], Callable[[Traversal, Any], None]] = {
     cst.Module: Traversal._enter_block,
     cst.Call: Traversal._enter_call,
     cst.Param: Traversal._enter_param,
+    cst.Assert: Traversal._enter_assert,
+    cst.SimpleString: Traversal._enter_string,
+    cst.ConcatenatedString: Traversal._enter_string,
+    cst.FormattedStringText: Traversal._enter_string_text,
 }
 """What the walk itself does on entering a node of each type: one look-up, not a chain of
 comparisons for every node. (A table of the class: one of each traversal, holding its
@@ -1504,6 +1565,88 @@ def _comment(line: str) -> str | None:
             continue
         position += 1
     return None
+
+
+def _literal_value(node: cst.BaseExpression) -> object:
+    """An integer's or a string's value (a string as written with no escape: Python warns
+    of invalid ones as it evaluates, and the user's code is the user's business), else
+    None."""
+    if isinstance(node, cst.Integer):
+        return node.evaluated_value
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)) and "\\" not in _written(node):
+        return node.evaluated_value
+    return None
+
+
+def _written(node: cst.SimpleString | cst.ConcatenatedString) -> str:
+    """The string literal's parts as written."""
+    parts = (node,) if isinstance(node, cst.SimpleString) else descendants(node)
+    return "".join(part.value for part in parts if isinstance(part, cst.SimpleString))
+
+
+_DEVICE_SPELLINGS = ("cpu", "cuda:", *sorted(DEVICE_TYPES))
+
+
+def _may_name_a_device(node: cst.SimpleString | cst.ConcatenatedString) -> bool:
+    """The literal as written may name a device (``names_another_device``): short, no
+    escapes, a device's name in it. Only those are evaluated: Python warns of invalid
+    escapes as it evaluates a string, and the user's code is the user's business."""
+    written = _written(node)
+    return (
+        len(written) < 32 and "\\" not in written and any(d in written for d in _DEVICE_SPELLINGS)
+    )
+
+
+def _process_gpus(call: cst.Call) -> list[object]:
+    """The GPUs the call pins one process's model to (``PROCESS_GPU_KEYWORDS``), as the
+    skeleton's ``_process_gpus`` reads them."""
+    found: list[object] = []
+    for arg in call.args:
+        if arg.keyword is None or arg.keyword.value not in PROCESS_GPU_KEYWORDS:
+            continue
+        value = arg.value
+        if isinstance(value, (cst.List, cst.Tuple)):
+            if len(value.elements) != 1:
+                continue  # several GPUs (or none): each replica's is made current
+            value = value.elements[0].value  # `[*gpus]`: the starred name, no literal
+        elif arg.keyword.value == "device_ids":
+            continue  # `range(n)`, a list built elsewhere: as several
+        found.append(value.evaluated_value if isinstance(value, cst.Integer) else NOT_A_LITERAL)
+    return found
+
+
+def _takes_to_the_host(call: cst.Call) -> bool:
+    """``x.to("cpu")``, its value then read (``.numpy()``, ``.tolist()``): not a device to
+    compute on (as the skeleton's ``_takes_to_the_host`` reads it)."""
+    func = call.func
+    return (
+        isinstance(func, cst.Attribute)
+        and func.attr.value == "to"
+        and len(call.args) == 1
+        and _literals(call) == ("cpu",)
+    )
+
+
+def _literals(call: cst.Call) -> tuple[object, ...] | None:
+    """The call's positional arguments, each an integer or string literal; None when one is
+    not, or a ``device``, ``type`` or ``index`` keyword names the device instead (as the
+    skeleton's ``_literals`` reads them)."""
+    values: list[object] = []
+    for arg in call.args:
+        if arg.keyword is not None:
+            if arg.keyword.value in DEVICE_KEYWORDS:
+                return None
+            continue
+        value = arg.value
+        if arg.star == "**":
+            continue
+        if arg.star:
+            return None
+        literal = _literal_value(value)
+        if not isinstance(literal, (int, str)):
+            return None
+        values.append(literal)
+    return tuple(values)
 
 
 def _step_calls(node: cst.FunctionDef) -> frozenset[int]:

@@ -149,6 +149,8 @@ def _assert_same_structure(text: str) -> None:
         assert found.facts.gloo_calls == expected.gloo_calls
         assert found.facts.backend_parameters == expected.backend_parameters
         assert found.facts.assigned_attributes == expected.assigned_attributes
+        assert found.facts.offers_other_devices == expected.offers_other_devices
+        assert found.facts.main_block == expected.main_block
         # A GPU set by a constant, or as the first of a list, needs no skeleton: DEV009's
         # screen passes wherever one is (the next test checks it), so libcst walks every
         # file that holds one.

@@ -238,6 +238,13 @@ class CudaCall(Rule):
     such as an options parser's): it lands on the GPU the user chose, also on the forward
     path of model code (unless told a device as above); a `.cuda()` that also runs with
     the list empty (the CPU) is still flagged.
+    Nor a `.cuda()` in a program (a module with a `__main__` block, or building an
+    argument parser at its top level) none of whose code, tests aside, offers a device
+    other than the current GPU: it names no CPU or other accelerator (loading weights
+    with `map_location="cpu"` and `x.to("cpu").numpy()` aside), no GPU by a number or
+    one chosen at run time (`f"cuda:{rank}"`, `torch.device(args.device)`, `.cuda(gpu)`),
+    asks no `torch.cuda.is_available()`, offers no `--device`, `--gpu_ids` or `--cpu`
+    option: every tensor there is on the current GPU, whichever it is.
     Nor test code, which chooses its device as a script does. `.cuda(0)` stays a
     finding in all these: it pins every process to GPU 0. A tensor the collective gets from
     an input (`y.sum()`) is on the input's device: a buffer for the same collective call is
@@ -1563,6 +1570,8 @@ class CudaCall(Rule):
             return None  # `def to_gpu(x: Tensor): return x.cuda()`: moving is what it is for
         if "current" in candidate.data and "cuda" in index.backends(candidate.scope):
             return None  # CUDA-only code (Megatron-LM, a CUDA extension): on the current GPU
+        if "current" in candidate.data and index.runs_on_the_current_gpu_only:
+            return None  # the program offers no other device: every tensor is on this GPU
         if "current" in candidate.data and pinned_there(candidate, scope, index):
             return None  # its launcher made the process's GPU current, and offers no other
         if "current" in candidate.data and on_the_first_chosen_gpu(candidate, scope, index):

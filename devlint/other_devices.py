@@ -1,0 +1,176 @@
+"""What in a module's code offers to compute somewhere other than the current GPU: the CPU
+or another accelerator named as a device, a GPU named by a number other than 0 or one
+chosen at run time (not the GPU made current: ``set_device(rank)`` moves the current GPU,
+and what follows it, together), a question which devices exist, an option that lets the
+user choose one, a framework told where to compute (``Trainer(accelerator="gpu")``: it
+may be told the CPU instead). A program
+whose code offers none of these runs every tensor on the current GPU, so a literal
+``"cuda"`` or ``.cuda()`` there cannot disagree with any other tensor
+(``ProjectIndex.runs_on_the_current_gpu_only``). Both walks (the ``ast`` skeleton and the
+libcst traversal) record what they see with these predicates, so they agree."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from devlint.facts import resolve_alias
+from devlint.symbols import AVAILABILITY_CHECKS, DDP_DEVICE_KEYWORDS, DEVICE_TYPES
+
+_OTHER_DEVICE_TYPES = (DEVICE_TYPES - {"cuda"}) | {"cpu"}
+
+_DEVICE_OPTION_WORDS = frozenset({"device", "devices", "gpu", "gpus", "cpu", "cuda"})
+"""Words of a command-line option that chooses where to compute (``--device``,
+``--gpu_ids``, ``--no-cuda``); not ``--multigpus`` (how many, not where)."""
+
+_KINDS = "|".join(sorted(DEVICE_TYPES | {"gpu", "tpu", "mlu", "musa"}))
+_AVAILABILITY_HELPER = re.compile(
+    rf"^_?(is_(\w+_)?({_KINDS})_available|has_(\w+_)?({_KINDS}))$", re.IGNORECASE
+)
+"""Helpers and flags that say whether a device type exists (``is_npu_available()``,
+``IS_CUDA_AVAILABLE``, ``is_torch_xla_available()``, ``_has_mps()``): a branch on them
+chooses a device deliberately."""
+
+
+def availability_helper(name: str) -> bool:
+    """``name`` is a helper or flag that says whether a device type exists."""
+    return _AVAILABILITY_HELPER.match(name) is not None
+
+
+def names_an_availability_check(qualified: str) -> bool:
+    """The qualified name of a call asks which devices exist, as
+    ``nodes.asks_which_devices_exist`` reads a test: ``torch.cuda.is_available``,
+    ``torch.cuda.device_count``, a helper such as ``accelerate.utils.is_npu_available``."""
+    owner, _, last = qualified.rpartition(".")
+    if availability_helper(last):
+        return True
+    return last in AVAILABILITY_CHECKS and owner.startswith("torch.")
+
+
+DEVICE_CALL_NAMES = frozenset({"device", *AVAILABILITY_CHECKS})
+"""Last names of the calls a walk records (with the literal arguments it sees) for
+``call_offers_another_device``: ``torch.device`` and the checks of which devices exist."""
+
+DEVICE_KEYWORDS = frozenset({"device", "type", "index"})
+"""Keywords that name the device of ``x.cuda(device=...)``, ``torch.device(type=...)``."""
+
+DEFAULT_GPU = (0, "cuda", "cuda:0")
+"""Literal arguments that name the current GPU of a program that never sets one."""
+
+
+def names_another_device(text: str) -> bool:
+    """A string naming the CPU or another accelerator (``"cpu"``, ``"mps"``), a GPU other
+    than the first (``"cuda:1"``), or opening a run-time index (``f"cuda:{rank}"``)."""
+    kind, colon, index = text.strip().partition(":")
+    if kind == "cuda":
+        return bool(colon) and index != "0" and (not index or index.isdigit())
+    return kind in _OTHER_DEVICE_TYPES and (not index or index.isdigit())
+
+
+_FRAMEWORK_DEVICE_WORDS = frozenset({"devices", "gpu", "gpus", "cpu", "cuda", "accelerator"})
+"""Words of a keyword argument that hands a framework the choice of device
+(``Trainer(accelerator="gpu", devices=1)``, ``TrainingArguments(use_cpu=...)``,
+``from_pretrained(device_map=...)``); not ``device=``, which places one tensor."""
+
+
+def hands_over_the_device(keyword: str) -> bool:
+    """A keyword argument by which a framework (Lightning's ``Trainer``, transformers'
+    ``TrainingArguments``, ``device_map=``) is told where to compute: it may be told the
+    CPU without changing the code."""
+    words = keyword.lower().split("_")
+    return keyword == "device_map" or not _FRAMEWORK_DEVICE_WORDS.isdisjoint(words)
+
+
+def chooses_a_device(option: str) -> bool:
+    """A command-line option (``parser.add_argument("--gpu_ids", ...)``) that lets the user
+    say where to compute."""
+    if not option.startswith("-"):
+        return False
+    words = re.split(r"[-_]+", option.lower().lstrip("-"))
+    return not _DEVICE_OPTION_WORDS.isdisjoint(words)
+
+
+def call_offers_another_device(qualified: str, literals: tuple[object, ...] | None) -> bool:
+    """A call of ``qualified`` with its positional arguments' ``literals`` (None: an
+    argument that is no literal, or a keyword) asks which devices exist
+    (``torch.cuda.is_available()``; not ``device_count()``, which counts GPUs to share
+    work among: it offers no other device) or names a device other than the current GPU
+    (``torch.device(args.device)``). Not ``torch.cuda.set_device(rank)``: it changes which
+    GPU is current, where the rest then goes."""
+    if qualified.rpartition(".")[2] == "device_count":
+        return False
+    if names_an_availability_check(qualified):
+        return True
+    if qualified != "torch.device":
+        return False
+    if literals is None or not literals or len(literals) > 2:
+        return True
+    return literals[0] not in DEFAULT_GPU or (len(literals) == 2 and literals[1] != 0)
+
+
+def moves_by_a_gpu_number(literals: tuple[object, ...] | None) -> bool:
+    """``x.cuda(gpu)`` with positional ``literals`` (None: not all literals, or a ``device``
+    keyword): a GPU other than the current one's 0, or chosen at run time."""
+    return literals is None or (bool(literals) and literals[0] != 0)
+
+
+NOT_A_LITERAL = object()
+"""A value that no literal gives (``local_rank``)."""
+
+PROCESS_GPU_KEYWORDS = DDP_DEVICE_KEYWORDS
+"""``device_ids=[gpu]``, ``output_device=gpu``, ``device_id=gpu``: the one GPU a wrapper of
+one process's model (DDP, FSDP) puts it on. A ``device_ids`` of several GPUs
+(``range(n)``: ``DataParallel``) makes each replica's GPU current as it runs."""
+
+
+class DeviceOffers:
+    """What one walk of a module saw that offers another device. Each walk feeds it what it
+    reads, as plain values (a string's value, a call's name and literal arguments), and
+    keeps out what names the CPU only to load weights or to take a tensor to the host
+    (``exempt``, by node id)."""
+
+    def __init__(self) -> None:
+        self.exempt: set[int] = set()
+        """Nodes inside ``map_location=`` and ``"cpu"`` handed to ``.to()``."""
+        self._seen = False
+        self._calls: set[tuple[str, tuple[object, ...] | None]] = set()
+
+    def string(self, value: str) -> None:
+        """A string literal of the code (not a docstring)."""
+        if names_another_device(value):
+            self._seen = True
+
+    def call(
+        self,
+        written: str | None,
+        last: str,
+        method: bool,
+        literals: tuple[object, ...] | None,
+        strings: list[str],
+        keywords: list[str],
+        process_gpus: list[object],
+    ) -> None:
+        """A call written ``written`` (None: no dotted name), whose name ends in ``last``
+        (``method``: on a value, ``x.cuda()``), with its positional arguments' ``literals``
+        (``call_offers_another_device``), its positional string arguments, the names of
+        its keyword arguments, and the GPUs it pins a process's model to
+        (``DistributedDataParallel(model, device_ids=[local_rank])``, ``walk_process_gpus``:
+        literal values, ``NOT_A_LITERAL`` for others)."""
+        if any(hands_over_the_device(keyword) for keyword in keywords):
+            self._seen = True
+        if any(gpu != 0 for gpu in process_gpus):
+            self._seen = True  # the model's GPU, which the current one need not be
+        if method and last == "cuda":
+            self._seen = self._seen or moves_by_a_gpu_number(literals)
+        elif last == "add_argument":
+            self._seen = self._seen or any(chooses_a_device(s) for s in strings)
+        elif last in DEVICE_CALL_NAMES and written is not None:
+            self._calls.add((written, literals))
+
+    def offered(self, aliases: Mapping[str, str]) -> bool:
+        """``FileFacts.offers_other_devices``, the calls resolved through the module's
+        imports."""
+        return self._seen or any(
+            call_offers_another_device(resolve_alias(written, aliases) or written, literals)
+            for written, literals in self._calls
+        )

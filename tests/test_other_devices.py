@@ -1,0 +1,206 @@
+"""A program none of whose code offers a device other than the current GPU runs every tensor
+there: its ``.cuda()`` and ``"cuda"`` agree with all the others (DEV001, DEV002 stay quiet).
+What offers another device: ``devlint.other_devices``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import package_findings as findings
+
+from devlint.other_devices import (
+    call_offers_another_device,
+    chooses_a_device,
+    hands_over_the_device,
+    names_another_device,
+)
+
+_MODEL = (
+    "import torch\nfrom torch import nn\n\n\n"
+    "class Net(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.fc = nn.Linear(4, 4)\n\n"
+    "    def forward(self, x):\n"
+    '        noise = torch.randn(4, device="cuda:0")\n'
+    "        return self.fc(x.cuda()) + noise\n"
+)
+_TRAIN = (
+    "import argparse\n\nimport torch\n\nfrom pkg.model import Net\n\n\n"
+    "def main():\n"
+    "    parser = argparse.ArgumentParser()\n"
+    '    parser.add_argument("--lr", type=float)\n'
+    "    net = Net().cuda()\n"
+    "{more}"
+    "    return net(torch.ones(2, 4))\n\n\n"
+    'if __name__ == "__main__":\n'
+    "    main()\n"
+)
+_BOTH = [("model.py", 11, 39), ("model.py", 12, 26)]
+
+
+@pytest.mark.parametrize(
+    ("more", "expected"),
+    [
+        ("", []),
+        ('    state = torch.load("net.pt", map_location="cpu")\n', []),
+        ('    state = torch.load("n.pt", map_location=torch.device("cpu"))\n', []),
+        ('    print(net.fc.weight.to("cpu").numpy())\n', []),
+        ('    parser.add_argument("--multigpus", action="store_true")\n', []),
+        ("    n = torch.cuda.device_count()\n", []),
+        ('    assert torch.cuda.is_available(), "CUDA only"\n', []),
+        ("    torch.cuda.set_device(0)\n", [("model.py", 11, 39)]),
+        ("    torch.cuda.set_device(parser.local_rank)\n", [("model.py", 11, 39)]),
+        ("    if torch.cuda.is_available():\n        pass\n", _BOTH),
+        ('    net = net.to("cpu")\n', _BOTH),
+        ('    parser.add_argument("--device", default="cuda")\n', _BOTH),
+        ('    parser.add_argument("--gpu_ids", default="0")\n', _BOTH),
+        ("    net = net.cuda(1)\n", _BOTH),
+        ('    net = net.to(f"cuda:{parser.rank}")\n', _BOTH),
+        ("    net = net.to(torch.device(parser.device))\n", _BOTH),
+        ('    net = net.to(torch.device("cuda", 1))\n', _BOTH),
+        ('    net = net.to("mps")\n', _BOTH),
+        ('    trainer = Trainer(accelerator="gpu", devices=1)\n', _BOTH),
+    ],
+    ids=[
+        "nothing else",
+        "weights loaded onto the CPU",
+        "weights loaded onto torch.device('cpu')",
+        "a tensor taken to the host",
+        "an option saying how many GPUs",
+        "GPUs counted",
+        "CUDA demanded",
+        "GPU 0 made current",
+        "a rank's GPU made current",
+        "a question whether CUDA is there",
+        "the CPU",
+        "a device option",
+        "a GPU list option",
+        "a GPU by number",
+        "a GPU chosen at run time",
+        "a device chosen at run time",
+        "torch.device with an index",
+        "another accelerator",
+        "a framework told where to compute",
+    ],
+)
+def test_a_program_offering_no_other_device_runs_on_the_current_gpu(
+    more: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """Loading weights onto the CPU, reading a tensor's values there, counting GPUs or
+    making one current offer no other device to compute on. ``"cuda:0"`` is the current
+    GPU only where no code makes one current."""
+    files = {"pkg/model.py": _MODEL, "pkg/train.py": _TRAIN.format(more=more)}
+    found = findings(tmp_path, files, "DEV001") + findings(tmp_path, files, "DEV002")
+    assert sorted(found) == expected
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({}, _BOTH),
+        (
+            {
+                "pkg/train.py": "import argparse\n\nfrom pkg.model import Net\n\n"
+                "parser = argparse.ArgumentParser()\nNet().cuda()\n"
+            },
+            [],
+        ),
+        (
+            {
+                "pkg/train.py": _TRAIN.format(more=""),
+                "tests/test_model.py": 'import torch\n\nDEVICE = torch.device("cpu")\n',
+            },
+            [],
+        ),
+        (
+            {
+                "pkg/train.py": _TRAIN.format(more=""),
+                "pkg/export.py": 'import torch\n\nDEVICE = torch.device("cpu")\n',
+            },
+            _BOTH,
+        ),
+    ],
+    ids=["no entry point", "a script parsing arguments", "a test on the CPU", "a module on it"],
+)
+def test_only_a_whole_program_is_known_to_stay_on_the_current_gpu(
+    files: dict[str, str], expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """Modules with no entry point may be a library, or part of a program devlint does not
+    see; tests choose their own devices."""
+    files = {"pkg/model.py": _MODEL, **files}
+    found = findings(tmp_path, files, "DEV001") + findings(tmp_path, files, "DEV002")
+    assert sorted(found) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("cpu", True),
+        ("mps", True),
+        ("xpu:0", True),
+        ("cuda:1", True),
+        ("cuda:", True),
+        ("cuda", False),
+        ("cuda:0", False),
+        ("meta", False),
+        ("cpu only", False),
+    ],
+)
+def test_names_another_device(text: str, expected: bool) -> None:
+    assert names_another_device(text) is expected
+
+
+@pytest.mark.parametrize(
+    ("option", "expected"),
+    [
+        ("--device", True),
+        ("--gpu_ids", True),
+        ("--no-cuda", True),
+        ("-cpu", True),
+        ("--multigpus", False),
+        ("--local_rank", False),
+        ("device", False),
+    ],
+)
+def test_chooses_a_device(option: str, expected: bool) -> None:
+    assert chooses_a_device(option) is expected
+
+
+@pytest.mark.parametrize(
+    ("qualified", "literals", "expected"),
+    [
+        ("torch.cuda.is_available", (), True),
+        ("accelerate.utils.is_npu_available", (), True),
+        ("torch.cuda.device_count", (), False),
+        ("torch.device", ("cuda",), False),
+        ("torch.device", ("cuda", 0), False),
+        ("torch.device", ("cuda", 1), True),
+        ("torch.device", None, True),
+        ("torch.cuda.set_device", (0,), False),
+        ("torch.cuda.set_device", None, False),
+        ("mylib.device", None, False),
+    ],
+)
+def test_call_offers_another_device(
+    qualified: str, literals: tuple[object, ...] | None, expected: bool
+) -> None:
+    assert call_offers_another_device(qualified, literals) is expected
+
+
+@pytest.mark.parametrize(
+    ("keyword", "expected"),
+    [
+        ("accelerator", True),
+        ("devices", True),
+        ("gpus", True),
+        ("use_cpu", True),
+        ("no_cuda", True),
+        ("device_map", True),
+        ("device", False),
+        ("num_workers", False),
+    ],
+)
+def test_hands_over_the_device(keyword: str, expected: bool) -> None:
+    assert hands_over_the_device(keyword) is expected

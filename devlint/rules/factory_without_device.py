@@ -930,6 +930,22 @@ class FactoryWithoutDevice(Rule):
         "    def __call__(self, items):\n"
         "        batch = _atoms_collate(items)\n"
         "        return {k: v.to(self.device) for k, v in batch.items()}\n",
+        # Data-loading code is all that calls the helper (through another helper): the
+        # `__getitem__` of a map-style dataset (`__getitem__` and `__len__`) that a loader's
+        # workers run, on CPU samples.
+        "import torch\n\n"
+        "def masks_to_boxes(masks):\n"
+        "    if masks.numel() == 0:\n"
+        "        return torch.zeros((0, 4), device=masks.device)\n"
+        "    x = torch.arange(masks.shape[-1], dtype=torch.float)\n"
+        "    return (masks * x).flatten(1).max(-1)[0]\n\n"
+        "def make_target(masks):\n"
+        '    return {"boxes": masks_to_boxes(masks)}\n\n'
+        "class Panoptic:\n"
+        "    def __init__(self, items):\n        self.items = items\n\n"
+        "    def __getitem__(self, index):\n"
+        "        return make_target(torch.as_tensor(self.items[index]))\n\n"
+        "    def __len__(self):\n        return len(self.items)\n",
         # Its module's other functions read devices, but this helper of a file reader
         # takes arrays the reader made: no sign that they are on a device.
         "import torch\n\n"
@@ -1619,6 +1635,40 @@ class FactoryWithoutDevice(Rule):
         "        return torch.from_numpy(frames)\n",
     )
     INVALID = (
+        # The same helper called by a dataset and by a model's forward: on the device there.
+        Invalid(
+            "import torch\n\n"
+            "def masks_to_boxes(masks):\n"
+            "    if masks.numel() == 0:\n"
+            "        return torch.zeros((0, 4), device=masks.device)\n"
+            "    x = torch.arange(masks.shape[-1], dtype=torch.float)\n"
+            "    return (masks * x).flatten(1).max(-1)[0]\n\n"
+            "class Panoptic:\n"
+            "    def __init__(self, items):\n        self.items = items\n\n"
+            "    def __getitem__(self, index):\n"
+            "        return masks_to_boxes(torch.as_tensor(self.items[index]))\n\n"
+            "    def __len__(self):\n        return len(self.items)\n\n"
+            "class Head(torch.nn.Module):\n"
+            "    def forward(self, masks):\n"
+            "        return masks_to_boxes(masks)\n",
+            line=6,
+            column=9,
+            fixed="import torch\n\n"
+            "def masks_to_boxes(masks):\n"
+            "    if masks.numel() == 0:\n"
+            "        return torch.zeros((0, 4), device=masks.device)\n"
+            "    x = torch.arange(masks.shape[-1], dtype=torch.float, device=masks.device)\n"
+            "    return (masks * x).flatten(1).max(-1)[0]\n\n"
+            "class Panoptic:\n"
+            "    def __init__(self, items):\n        self.items = items\n\n"
+            "    def __getitem__(self, index):\n"
+            "        return masks_to_boxes(torch.as_tensor(self.items[index]))\n\n"
+            "    def __len__(self):\n        return len(self.items)\n\n"
+            "class Head(torch.nn.Module):\n"
+            "    def forward(self, masks):\n"
+            "        return masks_to_boxes(masks)\n",
+            unsafe=True,
+        ),
         # Only the cast is on the current GPU: the tensor as it was meets `x` on the CPU.
         Invalid(
             "import torch\nfrom torch import nn\n\n"

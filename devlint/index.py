@@ -183,7 +183,6 @@ _STRUCTURAL = (
     "_mixed_into",
     "_context_functions",
     "_input_functions",
-    "_data_loading_functions",
     "_bound_definitions",
     "_backends",
     "_group_attributes",

@@ -627,7 +627,7 @@ class ProjectIndex:
         dataset protocol reach on ``self``, collate functions (handed to a loader as one,
         or named like one, or methods of a class named like one); then every project
         function whose callers are all data-loading code, however many calls away."""
-        roots = set()
+        roots: set[str] = set()
         for name in self._classes:
             kind = self.class_kind(name)
             table = self._method_table(name)

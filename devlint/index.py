@@ -39,6 +39,9 @@ from devlint.symbols import (
     BACKEND_FREE_PARTS,
     BACKEND_LIBRARIES,
     BACKEND_OP_NAMESPACES,
+    BATCH_TRANSFER_HOOKS,
+    COLLATE_KEYWORDS,
+    COLLATE_NAME_PART,
     COLLECTIVE_FUNCTIONS,
     DATASET_BASES,
     DATASET_MODULE_PREFIXES,
@@ -51,6 +54,8 @@ from devlint.symbols import (
     LIBRARY_MODULE_BASES,
     LIGHTNING_DATAMODULE_BASES,
     LIGHTNING_MODULE_BASES,
+    MAP_STYLE_DATASET_PROTOCOL,
+    MAP_STYLE_ITEM_METHODS,
     METRIC_BASES,
     MODULE_MOVING_METHODS,
     OPTIMIZER_BASES,
@@ -609,6 +614,46 @@ class ProjectIndex:
             return False
         kind = self.class_kind(class_name)
         return kind.dataset or kind.datamodule
+
+    def runs_in_data_loading(self, function: str) -> bool:
+        """Whether ``function`` runs only where a data loader prepares samples, on the CPU
+        (``_data_loading_functions``)."""
+        return self.canonical(function) in self._data_loading_functions
+
+    @cached_property
+    def _data_loading_functions(self) -> frozenset[str]:
+        """Data-loading code: the methods of Datasets and DataModules (not the hooks that
+        move a batch to the device), what the item methods of a class with the map-style
+        dataset protocol reach on ``self``, collate functions (handed to a loader as one,
+        or named like one, or methods of a class named like one); then every project
+        function whose callers are all data-loading code, however many calls away."""
+        roots: set[str] = set()
+        for name in self._classes:
+            kind = self.class_kind(name)
+            table = self._method_table(name)
+            if kind.dataset or kind.datamodule:
+                roots.update(
+                    definition
+                    for method, definition in table.items()
+                    if method not in BATCH_TRANSFER_HOOKS
+                )
+            elif not kind.model and table.keys() >= MAP_STYLE_DATASET_PROTOCOL:
+                roots |= self.self_reachable(name, MAP_STYLE_ITEM_METHODS)
+        roots.update(self.handed_over_functions(COLLATE_KEYWORDS))
+        for name in self._functions:
+            names = [name, self._owner(name) or ""]
+            if any(COLLATE_NAME_PART in part.rpartition(".")[2].lower() for part in names):
+                roots.add(name)
+        found = roots & self._functions.keys()
+        todo = list(found)
+        while todo:
+            for callee in self._graph[1].get(todo.pop(), ()):
+                if callee in found or callee not in self._functions:
+                    continue
+                if self._call_sites.get(callee, set()) <= found:
+                    found.add(callee)
+                    todo.append(callee)
+        return frozenset(found)
 
     def is_module_class(self, name: str, near: str) -> bool:
         """Whether ``name``, as written in the module ``near``, is an ``nn.Module`` class:

@@ -425,6 +425,13 @@ DATASET_MODULE_PREFIXES = ("torchvision.datasets.",)
 DATASET_ITEM_METHODS = frozenset({"__getitem__", "__getitems__", "__iter__", "__next__"})
 """Dataset methods that DataLoader workers run for every sample."""
 
+MAP_STYLE_DATASET_PROTOCOL = frozenset({"__getitem__", "__len__"})
+"""What a map-style dataset implements (torch.utils.data's documentation): a DataLoader
+indexes an object that defines both, whether or not it derives from ``Dataset``."""
+
+MAP_STYLE_ITEM_METHODS = frozenset({"__getitem__", "__getitems__"})
+"""The methods of a map-style dataset that DataLoader workers run to fetch samples."""
+
 COLLATE_KEYWORDS = frozenset({"collate_fn", "data_collator"})
 """Keyword arguments that hand a function to a data loader (``DataLoader``, HF ``Trainer``)."""
 

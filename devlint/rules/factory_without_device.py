@@ -51,8 +51,6 @@ from devlint.rules.base import (
 from devlint.skeleton import Skeleton, dotted
 from devlint.symbols import (
     ARRAY_TENSOR_FACTORIES,
-    COLLATE_KEYWORDS,
-    COLLATE_NAME_PART,
     COLLECTIVE_FUNCTIONS,
     CPU_RESULT_METHODS,
     DATA_FACTORIES,
@@ -112,8 +110,8 @@ class FactoryWithoutDevice(Rule):
     its device: `super()._prepare_inputs(batch)` is there, and accelerate's
     `self.accelerator.gather(t)` leaves `t` where it was) and in functions told their
     device (a `device` parameter), and what they call. And in library functions
-    (module-level, or methods of a class that is no model and no Dataset; not collate
-    functions) whose tensors follow their inputs: the function reads a device itself
+    (module-level, or methods of a class that is no model and no Dataset; not
+    data-loading code, below) whose tensors follow their inputs: the function reads a device itself
     (`x.device`, `.to(w.device)`, a parameter annotated `torch.device`), or its module's
     functions of its kind (module-level, or methods) do (kornia's and torchmetrics'
     functionals, pytorch3d's ops, a replay buffer's writers); parameters annotated as
@@ -270,8 +268,13 @@ class FactoryWithoutDevice(Rule):
     `__init__`, another library's `torch.ops`, a parameter holding a dataset
     (`train_dataset`), the samples a collate function is given (one handed to a loader as
     `collate_fn=` anywhere in the project, or named like one: `pad_collate`, or a method
-    of a class named like one: `MaskCollator._sample`), unless it
-    moves them to a device first or a model's forward path calls it; a CPU index or mask
+    of a class named like one: `MaskCollator._sample`), and what data-loading code hands a
+    project function whose every caller (through project functions, however many calls
+    away) is a Dataset's method, a collate function or the `__getitem__` of a class with
+    the map-style dataset protocol (`__getitem__` and `__len__`, no `Dataset` base needed):
+    DataLoader workers prepare samples on the CPU; unless it moves them to a device first
+    or a model's forward path calls it (a function the project never calls keeps its
+    findings); a CPU index or mask
     into a device tensor (`x[mask]`); Python's `+` of tuples; the 0-dim elements of
     `torch.rand(2)` or `torch.tensor([a, b])`, and of `torch.rand((n, n))` picked with two
     number indices (`m[i][j]`); the targets of `nn.CTCLoss`; a placeholder
@@ -927,6 +930,22 @@ class FactoryWithoutDevice(Rule):
         "    def __call__(self, items):\n"
         "        batch = _atoms_collate(items)\n"
         "        return {k: v.to(self.device) for k, v in batch.items()}\n",
+        # Data-loading code is all that calls the helper (through another helper): the
+        # `__getitem__` of a map-style dataset (`__getitem__` and `__len__`) that a loader's
+        # workers run, on CPU samples.
+        "import torch\n\n"
+        "def masks_to_boxes(masks):\n"
+        "    if masks.numel() == 0:\n"
+        "        return torch.zeros((0, 4), device=masks.device)\n"
+        "    x = torch.arange(masks.shape[-1], dtype=torch.float)\n"
+        "    return (masks * x).flatten(1).max(-1)[0]\n\n"
+        "def make_target(masks):\n"
+        '    return {"boxes": masks_to_boxes(masks)}\n\n'
+        "class Panoptic:\n"
+        "    def __init__(self, items):\n        self.items = items\n\n"
+        "    def __getitem__(self, index):\n"
+        "        return make_target(torch.as_tensor(self.items[index]))\n\n"
+        "    def __len__(self):\n        return len(self.items)\n",
         # Its module's other functions read devices, but this helper of a file reader
         # takes arrays the reader made: no sign that they are on a device.
         "import torch\n\n"
@@ -1616,6 +1635,40 @@ class FactoryWithoutDevice(Rule):
         "        return torch.from_numpy(frames)\n",
     )
     INVALID = (
+        # The same helper called by a dataset and by a model's forward: on the device there.
+        Invalid(
+            "import torch\n\n"
+            "def masks_to_boxes(masks):\n"
+            "    if masks.numel() == 0:\n"
+            "        return torch.zeros((0, 4), device=masks.device)\n"
+            "    x = torch.arange(masks.shape[-1], dtype=torch.float)\n"
+            "    return (masks * x).flatten(1).max(-1)[0]\n\n"
+            "class Panoptic:\n"
+            "    def __init__(self, items):\n        self.items = items\n\n"
+            "    def __getitem__(self, index):\n"
+            "        return masks_to_boxes(torch.as_tensor(self.items[index]))\n\n"
+            "    def __len__(self):\n        return len(self.items)\n\n"
+            "class Head(torch.nn.Module):\n"
+            "    def forward(self, masks):\n"
+            "        return masks_to_boxes(masks)\n",
+            line=6,
+            column=9,
+            fixed="import torch\n\n"
+            "def masks_to_boxes(masks):\n"
+            "    if masks.numel() == 0:\n"
+            "        return torch.zeros((0, 4), device=masks.device)\n"
+            "    x = torch.arange(masks.shape[-1], dtype=torch.float, device=masks.device)\n"
+            "    return (masks * x).flatten(1).max(-1)[0]\n\n"
+            "class Panoptic:\n"
+            "    def __init__(self, items):\n        self.items = items\n\n"
+            "    def __getitem__(self, index):\n"
+            "        return masks_to_boxes(torch.as_tensor(self.items[index]))\n\n"
+            "    def __len__(self):\n        return len(self.items)\n\n"
+            "class Head(torch.nn.Module):\n"
+            "    def forward(self, masks):\n"
+            "        return masks_to_boxes(masks)\n",
+            unsafe=True,
+        ),
         # Only the cast is on the current GPU: the tensor as it was meets `x` on the CPU.
         Invalid(
             "import torch\nfrom torch import nn\n\n"
@@ -4248,7 +4301,7 @@ class FactoryWithoutDevice(Rule):
             return None  # cast to the current GPU's type: the one the set-up makes its own
         if "groups" in data and _over_cpu_groups(data, index):
             return None  # handed only to collectives over gloo process groups: on the CPU
-        collate = not scope.forward_path and _collate_function(candidate.scope, index)
+        collate = not scope.forward_path and _data_loading_function(candidate.scope, index)
         if "cpu_inputs_clear" in data and collate:
             return None  # a loader's samples are on the CPU: so is what they meet here
         evidence = "follows_inputs" in data or "fallback_of" in data
@@ -4332,24 +4385,15 @@ def _library_function(scope: Scope, index: ProjectIndex) -> bool:
         return False
     if scope.class_name is not None and index.loads_data(scope.class_name):
         return False
-    return not _collate_function(scope, index)
+    return not _data_loading_function(scope, index)
 
 
-def _collate_function(scope: Scope, index: ProjectIndex) -> bool:
-    """A function a data loader runs on the samples its Dataset gives, on the CPU: handed
-    over as ``collate_fn=`` anywhere in the project, or named like one (``pad_collate``),
-    or a method of a class whose instances are one (``*Collator``: its helpers too), or
-    one that only Datasets' methods call (``__getitem__`` building a batch with it)."""
+def _data_loading_function(scope: Scope, index: ProjectIndex) -> bool:
+    """A function that runs only where a data loader prepares samples, on the CPU
+    (``ProjectIndex.runs_in_data_loading``): a Dataset's, a collate function, or one
+    whose every caller is such code (``__getitem__`` building a sample with it)."""
     function = scope.function_name
-    if function is None:
-        return False
-    names = [function, scope.class_name or ""]
-    if any(COLLATE_NAME_PART in name.rpartition(".")[2].lower() for name in names):
-        return True
-    if function in index.handed_over_functions(COLLATE_KEYWORDS):
-        return True
-    callers = index.callers(function)
-    return bool(callers) and all(index.loads_data(c.rpartition(".")[0]) for c in callers)
+    return function is not None and index.runs_in_data_loading(function)
 
 
 def _cast_to_gpu(meeting: Meeting, flow: FunctionFlow) -> bool:

@@ -246,6 +246,10 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
         - {n for n in v if hasattr(torch.utils.data.Dataset, n)}
         - {n for n in v if hasattr(torch.utils.data.IterableDataset, n)}
     ),
+    "MAP_STYLE_DATASET_PROTOCOL": lambda v: missing_attributes(torch.utils.data.TensorDataset, v),
+    "MAP_STYLE_ITEM_METHODS": lambda v: sorted(
+        set(v) - {"__getitems__"} - {n for n in v if hasattr(torch.utils.data.Dataset, n)}
+    ),
     "TRAINER_PLACING_METHODS": lambda v: missing_attributes(transformers.Trainer, v),
     "COLLATE_KEYWORDS": lambda v: sorted(
         set(v) - keywords_of(torch.utils.data.DataLoader, transformers.Trainer)

@@ -46,7 +46,6 @@ from devlint.flow.values import (
     as_passed,
     as_returned,
     captured,
-    cast_to_gpu_type,
     combine,
     element_of_cpu_vectors,
     fixed_at_construction,
@@ -2268,9 +2267,8 @@ class _Inference:
         if name == "type_as" and arguments:
             return moved(arguments[0][1])
         if name == "type" and arguments:
-            if self._typed_device(arguments[0][0].value, set()):
-                return cast_to_gpu_type(receiver)  # on the current GPU: the rule asks whose
-            return receiver
+            converted = self._tensor_type(arguments[0][0].value, set())
+            return receiver if converted is None else moved_from(converted, receiver)
         if name in NON_TENSOR_RESULTS:
             return HOST_SEQUENCE if name in _SEQUENCE_METHODS else HOST
         if name in FULL_REDUCTIONS and not arguments:
@@ -2301,33 +2299,41 @@ class _Inference:
             return moved(self.values.get(placed.value, UNKNOWN)) if placed else receiver
         return receiver  # views, casts, reductions: on the receiver's device
 
-    def _typed_device(self, node: cst.BaseExpression, seen: set[str]) -> bool:
-        """Whether ``t.type(node)`` may put ``t`` on a GPU (not a dtype: a cast). A tensor
-        type names a device type: ``x.type()`` (``'torch.cuda.FloatTensor'`` on a GPU) and
-        ``torch.cuda.FloatTensor`` put ``t`` on the current GPU (not the type of a tensor that
-        may be on the CPU, or of host data), as does a name bound only to tensor types, one
-        of them such (chosen by a condition). Not a parameter: its callers may give a dtype
-        (``.type(torch.float16)``), which keeps ``t`` on the CPU."""
+    def _tensor_type(self, node: cst.BaseExpression, seen: set[str]) -> Value | None:
+        """Where ``t.type(node)`` puts ``t``, or None where ``node`` may be a dtype (a cast,
+        which keeps ``t`` where it is). A tensor type names a device type: another tensor's
+        (``x.type()``, ``'torch.cuda.FloatTensor'`` on a GPU) puts ``t`` where that tensor
+        is, as ``t.type_as(x)`` does; a GPU one (``torch.cuda.FloatTensor``, also as a
+        string) on the current GPU, as ``.cuda()`` does; a name bound only to tensor types
+        (chosen by a condition, ``torch.FloatTensor`` the CPU's) where any of them puts it.
+        Not a parameter: its callers may give a dtype (``.type(torch.float16)``)."""
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            tensor = self.values.get(node.func.value, UNKNOWN)
-            on_cpu = Origin.CPU in tensor.origins or tensor.only_host
-            return node.func.attr.value == "type" and not node.args and not on_cpu
-        if isinstance(node, cst.Attribute):
-            module, _, short = (self._resolve(node) or "").rpartition(".")
-            return module == "torch.cuda" and short in LEGACY_TENSOR_TYPES
+            if node.func.attr.value != "type" or node.args:
+                return None
+            return moved(self.values.get(node.func.value, UNKNOWN))
+        if _legacy_tensor_type(node, self._resolve) == "torch.cuda":
+            return LITERAL
         if isinstance(node, cst.IfExp):
             return self._chosen_tensor_type((node.body, node.orelse), seen)
         if not isinstance(node, cst.Name) or self.function is None or node.value in seen:
-            return False
+            return None
         assigned = values_assigned(node.value, self.function)
-        return bool(assigned) and self._chosen_tensor_type(assigned, seen | {node.value})
+        return self._chosen_tensor_type(assigned, seen | {node.value}) if assigned else None
 
-    def _chosen_tensor_type(self, options: Sequence[cst.BaseExpression], seen: set[str]) -> bool:
-        """Each of ``options`` is a tensor type (``torch.FloatTensor`` one on the CPU), at
-        least one with a device."""
-        typed = [self._typed_device(option, seen) for option in options]
-        cpu = [_names_cpu_tensor_type(option, self._resolve) for option in options]
-        return any(typed) and all(a or b for a, b in zip(typed, cpu, strict=True))
+    def _chosen_tensor_type(
+        self, options: Sequence[cst.BaseExpression], seen: set[str]
+    ) -> Value | None:
+        """Where ``t.type(o)`` puts ``t`` for any ``o`` of ``options``, each a tensor type, at
+        least one with a device (``_tensor_type``); a CPU one is the code's choice, made where
+        the other tensors are on the CPU too (``if x.is_cuda``), and adds nothing."""
+        placed: list[Value] = []
+        for option in options:
+            found = self._tensor_type(option, seen)
+            if found is not None:
+                placed.append(found)
+            elif _legacy_tensor_type(option, self._resolve) != "torch":
+                return None
+        return join(*placed) if placed else None
 
     def _string_parameter(self, node: cst.BaseExpression) -> bool:
         """A parameter annotated ``str``: handed to ``.to()``, a device (no dtype is a
@@ -3059,12 +3065,16 @@ def _collection(elements: Sequence[Value]) -> Value:
     return HOST_SEQUENCE if found.only_host else found
 
 
-def _names_cpu_tensor_type(node: cst.BaseExpression, resolve: Resolver) -> bool:
-    """``torch.FloatTensor``: a tensor type on the CPU."""
-    if not isinstance(node, cst.Attribute):
-        return False
-    module, _, short = (resolve(node) or "").rpartition(".")
-    return module == "torch" and short in LEGACY_TENSOR_TYPES
+def _legacy_tensor_type(node: cst.BaseExpression, resolve: Resolver) -> str | None:
+    """The module of the tensor type ``node`` names (``torch.FloatTensor``: ``"torch"``, the
+    CPU's; ``torch.cuda.FloatTensor`` or ``"torch.cuda.FloatTensor"``: ``"torch.cuda"``)."""
+    if isinstance(node, cst.SimpleString):
+        text = node.evaluated_value
+        name = text if isinstance(text, str) else ""
+    else:
+        name = (resolve(node) or "") if isinstance(node, cst.Attribute) else ""
+    module, _, short = name.rpartition(".")
+    return module if short in LEGACY_TENSOR_TYPES and module in ("torch", "torch.cuda") else None
 
 
 def _string(node: cst.SimpleString) -> Value:

@@ -296,6 +296,10 @@ class FunctionFlow:
     """Parameters holding a sequence of tensors that ``torch.cat``/``torch.stack`` joins
     into one (``torch.cat(xs)``, ``torch.cat([x.unsqueeze(0) for x in xs])``): the tensors
     a caller collects there meet one another, 0-dim ones too."""
+    typed_by: frozenset[str] = frozenset()
+    """Parameters giving the tensor type a tensor is converted to (``t.type(kind)``): a
+    call that gives another tensor's type (``make_grid(n, x.type())``) puts it where that
+    tensor is, which only the call's own analysis of the function sees."""
     results_handed: tuple[tuple[cst.CSTNode, str, int | str], ...] = ()
     """Calls of other files' functions whose results (alone, or collected in a list) it
     hands to another file's function: the call, that function, and the slot."""
@@ -422,6 +426,7 @@ def analyse_function(
         ),
         forwarded=_forwarded(returned, inference.calls_out),
         joined=frozenset(inference.joined),
+        typed_by=frozenset(inference.typed_by),
         results_handed=tuple(inference.results_handed),
         passes_through=bool(set(returned.calls) & inference.passing_through),
         returned_parts=_positionwise(results.tuples),
@@ -1005,6 +1010,8 @@ class _Inference:
         """``FunctionFlow.copied_answers``."""
         self.joined: set[str] = set()
         """``FunctionFlow.joined``."""
+        self.typed_by: set[str] = set()
+        """``FunctionFlow.typed_by``."""
         self.results_handed: dict[tuple[cst.CSTNode, str, int | str], None] = {}
         """``FunctionFlow.results_handed``."""
         self.passing_through: set[cst.CSTNode] = set()
@@ -2129,10 +2136,12 @@ class _Inference:
         )
         # A wrapper may move the arguments first: the function's own flow, not the call's.
         wrapped = wraps_arguments(function, self._resolve)
-        if not wrapped:
-            self._reach_through(callees.own_flow(function, owner), bound)
-        if wrapped or (not passes_cpu and not _fills_none_default(function, bound)):
-            own = None if wrapped else callees.own_flow(function, owner)
+        own = None if wrapped else callees.own_flow(function, owner)
+        self._reach_through(own, bound)
+        typed = own is not None and any(
+            bound[name].on_device for name in own.typed_by if name in bound
+        )
+        if wrapped or (not passes_cpu and not typed and not _fills_none_default(function, bound)):
             if own is not None and own.forwarded is not None:
                 callee, slots = own.forwarded  # as if this called that function itself
                 given = tuple((slot, _in_caller_terms(v, bound)) for slot, v in slots)
@@ -2306,7 +2315,8 @@ class _Inference:
         is, as ``t.type_as(x)`` does; a GPU one (``torch.cuda.FloatTensor``, also as a
         string) on the current GPU, as ``.cuda()`` does; a name bound only to tensor types
         (chosen by a condition, ``torch.FloatTensor`` the CPU's) where any of them puts it.
-        Not a parameter: its callers may give a dtype (``.type(torch.float16)``)."""
+        A parameter gives what its caller does: a dtype (``.type(torch.float16)``) casts, as
+        a type the function alone cannot know."""
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             if node.func.attr.value != "type" or node.args:
                 return None
@@ -2318,7 +2328,13 @@ class _Inference:
         if not isinstance(node, cst.Name) or self.function is None or node.value in seen:
             return None
         assigned = values_assigned(node.value, self.function)
-        return self._chosen_tensor_type(assigned, seen | {node.value}) if assigned else None
+        if assigned:
+            return self._chosen_tensor_type(assigned, seen | {node.value})
+        if not any(param.name.value == node.value for param in _parameters(self.function)):
+            return None
+        self.typed_by.add(node.value)
+        given = self.env.get(node.value, UNKNOWN)  # another tensor's type, as a call binds it
+        return moved(given) if given.on_device else None
 
     def _chosen_tensor_type(
         self, options: Sequence[cst.BaseExpression], seen: set[str]

@@ -200,8 +200,9 @@ class FactoryWithoutDevice(Rule):
     helper places it), moved to a tensor's device (`ret.to(seq)`), whichever branch
     made that tensor, converted to another tensor's type (`.type(x.type())`, which names
     `x`'s device type, like `.type_as(x)`: off the CPU wherever `x` is) or to a GPU tensor
-    type (`.type(torch.cuda.FloatTensor)`: the current GPU, like `.cuda()`; not a type a
-    parameter gives, which may be a dtype),
+    type (`.type(torch.cuda.FloatTensor)`: the current GPU, like `.cuda()`), also the type a
+    parameter gives where the call of the function (in its file) gives another tensor's
+    (`make_grid(n, x.type())`; a dtype casts),
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
     one that only meets Python numbers (`isinstance(v, (int, float))` says so), host values
     or other CPU tensors (`torch.rand(1) < 0.5`), a parameter-free module kept on `self`
@@ -809,6 +810,15 @@ class FactoryWithoutDevice(Rule):
         "        steps = torch.linspace(0, 1, x.shape[1]).type(FloatTensor)\n"
         '        bias = torch.zeros(x.shape[1]).type("torch.cuda.FloatTensor")\n'
         "        return x * grid + ones + steps + bias\n",
+        # A type the caller gives (`make_grid(n, x.type())`): where that tensor is.
+        "import torch\nfrom torch import nn\n\n"
+        "def make_grid(size, type):\n"
+        "    return torch.arange(size).type(type)\n\n"
+        "def shifted(x, size):\n"
+        "    return make_grid(size, x.type()) - x\n\n"
+        "class Head(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return shifted(x, x.shape[1])\n",
         # A helper that moves its argument unless it is already there (`x.device != dv`)
         # returns it on the tensor's device on both paths.
         "import torch\nfrom torch import nn\n\n"
@@ -1712,6 +1722,28 @@ class FactoryWithoutDevice(Rule):
             "    def forward(self, x):\n"
             "        grid = torch.arange(x.shape[1], device=x.device)\n"
             "        return x * torch.ones(x.shape[1]).type(grid.type())\n",
+            unsafe=True,
+        ),
+        # A helper converting to the type its caller gives is given a dtype here: a cast.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "def make_grid(size, type):\n"
+            "    return torch.arange(size).type(type)\n\n"
+            "def shifted(x, size):\n"
+            "    return make_grid(size, torch.float16) - x\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return shifted(x, x.shape[1])\n",
+            line=5,
+            column=12,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "def make_grid(size, type):\n"
+            "    return torch.arange(size).type(type)\n\n"
+            "def shifted(x, size):\n"
+            "    return make_grid(size, torch.float16).to(x.device) - x\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return shifted(x, x.shape[1])\n",
             unsafe=True,
         ),
         # `.type()` of a dtype is a cast that keeps the tensor on the CPU.

@@ -269,7 +269,8 @@ class FunctionFlow:
     """Calls of functions of other files whose results meet the computation's device."""
     returned_whole: tuple[cst.CSTNode, ...] = ()
     """Creation sites of tensors a ``return`` gives whole, not as one element of a tuple or
-    list it returns: a caller meeting the result with the device meets those."""
+    list it returns: a caller meeting the result with the device meets those (not those
+    converted to the type a parameter gives, which the caller's type places)."""
     returned_via: tuple[tuple[str, int | str, str], ...] = ()
     """Calls of other files' functions whose result it may return: the callee, an argument's
     slot and a parameter that argument follows. Where the callee's result follows that
@@ -413,7 +414,11 @@ def analyse_function(
         {name: frozenset(partners) for name, partners in inference.reaching.items()},
         tuple(inference.handoffs),
         frozenset(inference.results_meeting),
-        tuple(site for site in dict.fromkeys(results.whole) if site in returned.made),
+        tuple(
+            site
+            for site in dict.fromkeys(results.whole)
+            if site in returned.made and site not in inference.typed_sites
+        ),
         _returned_via(returned, inference.calls_out, inference.result_parts),
         returned_scalars=tuple(
             site for site in dict.fromkeys(results.whole) if site in returned.scalars
@@ -1012,6 +1017,10 @@ class _Inference:
         """``FunctionFlow.joined``."""
         self.typed_by: set[str] = set()
         """``FunctionFlow.typed_by``."""
+        self.typed_sites: set[cst.CSTNode] = set()
+        """Creation sites of tensors converted to the type a parameter gives (``typed_by``):
+        each call puts them where its type says, so no caller in another file is told
+        they are on the CPU (``FunctionFlow.returned_whole``)."""
         self.results_handed: dict[tuple[cst.CSTNode, str, int | str], None] = {}
         """``FunctionFlow.results_handed``."""
         self.passing_through: set[cst.CSTNode] = set()
@@ -2276,8 +2285,13 @@ class _Inference:
         if name == "type_as" and arguments:
             return moved(arguments[0][1])
         if name == "type" and arguments:
-            converted = self._tensor_type(arguments[0][0].value, set())
-            return receiver if converted is None else moved_from(converted, receiver)
+            kind = arguments[0][0].value
+            converted = self._tensor_type(kind, set())
+            if converted is not None:
+                return moved_from(converted, receiver)
+            if isinstance(kind, cst.Name) and kind.value in self.typed_by:
+                self.typed_sites.update(receiver.made)
+            return receiver
         if name in NON_TENSOR_RESULTS:
             return HOST_SEQUENCE if name in _SEQUENCE_METHODS else HOST
         if name in FULL_REDUCTIONS and not arguments:

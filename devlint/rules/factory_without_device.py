@@ -201,8 +201,8 @@ class FactoryWithoutDevice(Rule):
     made that tensor, converted to another tensor's type (`.type(x.type())`, which names
     `x`'s device type, like `.type_as(x)`: off the CPU wherever `x` is) or to a GPU tensor
     type (`.type(torch.cuda.FloatTensor)`: the current GPU, like `.cuda()`), also the type a
-    parameter gives where the call of the function (in its file) gives another tensor's
-    (`make_grid(n, x.type())`; a dtype casts),
+    parameter gives where the call gives another tensor's (`make_grid(n, x.type())`; a
+    dtype casts, which only a call in the function's own file is seen to give),
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
     one that only meets Python numbers (`isinstance(v, (int, float))` says so), host values
     or other CPU tensors (`torch.rand(1) < 0.5`), a parameter-free module kept on `self`

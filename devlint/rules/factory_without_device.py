@@ -202,7 +202,8 @@ class FactoryWithoutDevice(Rule):
     `x`'s device type, like `.type_as(x)`: off the CPU wherever `x` is) or to a GPU tensor
     type (`.type(torch.cuda.FloatTensor)`: the current GPU, like `.cuda()`), also the type a
     parameter gives where the call gives another tensor's (`make_grid(n, x.type())`; a
-    dtype casts, which only a call in the function's own file is seen to give),
+    dtype casts, which only a call in the function's own file is seen to give; in the
+    function itself, where every call in its file gives one: `self.decode(x, x.type())`),
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
     one that only meets Python numbers (`isinstance(v, (int, float))` says so), host values
     or other CPU tensors (`torch.rand(1) < 0.5`), a parameter-free module kept on `self`
@@ -819,6 +820,14 @@ class FactoryWithoutDevice(Rule):
         "class Head(nn.Module):\n"
         "    def forward(self, x):\n"
         "        return shifted(x, x.shape[1])\n",
+        # A method every call in the file gives a tensor's type (`dtype=x.type()`).
+        "import torch\nfrom torch import nn\n\n"
+        "class Head(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return self.decode(x, dtype=x.type())\n\n"
+        "    def decode(self, out, dtype):\n"
+        "        grid = torch.arange(out.shape[1]).type(dtype)\n"
+        "        return out + grid\n",
         # A helper that moves its argument unless it is already there (`x.device != dv`)
         # returns it on the tensor's device on both paths.
         "import torch\nfrom torch import nn\n\n"

@@ -134,6 +134,14 @@ def in_forward(body: str) -> Analysed:
         ("torch.zeros(3).cpu()", {CPU}),
         ("torch.zeros(3).to(x.device)", {F_}),
         ("torch.zeros(3).to(torch.float16)", {CPU}),  # a cast, not a move
+        # A tensor type names a device type: another tensor's puts it where that one is, a
+        # GPU one on the current GPU; a dtype (also a parameter, which may be one) casts.
+        ("torch.zeros(3).type(x.type())", {F_}),
+        ("torch.zeros(3).type(torch.zeros(2).type())", {CPU}),
+        ("torch.zeros(3).type(torch.cuda.FloatTensor)", {LIT}),
+        ('torch.zeros(3).type("torch.cuda.LongTensor")', {LIT}),
+        ("torch.zeros(3).type(torch.float32)", {CPU}),
+        ("torch.zeros(3).type(p)", {CPU}),
         ("x.sum().item()", {HOST}),
         ("x.shape[0]", {HOST}),
         ("len(x)", {HOST}),

@@ -719,3 +719,34 @@ def test_a_file_whose_own_code_shows_where_a_result_meets_the_device_is_parsed_o
     assert block.job.settings.flow_results == {"mask"}  # asked, and answered without a walk
     assert block.analysis == analyze_bytes(block.job, PLACED_BY_ITS_CALLER.encode())
     assert block.findings == []
+
+
+GRID = """\
+import torch
+
+
+def make_grid(size, type):
+    return torch.arange(size).type(type)
+"""
+
+GRID_USER = """\
+from torch import nn
+
+from pkg.grid import make_grid
+
+
+class Head(nn.Module):
+    def forward(self, x):
+        return x - make_grid(x.shape[1], x.type())
+"""
+
+
+def test_a_tensor_converted_to_the_type_a_caller_gives_is_not_on_the_cpu_there(
+    tmp_path: Path,
+) -> None:
+    """Converted to the type its parameter gives, the tensor is where the caller's type
+    says (``x.type()``: where ``x`` is): no caller in another file is told it is on the
+    CPU."""
+    files = {"pkg/__init__.py": "", "pkg/grid.py": GRID, "pkg/model.py": GRID_USER}
+    project = lint_project(tmp_path, files, select=("DEV003",))
+    assert [f for r in project.files for f in r.findings] == []

@@ -14,6 +14,7 @@ from devlint.flow.callers import (
     names_anywhere,
     off_device_parameters,
     references,
+    typed_parameters,
 )
 from devlint.flow.inference import (
     NO_CLASS,
@@ -27,7 +28,7 @@ from devlint.flow.inference import (
     wraps_arguments,
 )
 from devlint.flow.meetings import Handoff, Meeting, refused_as_scalar
-from devlint.flow.values import CHOSEN_CPU, UNKNOWN, Value
+from devlint.flow.values import CHOSEN_CPU, UNKNOWN, Value, from_parameter
 from devlint.nodes import (
     descendants,
     dotted_name,
@@ -106,7 +107,9 @@ class FileFlows:
     ) -> dict[str, Value]:
         """Parameters where a CPU tensor meets them in ``flow`` that no call in the file
         sends to the device (``_off_device``); each then holds an unknown value, still
-        named after the parameter (a call passing it on asks this function's callers)."""
+        named after the parameter (a call passing it on asks this function's callers). Also
+        the tensor types every call gives (``_types_given``)."""
+        given = self._types_given(node, owner, flow)
         partners = {
             name
             for meeting in flow.meetings
@@ -115,9 +118,25 @@ class FileFlows:
         }
         lengths = {name: CHOSEN_CPU for name in partners & self._cpu_lengths()} if partners else {}
         if not partners:
-            return lengths
+            return {**given, **lengths}
         off = self._off_device(node, owner, frozenset(partners), ())
-        return {**{name: replace(UNKNOWN, params=frozenset({name})) for name in off}, **lengths}
+        unknown = {name: replace(UNKNOWN, params=frozenset({name})) for name in off}
+        return {**given, **unknown, **lengths}
+
+    def _types_given(
+        self, node: cst.FunctionDef, owner: cst.ClassDef | None, flow: FunctionFlow
+    ) -> dict[str, Value]:
+        """Parameters giving a tensor type (``FunctionFlow.typed_by``) that every call in the
+        file gives a device tensor's (``decode(out, dtype=x.type())``): each then holds a
+        value on the device, where the tensors converted to it are."""
+        if not flow.typed_by:
+            return {}
+        found = self._call_sites(node, owner, ())
+        if found is None:
+            return {}
+        sites, bound_first = found
+        typed = typed_parameters(node, bound_first, flow.typed_by, sites)
+        return {name: from_parameter(name) for name in typed}
 
     def _off_device(
         self,
@@ -129,15 +148,27 @@ class FileFlows:
         """The parameters ``names`` of ``node`` that no call in the file passes a tensor that
         may be on a device (``callers.off_device_parameters``), also where a caller passes
         its own parameter on and none of its callers does (a few calls up, ``asked`` the
-        functions below). Methods, private and nested functions only: a public function's
-        callers are elsewhere too."""
+        functions below; ``_call_sites``)."""
+        found = self._call_sites(node, owner, asked)
+        if found is None:
+            return frozenset()
+        sites, bound_first = found
+        return off_device_parameters(node, bound_first, names, sites)
+
+    def _call_sites(
+        self, node: cst.FunctionDef, owner: cst.ClassDef | None, asked: tuple[cst.FunctionDef, ...]
+    ) -> tuple[list[Site], bool] | None:
+        """Every call of ``node`` in the file, in its caller's flow, and whether its first
+        parameter is bound by the call (``self``, ``cls``); None where some call is out of
+        sight. Methods, private and nested functions only: a public function's callers are
+        elsewhere too."""
         name = node.name.value
         method = owner is not None
         enclosing = self._enclosing().get(node) if owner is None else None
         if not (method or name.startswith("_") or enclosing):
-            return frozenset()
+            return None
         if wraps_arguments(node, self._resolve):
-            return frozenset()  # what its callers pass, a wrapper may move first
+            return None  # what its callers pass, a wrapper may move first
         scope: cst.CSTNode = owner if owner is not None else self._module()
         callers = self._callers_in(owner)
         receivers: tuple[str, ...] = ("self",) if method else ()
@@ -159,9 +190,8 @@ class FileFlows:
                 if isinstance(call, cst.Call) and names_callee(call.func, name, receivers)
             ]
         if not sites or len(sites) != expected:
-            return frozenset()  # called nowhere we see, or also from code no flow evaluates
-        bound_first = method and not is_static_method(node)  # `self` or `cls`
-        return off_device_parameters(node, bound_first, names, sites)
+            return None  # called nowhere we see, or also from code no flow evaluates
+        return sites, method and not is_static_method(node)  # `self` or `cls` bound first
 
     def _passed_on_off_device(
         self,

@@ -81,6 +81,36 @@ class Site(NamedTuple):
     an argument that is one of them, passed on, is off the device too."""
 
 
+def _passed(call: cst.Call, flow: FunctionFlow, positional: list[str]) -> dict[str, Value] | None:
+    """What ``call`` passes each parameter (by the names ``positional`` arguments bind to);
+    None where an unpacked argument (``*args``, ``**kw``) leaves which gets what unknown."""
+    passed: dict[str, Value] = {}
+    for position, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        found = flow.values.get(arg.value, UNKNOWN)
+        if arg.keyword is not None:
+            passed[arg.keyword.value] = found
+        elif position < len(positional):
+            passed[positional[position]] = found
+    return passed
+
+
+def typed_parameters(
+    function: cst.FunctionDef, method: bool, candidates: Iterable[str], sites: Iterable[Site]
+) -> frozenset[str]:
+    """The ``candidates`` (parameters giving a tensor type, ``FunctionFlow.typed_by``) that
+    every call in ``sites`` gives the type of a tensor on a device (``x.type()``)."""
+    positional = _parameter_names(function, method)
+    typed = set(candidates)
+    for call, flow, _ in sites:
+        passed = _passed(call, flow, positional)
+        if passed is None:
+            return frozenset()
+        typed = {name for name in typed if name in passed and passed[name].on_device}
+    return frozenset(typed)
+
+
 def off_device_parameters(
     function: cst.FunctionDef, method: bool, candidates: Iterable[str], sites: Iterable[Site]
 ) -> frozenset[str]:
@@ -90,15 +120,9 @@ def off_device_parameters(
     off = set(candidates)
     for call, flow, passed_on_off_device in sites:
         moved = _result_moved(call, flow)
-        passed: dict[str, Value] = {}
-        for position, arg in enumerate(call.args):
-            if arg.star:
-                return frozenset()  # which parameter gets what is unknown
-            found = flow.values.get(arg.value, UNKNOWN)
-            if arg.keyword is not None:
-                passed[arg.keyword.value] = found
-            elif position < len(positional):
-                passed[positional[position]] = found
+        passed = _passed(call, flow, positional)
+        if passed is None:
+            return frozenset()  # which parameter gets what is unknown
         for name in list(off):
             given = passed.get(name)
             if given is None or _kept_off_device(given, moved):

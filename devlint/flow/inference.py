@@ -46,7 +46,6 @@ from devlint.flow.values import (
     as_passed,
     as_returned,
     captured,
-    cast_to_gpu_type,
     combine,
     element_of_cpu_vectors,
     fixed_at_construction,
@@ -270,7 +269,8 @@ class FunctionFlow:
     """Calls of functions of other files whose results meet the computation's device."""
     returned_whole: tuple[cst.CSTNode, ...] = ()
     """Creation sites of tensors a ``return`` gives whole, not as one element of a tuple or
-    list it returns: a caller meeting the result with the device meets those."""
+    list it returns: a caller meeting the result with the device meets those (not those
+    converted to the type a parameter gives, which the caller's type places)."""
     returned_via: tuple[tuple[str, int | str, str], ...] = ()
     """Calls of other files' functions whose result it may return: the callee, an argument's
     slot and a parameter that argument follows. Where the callee's result follows that
@@ -297,6 +297,10 @@ class FunctionFlow:
     """Parameters holding a sequence of tensors that ``torch.cat``/``torch.stack`` joins
     into one (``torch.cat(xs)``, ``torch.cat([x.unsqueeze(0) for x in xs])``): the tensors
     a caller collects there meet one another, 0-dim ones too."""
+    typed_by: frozenset[str] = frozenset()
+    """Parameters giving the tensor type a tensor is converted to (``t.type(kind)``): a
+    call that gives another tensor's type (``make_grid(n, x.type())``) puts it where that
+    tensor is, which only the call's own analysis of the function sees."""
     results_handed: tuple[tuple[cst.CSTNode, str, int | str], ...] = ()
     """Calls of other files' functions whose results (alone, or collected in a list) it
     hands to another file's function: the call, that function, and the slot."""
@@ -410,7 +414,11 @@ def analyse_function(
         {name: frozenset(partners) for name, partners in inference.reaching.items()},
         tuple(inference.handoffs),
         frozenset(inference.results_meeting),
-        tuple(site for site in dict.fromkeys(results.whole) if site in returned.made),
+        tuple(
+            site
+            for site in dict.fromkeys(results.whole)
+            if site in returned.made and site not in inference.typed_sites
+        ),
         _returned_via(returned, inference.calls_out, inference.result_parts),
         returned_scalars=tuple(
             site for site in dict.fromkeys(results.whole) if site in returned.scalars
@@ -423,6 +431,7 @@ def analyse_function(
         ),
         forwarded=_forwarded(returned, inference.calls_out),
         joined=frozenset(inference.joined),
+        typed_by=frozenset(inference.typed_by),
         results_handed=tuple(inference.results_handed),
         passes_through=bool(set(returned.calls) & inference.passing_through),
         returned_parts=_positionwise(results.tuples),
@@ -1006,6 +1015,12 @@ class _Inference:
         """``FunctionFlow.copied_answers``."""
         self.joined: set[str] = set()
         """``FunctionFlow.joined``."""
+        self.typed_by: set[str] = set()
+        """``FunctionFlow.typed_by``."""
+        self.typed_sites: set[cst.CSTNode] = set()
+        """Creation sites of tensors converted to the type a parameter gives (``typed_by``):
+        each call puts them where its type says, so no caller in another file is told
+        they are on the CPU (``FunctionFlow.returned_whole``)."""
         self.results_handed: dict[tuple[cst.CSTNode, str, int | str], None] = {}
         """``FunctionFlow.results_handed``."""
         self.passing_through: set[cst.CSTNode] = set()
@@ -2130,10 +2145,12 @@ class _Inference:
         )
         # A wrapper may move the arguments first: the function's own flow, not the call's.
         wrapped = wraps_arguments(function, self._resolve)
-        if not wrapped:
-            self._reach_through(callees.own_flow(function, owner), bound)
-        if wrapped or (not passes_cpu and not _fills_none_default(function, bound)):
-            own = None if wrapped else callees.own_flow(function, owner)
+        own = None if wrapped else callees.own_flow(function, owner)
+        self._reach_through(own, bound)
+        typed = own is not None and any(
+            bound[name].on_device for name in own.typed_by if name in bound
+        )
+        if wrapped or (not passes_cpu and not typed and not _fills_none_default(function, bound)):
             if own is not None and own.forwarded is not None:
                 callee, slots = own.forwarded  # as if this called that function itself
                 given = tuple((slot, _in_caller_terms(v, bound)) for slot, v in slots)
@@ -2268,8 +2285,12 @@ class _Inference:
         if name == "type_as" and arguments:
             return moved(arguments[0][1])
         if name == "type" and arguments:
-            if self._typed_device(arguments[0][0].value, set()):
-                return cast_to_gpu_type(receiver)  # on the current GPU: the rule asks whose
+            kind = arguments[0][0].value
+            converted = self._tensor_type(kind, set())
+            if converted is not None:
+                return moved_from(converted, receiver)
+            if isinstance(kind, cst.Name) and kind.value in self.typed_by:
+                self.typed_sites.update(receiver.made)
             return receiver
         if name in NON_TENSOR_RESULTS:
             return HOST_SEQUENCE if name in _SEQUENCE_METHODS else HOST
@@ -2301,33 +2322,48 @@ class _Inference:
             return moved(self.values.get(placed.value, UNKNOWN)) if placed else receiver
         return receiver  # views, casts, reductions: on the receiver's device
 
-    def _typed_device(self, node: cst.BaseExpression, seen: set[str]) -> bool:
-        """Whether ``t.type(node)`` may put ``t`` on a GPU (not a dtype: a cast). A tensor
-        type names a device type: ``x.type()`` (``'torch.cuda.FloatTensor'`` on a GPU) and
-        ``torch.cuda.FloatTensor`` put ``t`` on the current GPU (not the type of a tensor that
-        may be on the CPU, or of host data), as does a name bound only to tensor types, one
-        of them such (chosen by a condition). Not a parameter: its callers may give a dtype
-        (``.type(torch.float16)``), which keeps ``t`` on the CPU."""
+    def _tensor_type(self, node: cst.BaseExpression, seen: set[str]) -> Value | None:
+        """Where ``t.type(node)`` puts ``t``, or None where ``node`` may be a dtype (a cast,
+        which keeps ``t`` where it is). A tensor type names a device type: another tensor's
+        (``x.type()``, ``'torch.cuda.FloatTensor'`` on a GPU) puts ``t`` where that tensor
+        is, as ``t.type_as(x)`` does; a GPU one (``torch.cuda.FloatTensor``, also as a
+        string) on the current GPU, as ``.cuda()`` does; a name bound only to tensor types
+        (chosen by a condition, ``torch.FloatTensor`` the CPU's) where any of them puts it.
+        A parameter gives what its caller does: a dtype (``.type(torch.float16)``) casts, as
+        a type the function alone cannot know."""
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
-            tensor = self.values.get(node.func.value, UNKNOWN)
-            on_cpu = Origin.CPU in tensor.origins or tensor.only_host
-            return node.func.attr.value == "type" and not node.args and not on_cpu
-        if isinstance(node, cst.Attribute):
-            module, _, short = (self._resolve(node) or "").rpartition(".")
-            return module == "torch.cuda" and short in LEGACY_TENSOR_TYPES
+            if node.func.attr.value != "type" or node.args:
+                return None
+            return moved(self.values.get(node.func.value, UNKNOWN))
+        if _legacy_tensor_type(node, self._resolve) == "torch.cuda":
+            return LITERAL
         if isinstance(node, cst.IfExp):
             return self._chosen_tensor_type((node.body, node.orelse), seen)
         if not isinstance(node, cst.Name) or self.function is None or node.value in seen:
-            return False
+            return None
         assigned = values_assigned(node.value, self.function)
-        return bool(assigned) and self._chosen_tensor_type(assigned, seen | {node.value})
+        if assigned:
+            return self._chosen_tensor_type(assigned, seen | {node.value})
+        if not any(param.name.value == node.value for param in _parameters(self.function)):
+            return None
+        self.typed_by.add(node.value)
+        given = self.env.get(node.value, UNKNOWN)  # another tensor's type, as a call binds it
+        return moved(given) if given.on_device else None
 
-    def _chosen_tensor_type(self, options: Sequence[cst.BaseExpression], seen: set[str]) -> bool:
-        """Each of ``options`` is a tensor type (``torch.FloatTensor`` one on the CPU), at
-        least one with a device."""
-        typed = [self._typed_device(option, seen) for option in options]
-        cpu = [_names_cpu_tensor_type(option, self._resolve) for option in options]
-        return any(typed) and all(a or b for a, b in zip(typed, cpu, strict=True))
+    def _chosen_tensor_type(
+        self, options: Sequence[cst.BaseExpression], seen: set[str]
+    ) -> Value | None:
+        """Where ``t.type(o)`` puts ``t`` for any ``o`` of ``options``, each a tensor type, at
+        least one with a device (``_tensor_type``); a CPU one is the code's choice, made where
+        the other tensors are on the CPU too (``if x.is_cuda``), and adds nothing."""
+        placed: list[Value] = []
+        for option in options:
+            found = self._tensor_type(option, seen)
+            if found is not None:
+                placed.append(found)
+            elif _legacy_tensor_type(option, self._resolve) != "torch":
+                return None
+        return join(*placed) if placed else None
 
     def _string_parameter(self, node: cst.BaseExpression) -> bool:
         """A parameter annotated ``str``: handed to ``.to()``, a device (no dtype is a
@@ -3059,12 +3095,16 @@ def _collection(elements: Sequence[Value]) -> Value:
     return HOST_SEQUENCE if found.only_host else found
 
 
-def _names_cpu_tensor_type(node: cst.BaseExpression, resolve: Resolver) -> bool:
-    """``torch.FloatTensor``: a tensor type on the CPU."""
-    if not isinstance(node, cst.Attribute):
-        return False
-    module, _, short = (resolve(node) or "").rpartition(".")
-    return module == "torch" and short in LEGACY_TENSOR_TYPES
+def _legacy_tensor_type(node: cst.BaseExpression, resolve: Resolver) -> str | None:
+    """The module of the tensor type ``node`` names (``torch.FloatTensor``: ``"torch"``, the
+    CPU's; ``torch.cuda.FloatTensor`` or ``"torch.cuda.FloatTensor"``: ``"torch.cuda"``)."""
+    if isinstance(node, cst.SimpleString):
+        text = node.evaluated_value
+        name = text if isinstance(text, str) else ""
+    else:
+        name = (resolve(node) or "") if isinstance(node, cst.Attribute) else ""
+    module, _, short = name.rpartition(".")
+    return module if short in LEGACY_TENSOR_TYPES and module in ("torch", "torch.cuda") else None
 
 
 def _string(node: cst.SimpleString) -> Value:

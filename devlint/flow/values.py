@@ -75,10 +75,6 @@ class Value:
     does not see (``self.client.generate(...)``) whose result, or an element of it, it may
     be: where that method returns Python data (its summary, in the project index, says),
     ``torch.tensor`` of it makes a CPU tensor."""
-    cast_to_gpu: tuple[cst.CSTNode, ...] = ()
-    """Creation sites of CPU tensors it holds only as cast to a GPU tensor type
-    (``t.type(x.type())``, ``cast_to_gpu_type``): on the current GPU, which the rule asks
-    whether the project makes the computation's; the tensor as it was, uncast, is not."""
     array: bool = False
     """Host data that is an array of a library keeping it in host memory (``np.zeros(n)``),
     on every path: a tensor written into it (``a[i] = t``) is copied to the host, so it stays
@@ -164,17 +160,7 @@ def join(*values: Value) -> Value:
         all(v.single for v in values),
         _union(*(v.chosen for v in values)),
         _union(*(v.answers for v in values)),
-        _cast_on_every_path(values),
         all(v.array for v in values),
-    )
-
-
-def _cast_on_every_path(values: tuple[Value, ...]) -> tuple[cst.CSTNode, ...]:
-    """The sites cast to a GPU tensor type in each of ``values`` that holds them: one that
-    holds a site as it was (``t if c else t.type(x.type())``) may meet the device uncast."""
-    cast = _union(*(v.cast_to_gpu for v in values))
-    return tuple(
-        site for site in cast if all(site in v.cast_to_gpu for v in values if site in v.made)
     )
 
 
@@ -206,7 +192,6 @@ def combine(*values: Value, meets: bool = True) -> Value:
         moved_params=joined.moved_params,
         single=all(v.single for v in tensors),
         chosen=joined.chosen,
-        cast_to_gpu=joined.cast_to_gpu,
     )
 
 
@@ -230,12 +215,6 @@ def moved_from(found: Value, tensor: Value) -> Value:
         moved_sites=_union(found.moved_sites, tensor.made, tensor.moved_sites),
         moved_params=found.moved_params | tensor.params | tensor.moved_params,
     )
-
-
-def cast_to_gpu_type(tensor: Value) -> Value:
-    """``tensor`` cast to a GPU tensor type (``tensor.type(x.type())``): its CPU tensors are
-    on the current GPU now (``Value.cast_to_gpu``)."""
-    return replace(tensor, cast_to_gpu=_union(tensor.cast_to_gpu, tensor.made))
 
 
 def as_returned(found: Value) -> Value:

@@ -196,11 +196,12 @@ class FactoryWithoutDevice(Rule):
     them to `d`), also by a helper that returns it
     moved on one path and as it was on another (`return t.cuda() if nccl else t`: the
     helper places it), moved to a tensor's device (`ret.to(seq)`), whichever branch
-    made that tensor, where it meets the device as cast to a GPU tensor type
-    (`.type(x.type())`, which names `x`'s device type, `torch.cuda.FloatTensor`; not a
-    parameter, which may be a dtype) in a project whose set-up makes each process's GPU
-    current (`torch.cuda.set_device(local_rank)` in a function, not one object's method,
-    never `set_device(0)`): such a type puts it on that GPU, the computation's,
+    made that tensor, converted to another tensor's type (`.type(x.type())`, which names
+    `x`'s device type, like `.type_as(x)`: off the CPU wherever `x` is) or to a GPU tensor
+    type (`.type(torch.cuda.FloatTensor)`: the current GPU, like `.cuda()`), also the type a
+    parameter gives where the call gives another tensor's (`make_grid(n, x.type())`; a
+    dtype casts, which only a call in the function's own file is seen to give; in the
+    function itself, where every call in its file gives one: `self.decode(x, x.type())`),
     copied into a device tensor (`t.copy_(m)`), `.cpu()`, `.tolist()`, `.item()`, `.numpy()`;
     one that only meets Python numbers (`isinstance(v, (int, float))` says so), host values
     or other CPU tensors (`torch.rand(1) < 0.5`), a parameter-free module kept on `self`
@@ -799,18 +800,37 @@ class FactoryWithoutDevice(Rule):
         "        noise = torch.randn(x.shape).type_as(x)\n"
         "        return x * self.scale + noise, np.zeros(3)\n",
         # A tensor type names a device type: `.type(x.type())` ('torch.cuda.FloatTensor' on a
-        # GPU) puts the tensor on the current GPU, as does a type the code picks by
-        # `x.is_cuda`: the computation's GPU, where the project's set-up makes each
-        # process's GPU current.
+        # GPU) puts the tensor where `x` is, as `.type_as(x)` does, also through a name
+        # bound to it (`kind = x.type()`); a type the code picks by `x.is_cuda`, or a GPU
+        # type it names (`"torch.cuda.FloatTensor"`), on the current GPU, as `.cuda()` does:
+        # no CPU tensor meets `x`, with or without a set-up that makes a GPU current.
         "import torch\nfrom torch import nn\n\n"
-        "def set_up(rank):\n"
-        "    torch.cuda.set_device(rank)\n\n"
         "class Head(nn.Module):\n"
         "    def forward(self, x):\n"
         "        grid = torch.arange(x.shape[1]).type(x.type())\n"
+        "        kind = x.type()\n"
+        "        ones = torch.ones(x.shape[1]).type(kind)\n"
         "        FloatTensor = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor\n"
         "        steps = torch.linspace(0, 1, x.shape[1]).type(FloatTensor)\n"
-        "        return x * grid + steps\n",
+        '        bias = torch.zeros(x.shape[1]).type("torch.cuda.FloatTensor")\n'
+        "        return x * grid + ones + steps + bias\n",
+        # A type the caller gives (`make_grid(n, x.type())`): where that tensor is.
+        "import torch\nfrom torch import nn\n\n"
+        "def make_grid(size, type):\n"
+        "    return torch.arange(size).type(type)\n\n"
+        "def shifted(x, size):\n"
+        "    return make_grid(size, x.type()) - x\n\n"
+        "class Head(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return shifted(x, x.shape[1])\n",
+        # A method every call in the file gives a tensor's type (`dtype=x.type()`).
+        "import torch\nfrom torch import nn\n\n"
+        "class Head(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return self.decode(x, dtype=x.type())\n\n"
+        "    def decode(self, out, dtype):\n"
+        "        grid = torch.arange(out.shape[1]).type(dtype)\n"
+        "        return out + grid\n",
         # A helper that moves its argument unless it is already there (`x.device != dv`)
         # returns it on the tensor's device on both paths.
         "import torch\nfrom torch import nn\n\n"
@@ -1750,48 +1770,42 @@ class FactoryWithoutDevice(Rule):
             "        return x * grid\n",
             unsafe=True,
         ),
-        # Where the set-up names one GPU (`set_device(0)`: every process's), the current GPU
-        # need not be `x`'s.
-        Invalid(
-            "import torch\nfrom torch import nn\n\n"
-            "def set_up(rank):\n"
-            "    torch.cuda.set_device(0)\n\n"
-            "class Head(nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        grid = torch.arange(x.shape[1]).type(x.type())\n"
-            "        return x * grid\n",
-            line=9,
-            column=16,
-            fixed="import torch\nfrom torch import nn\n\n"
-            "def set_up(rank):\n"
-            "    torch.cuda.set_device(0)\n\n"
-            "class Head(nn.Module):\n"
-            "    def forward(self, x):\n"
-            "        grid = torch.arange(x.shape[1], device=x.device).type(x.type())\n"
-            "        return x * grid\n",
-            unsafe=True,
-        ),
-        # `.type(x.type())` puts it on the current GPU, which need not be `x`'s where no
-        # set-up of the project makes a GPU current (one object's method is no set-up).
+        # Converted to the type of a tensor made on the CPU, it stays there with it.
         Invalid(
             "import torch\nfrom torch import nn\n\n"
             "class Head(nn.Module):\n"
             "    def forward(self, x):\n"
-            "        grid = torch.arange(x.shape[1]).type(x.type())\n"
-            "        return x * grid\n\n"
-            "class DistTrainer:\n"
-            "    def __init__(self, rank):\n"
-            "        torch.cuda.set_device(rank)\n",
+            "        grid = torch.arange(x.shape[1])\n"
+            "        return x * torch.ones(x.shape[1]).type(grid.type())\n",
             line=6,
             column=16,
             fixed="import torch\nfrom torch import nn\n\n"
             "class Head(nn.Module):\n"
             "    def forward(self, x):\n"
-            "        grid = torch.arange(x.shape[1], device=x.device).type(x.type())\n"
-            "        return x * grid\n\n"
-            "class DistTrainer:\n"
-            "    def __init__(self, rank):\n"
-            "        torch.cuda.set_device(rank)\n",
+            "        grid = torch.arange(x.shape[1], device=x.device)\n"
+            "        return x * torch.ones(x.shape[1]).type(grid.type())\n",
+            unsafe=True,
+        ),
+        # A helper converting to the type its caller gives is given a dtype here: a cast.
+        Invalid(
+            "import torch\nfrom torch import nn\n\n"
+            "def make_grid(size, type):\n"
+            "    return torch.arange(size).type(type)\n\n"
+            "def shifted(x, size):\n"
+            "    return make_grid(size, torch.float16) - x\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return shifted(x, x.shape[1])\n",
+            line=5,
+            column=12,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "def make_grid(size, type):\n"
+            "    return torch.arange(size).type(type)\n\n"
+            "def shifted(x, size):\n"
+            "    return make_grid(size, torch.float16).to(x.device) - x\n\n"
+            "class Head(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return shifted(x, x.shape[1])\n",
             unsafe=True,
         ),
         # `.type()` of a dtype is a cast that keeps the tensor on the CPU.
@@ -4148,16 +4162,13 @@ class FactoryWithoutDevice(Rule):
                 return
             self._visit_handed_off(node, name, factory, flow, context)
             return  # or moved first, only an index, host data, or it meets nothing
-        uncast = [found for found in meetings if not _cast_to_gpu(found, flow)]
-        meeting = (uncast or meetings)[0]
+        meeting = meetings[0]
         fixes, anchors = _fixes(node, factory, meeting, flow, context)
         collective = meeting.kind is MeetingKind.COLLECTIVE
         following = _visited_follows_inputs(self, context, flow, meetings)
         evidence = {"follows_inputs": "yes"} if following else {}
         if _only_inputs_on_device(node, flow, meetings, context):
             evidence["cpu_inputs_clear"] = "yes"
-        if not uncast:
-            evidence["cast_to_gpu"] = "yes"
         if all(found.kind is MeetingKind.COLLECTIVE for found in meetings):
             evidence["groups"] = ",".join(_group_attribute(found, context) for found in meetings)
             evidence["module"] = context.module_name
@@ -4297,8 +4308,6 @@ class FactoryWithoutDevice(Rule):
         data = candidate.data
         if index.computes_on_host(candidate.scope):
             return None  # an OpenVINO wrapper's tensors: on the CPU, as what they meet
-        if "cast_to_gpu" in data and index.sets_each_process_gpu:
-            return None  # cast to the current GPU's type: the one the set-up makes its own
         if "groups" in data and _over_cpu_groups(data, index):
             return None  # handed only to collectives over gloo process groups: on the CPU
         collate = not scope.forward_path and _data_loading_function(candidate.scope, index)
@@ -4394,13 +4403,6 @@ def _data_loading_function(scope: Scope, index: ProjectIndex) -> bool:
     whose every caller is such code (``__getitem__`` building a sample with it)."""
     function = scope.function_name
     return function is not None and index.runs_in_data_loading(function)
-
-
-def _cast_to_gpu(meeting: Meeting, flow: FunctionFlow) -> bool:
-    """The CPU tensor meets the device as cast to a GPU tensor type (``Value.cast_to_gpu``):
-    on the current GPU, not the CPU; an uncast use of it (``x * grid`` before
-    ``grid.type(x.type())``) meets it on the CPU."""
-    return meeting.made in flow.values.get(meeting.cpu, UNKNOWN).cast_to_gpu
 
 
 def _only_inputs_on_device(

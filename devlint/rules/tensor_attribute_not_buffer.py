@@ -127,7 +127,9 @@ class TensorAttributeNotBuffer(Rule):
     function of another file those methods hand it to, where that function's flow
     shows it meets the device (`_update(preds, target, self.thresholds)` of a metric's
     functional module) (not in a branch only an ONNX export takes,
-    `if torch.onnx.is_in_onnx_export():`, which is no run on the device).
+    `if torch.onnx.is_in_onnx_export():`, which is no run on the device). An attribute
+    `__init__` then reassigns as itself moved or reshaped (`self.k =
+    self.k[None].to(device)`) is the same tensor: one finding, where it is made.
 
     ## Why is this bad?
     `model.to(device)`, `model.cuda()` and Lightning's trainer move parameters and
@@ -450,6 +452,32 @@ class TensorAttributeNotBuffer(Rule):
         "        return obs[:, None] - self.grid\n",
     )
     INVALID = (
+        Invalid(
+            # Reassigned as itself moved (`self.k = self.k[None].to(device)`): the same
+            # tensor, reported once, where it is made.
+            "import torch\nfrom torch import nn\n\n"
+            'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n\n'
+            "class Sobel(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.kernel = torch.tensor([[1.0, 0.0, -1.0]])\n"
+            "        self.kernel = self.kernel.unsqueeze(0).unsqueeze(0).to(device)\n\n"
+            "    def forward(self, x):\n"
+            "        return nn.functional.conv2d(x, self.kernel, padding=1)\n",
+            line=9,
+            column=9,
+            fixed="import torch\nfrom torch import nn\n\n"
+            'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n\n'
+            "class Sobel(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            '        self.register_buffer("kernel", torch.tensor([[1.0, 0.0, -1.0]]), '
+            "persistent=False)\n"
+            "        self.kernel = self.kernel.unsqueeze(0).unsqueeze(0).to(device)\n\n"
+            "    def forward(self, x):\n"
+            "        return nn.functional.conv2d(x, self.kernel, padding=1)\n",
+            unsafe=True,
+        ),
         Invalid(
             # On the GPU whenever one exists: no choice of the user's, and a `.to()` of
             # the module leaves it there.
@@ -1209,6 +1237,9 @@ class TensorAttributeNotBuffer(Rule):
             return
         assigned = _set(state, "assigned")
         key = f"{scope.function_name}:{attribute}"
+        reported = _set(state, "reported")
+        if key in reported and self_attribute(value) == attribute:
+            return  # the same tensor moved or reshaped (`self.k = self.k[None].to(d)`): once
         handed = isinstance(value, cst.Name) and (
             f"{scope.function_name}:{value.value}" in _set(state, "given_to_base")
         )
@@ -1249,6 +1280,7 @@ class TensorAttributeNotBuffer(Rule):
         if fixable:
             fixes["buffer"] = _register_edits(statement, target, value, attribute)
         assigned.add(key)
+        reported.add(key)
         context.report(
             self.code,
             target,

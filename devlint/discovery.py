@@ -26,9 +26,10 @@ from devlint.config import Config
 
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 PACKAGE_MODULE_MARKERS = ("setup.py", "setup.cfg")
-"""Markers that, beside an ``__init__.py``, are a module of the package (``apps/setup.py``
-holding a training set-up) or the build script of an extension built in place, not a
-project's root: the project is the folder above, so its imports of them resolve."""
+"""Markers that, in a subpackage (an ``__init__.py`` there and in the folder above), are a
+module of the package (``apps/setup.py`` holding a training set-up) or the build script of
+an extension built in place, not a project's root: the project is the folder above, so its
+imports of them resolve. A top-level package holding one is a project of its own."""
 SOURCE_SUFFIXES = (".py", ".ipynb")
 
 # A compiled .gitignore paired with the walked folder's path relative to the
@@ -82,7 +83,7 @@ def _marked_folder(directory: Path) -> Path | None:
 def _marked(folder: Path) -> bool:
     """Memoised per folder: every file of a project asks about the same few folders."""
     markers = [marker for marker in PROJECT_MARKERS if (folder / marker).exists()]
-    if (folder / "__init__.py").exists():
+    if (folder / "__init__.py").exists() and (folder.parent / "__init__.py").exists():
         return any(marker not in PACKAGE_MODULE_MARKERS for marker in markers)
     return bool(markers)
 

@@ -638,7 +638,7 @@ class ProjectIndex:
                     if method not in BATCH_TRANSFER_HOOKS
                 )
             elif not kind.model and table.keys() >= MAP_STYLE_DATASET_PROTOCOL:
-                roots |= self.self_reachable(name, MAP_STYLE_ITEM_METHODS)
+                roots.update(table[method] for method in MAP_STYLE_ITEM_METHODS if method in table)
         roots.update(self.handed_over_functions(COLLATE_KEYWORDS))
         for name in self._functions:
             names = [name, self._owner(name) or ""]
@@ -1243,17 +1243,28 @@ class ProjectIndex:
 
     @cached_property
     def runs_on_the_current_gpu_only(self) -> bool:
-        """The project is a program (a module has a ``__main__`` block, or builds an
-        argument parser at its top level) none of whose code, tests aside, offers a device
-        other than the current GPU (``FileFacts.offers_other_devices``): no CPU or other
-        accelerator, no GPU by a number or chosen at run time, no question which devices
-        exist, no option to choose one. Every tensor it makes is on the current GPU (which
-        ``set_device(rank)`` may choose), so an index-less ``"cuda"`` or ``.cuda()`` there
-        agrees with all of them.
-        A folder of modules with no entry point is not known to be the whole program."""
-        own = [facts for module, facts in self._modules.items() if not self._in_tests(module)]
-        entry = any(facts.main_block or _ARGUMENT_PARSER in facts.top_level_calls for facts in own)
-        return entry and not any(facts.offers_other_devices for facts in own)
+        """The project is a program (a script: a module that no other imports, with a
+        ``__main__`` block or an argument parser built at its top level, that imports the
+        project's modules; not a model file's own self-test) none of whose code, tests
+        aside, offers a device other than the current GPU (``FileFacts.offers_other_devices``):
+        no CPU or other accelerator, no GPU by a number or chosen at run time, no question
+        which devices exist, no option to choose one. Every tensor it makes is on the
+        current GPU (which ``set_device(rank)`` may choose), so an index-less ``"cuda"`` or
+        ``.cuda()`` there agrees with all of them. A folder of modules with no such script
+        is not known to be the whole program."""
+        programs = {
+            module
+            for module, facts in self._modules.items()
+            if (facts.main_block or _ARGUMENT_PARSER in facts.top_level_calls)
+            and not self.imported(module)
+            and self._imports.get(module, frozenset()) & self._modules.keys()
+        }
+        own = [
+            facts
+            for module, facts in self._modules.items()
+            if not self._in_tests(module) or module in programs  # `tools/test_net.py` runs
+        ]
+        return bool(programs) and not any(facts.offers_other_devices for facts in own)
 
     def runs_on_its_pinned_gpu(self, scope: Scope) -> bool:
         """The scope's function runs only in processes whose own code made their GPU the
@@ -1347,7 +1358,8 @@ class ProjectIndex:
 
     def _inits_running(self, init: str) -> list[str]:
         """The ``__init__`` methods of the subclasses of ``init``'s class that run it
-        (``super().__init__(...)``: ``ClassFacts.skips_base_init`` is false)."""
+        (``super().__init__(...)``: ``ClassFacts.skips_base_init`` is false), of classes
+        with that one base (with several, which base's runs is not known)."""
         owner = self._owner(init)
         if owner is None or init != f"{owner}.__init__":
             return []
@@ -1356,7 +1368,7 @@ class ProjectIndex:
             for name, facts in self._classes.items()
             if "__init__" in facts.methods
             and not facts.skips_base_init
-            and any(self.canonical(base) == owner for base in facts.bases)
+            and [self.canonical(base) for base in facts.bases] == [owner]
         ]
 
     def _calls_as_a_step(self, caller: str, callee: str) -> bool:

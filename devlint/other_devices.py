@@ -15,11 +15,11 @@ import re
 from collections.abc import Mapping
 
 from devlint.facts import resolve_alias
-from devlint.symbols import AVAILABILITY_CHECKS, DDP_DEVICE_KEYWORDS, DEVICE_TYPES
+from devlint.symbols import AVAILABILITY_CHECKS, DEVICE_TYPES, LOCAL_RANK_NAMES
 
-_OTHER_DEVICE_TYPES = (DEVICE_TYPES - {"cuda"}) | {"cpu"}
+OTHER_DEVICE_TYPES = (DEVICE_TYPES - {"cuda"}) | {"cpu"}
 
-_DEVICE_OPTION_WORDS = frozenset({"device", "devices", "gpu", "gpus", "cpu", "cuda"})
+_DEVICE_OPTION_WORDS = frozenset({"device", "devices", "gpu", "gpus", "cpu", "cuda", "accelerator"})
 """Words of a command-line option that chooses where to compute (``--device``,
 ``--gpu_ids``, ``--no-cuda``); not ``--multigpus`` (how many, not where)."""
 
@@ -60,11 +60,12 @@ DEFAULT_GPU = (0, "cuda", "cuda:0")
 
 def names_another_device(text: str) -> bool:
     """A string naming the CPU or another accelerator (``"cpu"``, ``"mps"``), a GPU other
-    than the first (``"cuda:1"``), or opening a run-time index (``f"cuda:{rank}"``)."""
-    kind, colon, index = text.strip().partition(":")
-    if kind == "cuda":
-        return bool(colon) and index != "0" and (not index or index.isdigit())
-    return kind in _OTHER_DEVICE_TYPES and (not index or index.isdigit())
+    than the first (``"cuda:1"``), or one chosen at run time (``f"cuda:{rank}"``,
+    ``"cuda:%d" % rank``)."""
+    kind, colon, index = text.partition(":")
+    if kind == "cuda":  # `"cuda:{}".format(rank)`, `"cuda:%d" % rank` too
+        return bool(colon) and index != "0" and " " not in index
+    return kind in OTHER_DEVICE_TYPES and (not index or index.isdigit())
 
 
 _FRAMEWORK_DEVICE_WORDS = frozenset({"devices", "gpu", "gpus", "cpu", "cuda", "accelerator"})
@@ -79,6 +80,15 @@ def hands_over_the_device(keyword: str) -> bool:
     CPU without changing the code."""
     words = keyword.lower().split("_")
     return keyword == "device_map" or not _FRAMEWORK_DEVICE_WORDS.isdisjoint(words)
+
+
+def may_matter(value: str) -> bool:
+    """A string whose exact value the predicates here read: one naming a device, a device
+    option, the CPU or the first GPU. (The two walks agree on the others whatever they
+    make of escapes: libcst evaluates only strings written without them.)"""
+    return (
+        names_another_device(value) or chooses_a_device(value) or value in ("cpu", "cuda", "cuda:0")
+    )
 
 
 def chooses_a_device(option: str) -> bool:
@@ -114,13 +124,24 @@ def moves_by_a_gpu_number(literals: tuple[object, ...] | None) -> bool:
     return literals is None or (bool(literals) and literals[0] != 0)
 
 
+FRAMEWORKS_CHOOSING_DEVICES = frozenset({"Accelerator"})
+"""Classes that choose the device at run time from the launch configuration
+(accelerate's ``Accelerator()``: the CPU where no GPU is given)."""
+
+_PROCESS_GPU_WORDS = frozenset({"rank", "gpu", "gpu_id", "device_id"})
+
+
+def names_a_process_gpu(written: str | None) -> bool:
+    """``local_rank``, ``args.gpu``, ``self.device_id``: a name holding a GPU's number,
+    chosen at run time."""
+    if written is None:
+        return False
+    last = written.rpartition(".")[2].lower()
+    return last in _PROCESS_GPU_WORDS or last.endswith("_rank") or last in LOCAL_RANK_NAMES
+
+
 NOT_A_LITERAL = object()
 """A value that no literal gives (``local_rank``)."""
-
-PROCESS_GPU_KEYWORDS = DDP_DEVICE_KEYWORDS
-"""``device_ids=[gpu]``, ``output_device=gpu``, ``device_id=gpu``: the one GPU a wrapper of
-one process's model (DDP, FSDP) puts it on. A ``device_ids`` of several GPUs
-(``range(n)``: ``DataParallel``) makes each replica's GPU current as it runs."""
 
 
 class DeviceOffers:
@@ -149,21 +170,25 @@ class DeviceOffers:
         strings: list[str],
         keywords: list[str],
         process_gpus: list[object],
+        written_argument: str | None,
     ) -> None:
         """A call written ``written`` (None: no dotted name), whose name ends in ``last``
         (``method``: on a value, ``x.cuda()``), with its positional arguments' ``literals``
         (``call_offers_another_device``), its positional string arguments, the names of
         its keyword arguments, and the GPUs it pins a process's model to
-        (``DistributedDataParallel(model, device_ids=[local_rank])``, ``walk_process_gpus``:
-        literal values, ``NOT_A_LITERAL`` for others)."""
+        (``DistributedDataParallel(model, device_ids=[local_rank])``: literal values,
+        ``NOT_A_LITERAL`` for others) and its first positional argument as written (a
+        dotted name, or None)."""
         if any(hands_over_the_device(keyword) for keyword in keywords):
             self._seen = True
         if any(gpu != 0 for gpu in process_gpus):
             self._seen = True  # the model's GPU, which the current one need not be
+        if any(chooses_a_device(s) for s in strings) or last in FRAMEWORKS_CHOOSING_DEVICES:
+            self._seen = True  # `add_argument("--device")`, `click.option("--gpu")`
         if method and last == "cuda":
             self._seen = self._seen or moves_by_a_gpu_number(literals)
-        elif last == "add_argument":
-            self._seen = self._seen or any(chooses_a_device(s) for s in strings)
+        elif method and last == "to" and names_a_process_gpu(written_argument):
+            self._seen = True  # `net.to(local_rank)`: that GPU, which need not be current
         elif last in DEVICE_CALL_NAMES and written is not None:
             self._calls.add((written, literals))
 

@@ -57,11 +57,17 @@ from devlint.facts import (
 from devlint.other_devices import (
     DEVICE_KEYWORDS,
     NOT_A_LITERAL,
-    PROCESS_GPU_KEYWORDS,
     DeviceOffers,
+    may_matter,
+    names_another_device,
 )
 from devlint.source import split_lines
-from devlint.symbols import PLACING_KEYWORDS, PROCESS_GROUP_INITS
+from devlint.symbols import (
+    CPU_RESULT_METHODS,
+    DDP_DEVICE_KEYWORDS,
+    PLACING_KEYWORDS,
+    PROCESS_GROUP_INITS,
+)
 
 
 def _plain_strings(node: ast.AST) -> Iterator[str]:
@@ -289,6 +295,8 @@ class _Walk:
         """The words outside every function and class, and of every import."""
         self._inert: set[int] = set()
         self._device_offers = DeviceOffers()
+        self._formatted_text: set[int] = set()
+        """The literal parts of f-strings (by id): libcst reads them as written."""
         self._main_block = False
         self.nodes: dict[type[ast.AST], list[ast.AST]] = {kind: [] for kind in collect}
         """The nodes of the kinds the rules' screens read, in the order of the walk."""
@@ -436,8 +444,10 @@ class _Walk:
         value = node.value
         if id(node) in self._inert:
             return
-        if type(value) is str and id(node) not in self._device_offers.exempt:
-            self._device_offers.string(value)
+        offers = self._device_offers
+        if type(value) is str and id(node) not in offers.exempt and names_another_device(value):
+            written = id(node) in self._formatted_text or self._as_written(node)
+            offers.string(value if written else "")
         if isinstance(value, bytes):
             value = value.decode("latin-1")
         if isinstance(value, str):
@@ -800,6 +810,9 @@ class _Walk:
                 self._seen_references.add((callee, guarded))
                 self._facts.append(Reference(callee, main_guard=guarded))
 
+    def _formatted(self, node: ast.JoinedStr) -> None:
+        self._formatted_text.update(id(value) for value in node.values)
+
     def _assert(self, node: ast.Assert) -> None:
         """``assert torch.cuda.is_available()`` demands the GPU: it offers no other device."""
         self._device_offers.exempt.update(map(id, ast.walk(node.test)))
@@ -816,15 +829,37 @@ class _Walk:
         last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
         if last is None:
             return
-        literals = _literals(node)
+        literals = self._literals(node)
         taken = func.value if isinstance(func, ast.Attribute) else None
-        if isinstance(taken, ast.Call) and _takes_to_the_host(taken):
+        if last in CPU_RESULT_METHODS and isinstance(taken, ast.Call) and self._to_host(taken):
             offers.exempt.add(id(taken.args[0]))  # `x.to("cpu").numpy()`: a tensor's values
-        strings = [a.value for a in node.args if type(a) is ast.Constant and type(a.value) is str]
+        strings = [
+            a.value
+            for a in node.args
+            if type(a) is ast.Constant and type(a.value) is str and self._as_written(a)
+        ]
         keywords = [keyword.arg for keyword in node.keywords if keyword.arg is not None]
         method = isinstance(func, ast.Attribute)
         gpus = _process_gpus(node)
-        offers.call(dotted(func), last, method, literals, strings, keywords, gpus)
+        first = dotted(node.args[0]) if node.args else None
+        offers.call(dotted(func), last, method, literals, strings, keywords, gpus, first)
+
+    def _as_written(self, node: ast.expr) -> bool:
+        """A string literal that may matter (``may_matter``) is written without escapes, as
+        the traversal, which evaluates no other, reads it; anything else passes."""
+        value = node.value if isinstance(node, ast.Constant) else None
+        if not isinstance(value, str) or not may_matter(value):
+            return True
+        lines = self._lines[node.lineno - 1 : (node.end_lineno or node.lineno)]
+        return not any("\\" in line for line in lines)
+
+    def _literals(self, call: ast.Call) -> tuple[object, ...] | None:
+        """``_literals``, a device-like string written with escapes not one (``_as_written``)."""
+        found = _literals(call)
+        return found if found is None or all(map(self._as_written, call.args)) else None
+
+    def _to_host(self, call: ast.Call) -> bool:
+        return _takes_to_the_host(call) and self._as_written(call.args[0])
 
     def _is_main_test(self, test: ast.expr) -> bool:
         """``__name__ == "__main__"``, the string a single literal (as the traversal sees it)."""
@@ -902,6 +937,7 @@ _ACTIONS: dict[type[object], Callable[[_Walk, Any], None]] = {
     ast.AnnAssign: _Walk._assign,
     ast.AugAssign: _Walk._added_exports,
     ast.Assert: _Walk._assert,
+    ast.JoinedStr: _Walk._formatted,
     _Marker: _Walk._marker,
     _Leave: _Walk._leave,
 }
@@ -1052,11 +1088,13 @@ def _gloo_slots(call: ast.Call) -> Iterator[int | str]:
 
 
 def _process_gpus(call: ast.Call) -> list[object]:
-    """The GPUs the call pins one process's model to (``PROCESS_GPU_KEYWORDS``): an
-    ``int`` literal's value, else ``NOT_A_LITERAL``."""
+    """The GPUs the call pins one process's model to (``DDP_DEVICE_KEYWORDS``:
+    ``device_ids=[gpu]`` of DDP, ``device_id=`` of FSDP): an ``int`` literal's value, else
+    ``NOT_A_LITERAL``. A ``device_ids`` of several GPUs (``range(n)``: ``DataParallel``)
+    makes each replica's GPU current as it runs."""
     found: list[object] = []
     for keyword in call.keywords:
-        if keyword.arg not in PROCESS_GPU_KEYWORDS:
+        if keyword.arg not in DDP_DEVICE_KEYWORDS:
             continue
         value = keyword.value
         if isinstance(value, (ast.List, ast.Tuple)):

@@ -81,14 +81,15 @@ from devlint.nodes import (
 from devlint.other_devices import (
     DEVICE_KEYWORDS,
     NOT_A_LITERAL,
-    PROCESS_GPU_KEYWORDS,
+    OTHER_DEVICE_TYPES,
     DeviceOffers,
 )
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
 from devlint.source import LINE_BREAK, split_lines
 from devlint.symbols import (
+    CPU_RESULT_METHODS,
+    DDP_DEVICE_KEYWORDS,
     DEVICE_PREDICATES,
-    DEVICE_TYPES,
     PLACING_KEYWORDS,
     PROCESS_GROUP_INITS,
     TENSOR_PARAMETER_NAMES,
@@ -893,14 +894,18 @@ class Traversal:
             return
         literals = _literals(node)
         taken = func.value if isinstance(func, cst.Attribute) else None
-        if isinstance(taken, cst.Call) and _takes_to_the_host(taken):
+        to_host = isinstance(taken, cst.Call) and _takes_to_the_host(taken)
+        if last in CPU_RESULT_METHODS and isinstance(taken, cst.Call) and to_host:
             offers.exempt.add(id(taken.args[0].value))  # `x.to("cpu").numpy()`: its values
         values = [_literal_value(a.value) for a in node.args if a.keyword is None and not a.star]
         strings = [value for value in values if isinstance(value, str)]
         keywords = [a.keyword.value for a in node.args if a.keyword is not None]
         method = isinstance(func, cst.Attribute)
         gpus = _process_gpus(node)
-        offers.call(dotted_name(func), last, method, literals, strings, keywords, gpus)
+        first = (
+            dotted_name(node.args[0].value) if node.args and node.args[0].keyword is None else None
+        )
+        offers.call(dotted_name(func), last, method, literals, strings, keywords, gpus, first)
 
     def _enter_assert(self, node: cst.Assert) -> None:
         """``assert torch.cuda.is_available()`` demands the GPU: it offers no other device."""
@@ -910,7 +915,9 @@ class Traversal:
         """A string literal, whole (not a part of a concatenation) and not a statement of its
         own (a docstring), as ``ast`` sees one constant."""
         parent = self._ancestors[-1]
-        if isinstance(parent, (cst.ConcatenatedString, cst.Expr)) or not _may_name_a_device(node):
+        if isinstance(parent, cst.ConcatenatedString) and parent.evaluated_value is not None:
+            return  # read whole, as `ast` reads one constant; not beside an f-string
+        if isinstance(parent, cst.Expr) or not _may_name_a_device(node):
             return
         value = node.evaluated_value
         if isinstance(value, str) and id(node) not in self._device_offers.exempt:
@@ -1584,25 +1591,27 @@ def _written(node: cst.SimpleString | cst.ConcatenatedString) -> str:
     return "".join(part.value for part in parts if isinstance(part, cst.SimpleString))
 
 
-_DEVICE_SPELLINGS = ("cpu", "cuda:", *sorted(DEVICE_TYPES))
+_DEVICE_SPELLINGS = ("cuda:", *sorted(OTHER_DEVICE_TYPES))
 
 
 def _may_name_a_device(node: cst.SimpleString | cst.ConcatenatedString) -> bool:
-    """The literal as written may name a device (``names_another_device``): short, no
-    escapes, a device's name in it. Only those are evaluated: Python warns of invalid
-    escapes as it evaluates a string, and the user's code is the user's business."""
+    """The literal as written may name a device (``names_another_device``): no escapes, a
+    device's name in it. Only those are evaluated: Python warns of invalid escapes as it
+    evaluates a string, and the user's code is the user's business."""
     written = _written(node)
-    return (
-        len(written) < 32 and "\\" not in written and any(d in written for d in _DEVICE_SPELLINGS)
-    )
+    if "\\" in written:
+        return False
+    if isinstance(node, cst.ConcatenatedString):  # `("cp" "u")`: only the whole spells it
+        return True
+    return any(spelling in written for spelling in _DEVICE_SPELLINGS)
 
 
 def _process_gpus(call: cst.Call) -> list[object]:
-    """The GPUs the call pins one process's model to (``PROCESS_GPU_KEYWORDS``), as the
+    """The GPUs the call pins one process's model to (``DDP_DEVICE_KEYWORDS``), as the
     skeleton's ``_process_gpus`` reads them."""
     found: list[object] = []
     for arg in call.args:
-        if arg.keyword is None or arg.keyword.value not in PROCESS_GPU_KEYWORDS:
+        if arg.keyword is None or arg.keyword.value not in DDP_DEVICE_KEYWORDS:
             continue
         value = arg.value
         if isinstance(value, (cst.List, cst.Tuple)):

@@ -366,6 +366,7 @@ _SELF_PINNING = _CACHED_MODEL + (
         ({"pkg/new/build.py": _BUILDER.format(more="    torch.cuda.set_device(0)\n")}, _BOTH),
         ({"pkg/new/build.py": _VISIBLE_GPU.format(visible="str(local_rank)")}, []),
         ({"pkg/new/build.py": _VISIBLE_GPU.format(visible='"0"')}, _BOTH),
+        ({"pkg/new/build.py": _VISIBLE_GPU.format(visible='",".join(gpus)')}, _BOTH),
         (
             {
                 "pkg/new/model.py": _FROM_CONFIG,
@@ -455,6 +456,15 @@ _SELF_PINNING = _CACHED_MODEL + (
         ),
         (
             {
+                "pkg/new/evaluate.py": _EVALUATOR_SETTING_UP_ITSELF
+                + "\n\nclass Logger:\n    pass\n\n\nclass Trainer(Evaluator, Logger):\n"
+                "    def __init__(self):\n        Logger.__init__(self)\n"
+                "        self.student = Decoder()\n",
+            },
+            _BOTH,
+        ),
+        (
+            {
                 "pkg/new/set_up.py": _SET_UP,
                 "pkg/new/train.py": "from pkg.new.model import Decoder\n"
                 "from pkg.new.set_up import set_up\n\n\n"
@@ -486,6 +496,7 @@ _SELF_PINNING = _CACHED_MODEL + (
         "GPU 0",
         "GPU 0 of a process seeing its own GPU alone",
         "GPU 0 of a process seeing GPU 0",
+        "GPU 0 of a process seeing a list",
         "built by a classmethod unpinned",
         "a launcher setting up through a helper",
         "a script setting up through a helper",
@@ -500,6 +511,7 @@ _SELF_PINNING = _CACHED_MODEL + (
         "a constructor setting up through its own method",
         "a subclass's constructor running it",
         "a subclass's constructor not running it",
+        "a subclass of two running the other's",
         "a subclass's methods calling the base's",
         "built by its own pinning method",
     ],

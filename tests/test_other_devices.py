@@ -23,7 +23,7 @@ _MODEL = (
     "        super().__init__()\n"
     "        self.fc = nn.Linear(4, 4)\n\n"
     "    def forward(self, x):\n"
-    '        noise = torch.randn(4, device="cuda:0")\n'
+    '        noise = torch.randn(4, device="cuda")\n'
     "        return self.fc(x.cuda()) + noise\n"
 )
 _TRAIN = (
@@ -38,6 +38,7 @@ _TRAIN = (
     "    main()\n"
 )
 _BOTH = [("model.py", 11, 39), ("model.py", 12, 26)]
+_LITERAL = [("model.py", 11, 39)]
 
 
 @pytest.mark.parametrize(
@@ -47,11 +48,18 @@ _BOTH = [("model.py", 11, 39), ("model.py", 12, 26)]
         ('    state = torch.load("net.pt", map_location="cpu")\n', []),
         ('    state = torch.load("n.pt", map_location=torch.device("cpu"))\n', []),
         ('    print(net.fc.weight.to("cpu").numpy())\n', []),
+        ('    net = net.to("cpu").eval()\n', _BOTH),
+        ('    net = net.to("cuda:{}".format(parser.rank))\n', _BOTH),
+        ('    net = net.to("cuda:%d" % parser.rank)\n', _BOTH),
+        ("    net = net.to(parser.local_rank)\n", _BOTH),
+        ("    accelerator = Accelerator()\n", _BOTH),
+        ('    parser.add_argument("--accelerator", default="gpu")\n', _BOTH),
+        ('    click.option("--device")\n', _BOTH),
         ('    parser.add_argument("--multigpus", action="store_true")\n', []),
         ("    n = torch.cuda.device_count()\n", []),
         ('    assert torch.cuda.is_available(), "CUDA only"\n', []),
-        ("    torch.cuda.set_device(0)\n", [("model.py", 11, 39)]),
-        ("    torch.cuda.set_device(parser.local_rank)\n", [("model.py", 11, 39)]),
+        ("    torch.cuda.set_device(0)\n", []),
+        ("    torch.cuda.set_device(parser.local_rank)\n", []),
         ("    if torch.cuda.is_available():\n        pass\n", _BOTH),
         ('    net = net.to("cpu")\n', _BOTH),
         ('    parser.add_argument("--device", default="cuda")\n', _BOTH),
@@ -68,6 +76,13 @@ _BOTH = [("model.py", 11, 39), ("model.py", 12, 26)]
         "weights loaded onto the CPU",
         "weights loaded onto torch.device('cpu')",
         "a tensor taken to the host",
+        "the model taken to the CPU",
+        "a GPU formatted at run time",
+        "a GPU formatted with %",
+        "a GPU by a rank",
+        "accelerate choosing",
+        "an accelerator option",
+        "a click option",
         "an option saying how many GPUs",
         "GPUs counted",
         "CUDA demanded",
@@ -121,14 +136,38 @@ def test_a_program_offering_no_other_device_runs_on_the_current_gpu(
             },
             _BOTH,
         ),
+        (
+            {
+                "pkg/model.py": _MODEL
+                + '\n\nif __name__ == "__main__":\n    print(Net().cuda()(torch.ones(2, 4)))\n'
+            },
+            _BOTH,
+        ),
+        (
+            {
+                "pkg/train.py": _TRAIN.format(more=""),
+                "tools/test_net.py": _TRAIN.format(
+                    more='    parser.add_argument("--device", default="cpu")\n'
+                ),
+            },
+            _BOTH,
+        ),
     ],
-    ids=["no entry point", "a script parsing arguments", "a test on the CPU", "a module on it"],
+    ids=[
+        "no entry point",
+        "a script parsing arguments",
+        "a test on the CPU",
+        "a module on it",
+        "a model's own self-test",
+        "an evaluation script named like a test",
+    ],
 )
 def test_only_a_whole_program_is_known_to_stay_on_the_current_gpu(
     files: dict[str, str], expected: list[tuple[str, int, int]], tmp_path: Path
 ) -> None:
-    """Modules with no entry point may be a library, or part of a program devlint does not
-    see; tests choose their own devices."""
+    """Modules with no script may be a library, or part of a program devlint does not see
+    (a model file's self-test is no script: it imports no other module); tests choose
+    their own devices, but a script named like one (`tools/test_net.py`) is a program."""
     files = {"pkg/model.py": _MODEL, **files}
     found = findings(tmp_path, files, "DEV001") + findings(tmp_path, files, "DEV002")
     assert sorted(found) == expected
@@ -204,3 +243,10 @@ def test_call_offers_another_device(
 )
 def test_hands_over_the_device(keyword: str, expected: bool) -> None:
     assert hands_over_the_device(keyword) is expected
+
+
+def test_a_gpu_by_its_number_is_still_a_literal_in_such_a_program(tmp_path: Path) -> None:
+    """``nn.DataParallel`` runs a replica with GPU 1 current: ``"cuda:0"`` is not it."""
+    model = _MODEL.replace('device="cuda"', 'device="cuda:0"')
+    files = {"pkg/model.py": model, "pkg/train.py": _TRAIN.format(more="")}
+    assert findings(tmp_path, files, "DEV001") == _LITERAL

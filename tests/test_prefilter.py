@@ -57,6 +57,13 @@ def _sources() -> Iterator[tuple[str, str]]:
 
 
 TRICKY = (
+    # Devices spelt with escapes, concatenations and f-strings: the two walks read each
+    # string the other way and must agree on what the module offers (other_devices).
+    'import os\nrank = int(os.environ["LOCAL_RANK"])\ndevice = "cuda:" f"{rank}"\n'
+    'device = ("cp"\n          "u")\ndevice = "cpu\\n".strip()\ndevice = f"cpu\\n".strip()\n'
+    'p.add_argument("--devic\\x65")\nx = torch.load("a", map_location=lambda s, l: s.cuda(1))\n'
+    'def f(x):\n    """cpu"""\n    "cpu"\n    return x\nassert torch.cuda.is_available()\n'
+    'y = x.to("cpu").numpy()\nz = net.to("cpu").eval()\n',
     # A one-line class body after a backslash: libcst sees no `device` attribute.
     "import torch.nn as nn\nclass Base(nn.Module): \\\n    device = None\n",
     # A name an import inside a function binds for the module's own code (DEV010).

@@ -167,9 +167,10 @@ class HardcodedDevice(Rule):
     not its tests, makes that list's first GPU current (`torch.cuda.set_device(
     opt.gpu_ids[0])`, also in a method such as an options parser's): the GPU the user
     chose, also on the forward path of model code (unless told a device as above); with
-    the list empty (the CPU) the code does not run. Nor `"cuda"` (and `"cuda:0"` where no
-    code makes a GPU current) in a program none of whose code offers a device other than
-    the current GPU (as DEV002 says): every tensor there is on that GPU.
+    the list empty (the CPU) the code does not run. Nor `"cuda"` in a program none of
+    whose code offers a device other than the current GPU (as DEV002 says): every tensor
+    there is on that GPU (`"cuda:0"` stays a finding: `nn.DataParallel` runs a replica
+    with GPU 1 current).
 
     ## Why is this bad?
     Under distributed training every process owns a different GPU. A literal
@@ -1748,8 +1749,7 @@ class HardcodedDevice(Rule):
         current = "legacy" in candidate.data or names_the_current_device(literal)
         if current and kind in index.backends(candidate.scope):
             return None  # Megatron-LM or Gaudi code: one backend, its device made current
-        on_it = kind == "cuda" and _on_the_current_gpu(literal, candidate, index)
-        if on_it and index.runs_on_the_current_gpu_only:
+        if current and kind == "cuda" and index.runs_on_the_current_gpu_only:
             return None  # the program offers no other device: every tensor is on that GPU
         if current and kind == "cuda" and pinned_there(candidate, scope, index):
             return None  # its launcher made the process's GPU current, and offers no other
@@ -1800,15 +1800,6 @@ class HardcodedDevice(Rule):
             param, fix = borrowed
             return Resolution(f"{message}; derive it from a tensor (`{param}.device`)", fix)
         return Resolution(f"{message}; derive it from an input tensor's `.device`")
-
-
-def _on_the_current_gpu(literal: str, candidate: Candidate, index: ProjectIndex) -> bool:
-    """``"cuda"``, ``torch.cuda.FloatTensor(...)``: the current GPU; ``"cuda:0"`` too where
-    no code of the project makes another one current."""
-    if "legacy" in candidate.data or names_the_current_device(literal):
-        return True
-    first = literal.strip("'\"") in ("cuda:0", "0")
-    return first and "cuda" not in index.current_device_types
 
 
 def _relied_on(candidate: Candidate, literal: str, index: ProjectIndex) -> Resolution | None:

@@ -701,7 +701,7 @@ def _sets_visible_devices(node: cst.Assign, context: FileContext) -> bool:
 
 def _sees_only_its_own_gpu(context: FileContext) -> bool:
     """A statement of the function before the node's (in its block or an enclosing one)
-    sets ``CUDA_VISIBLE_DEVICES`` to a value computed at run time
+    sets ``CUDA_VISIBLE_DEVICES`` to one GPU's number computed at run time
     (``str(hvd.local_rank())``): the process then sees its own GPU alone, as GPU 0."""
     ancestors = context.ancestors
     for position in range(len(ancestors) - 1, 0, -1):
@@ -716,10 +716,22 @@ def _sees_only_its_own_gpu(context: FileContext) -> bool:
             for small in earlier.body:
                 if (
                     isinstance(small, cst.Assign)
-                    and not isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+                    and _one_gpu_at_run_time(small.value)
                     and _sets_visible_devices(small, context)
                 ):
                     return True
+    return False
+
+
+def _one_gpu_at_run_time(value: cst.BaseExpression) -> bool:
+    """``str(local_rank)`` or ``f"{rank}"``: one GPU's number, computed at run time (not a
+    list such as ``",".join(gpus)`` or a name that may hold one)."""
+    if isinstance(value, cst.Call):
+        return dotted_name(value.func) == "str" and len(value.args) == 1
+    if isinstance(value, cst.FormattedString):
+        held = [part for part in value.parts if isinstance(part, cst.FormattedStringExpression)]
+        texts = [part for part in value.parts if isinstance(part, cst.FormattedStringText)]
+        return len(held) == 1 and not texts
     return False
 
 

@@ -207,16 +207,18 @@ def test_find_project_root(repo: Path) -> None:
 
 
 def test_a_setup_module_inside_a_package_is_no_project_root(repo: Path) -> None:
-    """``pkg/apps/setup.py`` beside ``__init__.py`` is a module of the package (a training
-    set-up) or an extension's build script, not a project: its folder belongs to the
-    project above, whose imports of it must resolve. A ``pyproject.toml`` there still
-    makes a project."""
+    """``pkg/apps/setup.py`` in a subpackage is a module of the package (a training set-up)
+    or an extension's build script, not a project: its folder belongs to the project
+    above, whose imports of it must resolve. A ``pyproject.toml`` there still makes a
+    project, and so does a ``setup.py`` of a top-level package (a repository that is one)."""
     touch(repo, "pkg/__init__.py", "pkg/apps/__init__.py", "pkg/apps/setup.py", "pkg/apps/m.py")
     touch(repo, "pkg/ext/__init__.py", "pkg/ext/setup.cfg", "pkg/ext/m.py")
     touch(repo, "pkg/own/__init__.py", "pkg/own/pyproject.toml", "pkg/own/m.py")
     assert find_project_root(Path("pkg/apps/m.py")) == repo
     assert find_project_root(Path("pkg/ext/m.py")) == repo
     assert find_project_root(Path("pkg/own/m.py")) == repo / "pkg" / "own"
+    touch(repo, "top/__init__.py", "top/setup.py", "top/m.py")  # a package that is a project
+    assert find_project_root(Path("top/m.py")) == repo / "top"
 
 
 def test_find_project_root_falls_back_to_cwd(

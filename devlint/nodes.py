@@ -247,6 +247,18 @@ def iter_children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
                     yield item
 
 
+def earlier_statements(ancestors: Sequence[cst.CSTNode]) -> Iterator[cst.BaseStatement]:
+    """The statements of the innermost function (or module) that run before the one the
+    ancestors lead to: those before it in its block, then before each enclosing block's."""
+    for position in range(len(ancestors) - 1, 0, -1):
+        block, statement = ancestors[position - 1], ancestors[position]
+        if isinstance(statement, cst.FunctionDef):
+            return
+        if not isinstance(block, cst.IndentedBlock) or statement not in block.body:
+            continue
+        yield from block.body[: block.body.index(statement)]
+
+
 def descendants(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """``node`` and every node under it that can hold code, in no particular order."""
     stack = [node]

@@ -29,6 +29,7 @@ from devlint.nodes import (
     chain_root,
     descendants,
     dotted_name,
+    earlier_statements,
     first_positional,
     is_self,
     iter_children,
@@ -928,17 +929,11 @@ def after_setting_the_device(
     """A statement of the function before the one holding ``call`` (in its block or an
     enclosing one) sets the current device (``torch.cuda.set_device(gpu)``): the code just
     chose the device it then uses."""
-    for position in range(len(ancestors) - 1, 0, -1):
-        block, statement = ancestors[position - 1], ancestors[position]
-        if isinstance(statement, cst.FunctionDef):
-            return False
-        if not isinstance(block, cst.IndentedBlock) or statement not in block.body:
-            continue
-        for earlier in block.body[: block.body.index(statement)]:
-            for node in descendants(earlier):
-                if isinstance(node, cst.Call) and qualified_name(node.func) in SET_DEVICE_FUNCTIONS:
-                    return True
-    return False
+    return any(
+        isinstance(node, cst.Call) and qualified_name(node.func) in SET_DEVICE_FUNCTIONS
+        for earlier in earlier_statements([*ancestors, call])
+        for node in descendants(earlier)
+    )
 
 
 @dataclass

@@ -14,6 +14,7 @@ from devlint.facts import FirstChosenGpuCurrent, FixedCurrentGpu, Reference
 from devlint.index import ProjectIndex, is_test_module
 from devlint.nodes import (
     dotted_name,
+    earlier_statements,
     first_positional,
     in_main_guard,
     iter_children,
@@ -703,24 +704,14 @@ def _sees_only_its_own_gpu(context: FileContext) -> bool:
     """A statement of the function before the node's (in its block or an enclosing one)
     sets ``CUDA_VISIBLE_DEVICES`` to one GPU's number computed at run time
     (``str(hvd.local_rank())``): the process then sees its own GPU alone, as GPU 0."""
-    ancestors = context.ancestors
-    for position in range(len(ancestors) - 1, 0, -1):
-        block, statement = ancestors[position - 1], ancestors[position]
-        if isinstance(statement, cst.FunctionDef):
-            return False
-        if not isinstance(block, cst.IndentedBlock) or statement not in block.body:
-            continue
-        for earlier in block.body[: block.body.index(statement)]:
-            if not isinstance(earlier, cst.SimpleStatementLine):
-                continue
-            for small in earlier.body:
-                if (
-                    isinstance(small, cst.Assign)
-                    and _one_gpu_at_run_time(small.value)
-                    and _sets_visible_devices(small, context)
-                ):
-                    return True
-    return False
+    return any(
+        isinstance(small, cst.Assign)
+        and _one_gpu_at_run_time(small.value)
+        and _sets_visible_devices(small, context)
+        for earlier in earlier_statements(context.ancestors)
+        if isinstance(earlier, cst.SimpleStatementLine)
+        for small in earlier.body
+    )
 
 
 def _one_gpu_at_run_time(value: cst.BaseExpression) -> bool:

@@ -392,6 +392,11 @@ class FileFacts:
     default group."""
 
 
+BASE_INIT_STEP = "super().__init__"
+"""Among ``FunctionFacts.steps``: an ``__init__`` runs its base's (``super().__init__()``,
+``Base.__init__(self)``) as a whole statement of its body, whatever else it runs."""
+
+
 def resolve_alias(dotted: str, aliases: Mapping[str, str]) -> str | None:
     """``nn.Module`` -> ``torch.nn.Module`` when ``nn`` is bound to ``torch.nn``."""
     head, dot, rest = dotted.partition(".")
@@ -571,7 +576,10 @@ def function_facts(
         return call if call in resolved else resolve_alias(call, aliases)
 
     found = (resolved_call(call) for call in sorted(calls))
-    made = (call if call.startswith("self.") else resolved_call(call) for call in sorted(steps))
+    made = (
+        call if call.startswith("self.") or call == BASE_INIT_STEP else resolved_call(call)
+        for call in sorted(steps)
+    )
     shapes = set()
     for shape in call_shapes:
         if not shape.callee.startswith("self.") and shape.callee not in resolved:

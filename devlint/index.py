@@ -16,6 +16,7 @@ from pathlib import PurePath
 
 from devlint.candidates import Needed, Requirement, Scope, ScopeInfo
 from devlint.facts import (
+    BASE_INIT_STEP,
     BackendParameter,
     CallShape,
     ClassFacts,
@@ -1357,9 +1358,10 @@ class ProjectIndex:
         return found
 
     def _inits_running(self, init: str) -> list[str]:
-        """The ``__init__`` methods of the subclasses of ``init``'s class that run it
-        (``super().__init__(...)``: ``ClassFacts.skips_base_init`` is false), of classes
-        with that one base (with several, which base's runs is not known)."""
+        """The ``__init__`` methods of the subclasses of ``init``'s class that run it as a
+        whole statement of their body (``super().__init__(...)``: ``BASE_INIT_STEP``; not
+        under a test), of classes with that one base (with several, which base's runs is
+        not known)."""
         owner = self._owner(init)
         if owner is None or init != f"{owner}.__init__":
             return []
@@ -1367,8 +1369,8 @@ class ProjectIndex:
             f"{name}.__init__"
             for name, facts in self._classes.items()
             if "__init__" in facts.methods
-            and not facts.skips_base_init
             and [self.canonical(base) for base in facts.bases] == [owner]
+            and BASE_INIT_STEP in getattr(self._functions.get(f"{name}.__init__"), "steps", ())
         ]
 
     def _calls_as_a_step(self, caller: str, callee: str) -> bool:

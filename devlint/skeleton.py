@@ -25,6 +25,7 @@ from typing import Any
 
 from devlint.candidates import Scope
 from devlint.facts import (
+    BASE_INIT_STEP,
     WEIGHT_APPLIERS,
     BackendParameter,
     CallShape,
@@ -744,6 +745,8 @@ class _Walk:
             owner = self._function.owner
             if owner is not None and _calls_an_init(self._function.name, node.func):
                 owner.init_calls_init = True
+                if id(node) in self._function.step_calls:
+                    self._function.steps.add(BASE_INIT_STEP)
             self._mark_placed_arguments(node)
             self._mark_told_move(node)
             name = dotted(node.func)

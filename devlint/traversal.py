@@ -22,6 +22,7 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from devlint.candidates import Candidate, Needed, Requirement, Scope
 from devlint.facts import (
+    BASE_INIT_STEP,
     WEIGHT_APPLIERS,
     BackendParameter,
     CallShape,
@@ -1178,6 +1179,8 @@ class Traversal:
         owner = self._function.owner
         if owner is not None and _calls_an_init(self._function.name, node.func):
             owner.init_calls_init = True
+            if id(node) in self._function.step_calls:
+                self._function.steps.add(BASE_INIT_STEP)
         self._mark_placed_arguments(node)
         self._mark_told_move(node)
         dotted = dotted_name(node.func)

@@ -457,6 +457,15 @@ _SELF_PINNING = _CACHED_MODEL + (
         (
             {
                 "pkg/new/evaluate.py": _EVALUATOR_SETTING_UP_ITSELF
+                + "\n\nclass Trainer(Evaluator):\n    def __init__(self, distributed):\n"
+                "        if distributed:\n            super().__init__()\n"
+                "        self.student = Decoder()\n",
+            },
+            _BOTH,
+        ),
+        (
+            {
+                "pkg/new/evaluate.py": _EVALUATOR_SETTING_UP_ITSELF
                 + "\n\nclass Logger:\n    pass\n\n\nclass Trainer(Evaluator, Logger):\n"
                 "    def __init__(self):\n        Logger.__init__(self)\n"
                 "        self.student = Decoder()\n",
@@ -511,6 +520,7 @@ _SELF_PINNING = _CACHED_MODEL + (
         "a constructor setting up through its own method",
         "a subclass's constructor running it",
         "a subclass's constructor not running it",
+        "a subclass's constructor running it under a test",
         "a subclass of two running the other's",
         "a subclass's methods calling the base's",
         "built by its own pinning method",

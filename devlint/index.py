@@ -1879,7 +1879,7 @@ class ProjectIndex:
 
     @cached_property
     def _entry_only(self) -> frozenset[str]:
-        guarded = {module for reference, module in self._references if reference.main_guard}
+        guarded = {module for module, facts in self._modules.items() if facts.main_block}
         sites = self._call_sites
         entry: set[str] = {f"{module}{_MAIN_GUARD}" for module in guarded}
         other: set[str] = set()

@@ -152,7 +152,8 @@ class DeviceOffers:
 
     def __init__(self) -> None:
         self.exempt: set[int] = set()
-        """Nodes inside ``map_location=`` and ``"cpu"`` handed to ``.to()``."""
+        """Nodes inside ``map_location=`` or an ``assert``'s test, and the ``"cpu"`` of
+        ``x.to("cpu").numpy()``."""
         self._seen = False
         self._calls: set[tuple[str, tuple[object, ...] | None]] = set()
 

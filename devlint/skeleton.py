@@ -832,7 +832,7 @@ class _Walk:
         last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
         if last is None:
             return
-        literals = self._literals(node)
+        literals = self._written_literals(node)
         taken = func.value if isinstance(func, ast.Attribute) else None
         if last in CPU_RESULT_METHODS and isinstance(taken, ast.Call) and self._to_host(taken):
             offers.exempt.add(id(taken.args[0]))  # `x.to("cpu").numpy()`: a tensor's values
@@ -856,8 +856,9 @@ class _Walk:
         lines = self._lines[node.lineno - 1 : (node.end_lineno or node.lineno)]
         return not any("\\" in line for line in lines)
 
-    def _literals(self, call: ast.Call) -> tuple[object, ...] | None:
-        """``_literals``, a device-like string written with escapes not one (``_as_written``)."""
+    def _written_literals(self, call: ast.Call) -> tuple[object, ...] | None:
+        """``_literals``, where a string that may matter written with escapes is none
+        (``_as_written``), as the traversal reads it."""
         found = _literals(call)
         return found if found is None or all(map(self._as_written, call.args)) else None
 

@@ -11,8 +11,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from devlint.symbols import (
+    CPU_SOURCE_WORD,
     DEVICE_ARGUMENT_MOVES,
     EXTENSION_COMPILERS,
+    EXTENSION_DECLARATIONS,
     KERNEL_SOURCE_TYPES,
     PLAIN_VALUE_BUILTINS,
     STATELESS_NN_MODULES,
@@ -365,6 +367,9 @@ class FileFacts:
     """The device types of the kernel sources it compiles into an extension whenever it is
     imported (``compiled_types``): by a statement of its body, not under ``try``/``if``
     (a fallback may run instead) nor in a lambda or function (run only when called)."""
+    declared_extensions: tuple[tuple[str, str], ...] = ()
+    """The compiled extension modules it declares, each with the one device type its kernels
+    run on (``declared_extensions``): ``("pkg._ext", "cuda")`` in a ``setup.py``."""
     loads: tuple[str, ...] = ()
     """The modules the import statements of its body load whenever it is imported (not
     under ``try``/``if``: an ``except ImportError`` may fall back to other code)."""
@@ -382,6 +387,10 @@ class FileFacts:
     the first or one chosen at run time, asks which devices exist, lets the user choose
     a device on the command line, or tells a framework where to compute
     (``accelerator=``, ``devices=``, ``device_map=``)."""
+    offers_another_gpu: bool = False
+    """What offers another device (``offers_other_devices``) may be a GPU other than the
+    current one, or another accelerator: not only the CPU (``"cpu"``, ``--no-cuda``,
+    ``torch.cuda.is_available()``)."""
     main_block: bool = False
     """It has an ``if __name__ == "__main__":`` block: a program's entry point."""
     assigned_attributes: frozenset[str] = frozenset()
@@ -517,6 +526,34 @@ def may_compile(called: str) -> bool:
     """A call written ``called`` may compile an extension (``EXTENSION_COMPILERS``): the
     walks read the kernel sources it is given (``compiled_types`` resolves it)."""
     return called.rpartition(".")[2] in _COMPILER_NAMES
+
+
+_DECLARATION_NAMES = frozenset(name.rpartition(".")[2] for name in EXTENSION_DECLARATIONS)
+
+
+def may_declare_an_extension(called: str) -> bool:
+    """A call written ``called`` may declare an extension module (``EXTENSION_DECLARATIONS``):
+    the walks read the module's name and sources (``declared_extensions`` resolves it)."""
+    return called.rpartition(".")[2] in _DECLARATION_NAMES
+
+
+def declared_extensions(
+    declarations: Iterable[tuple[str, str, tuple[str, ...]]], aliases: Mapping[str, str]
+) -> tuple[tuple[str, str], ...]:
+    """``FileFacts.declared_extensions``: of the calls ``(called as written, the module name
+    given, the strings they are given)``, those that declare an extension
+    (``EXTENSION_DECLARATIONS``) from kernel sources of one device type and no C++ source
+    named for the CPU (``CPU_SOURCE_WORD``: an extension that runs on the CPU too chooses
+    its kernels by the tensors' device), each with that type."""
+    found: set[tuple[str, str]] = set()
+    for called, module, strings in declarations:
+        if resolve_alias(called, aliases) not in EXTENSION_DECLARATIONS:
+            continue
+        kinds = kernel_source_types(strings)
+        sources = (s.rpartition("/")[2] for s in strings if s.endswith((".cpp", ".cc", ".c")))
+        if len(kinds) == 1 and not any(CPU_SOURCE_WORD in s.lower() for s in sources):
+            found.update((module, kind) for kind in kinds)
+    return tuple(sorted(found))
 
 
 def kernel_source_types(strings: Iterable[str]) -> frozenset[str]:

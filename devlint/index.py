@@ -1127,10 +1127,15 @@ class ProjectIndex:
         yield from self._bound_definitions.get(self.resolve(name, near), ())
 
     def _extension_backend(self, name: str) -> str | None:
-        """The device type of the compiled extension module that ``name`` is in
-        (``EXTENSION_MODULE_TYPES``: ``pointnet2_cuda``) or of the kernel library it is
-        part of (``KERNEL_LIBRARIES``: ``flashinfer``), when no module of the project has
-        that name."""
+        """The device type of the compiled extension module that ``name`` is in: one the
+        project's build declares (``_declared_extensions``: ``pkg.ops._ext``, loaded as
+        ``from ._ext import f``), one named for its type (``EXTENSION_MODULE_TYPES``:
+        ``pointnet2_cuda``), or the kernel library it is part of (``KERNEL_LIBRARIES``:
+        ``flashinfer``), when no module of the project has that name."""
+        if name not in self._modules:
+            for declared, device_type in self._declared_extensions.items():
+                if name == declared or name.endswith(f".{declared}"):
+                    return device_type
         top = name.partition(".")[0]
         if top in self._modules:
             return None
@@ -1141,6 +1146,16 @@ class ProjectIndex:
                 return kind
         endings = EXTENSION_MODULE_TYPES.items()
         return next((kind for ending, kind in endings if top.endswith(ending)), None)
+
+    @cached_property
+    def _declared_extensions(self) -> dict[str, str]:
+        """The compiled extension modules the project's build declares
+        (``FileFacts.declared_extensions``), each with its one device type."""
+        return {
+            module: kind
+            for facts in self._modules.values()
+            for module, kind in facts.declared_extensions
+        }
 
     def _library_backend(self, name: str) -> str | None:
         """``_backend_of(name)``, but none for a project definition named like a host
@@ -1253,6 +1268,23 @@ class ProjectIndex:
         current GPU (which ``set_device(rank)`` may choose), so an index-less ``"cuda"`` or
         ``.cuda()`` there agrees with all of them. A folder of modules with no such script
         is not known to be the whole program."""
+        own = self._program_code
+        return bool(own) and not any(facts.offers_other_devices for facts in own)
+
+    @cached_property
+    def runs_on_the_current_gpu_or_the_cpu(self) -> bool:
+        """The project is a program (``runs_on_the_current_gpu_only``) none of whose code
+        offers a GPU other than the current one, nor another accelerator: it may offer the
+        CPU (``--no-cuda``, ``torch.cuda.is_available()``), but every tensor it puts on a GPU
+        is on the current one, so an index-less ``"cuda"`` or ``.cuda()`` the code takes
+        only where it runs on the GPU (under a device flag) agrees with all of them."""
+        own = self._program_code
+        return bool(own) and not any(facts.offers_another_gpu for facts in own)
+
+    @cached_property
+    def _program_code(self) -> list[FileFacts]:
+        """The facts of the project's modules, tests aside, if it is a program
+        (``runs_on_the_current_gpu_only``); none if it is not."""
         programs = {
             module
             for module, facts in self._modules.items()
@@ -1260,12 +1292,13 @@ class ProjectIndex:
             and not self.imported(module)
             and self._imports.get(module, frozenset()) & self._modules.keys()
         }
-        own = [
+        if not programs:
+            return []
+        return [
             facts
             for module, facts in self._modules.items()
             if not self._in_tests(module) or module in programs  # `tools/test_net.py` runs
         ]
-        return bool(programs) and not any(facts.offers_other_devices for facts in own)
 
     def runs_on_its_pinned_gpu(self, scope: Scope) -> bool:
         """The scope's function runs only in processes whose own code made their GPU the

@@ -68,6 +68,12 @@ def names_another_device(text: str) -> bool:
     return kind in OTHER_DEVICE_TYPES and (not index or index.isdigit())
 
 
+def names_another_gpu(text: str) -> bool:
+    """``names_another_device``, but not the CPU: a GPU other than the first, or one chosen
+    at run time, or another accelerator (where a ``.cuda()`` tensor is not either)."""
+    return names_another_device(text) and text.partition(":")[0] != "cpu"
+
+
 _FRAMEWORK_DEVICE_WORDS = frozenset({"devices", "gpu", "gpus", "cpu", "cuda", "accelerator"})
 """Words of a keyword argument that hands a framework the choice of device
 (``Trainer(accelerator="gpu", devices=1)``, ``TrainingArguments(use_cpu=...)``,
@@ -100,6 +106,18 @@ def chooses_a_device(option: str) -> bool:
     return not _DEVICE_OPTION_WORDS.isdisjoint(words)
 
 
+_SWITCH_WORDS = frozenset({"cpu", "cuda"})
+"""The device words of an option that only switches between the GPU and the CPU
+(``--cuda``, ``--no-cuda``, ``--use_cpu``): it names no GPU."""
+
+
+def chooses_a_gpu(option: str) -> bool:
+    """``chooses_a_device``, by an option that may name a GPU or another accelerator
+    (``--device``, ``--gpu_ids``), not one that only switches the GPU on or off."""
+    words = set(re.split(r"[-_]+", option.lower().lstrip("-")))
+    return chooses_a_device(option) and not (words & _DEVICE_OPTION_WORDS) <= _SWITCH_WORDS
+
+
 def call_offers_another_device(qualified: str, literals: tuple[object, ...] | None) -> bool:
     """A call of ``qualified`` with its positional arguments' ``literals`` (None: an
     argument that is no literal, or a keyword) asks which devices exist
@@ -116,6 +134,22 @@ def call_offers_another_device(qualified: str, literals: tuple[object, ...] | No
     if literals is None or not literals or len(literals) > 2:
         return True
     return literals[0] not in DEFAULT_GPU or (len(literals) == 2 and literals[1] != 0)
+
+
+def call_offers_another_gpu(
+    qualified: str, literals: tuple[object, ...] | None, written_argument: str | None
+) -> bool:
+    """``call_offers_another_device``, but not the CPU alone: ``torch.device(args.device)``
+    (its first argument ``written_argument``, a name: chosen at run time) or
+    ``torch.device("cuda", 1)``; not ``torch.cuda.is_available()`` (the CPU else), not
+    ``torch.device("cpu")``, nor ``torch.device("cuda" if ... else "cpu")``, whose strings
+    say what it offers."""
+    if qualified != "torch.device" or not call_offers_another_device(qualified, literals):
+        return False
+    if literals is None:
+        return written_argument is not None
+    kind = literals[0] if literals and isinstance(literals[0], str) else ""
+    return kind.partition(":")[0] != "cpu"
 
 
 def moves_by_a_gpu_number(literals: tuple[object, ...] | None) -> bool:
@@ -155,12 +189,16 @@ class DeviceOffers:
         """Nodes inside ``map_location=`` or an ``assert``'s test, and the ``"cpu"`` of
         ``x.to("cpu").numpy()``."""
         self._seen = False
-        self._calls: set[tuple[str, tuple[object, ...] | None]] = set()
+        self._gpu = False
+        """What was seen names a GPU other than the current one (or another accelerator),
+        not the CPU alone (``offered_gpu``)."""
+        self._calls: set[tuple[str, tuple[object, ...] | None, str | None]] = set()
 
     def string(self, value: str) -> None:
         """A string literal of the code (not a docstring)."""
         if names_another_device(value):
             self._seen = True
+            self._gpu = self._gpu or names_another_gpu(value)
 
     def call(
         self,
@@ -180,23 +218,32 @@ class DeviceOffers:
         (``DistributedDataParallel(model, device_ids=[local_rank])``: literal values,
         ``NOT_A_LITERAL`` for others) and its first positional argument as written (a
         dotted name, or None)."""
-        if any(hands_over_the_device(keyword) for keyword in keywords):
-            self._seen = True
-        if any(gpu != 0 for gpu in process_gpus):
-            self._seen = True  # the model's GPU, which the current one need not be
-        if any(chooses_a_device(s) for s in strings) or last in FRAMEWORKS_CHOOSING_DEVICES:
-            self._seen = True  # `add_argument("--device")`, `click.option("--gpu")`
-        if method and last == "cuda":
-            self._seen = self._seen or moves_by_a_gpu_number(literals)
-        elif method and last == "to" and names_a_process_gpu(written_argument):
-            self._seen = True  # `net.to(local_rank)`: that GPU, which need not be current
-        elif last in DEVICE_CALL_NAMES and written is not None:
-            self._calls.add((written, literals))
+        gpu = (
+            any(hands_over_the_device(keyword) for keyword in keywords)
+            or any(gpu != 0 for gpu in process_gpus)  # the model's, the current one or not
+            or any(chooses_a_gpu(s) for s in strings)  # `add_argument("--device")`
+            or last in FRAMEWORKS_CHOOSING_DEVICES
+            or (method and last == "cuda" and moves_by_a_gpu_number(literals))
+            # `net.to(local_rank)`: that GPU, which need not be current
+            or (method and last == "to" and names_a_process_gpu(written_argument))
+        )
+        self._gpu = self._gpu or gpu
+        self._seen = self._seen or gpu or any(chooses_a_device(s) for s in strings)
+        if last in DEVICE_CALL_NAMES and written is not None:
+            self._calls.add((written, literals, written_argument))
 
     def offered(self, aliases: Mapping[str, str]) -> bool:
         """``FileFacts.offers_other_devices``, the calls resolved through the module's
         imports."""
         return self._seen or any(
             call_offers_another_device(resolve_alias(written, aliases) or written, literals)
-            for written, literals in self._calls
+            for written, literals, _ in self._calls
+        )
+
+    def offered_gpu(self, aliases: Mapping[str, str]) -> bool:
+        """``FileFacts.offers_another_gpu``: ``offered``, leaving out what offers only the
+        CPU (``"cpu"``, ``--no-cuda``, ``torch.cuda.is_available()``)."""
+        return self._gpu or any(
+            call_offers_another_gpu(resolve_alias(written, aliases) or written, literals, first)
+            for written, literals, first in self._calls
         )

@@ -40,12 +40,14 @@ from devlint.facts import (
     bound_method,
     class_facts,
     compiled_types,
+    declared_extensions,
     exports_after,
     function_facts,
     gloo_slots,
     input_annotation,
     kernel_source_types,
     may_compile,
+    may_declare_an_extension,
     moved_calls,
     moves_to_a_told_device,
     names_the_device,
@@ -262,6 +264,7 @@ class _Walk:
         self._stars: list[str] = []
         self._top_level_calls: set[str] = set()
         self._kernel_builds: set[tuple[str, str]] = set()
+        self._extension_declarations: set[tuple[str, str, tuple[str, ...]]] = set()
         """Calls every import of the module runs that may compile kernel sources: (called as
         written, type)."""
         self._loads: set[str] = set()
@@ -392,6 +395,7 @@ class _Walk:
             exports=self._exports,
             top_level_calls=resolved_calls(self._top_level_calls, aliases),
             compiled_for=compiled_types(self._kernel_builds, aliases),
+            declared_extensions=declared_extensions(self._extension_declarations, aliases),
             loads=tuple(sorted(self._loads)),
             gloo_calls=tuple(
                 replace(call, callee=resolve_alias(call.callee, aliases) or call.callee)
@@ -399,6 +403,7 @@ class _Walk:
             ),
             backend_parameters=tuple(self._backend_parameters),
             offers_other_devices=self._device_offers.offered(aliases),
+            offers_another_gpu=self._device_offers.offered_gpu(aliases),
             main_block=self._main_block,
             assigned_attributes=frozenset(self._assigned_attributes),
         )
@@ -581,6 +586,21 @@ class _Walk:
                 stack.extend(ast.iter_child_nodes(current))
         return frozenset(found)
 
+    def _note_extension(self, node: ast.Call) -> None:
+        """A call that may declare an extension module, with the name it gives the module
+        (``declared_extensions``), wherever it is: a ``setup.py``'s function runs at build
+        time."""
+        called = dotted(node.func)
+        if called is None:
+            return
+        if not may_declare_an_extension(resolve_alias(called, self._aliases) or called):
+            return
+        keywords = (k.value for k in node.keywords if k.arg == "name")
+        named = node.args[0] if node.args else next(keywords, None)
+        if isinstance(named, ast.Constant) and isinstance(named.value, str):
+            strings = tuple(sorted(_plain_strings(node)))
+            self._extension_declarations.add((called, named.value, strings))
+
     def _import(self, node: ast.Import) -> None:
         if self._runs_on_import(node):
             self._loads.update(alias.name for alias in node.names)
@@ -741,6 +761,7 @@ class _Walk:
 
     def _call(self, node: ast.Call) -> None:
         self._note_devices(node)
+        self._note_extension(node)
         if self._function is not None:
             owner = self._function.owner
             if owner is not None and _calls_an_init(self._function.name, node.func):

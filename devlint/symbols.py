@@ -642,6 +642,15 @@ kernels of that type, on its current device, and cannot even be imported without
 EXTENSION_COMPILERS = frozenset({"torch.utils.cpp_extension.load"})
 """Functions that compile and import a torch extension from the source files they are given."""
 
+EXTENSION_DECLARATIONS = frozenset({"torch.utils.cpp_extension.CUDAExtension"})
+"""Build declarations of a compiled extension module (a ``setup.py``'s
+``CUDAExtension("pkg._ext", ["ext.cpp", "kernel.cu"])``): the module their first argument
+names launches the kernels of the sources they list."""
+
+CPU_SOURCE_WORD = "cpu"
+"""Written in the name of a C++ source file (``vision_cpu.cpp``, ``cpu/nms.cpp``): the
+extension has a CPU implementation too, chosen by the tensors' device."""
+
 EXTENSION_MODULE_TYPES = {"_cuda": "cuda"}
 """Name endings of compiled extension modules and the one device type their kernels run on
 (``import pointnet2_cuda``, ``knn_cuda``, as ``CUDAExtension("lltm_cuda", ...)`` names them):

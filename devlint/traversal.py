@@ -39,12 +39,14 @@ from devlint.facts import (
     bound_method,
     class_facts,
     compiled_types,
+    declared_extensions,
     exports_after,
     function_facts,
     gloo_slots,
     input_annotation,
     kernel_source_types,
     may_compile,
+    may_declare_an_extension,
     moved_calls,
     moves_to_a_told_device,
     names_the_device,
@@ -91,6 +93,7 @@ from devlint.symbols import (
     CPU_RESULT_METHODS,
     DDP_DEVICE_KEYWORDS,
     DEVICE_PREDICATES,
+    LEGACY_TENSOR_TYPES,
     PLACING_KEYWORDS,
     PROCESS_GROUP_INITS,
     TENSOR_PARAMETER_NAMES,
@@ -120,8 +123,21 @@ def _mentions_availability_check(test: cst.CSTNode, *, tensor_predicates: bool =
                 return True  # x.device.type == "mps", x.device.index != current_device()
         if tensor_predicates and _compares_a_values_device(node):
             return True  # get_device(layer) == CPU: x.device asked through a helper
+        if tensor_predicates and _is_a_gpu_tensor_test(node):
+            return True  # isinstance(x, torch.cuda.FloatTensor): x.is_cuda, the old way
         stack.extend(iter_children(node))
     return False
+
+
+def _is_a_gpu_tensor_test(node: cst.CSTNode) -> bool:
+    """``isinstance(x, torch.cuda.FloatTensor)``: whether ``x`` is on the GPU, asked by its
+    legacy type."""
+    if not (isinstance(node, cst.Call) and dotted_name(node.func) == "isinstance"):
+        return False
+    if len(node.args) != 2:
+        return False
+    module, _, short = (dotted_name(node.args[1].value) or "").rpartition(".")
+    return module == "torch.cuda" and short in LEGACY_TENSOR_TYPES
 
 
 _DEVICE_OF_HELPER = re.compile(r"^_?(get|infer|find)_(\w+_)?device$")
@@ -182,17 +198,15 @@ def _compared_with_an_accelerator(device: cst.Attribute, test: cst.CSTNode) -> b
 
 
 class _LocalTests:
-    """A function's top-level assignments to names and the helpers it defines, read once
-    for all its tests (``Traversal._asks_through_locals``)."""
+    """A function's assignments to names (in its branches and loops too, not in functions
+    it defines) and the helpers it defines, read once for all its tests
+    (``Traversal._asks_through_locals``)."""
 
     def __init__(self, body: cst.IndentedBlock) -> None:
         self.helpers = {s.name.value: s for s in body.body if isinstance(s, cst.FunctionDef)}
         self.assigned = [
             (small.value, {t.target.value for t in small.targets if isinstance(t.target, cst.Name)})
-            for statement in body.body
-            if isinstance(statement, cst.SimpleStatementLine)
-            for small in statement.body
-            if isinstance(small, cst.Assign)
+            for small in _assignments(body)
         ]
         """Each assignment's value and the names it binds, in order."""
         self._checks: dict[str, bool] = {}
@@ -203,6 +217,29 @@ class _LocalTests:
         if found is None:
             found = self._checks[name] = _mentions_availability_check(self.helpers[name].body)
         return found
+
+
+def _assignments(node: cst.CSTNode) -> Iterator[cst.Assign]:
+    """The assignments among ``node``'s statements, also in the blocks of its ``if``,
+    loops, ``with`` and ``try`` statements, in order; not in the functions or classes it
+    defines."""
+    for child in iter_children(node):
+        if isinstance(child, cst.Assign):
+            yield child
+        elif isinstance(child, _STATEMENT_PARTS) and not isinstance(
+            child, (cst.FunctionDef, cst.ClassDef)
+        ):
+            yield from _assignments(child)
+
+
+_STATEMENT_PARTS = (
+    cst.SimpleStatementLine,
+    cst.BaseSuite,
+    cst.BaseCompoundStatement,
+    cst.Else,
+    cst.ExceptHandler,
+    cst.Finally,
+)
 
 
 def _names_in(node: cst.CSTNode) -> set[str]:
@@ -604,6 +641,7 @@ class Traversal:
         self._stars: list[str] = []
         self._top_level_calls: set[str] = set()
         self._kernel_builds: set[tuple[str, str]] = set()
+        self._extension_declarations: set[tuple[str, str, tuple[str, ...]]] = set()
         """Calls every import of the module runs that may compile kernel sources: (called as
         written, type)."""
         self._loads: set[str] = set()
@@ -871,6 +909,7 @@ class Traversal:
 
     def _enter_call(self, node: cst.Call) -> None:
         self._note_devices(node)
+        self._note_extension(node)
         if self._function is not None:
             self._record_call(node)
             return
@@ -880,6 +919,24 @@ class Traversal:
             if may_compile(dotted) and self._runs_on_import():
                 sources = kernel_source_types(_plain_strings(node))
                 self._kernel_builds.update((dotted, kind) for kind in sources)
+
+    def _note_extension(self, node: cst.Call) -> None:
+        """As the skeleton's ``_note_extension``: a call that may declare an extension
+        module, with the name it gives the module, wherever it is."""
+        called = dotted_name(node.func)
+        if called is None:
+            return
+        if not may_declare_an_extension(resolve_alias(called, self._aliases) or called):
+            return
+        positional = [a for a in node.args if a.keyword is None]
+        keywords = (a for a in node.args if a.keyword is not None and a.keyword.value == "name")
+        first = positional[0] if positional else next(keywords, None)
+        named = first.value if first is not None and not first.star else None
+        strings = (cst.SimpleString, cst.ConcatenatedString)
+        value = named.evaluated_value if isinstance(named, strings) else None
+        if isinstance(value, str):
+            given = tuple(sorted(_plain_strings(node)))
+            self._extension_declarations.add((called, value, given))
 
     def _note_devices(self, node: cst.Call) -> None:
         """What the call says of devices other than the current GPU (``DeviceOffers``)."""
@@ -1310,6 +1367,7 @@ class Traversal:
             exports=self._exports,
             top_level_calls=resolved_calls(self._top_level_calls, aliases),
             compiled_for=compiled_types(self._kernel_builds, aliases),
+            declared_extensions=declared_extensions(self._extension_declarations, aliases),
             loads=tuple(sorted(self._loads)),
             gloo_calls=tuple(
                 dataclasses.replace(call, callee=resolve_alias(call.callee, aliases) or call.callee)
@@ -1317,6 +1375,7 @@ class Traversal:
             ),
             backend_parameters=tuple(self._backend_parameters),
             offers_other_devices=self._device_offers.offered(aliases),
+            offers_another_gpu=self._device_offers.offered_gpu(aliases),
             main_block=self._main_block,
             assigned_attributes=frozenset(self._assigned_attributes),
         )

@@ -284,6 +284,25 @@ BACKEND_FILES = {
     "def f(x):\n    return build().run(x)\n",
     "lib/built_later.py": "def f(x):\n    import pointnet2_cuda\n\n"
     "    return pointnet2_cuda.sample(x)\n",
+    # A compiled module the project's build declares from `.cu` sources (setup.py's
+    # `CUDAExtension`, also in a function, also named relative to its folder), imported
+    # whenever the module is; not one with a CPU implementation too, nor one declared from
+    # C++ alone.
+    "setup.py": "from setuptools import setup\n"
+    "from torch.utils.cpp_extension import CUDAExtension, CppExtension\n\n\n"
+    "def extensions():\n"
+    '    return [CUDAExtension("lib.ops._ext", ["src/ext.cpp", "src/pool_kernel.cu"])]\n\n\n'
+    "setup(ext_modules=[\n"
+    '    *extensions(),\n    CUDAExtension(name="_grid", sources=["grid.cpp", "grid.cu"]),\n'
+    '    CUDAExtension("lib.nms_ext", ["nms_cpu.cpp", "nms_kernel.cu"]),\n'
+    '    CppExtension("lib.host_ext", ["host.cpp"]),\n'
+    "])\n",
+    "lib/ops/__init__.py": "",
+    "lib/ops/pool.py": "from ._ext import pool_forward\n\n\n"
+    "def f(x):\n    return pool_forward(x)\n",
+    "lib/ops/grid.py": "import _grid\n\n\ndef f(x):\n    return _grid.run(x)\n",
+    "lib/nms.py": "from lib.nms_ext import nms\n\n\ndef f(x):\n    return nms(x)\n",
+    "lib/host.py": "from lib.host_ext import run\n\n\ndef f(x):\n    return run(x)\n",
     # A kernel library the module imports whenever it is imported binds it (also a part of
     # one: sgl-kernel's FlashMLA); one it calls on one path among others does not (flash
     # attention beside SDPA, imported with a fallback), nor a part of a library whose other
@@ -341,6 +360,10 @@ BACKEND_FILES = {
         ("lib.mla_backend", {"cuda"}),
         ("lib.flash_optional", set()),
         ("lib.portable_kernels", set()),
+        ("lib.ops.pool", {"cuda"}),
+        ("lib.ops.grid", {"cuda"}),
+        ("lib.nms", set()),
+        ("lib.host", set()),
     ],
 )
 def test_backends(tmp_path: Path, module: str, expected: set[str]) -> None:

@@ -11,9 +11,12 @@ from conftest import package_findings as findings
 
 from devlint.other_devices import (
     call_offers_another_device,
+    call_offers_another_gpu,
     chooses_a_device,
+    chooses_a_gpu,
     hands_over_the_device,
     names_another_device,
+    names_another_gpu,
 )
 
 _MODEL = (
@@ -250,3 +253,105 @@ def test_a_gpu_by_its_number_is_still_a_literal_in_such_a_program(tmp_path: Path
     model = _MODEL.replace('device="cuda"', 'device="cuda:0"')
     files = {"pkg/model.py": model, "pkg/train.py": _TRAIN.format(more="")}
     assert findings(tmp_path, files, "DEV001") == _LITERAL
+
+
+_FLAG_LOSS = (
+    "import torch\nfrom torch import nn\n\n\n"
+    "class Loss(nn.Module):\n"
+    "    def __init__(self, use_gpu):\n"
+    "        super().__init__()\n"
+    "        self.use_gpu = use_gpu\n\n"
+    "    def forward(self, x, t):\n"
+    "        if self.use_gpu:\n"
+    "            t = t.cuda()\n"
+    "        mask = torch.ones(4).cuda()\n"
+    "        return (x - t) * mask\n"
+)
+_SWITCHING_TRAIN = (
+    "import argparse\n\nimport torch\n\nfrom pkg.loss import Loss\n\n\n"
+    "def main():\n"
+    "    parser = argparse.ArgumentParser()\n"
+    '    parser.add_argument("--no-cuda", action="store_true")\n'
+    "{more}"
+    "    args = parser.parse_args()\n"
+    "    use_gpu = not args.no_cuda and torch.cuda.is_available()\n"
+    "    return Loss(use_gpu)(torch.ones(4), torch.ones(4))\n\n\n"
+    'if __name__ == "__main__":\n'
+    "    main()\n"
+)
+_UNGUARDED = [("loss.py", 13, 30)]
+_GUARDED_TOO = [("loss.py", 12, 19), ("loss.py", 13, 30)]
+
+
+@pytest.mark.parametrize(
+    ("more", "expected"),
+    [
+        ("", _UNGUARDED),
+        ('    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n', _UNGUARDED),
+        ('    parser.add_argument("--device", default="cuda:1")\n', _GUARDED_TOO),
+        ('    parser.add_argument("--gpu_ids", default="0")\n', _GUARDED_TOO),
+        ("    device = torch.device(parser.device)\n", _GUARDED_TOO),
+        ('    device = torch.device("cuda", 1)\n', _GUARDED_TOO),
+        ('    device = torch.device(f"cuda:{parser.rank}")\n', _GUARDED_TOO),
+    ],
+    ids=[
+        "a GPU switch",
+        "the GPU if there is one",
+        "a device option",
+        "a GPU option",
+        "a device chosen at run time",
+        "a GPU by its number",
+        "a GPU by a rank",
+    ],
+)
+def test_under_the_gpu_switch_of_a_program_offering_no_other_gpu(
+    more: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """A program that offers the CPU but no GPU other than the current one: a ``.cuda()``
+    its code takes only where the user's flag says "GPU" goes where every other GPU tensor
+    is; one it takes whatever the flag says breaks on the CPU, and stays a finding."""
+    files = {"pkg/loss.py": _FLAG_LOSS, "pkg/train.py": _SWITCHING_TRAIN.format(more=more)}
+    assert sorted(findings(tmp_path, files, "DEV002")) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("cpu", False), ("cpu:0", False), ("mps", True), ("cuda:1", True), ("cuda", False)],
+)
+def test_names_another_gpu(text: str, expected: bool) -> None:
+    assert names_another_gpu(text) is expected
+
+
+@pytest.mark.parametrize(
+    ("option", "expected"),
+    [
+        ("--device", True),
+        ("--gpu_ids", True),
+        ("--gpu", True),
+        ("--no-cuda", False),
+        ("--use_cpu", False),
+        ("-cpu", False),
+        ("--lr", False),
+    ],
+)
+def test_chooses_a_gpu(option: str, expected: bool) -> None:
+    assert chooses_a_gpu(option) is expected
+
+
+@pytest.mark.parametrize(
+    ("qualified", "literals", "written", "expected"),
+    [
+        ("torch.cuda.is_available", (), None, False),
+        ("torch.device", ("cpu",), None, False),
+        ("torch.device", ("cuda",), None, False),
+        ("torch.device", ("cuda", 1), None, True),
+        ("torch.device", ("cuda:1",), None, True),
+        ("torch.device", None, "args.device", True),
+        ("torch.device", None, None, False),
+        ("mylib.device", None, "args.device", False),
+    ],
+)
+def test_call_offers_another_gpu(
+    qualified: str, literals: tuple[object, ...] | None, written: str | None, expected: bool
+) -> None:
+    assert call_offers_another_gpu(qualified, literals, written) is expected

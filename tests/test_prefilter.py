@@ -96,6 +96,17 @@ TRICKY = (
     'ops = load(name="ops", sources=["render.cpp", "render_kernel.c" "u"])\n',
     "from torch.utils.cpp_extension import load\n"
     'ops = load(name="ops", sources=[f"{\'render_kernel.cu\'}", "a.c" f"u"])\n',
+    # Extension modules declared in a function too, by keyword, by a concatenated name,
+    # not by a star argument nor an f-string; sources for the CPU too.
+    "from torch.utils.cpp_extension import CUDAExtension as CE\n"
+    "def exts(a):\n"
+    '    return [CE("pkg._a", ["a.cpp", "a.cu"]), CE(name="_b" "x", sources=["b.c" "u"]),\n'
+    '            CE(*a, "b.cu"), CE(f"_c", ["c.cu"]), CE("_d", ["d_cpu.cpp", "d.cu"])]\n',
+    # What offers only the CPU, and what a GPU of the user's choice.
+    'import torch\np.add_argument("--no-cuda")\np.add_argument("--use_cpu")\n'
+    'd = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n',
+    'import torch\np.add_argument("--gpu_ids")\nd = torch.device(args.device)\n',
+    'import torch\nd = torch.device("cuda", 1)\ne = torch.device("cpu")\nx.cuda(2)\n',
     # Only what every import of the module runs loads or compiles: not under try/if, nor
     # in a lambda.
     "import torch\nfrom torch.utils.cpp_extension import load\nimport knn_cuda, pkg.x_cuda\n"
@@ -151,12 +162,14 @@ def _assert_same_structure(text: str) -> None:
         assert found.facts.functions == expected.functions
         assert found.facts.top_level_calls == expected.top_level_calls
         assert found.facts.compiled_for == expected.compiled_for
+        assert found.facts.declared_extensions == expected.declared_extensions
         assert found.facts.loads == expected.loads
         assert found.facts.exports == expected.exports
         assert found.facts.gloo_calls == expected.gloo_calls
         assert found.facts.backend_parameters == expected.backend_parameters
         assert found.facts.assigned_attributes == expected.assigned_attributes
         assert found.facts.offers_other_devices == expected.offers_other_devices
+        assert found.facts.offers_another_gpu == expected.offers_another_gpu
         assert found.facts.main_block == expected.main_block
         # A GPU set by a constant, or as the first of a list, needs no skeleton: DEV009's
         # screen passes wherever one is (the next test checks it), so libcst walks every

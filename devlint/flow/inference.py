@@ -1127,7 +1127,7 @@ class _Inference:
                 self.env[module_in_body] = from_parameter(module_in_body)
             cpu_in_body, cpu_in_orelse = _cpu_test(node.test)
             body = partial(self.run, node.body)
-            on_accelerator = _accelerator_test(node.test)
+            on_accelerator = _accelerator_test(node.test, self._resolve)
             if on_accelerator is not None:
                 body = partial(self._on_accelerator, on_accelerator, body)
             self._on_cpu(cpu_in_body, body)
@@ -1145,7 +1145,9 @@ class _Inference:
             moved_there = _moved_unless_there(node, after_body)
             if moved_there in after_body:
                 self.env[moved_there] = after_body[moved_there]
-            if node.orelse is None and self._decides_the_gpu(node.test):
+            if node.orelse is None and (
+                self._decides_the_gpu(node.test) or on_accelerator is not None
+            ):
                 for name, found in after_body.items():
                     if _moves(before.get(name), found):
                         self.env[name] = found
@@ -1230,7 +1232,8 @@ class _Inference:
         """A test that decides whether the code runs on the GPU at all: the accelerator
         exists, the caller gave a device, the user's device flag says so. A move in its
         branch (no ``else``) puts the value where everything else that test moved is; the
-        path that skips it moved nothing."""
+        path that skips it moved nothing. (So does a test that a tensor is on the GPU, ``if
+        x.is_cuda: t = t.cuda()``: where it is not, ``t`` stays with ``x`` on the CPU.)"""
         return self._asks_availability(test) or _told_a_device(test) or flag_says_gpu(test) is True
 
     def _asks_availability(self, test: cst.BaseExpression) -> bool:
@@ -2809,13 +2812,21 @@ def _cpu_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _accelerator_test(test: cst.BaseExpression) -> str | None:
-    """``x`` of ``if x.is_cuda:`` (``is_mps``, ``is_xpu``; alone or joined with ``and``):
-    in the body, ``x`` is on an accelerator."""
+def _accelerator_test(test: cst.BaseExpression, resolve: Resolver) -> str | None:
+    """``x`` of ``if x.is_cuda:`` (``is_mps``, ``is_xpu``; alone or joined with ``and``) or
+    of ``if isinstance(x, torch.cuda.FloatTensor):``: in the body, ``x`` is on an
+    accelerator."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
-        return _accelerator_test(test.left) or _accelerator_test(test.right)
+        return _accelerator_test(test.left, resolve) or _accelerator_test(test.right, resolve)
     if isinstance(test, cst.Attribute) and test.attr.value in ACCELERATOR_PREDICATES:
         return dotted_name(test.value)
+    if (
+        isinstance(test, cst.Call)
+        and dotted_name(test.func) == "isinstance"
+        and len(test.args) == 2
+        and _legacy_tensor_type(test.args[1].value, resolve) == "torch.cuda"
+    ):
+        return dotted_name(test.args[0].value)
     return None
 
 

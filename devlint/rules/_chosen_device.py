@@ -973,6 +973,19 @@ def pinned_there(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex) ->
     return not told and index.runs_on_its_pinned_gpu(candidate.scope)
 
 
+_FLAG_CHOICES = frozenset({"flag", "distributed_flag", "kept_flag", "placed_flag"})
+"""The choices ``own_choice`` makes under the user's device flag."""
+
+
+def on_the_gpu_the_program_offers(candidate: Candidate, index: ProjectIndex) -> bool:
+    """The candidate's literal of the current GPU runs only under a device flag that says
+    "GPU" (``own_choice``), in a program that offers no GPU other than the current one
+    (``runs_on_the_current_gpu_or_the_cpu``): where the user chose the GPU, it is the one
+    every tensor is on; where the CPU, the literal does not run."""
+    flagged = candidate.data.get("chosen") in _FLAG_CHOICES
+    return flagged and index.runs_on_the_current_gpu_or_the_cpu
+
+
 def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex) -> bool:
     """The candidate's literal is where the code chose its device (``own_choice``), or it is
     in test code, which chooses its device as a script does. A flag does not choose in a

@@ -22,6 +22,7 @@ from devlint.rules._chosen_device import (
     chose_the_device,
     class_choices,
     moves_its_input_there,
+    on_the_gpu_the_program_offers,
     own_choice,
     pinned_there,
 )
@@ -168,16 +169,18 @@ class CudaCall(Rule):
     Not flagged: `.cuda(index)`, `.cuda(t.device)` or `.cuda(*args)`, a device chosen at run
     time (the caller's explicit choice, as `.to(device)` is), a branch on the device a
     function is told (`if device == "cuda":`) or on which devices exist or where a tensor is
-    (`if x.is_cuda:`; but an input taken to the host, `x.cpu()...cuda()`, comes back to the
-    current GPU, not to its own: that is flagged), a `.cuda()` in the block of `with
-    torch.cuda.device(x.device):` (or of a stream's) told its device at run time, which made
-    that device the current one (not `torch.cuda.device(0)`), code of a CUDA-only library (a module
-    importing Megatron-LM, whose set-up makes each rank's GPU current, or using the project's
-    classes derived from one's) or of CUDA-only kernels (nvdiffrast's rasterizer, a CUDA
-    extension the module compiles from `.cu` sources when imported or imports compiled:
-    `import pointnet2_cuda`, or a library of CUDA-only kernels it imports: `flashinfer`,
-    not under `try`/`if`), which run on the current GPU (not
-    `.cuda(0)` there), a class built around
+    (`if x.is_cuda:`, `if isinstance(x, torch.cuda.FloatTensor):`, also through a name the
+    function sets from such a test; but an input taken to the host, `x.cpu()...cuda()`,
+    comes back to the current GPU, not to its own: that is flagged), a `.cuda()` in the
+    block of `with torch.cuda.device(x.device):` (or of a stream's) told its device at run
+    time, which made that device the current one (not `torch.cuda.device(0)`), code of a
+    CUDA-only library (a module importing Megatron-LM, whose set-up makes each rank's GPU
+    current, or using the project's classes derived from one's) or of CUDA-only kernels
+    (nvdiffrast's rasterizer, a CUDA extension the module compiles from `.cu` sources when
+    imported or imports compiled: `import pointnet2_cuda`, or one the project's `setup.py`
+    declares from `.cu` sources with no CPU source, `CUDAExtension("pkg.ops._ext", ...)`,
+    or a library of CUDA-only kernels it imports: `flashinfer`, not under `try`/`if`),
+    which run on the current GPU (not `.cuda(0)` there), a class built around
     `nn.DataParallel` (it derives from it or its `__init__` always builds one: CUDA-only,
     and DataParallel scatters its inputs from any GPU), a method that does nothing but move
     the object's parts, some to the host (`self.unet = self.unet.cuda()`, `self.vae =
@@ -206,7 +209,10 @@ class CudaCall(Rule):
     module to a device it is told (`Net(c).to(device)`; a move to a told device in a
     function that builds one, or in its class, counts too, and so do moves of a module it is
     part of, `Outer(c).to(device)`, and of what a function returning it returns it to):
-    then the batch is on the current GPU as well;
+    then the batch is on the current GPU as well; nor in a program that offers the user
+    no GPU but the current one (only the CPU besides: `--no-cuda`, `torch.cuda.is_available()`;
+    no `--device`, `--gpu_ids`, GPU by a number or a rank), where the flag's GPU is the one
+    every tensor on a GPU is on;
     after `torch.cuda.set_device(...)` earlier in the same
     function; in a branch on a device the code was told (`if out_device.startswith("cuda"):`);
     a communication buffer (not where a parameter annotated as a tensor or module tells the
@@ -265,6 +271,24 @@ class CudaCall(Rule):
     reports_where_inputs_tell = True
 
     VALID = (
+        # Asked where the input is by its legacy type, or through a name set from where it
+        # is in a branch of the function: the padding follows it to the GPU.
+        "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n"
+        "class Block(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        out = F.avg_pool3d(x, kernel_size=1)\n"
+        "        pads = torch.zeros(out.size(0), 4, out.size(2))\n"
+        "        if isinstance(out.data, torch.cuda.FloatTensor):\n"
+        "            pads = pads.cuda()\n"
+        "        return torch.cat([out, pads], dim=1)\n",
+        "import torch\n\n"
+        "def covariance(a: torch.Tensor, kind: str) -> torch.Tensor:\n"
+        '    if kind == "bias":\n'
+        "        is_cuda = a.is_cuda\n"
+        "        a = torch.ones(a.size(0), 1)\n"
+        "        if is_cuda:\n"
+        "            a = a.cuda()\n"
+        "    return a.t() @ a\n",
         # Asked where the value is (its device's index), and brought to the current GPU.
         "import torch\nfrom torch import Tensor\n\n"
         "def receive(obj: Tensor, device=None):\n"
@@ -1572,6 +1596,8 @@ class CudaCall(Rule):
             return None  # CUDA-only code (Megatron-LM, a CUDA extension): on the current GPU
         if "current" in candidate.data and index.runs_on_the_current_gpu_only:
             return None  # the program offers no other device: every tensor is on this GPU
+        if "current" in candidate.data and on_the_gpu_the_program_offers(candidate, index):
+            return None  # under the user's GPU switch, in a program offering no other GPU
         if "current" in candidate.data and pinned_there(candidate, scope, index):
             return None  # its launcher made the process's GPU current, and offers no other
         if "current" in candidate.data and on_the_first_chosen_gpu(candidate, scope, index):

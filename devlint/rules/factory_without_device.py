@@ -216,8 +216,9 @@ class FactoryWithoutDevice(Rule):
     the branch where the tensor it meets is on the CPU (`if x.device ==
     torch.device("cpu"):`), or in the branch a device flag takes for the CPU (the `else` of
     `if self.use_gpu:`, or of `if self.gpu != -1:`); one met only in the branch where it
-    is on the GPU (`if ddp and v.is_cuda:`), or moved there (`if x.is_cuda: t = t.cuda()`:
-    where `x` is on both paths); an index moved to the CPU wherever it is on the GPU
+    is on the GPU (`if ddp and v.is_cuda:`), or moved there (`if x.is_cuda: t = t.cuda()`,
+    `if isinstance(x, torch.cuda.FloatTensor):`, also in a helper: where `x` is not, `t`
+    stays on the CPU with it); an index moved to the CPU wherever it is on the GPU
     (`if i.is_cuda: i = i.cpu()`) that scatters into a CPU tensor; a CPU index or mask
     whose tensor a CPU one reads or writes through (`torch.zeros(n).scatter(0, times,
     1)`: the result is where the indexed tensor is, and only its creation is blamed where
@@ -320,6 +321,25 @@ class FactoryWithoutDevice(Rule):
     reports_in_device_context = True  # files with no model code may hold a device context
 
     VALID = (
+        # Moved to the GPU where the tensor it meets is there (asked in a helper a module
+        # calls, or by the legacy type), and left on the CPU where that one is too.
+        "import torch\nfrom torch import nn\n\n"
+        "def regularizer(trans):\n"
+        "    eye = torch.eye(trans.size(1))[None, :, :]\n"
+        "    if trans.is_cuda:\n"
+        "        eye = eye.cuda()\n"
+        "    return torch.bmm(trans, trans.transpose(2, 1)) - eye\n\n"
+        "class Loss(nn.Module):\n"
+        "    def forward(self, pred, trans):\n"
+        "        return pred.mean() + regularizer(trans).mean()\n",
+        "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n"
+        "class Block(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        out = F.avg_pool3d(x, kernel_size=1)\n"
+        "        pads = torch.zeros(out.size(0), 4, out.size(2))\n"
+        "        if isinstance(out.data, torch.cuda.FloatTensor):\n"
+        "            pads = pads.cuda()\n"
+        "        return torch.cat([out.data, pads], dim=1)\n",
         # A module bound to a host runtime (OpenVINO takes and gives host arrays): its
         # tensors are on the CPU, as what they meet.
         "import openvino as ov\nimport torch\n\n"

@@ -32,6 +32,7 @@ from devlint.rules._chosen_device import (
     class_choices,
     moves_its_input_there,
     names_the_current_device,
+    on_the_gpu_the_program_offers,
     own_choice,
     pinned_there,
     without_index,
@@ -226,7 +227,9 @@ class HardcodedDevice(Rule):
     0:`; `if args.cpu:` chooses it in its `else`), not in a LightningModule, whose trainer
     chooses, nor in a class that keeps its device (`self.device`), nor on the forward path
     of model code, where the batch tells the device, unless the function runs collectives
-    (one rank of a distributed job, whose set-up made the rank's GPU current); after
+    (one rank of a distributed job, whose set-up made the rank's GPU current) or the
+    program offers the user no GPU but the current one (only the CPU besides, as DEV002
+    says); after
     `torch.cuda.set_device(...)` earlier in the same function, or inside `with
     torch.cuda.device(weight.device):` (or a stream's block) told its device at run time; for
     communication buffers (not where a parameter annotated as a tensor or module tells the
@@ -1751,6 +1754,8 @@ class HardcodedDevice(Rule):
             return None  # Megatron-LM or Gaudi code: one backend, its device made current
         if current and kind == "cuda" and index.runs_on_the_current_gpu_only:
             return None  # the program offers no other device: every tensor is on that GPU
+        if current and kind == "cuda" and on_the_gpu_the_program_offers(candidate, index):
+            return None  # under the user's GPU switch, in a program offering no other GPU
         if current and kind == "cuda" and pinned_there(candidate, scope, index):
             return None  # its launcher made the process's GPU current, and offers no other
         if current and kind == "cuda" and on_the_first_chosen_gpu(candidate, scope, index):

@@ -186,6 +186,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "KERNEL_SOURCE_TYPES": lambda v: sorted(set(v.values()) - symbols.DEVICE_TYPES),
     "EXTENSION_MODULE_TYPES": lambda v: sorted(set(v.values()) - symbols.DEVICE_TYPES),
     "EXTENSION_COMPILERS": check_qualified,
+    "EXTENSION_DECLARATIONS": check_qualified,
     "AVAILABILITY_CHECKS": lambda v: [
         n
         for n in sorted(v)
@@ -323,6 +324,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
 """Each list of ``devlint.symbols`` and how it is checked: the check returns what is wrong."""
 
 NOT_LIBRARY_NAMES = {
+    "CPU_SOURCE_WORD": "a word in the names of C++ source files, not a library name",
     "CPU_LIBRARIES": "names of other libraries (numpy, matplotlib...), not dependencies here",
     "HOST_ARRAY_LIBRARIES": "names of other libraries (numpy, scipy...), not dependencies here",
     "BACKEND_LIBRARIES": "names of other libraries (Megatron-LM, Gaudi's, Ascend's), not here",

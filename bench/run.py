@@ -75,7 +75,11 @@ def build_corpus(target: Path, pins: dict[str, str], keep: Callable[[str], bool]
                 for member in archive.namelist():
                     if member.endswith(".py") and keep(member):
                         archive.extract(member, project)
-            (project / "pyproject.toml").write_text(f'[project]\nname = "{project.name}"\n')
+            # a released package, as its own repository builds it (code it never calls is
+            # its users' to call: devlint reads no names for what never runs there)
+            (project / "pyproject.toml").write_text(
+                f'[project]\nname = "{project.name}"\n\n[build-system]\nrequires = ["setuptools"]\n'
+            )
     return target
 
 

@@ -13,7 +13,7 @@ import re
 import tokenize
 import unicodedata
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from devlint.findings import Finding, Location
@@ -112,7 +112,8 @@ def analyze_text(job: FileJob, text: str) -> FileAnalysis:
         found = _skeleton(job, text)
         needs = verdict(found, job.module, job.codes, job.settings) if found else None
         if found is not None and needs is not None and not needs.parse:
-            return FileAnalysis(found.facts, parsed=False, pending=needs.pending)
+            facts = _with_mentions(found.facts, job, text)
+            return FileAnalysis(facts, parsed=False, pending=needs.pending)
     # Read by `ast` for the prefilter (or read in an earlier pass), the text is one CPython
     # accepts: no need to ask again.
     if found is None and not job.read_before and _needs_python_first(text):
@@ -138,7 +139,18 @@ def analyze_text(job: FileJob, text: str) -> FileAnalysis:
         if rejected is not None:
             return FileAnalysis(error=rejected)
         return FileAnalysis(not_checked=_libcst_limit(error))
-    return FileAnalysis(outcome.facts, outcome.candidates, results_meeting=outcome.results_meeting)
+    facts = _with_mentions(outcome.facts, job, text)
+    return FileAnalysis(facts, outcome.candidates, results_meeting=outcome.results_meeting)
+
+
+def _with_mentions(facts: FileFacts, job: FileJob, text: str) -> FileFacts:
+    """``facts`` with the names the text uses, where the project wants them
+    (``RuleSettings.mentions``): read from the text, whichever walk made the facts."""
+    if not job.settings.mentions:
+        return facts
+    from devlint.facts import mentioned_names
+
+    return replace(facts, mentions=mentioned_names(text))
 
 
 _LONG_LINE = 2000

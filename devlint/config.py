@@ -271,6 +271,33 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: invalid TOML: {message}") from None
 
 
+_PACKAGE_TABLES = ("build-system", "tool.poetry")
+"""Tables of a ``pyproject.toml`` that build the project into a package for others to
+install; ``[project]`` alone may only list an application's dependencies (uv's)."""
+
+
+def is_packaged(root: Path) -> bool:
+    """The project at ``root`` is packaged for others to install: a ``setup.py`` or
+    ``setup.cfg`` there, or a ``pyproject.toml`` with a ``[build-system]`` or
+    ``[tool.poetry]`` table (one with only tools' settings or an application's
+    dependencies packages nothing). An unreadable one counts."""
+    if (root / "setup.py").exists() or (root / "setup.cfg").exists():
+        return True
+    if not (root / PYPROJECT).exists():
+        return False
+    try:
+        tables: object = _read_toml(root / PYPROJECT)
+    except ConfigError:
+        return True
+    for dotted in _PACKAGE_TABLES:
+        table = tables
+        for key in dotted.split("."):
+            table = table.get(key) if isinstance(table, dict) else None
+        if table is not None:
+            return True
+    return False
+
+
 def _tool_table(document: dict[str, Any]) -> object | None:
     """The ``[tool.devlint]`` value of a parsed document, or None when absent."""
     tool = document.get("tool")

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from devlint.analysis import FileAnalysis, FileJob, analyze_text
 from devlint.cache import Cache, CheckedFile, ProjectFindings
 from devlint.candidates import Candidate, Needed, Requirement
-from devlint.config import Config, ConfigError
+from devlint.config import Config, ConfigError, is_packaged
 from devlint.discovery import find_project_root
 from devlint.facts import ReturnedOutput
 from devlint.findings import Applicability, Finding
@@ -135,7 +135,13 @@ class Project:
         return RuleSettings(
             processor_names=frozenset(self.config.processor_names),
             processor_outputs=self._mentions_processors(),
+            mentions=not self.packaged,
         )
+
+    @cached_property
+    def packaged(self) -> bool:
+        """The project is packaged for others to install (``config.is_packaged``)."""
+        return is_packaged(self.root)
 
     def _mentions_processors(self) -> bool:
         return any(_mentions(result, PROCESSOR_MARKERS) for result in self.files)
@@ -230,7 +236,8 @@ def resolve(project: Project, result: FileResult) -> None:
         if not all(map(project.index.holds, candidate.provided)):
             continue  # made from another file's data, which its flow does not show
         scope = project.index.scope_info(candidate.scope)
-        verdict = rule.resolve(candidate, scope, project.index)
+        never_runs = project.index.never_runs(candidate.scope, result.job.module)
+        verdict = None if never_runs else rule.resolve(candidate, scope, project.index)
         if verdict is None:
             if rule.replaces_literal_devices:
                 literal_moves.drop(candidate)
@@ -458,6 +465,7 @@ def _index(project: Project, *, same_structure: bool = False) -> None:
         (r.analysis.facts for r in project.files if r.analysis.facts is not None),
         project.config.device_aware_bases,
         project.config.distributed,
+        packaged=project.packaged,
         same_structure=project.index if same_structure else None,
     )
 

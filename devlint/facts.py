@@ -6,6 +6,7 @@ Plain data, so they can be cached and sent between processes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
@@ -16,6 +17,7 @@ from devlint.symbols import (
     EXTENSION_COMPILERS,
     EXTENSION_DECLARATIONS,
     KERNEL_SOURCE_TYPES,
+    PLAIN_DECORATORS,
     PLAIN_VALUE_BUILTINS,
     STATELESS_NN_MODULES,
     TENSOR_ONLY_METHODS,
@@ -393,6 +395,8 @@ class FileFacts:
     ``torch.cuda.is_available()``)."""
     main_block: bool = False
     """It has an ``if __name__ == "__main__":`` block: a program's entry point."""
+    mentions: frozenset[str] = frozenset()
+    """The names its text uses (``mentioned_names``): what it may call, build or look up."""
     assigned_attributes: frozenset[str] = frozenset()
     """The attributes (``attribute_key``) its code assigns a value other than a
     ``gloo_calls`` result: what else such an attribute may hold. Its class bodies' fields
@@ -771,3 +775,37 @@ def stored_evidence(attribute: str) -> str | None:
     if attribute == "model" or attribute.endswith("_model"):
         return "model"
     return None
+
+
+_IMPORT_STATEMENT = re.compile(
+    r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import[ \t]*(?:\([^)]*\)|[^\n]*)|import[ \t][^\n]*)",
+    re.MULTILINE,
+)
+_EXPORT_LIST = re.compile(r"^__all__[ \t]*\+?=[ \t]*[\[(][^\])]*[\])]", re.MULTILINE)
+_OWN_NAME = re.compile(r"\b(?:def|class)[ \t]+\w+|\bsuper\([ \t]*\w+[ \t]*,")
+_DECORATED = re.compile(
+    r"^((?:[ \t]*@[^\n]*\n)+)[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE
+)
+_DECORATOR = re.compile(r"^[ \t]*@[ \t]*([\w.]+)", re.MULTILINE)
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+
+def mentioned_names(text: str) -> frozenset[str]:
+    """The names a module's text uses, read from the text alone (so both walks agree): every
+    word of its code, comments and strings (``getattr(self, "load")``, a registry's
+    ``"ResNet"``), but not where it only defines or re-exports a name: the name of a
+    ``def`` or ``class``, a class naming itself in ``super(Name, self)``, an import
+    statement, ``__all__``. A definition under a decorator that is not a plain wrapper
+    (``PLAIN_DECORATORS``) counts as used: the decorator may register it
+    (``@register_model``) for a lookup by a name the code never writes."""
+    registered = {
+        name
+        for decorators, name in _DECORATED.findall(text)
+        if any(
+            found.rpartition(".")[2] not in PLAIN_DECORATORS
+            for found in _DECORATOR.findall(decorators)
+        )
+    }
+    for pattern in (_IMPORT_STATEMENT, _EXPORT_LIST, _OWN_NAME):
+        text = pattern.sub(" ", text)
+    return frozenset(_NAME.findall(text)).union(registered)

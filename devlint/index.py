@@ -48,6 +48,7 @@ from devlint.symbols import (
     DATASET_MODULE_PREFIXES,
     DDP_CLASSES,
     DEVICE_TYPES,
+    ENTRY_FILES,
     EXTENSION_MODULE_TYPES,
     FORWARD_PATH_HOOKS,
     FORWARD_PATH_METHODS,
@@ -59,6 +60,8 @@ from devlint.symbols import (
     MAP_STYLE_ITEM_METHODS,
     METRIC_BASES,
     MODULE_MOVING_METHODS,
+    NAME_LOADERS,
+    NN_MODULE_METHODS,
     OPTIMIZER_BASES,
     OTHER_ACCELERATOR_NAMESPACES,
     PRETRAINED_MODEL_BASES,
@@ -207,10 +210,15 @@ class ProjectIndex:
         device_aware_bases: Iterable[str] = (),
         distributed: bool | str = "auto",
         *,
+        packaged: bool = False,
         same_structure: ProjectIndex | None = None,
     ):
-        """``same_structure``: an index of the same files' modules, classes, functions and
-        imports (only the facts rules add differ), whose answers about them are reused."""
+        """``packaged``: the project is packaged for others to install (a ``setup.py`` or a
+        ``pyproject.toml`` with ``[project]`` at its root): code it never calls may be
+        theirs to call. ``same_structure``: an index of the same files' modules, classes,
+        functions and imports (only the facts rules add differ), whose answers about them
+        are reused."""
+        self._packaged = packaged
         self._modules: dict[str, FileFacts] = {}
         self._classes: dict[str, ClassFacts] = {}
         self._functions: dict[str, FunctionFacts] = {}
@@ -1288,7 +1296,7 @@ class ProjectIndex:
         programs = {
             module
             for module, facts in self._modules.items()
-            if (facts.main_block or _ARGUMENT_PARSER in facts.top_level_calls)
+            if self._runs_as_a_script(module, facts)
             and not self.imported(module)
             and self._imports.get(module, frozenset()) & self._modules.keys()
         }
@@ -1299,6 +1307,94 @@ class ProjectIndex:
             for module, facts in self._modules.items()
             if not self._in_tests(module) or module in programs  # `tools/test_net.py` runs
         ]
+
+    def _runs_as_a_script(self, module: str, facts: FileFacts) -> bool:
+        """The module does its work when run: it has a ``__main__`` block, or its top level
+        builds an argument parser or calls the project's code (``opt = TrainOptions().parse()``
+        then ``model = create_model(opt)``, a script without a ``__main__`` guard)."""
+        if facts.main_block or _ARGUMENT_PARSER in facts.top_level_calls:
+            return True
+        return any(self.resolve(call, module) in self._module_of for call in facts.top_level_calls)
+
+    def never_runs(self, scope: Scope, module: str) -> bool:
+        """The scope is code that nothing runs (``_dead_code``): a module of a program that
+        nothing imports or runs, a class or function no code names, a method no code names
+        of a class whose bases call none by name."""
+        dead = self._dead_code
+        return bool(dead) and any(
+            name in dead for name in (module, scope.class_name, scope.function_name) if name
+        )
+
+    @cached_property
+    def _dead_code(self) -> frozenset[str]:
+        """What never runs in a program (``runs_on_the_current_gpu_only``'s: scripts that
+        import the project's modules) that is not packaged for others to call and loads
+        nothing by a name computed at run time (``NAME_LOADERS``: ``importlib.import_module``,
+        a config's ``instantiate``): its modules, classes and functions that no text of the
+        project names (``FileFacts.mentions``), tests aside. A module counts when no module
+        imports it and it runs nothing itself (no ``__main__`` block, no call at its top
+        level) and holds no class a framework may load (one derived from a base other than
+        the project's, ``object`` and ``torch.nn``'s modules: a Cog predictor); a method,
+        when its class's bases are of those too and it overrides none of ``nn.Module``'s
+        (``NN_MODULE_METHODS``: ``forward`` runs by ``__call__``) and is no dunder."""
+        if self._packaged or not self._program_code:
+            return frozenset()
+        mentioned = frozenset().union(*(facts.mentions for facts in self._modules.values()))
+        if not NAME_LOADERS.isdisjoint(mentioned):
+            return frozenset()
+        dead: set[str] = set()
+        for module, facts in self._modules.items():
+            if not self._in_tests(module) and self._never_loaded(module, facts, mentioned):
+                dead.add(module)
+        for name in self._classes:
+            if name.rpartition(".")[2] in mentioned or self._in_tests(self._module_of[name]):
+                continue
+            if self._calls_no_method_by_name(name, set()):  # else a framework may load it
+                dead.add(name)
+        for name in self._functions:
+            short = name.rpartition(".")[2]
+            if (
+                short in mentioned
+                or short.startswith("__")
+                or self._in_tests(self._module_of[name])
+            ):
+                continue
+            owner = self._owner(name)
+            if owner is None or (
+                short not in NN_MODULE_METHODS and self._calls_no_method_by_name(owner, set())
+            ):
+                dead.add(name)
+        return frozenset(dead)
+
+    def _never_loaded(self, module: str, facts: FileFacts, mentioned: frozenset[str]) -> bool:
+        """``_dead_code``'s test of a module."""
+        if self.imported(module) or facts.main_block or facts.top_level_calls:
+            return False
+        if facts.path.rpartition("/")[2] in ENTRY_FILES or module.rpartition(".")[2] in mentioned:
+            return False
+        return all(self._calls_no_method_by_name(c.name, set()) for c in facts.classes)
+
+    def _calls_no_method_by_name(self, class_name: str, seen: set[str]) -> bool:
+        """Every base of the class, however far up, is the project's, ``object`` or one of
+        ``torch.nn``'s modules: none calls a method of it by a name (a framework's hook),
+        but for ``nn.Module``'s own (``NN_MODULE_METHODS``)."""
+        facts = self._classes.get(class_name)
+        if facts is None or class_name in seen:
+            return facts is not None
+        seen.add(class_name)
+        near = self._module_of[class_name]
+        for base in facts.bases:
+            target = self.resolve(base, near)
+            if target in self._classes:
+                if not self._calls_no_method_by_name(target, seen):
+                    return False
+                continue
+            module, _, short = target.rpartition(".")
+            if target not in ("object", "builtins.object") and not _is_torch_nn_class(
+                module, short
+            ):
+                return False
+        return True
 
     def runs_on_its_pinned_gpu(self, scope: Scope) -> bool:
         """The scope's function runs only in processes whose own code made their GPU the

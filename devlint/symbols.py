@@ -651,6 +651,129 @@ CPU_SOURCE_WORD = "cpu"
 """Written in the name of a C++ source file (``vision_cpu.cpp``, ``cpu/nms.cpp``): the
 extension has a CPU implementation too, chosen by the tensors' device."""
 
+PLAIN_DECORATORS = frozenset(
+    {
+        "staticmethod",
+        "classmethod",
+        "property",
+        "setter",
+        "getter",
+        "deleter",
+        "abstractmethod",
+        "cached_property",
+        "lru_cache",
+        "cache",
+        "wraps",
+        "contextmanager",
+        "no_grad",
+        "inference_mode",
+        "enable_grad",
+        "autocast",
+        "custom_fwd",
+        "custom_bwd",
+        "once_differentiable",
+        "script",
+        "ignore",
+        "unused",
+        "export",
+    }
+)
+"""Last names of decorators that wrap a definition and register it nowhere (Python's,
+``torch.no_grad``, ``torch.jit.script``): the definition runs only where code names it."""
+
+NN_MODULE_METHODS = frozenset(
+    {
+        "_apply",
+        "_call_impl",
+        "_get_backward_hooks",
+        "_get_backward_pre_hooks",
+        "_get_name",
+        "_load_from_state_dict",
+        "_maybe_warn_non_full_backward_hook",
+        "_named_members",
+        "_register_load_state_dict_pre_hook",
+        "_register_state_dict_hook",
+        "_replicate_for_data_parallel",
+        "_save_to_state_dict",
+        "_slow_forward",
+        "_wrapped_call_impl",
+        "add_module",
+        "apply",
+        "bfloat16",
+        "buffers",
+        "children",
+        "compile",
+        "cpu",
+        "cuda",
+        "double",
+        "eval",
+        "extra_repr",
+        "float",
+        "forward",
+        "get_buffer",
+        "get_extra_state",
+        "get_parameter",
+        "get_submodule",
+        "half",
+        "ipu",
+        "load_state_dict",
+        "modules",
+        "mtia",
+        "named_buffers",
+        "named_children",
+        "named_modules",
+        "named_parameters",
+        "parameters",
+        "register_backward_hook",
+        "register_buffer",
+        "register_forward_hook",
+        "register_forward_pre_hook",
+        "register_full_backward_hook",
+        "register_full_backward_pre_hook",
+        "register_load_state_dict_post_hook",
+        "register_load_state_dict_pre_hook",
+        "register_module",
+        "register_parameter",
+        "register_state_dict_post_hook",
+        "register_state_dict_pre_hook",
+        "requires_grad_",
+        "set_extra_state",
+        "set_submodule",
+        "share_memory",
+        "state_dict",
+        "to",
+        "to_empty",
+        "train",
+        "type",
+        "xpu",
+        "zero_grad",
+    }
+)
+"""The methods ``torch.nn.Module`` defines (dunders aside): a subclass's method of one of
+these names runs when the module's own machinery calls it (``forward`` by ``__call__``,
+``extra_repr`` by ``repr``), though no code of the project names it."""
+
+NAME_LOADERS = frozenset(
+    {
+        "import_module",
+        "__import__",
+        "load_source",
+        "spec_from_file_location",
+        "run_path",
+        "get_obj_from_str",
+        "instantiate_from_config",
+        "instantiate",
+        "locate",
+    }
+)
+"""Functions that load a module or an object by a name computed at run time
+(``importlib.import_module(f"models.{arch}")``, a config's ``instantiate(cfg.model)``): a
+project using one may run code that no text of it names."""
+
+ENTRY_FILES = frozenset({"setup.py", "conftest.py", "hubconf.py", "__main__.py", "manage.py"})
+"""Files that tools load by their name (setuptools, pytest, ``torch.hub``, ``python -m``):
+they run though no module imports them."""
+
 EXTENSION_MODULE_TYPES = {"_cuda": "cuda"}
 """Name endings of compiled extension modules and the one device type their kernels run on
 (``import pointnet2_cuda``, ``knn_cuda``, as ``CUDAExtension("lltm_cuda", ...)`` names them):

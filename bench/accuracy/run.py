@@ -43,6 +43,11 @@ DEVLINT = [sys.executable, "-m", "devlint", "check", "--select", "ALL"]
 DEVLINT += ["--output-format", "json", "--no-cache", "--exit-zero", "--jobs", "1", "."]
 PROJECT = '[project]\nname = "{name}"\n\n[tool.devlint]\nexclude = []\nrespect-gitignore = false\n'
 """Each materialised folder is its own project; nothing in it is excluded."""
+PACKAGED = '\n[build-system]\nrequires = ["setuptools"]\n'
+"""Added where the source is packaged for others to install (a released package, a
+repository whose root builds one): code it never calls may be its users' to call. A
+case's folder always gets it: it holds only some files of its project, and code they do
+not call may be called by the rest."""
 
 CASE_KEYS = {"id", "repo", "commit", "files", "buggy", "rule", "kind", "summary"}
 LOOKALIKE_KEYS = {"id", "package", "version", "repo", "commit", "path", "lines", "rule", "why"}
@@ -244,14 +249,30 @@ def git(repository: Path, *args: str) -> bytes:
     return completed.stdout
 
 
-def write_project(folder: Path, name: str, files: dict[str, bytes]) -> None:
+def write_project(folder: Path, name: str, files: dict[str, bytes], *, packaged: bool) -> None:
     shutil.rmtree(folder, ignore_errors=True)
     for path, data in files.items():
         target = folder / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "pyproject.toml").write_text(PROJECT.format(name=name))
+    text = PROJECT.format(name=name) + (PACKAGED if packaged else "")
+    (folder / "pyproject.toml").write_text(text)
+
+
+def packaged_at(repository: Path, commit: str) -> bool:
+    """The repository's root at ``commit`` builds a package: a ``setup.py`` or ``setup.cfg``,
+    or a ``pyproject.toml`` with a ``[build-system]`` or ``[tool.poetry]`` table."""
+    names = git(repository, "ls-tree", "--name-only", commit).decode().split()
+    if "setup.py" in names or "setup.cfg" in names:
+        return True
+    if "pyproject.toml" not in names:
+        return False
+    try:
+        tables = tomllib.loads(git(repository, "show", f"{commit}:pyproject.toml").decode())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return True
+    return "build-system" in tables or "poetry" in tables.get("tool", {})
 
 
 def added_rows(repository: Path, parent: str, commit: str, path: str) -> set[int]:
@@ -297,7 +318,7 @@ def run_case(case: Case, repository: Path, projects: Path) -> CaseResult:
         for side, commit in (("before", parent), ("after", case.commit)):
             files = {path: git(repository, "show", f"{commit}:{path}") for path in case.files}
             folders[side] = projects / "cases" / case.id / side
-            write_project(folders[side], f"accuracy-{side}", files)
+            write_project(folders[side], f"accuracy-{side}", files, packaged=True)
         before = collect(
             folders["before"], case.id, case.repo, "before", run_devlint(folders["before"])
         )
@@ -344,6 +365,7 @@ def run_source(
                 path.relative_to(pristine).as_posix(): path.read_bytes()
                 for path in pristine.rglob("*.py")
             }
+            packaged = True
         else:
             repo, commit = source.split("@")
             repository = git_dir(mirrors, repo)
@@ -357,7 +379,8 @@ def run_source(
                     for member in archive.getmembers()
                     if member.isfile() and member.name.endswith(".py")
                 }
-        write_project(folder, "accuracy-lookalike", files)
+            packaged = packaged_at(repository, commit)
+        write_project(folder, "accuracy-lookalike", files, packaged=packaged)
         for lookalike in lookalikes:
             if lookalike.path not in files:
                 return f"look-alike {lookalike.id}: {lookalike.path} is not in {source}"

@@ -80,6 +80,10 @@ class RuleSettings:
     flow_results: frozenset[str] = frozenset()
     """Last names of the project functions whose callers' use of the result a candidate
     needs: only calls of these are followed for whether their results meet the device."""
+    mentions: bool = False
+    """The project is not packaged for others to call: each file's analysis records the
+    names its text uses (``FileFacts.mentions``), from which the index tells the code that
+    never runs (``ProjectIndex.never_runs``). A packaged project's files need not."""
 
 
 class FileContext(Protocol):

@@ -187,6 +187,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     "EXTENSION_MODULE_TYPES": lambda v: sorted(set(v.values()) - symbols.DEVICE_TYPES),
     "EXTENSION_COMPILERS": check_qualified,
     "EXTENSION_DECLARATIONS": check_qualified,
+    "NN_MODULE_METHODS": lambda v: missing_attributes(torch.nn.Module, v),
     "AVAILABILITY_CHECKS": lambda v: [
         n
         for n in sorted(v)
@@ -325,6 +326,9 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
 
 NOT_LIBRARY_NAMES = {
     "CPU_SOURCE_WORD": "a word in the names of C++ source files, not a library name",
+    "PLAIN_DECORATORS": "last names of decorators as written, read from text",
+    "NAME_LOADERS": "last names of loaders of several libraries (importlib, hydra, ldm...)",
+    "ENTRY_FILES": "file names tools load, not library names",
     "CPU_LIBRARIES": "names of other libraries (numpy, matplotlib...), not dependencies here",
     "HOST_ARRAY_LIBRARIES": "names of other libraries (numpy, scipy...), not dependencies here",
     "BACKEND_LIBRARIES": "names of other libraries (Megatron-LM, Gaudi's, Ascend's), not here",

@@ -1,0 +1,136 @@
+"""Code nothing runs is no device bug: in a program (scripts that import the project's
+modules) not packaged for others, a module nothing imports or runs, a class or function
+no text names, a method no text names of a class whose bases call none by name
+(``ProjectIndex.never_runs``, ``facts.mentioned_names``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import package_findings as findings
+
+from devlint.facts import mentioned_names
+
+_MODEL = (
+    "import torch\nfrom torch import nn\n\n\n"
+    "class Used(nn.Module):\n"
+    "    def forward(self, x):\n"
+    "        return x + torch.ones(4).cuda()\n\n"
+    "    def unused_helper(self, x):\n"
+    "        return x + torch.ones(4).cuda()\n\n\n"
+    "class Unused(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super(Unused, self).__init__()\n\n"
+    "    def forward(self, x):\n"
+    "        return x + torch.ones(4).cuda()\n"
+)
+_OLD = (
+    "import torch\nfrom torch import nn\n\n\n"
+    "class OldNet(nn.Module):\n"
+    "    def forward(self, x):\n"
+    "        return x + torch.ones(4).cuda()\n"
+)
+_TRAIN = (
+    "import argparse\n\nimport torch\n\nfrom pkg.model import Used\n{more}\n\n"
+    "def main():\n"
+    "    parser = argparse.ArgumentParser()\n"
+    '    parser.add_argument("--device", default="cuda")\n'
+    "    net = Used().to(torch.device(parser.parse_args().device))\n"
+    "    return net(torch.ones(4))\n\n\n"
+    'if __name__ == "__main__":\n'
+    "    main()\n"
+)
+_USED = [("model.py", 7, 34)]
+_ALL = [("model.py", 7, 34), ("model.py", 10, 34), ("model.py", 18, 34), ("old.py", 7, 34)]
+
+
+def _files(more: str = "", extra: dict[str, str] | None = None) -> dict[str, str]:
+    files = {"pkg/model.py": _MODEL, "pkg/old.py": _OLD, "pkg/train.py": _TRAIN.format(more=more)}
+    return {**files, **(extra or {})}
+
+
+def test_only_code_a_program_runs_is_checked(tmp_path: Path) -> None:
+    """The unused class (it names itself only in ``super``), the method no code names and
+    the module nothing imports never run; ``forward`` runs by ``__call__``."""
+    assert sorted(findings(tmp_path, _files(), "DEV002")) == _USED
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        ({"setup.py": "from setuptools import setup\n\nsetup(name='pkg')\n"}, _ALL),
+        ({"pyproject.toml": '[build-system]\nrequires = ["setuptools"]\n'}, _ALL),
+        ({"pyproject.toml": '[project]\nname = "app"\ndependencies = ["torch"]\n'}, _USED),
+    ],
+    ids=["a setup.py", "a build system", "an application's dependencies"],
+)
+def test_a_package_may_be_called_by_its_users(
+    extra: dict[str, str], expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """What a packaged project never calls may be its users' to call; a ``pyproject.toml``
+    listing an application's dependencies packages nothing."""
+    assert sorted(findings(tmp_path, _files(extra=extra), "DEV002")) == expected
+
+
+@pytest.mark.parametrize(
+    ("more", "expected"),
+    [
+        ("\nfrom pkg import model\nNAMES = ['Unused', 'unused_helper', 'old', 'OldNet']\n", _ALL),
+        ("\nimport importlib\nimportlib.import_module('pkg.' + 'x')\n", _ALL),
+        ("\nfrom pkg import model\nbuild = getattr(model, 'Unused')\n", [*_USED, _ALL[2]]),
+    ],
+    ids=["named in strings", "loaded by a computed name", "looked up by name"],
+)
+def test_a_name_the_code_writes_anywhere_may_run(
+    more: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    files = _files(more)
+    assert sorted(findings(tmp_path, files, "DEV002")) == sorted(expected)
+
+
+def test_without_a_program_every_function_may_be_called(tmp_path: Path) -> None:
+    files = {"pkg/model.py": _MODEL, "pkg/old.py": _OLD}
+    assert sorted(findings(tmp_path, files, "DEV002")) == _ALL
+
+
+_COG = "from cog import Predictor\n"
+
+
+def test_a_framework_may_call_the_methods_of_its_subclasses(tmp_path: Path) -> None:
+    """A class derived from a library's base other than ``torch.nn``'s modules, and the
+    module holding it, may be loaded and called by that library (a Cog predictor)."""
+    model = _MODEL.replace("class Unused(nn.Module):", "class Unused(nn.Module, Predictor):")
+    model = model.replace("from torch import nn\n", f"from torch import nn\n{_COG}")
+    old = _OLD.replace("class OldNet(nn.Module):", "class OldNet(nn.Module, Predictor):")
+    old = old.replace("from torch import nn\n", f"from torch import nn\n{_COG}")
+    files = {**_files(), "pkg/model.py": model, "pkg/old.py": old}
+    expected = [("model.py", 8, 34), ("model.py", 19, 34), ("old.py", 8, 34)]
+    assert sorted(findings(tmp_path, files, "DEV002")) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "named", "not_named"),
+    [
+        ("from a import (B,\n    C)\nimport d\n", set(), {"B", "C", "d", "a"}),
+        ("__all__ = ['Loss']\n", set(), {"Loss"}),
+        (
+            "class Loss(nn.Module):\n    def __init__(self):\n"
+            "        super(Loss, self).__init__()\n",
+            {"nn", "Module", "__init__"},
+            {"Loss"},
+        ),
+        ("x = getattr(m, 'build')  # see helper\n", {"build", "helper", "getattr"}, set()),
+        ("@register_model\ndef vit():\n    pass\n", {"vit", "register_model"}, set()),
+        ("@MODELS.register_module()\nclass Net:\n    pass\n", {"Net"}, set()),
+        (
+            "class A:\n    @staticmethod\n    @torch.no_grad()\n    def f():\n        pass\n",
+            set(),
+            {"f", "A"},
+        ),
+    ],
+)
+def test_mentioned_names(text: str, named: set[str], not_named: set[str]) -> None:
+    found = mentioned_names(text)
+    assert named <= found
+    assert not (not_named & found)

@@ -271,16 +271,23 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: invalid TOML: {message}") from None
 
 
-_PACKAGE_TABLES = ("build-system", "tool.poetry")
+_PACKAGE_TABLES = (
+    "build-system",
+    "tool.poetry",
+    "project.scripts",
+    "project.gui-scripts",
+    "project.entry-points",
+)
 """Tables of a ``pyproject.toml`` that build the project into a package for others to
-install; ``[project]`` alone may only list an application's dependencies (uv's)."""
+install, or name its entry points (code that runs though nothing imports it);
+``[project]`` alone may only list an application's dependencies (uv's)."""
 
 
 def is_packaged(root: Path) -> bool:
     """The project at ``root`` is packaged for others to install: a ``setup.py`` or
     ``setup.cfg`` there, or a ``pyproject.toml`` with a ``[build-system]`` or
-    ``[tool.poetry]`` table (one with only tools' settings or an application's
-    dependencies packages nothing). An unreadable one counts."""
+    ``[tool.poetry]`` table or entry points (one with only tools' settings or an
+    application's dependencies packages nothing). An unreadable one counts."""
     if (root / "setup.py").exists() or (root / "setup.cfg").exists():
         return True
     if not (root / PYPROJECT).exists():

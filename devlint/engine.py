@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from devlint.analysis import FileAnalysis, FileJob, analyze_text
 from devlint.cache import Cache, CheckedFile, ProjectFindings
 from devlint.candidates import Candidate, Needed, Requirement
-from devlint.config import Config, ConfigError, is_packaged
+from devlint.config import DEFAULT_EXCLUDE, Config, ConfigError, is_packaged
 from devlint.discovery import find_project_root
 from devlint.facts import ReturnedOutput
 from devlint.findings import Applicability, Finding
@@ -386,7 +386,7 @@ def _findings_key(project: Project) -> str | None:
     is in every key), not the rules: a run the cache answers imports no rule."""
     if project.cache_dir is None:
         return None
-    shared = (str(project.root), project.config, project.overrides)
+    shared = (str(project.root), project.config, project.overrides, project.packaged)
     return Cache.project_key(shared, ((r.job, _bytes_now(r)) for r in project.files))
 
 
@@ -466,8 +466,19 @@ def _index(project: Project, *, same_structure: bool = False) -> None:
         project.config.device_aware_bases,
         project.config.distributed,
         packaged=project.packaged,
+        every_file_read=_every_file_read(project),
         same_structure=project.index if same_structure else None,
     )
+
+
+def _every_file_read(project: Project) -> bool:
+    """Every file of the project was read to facts: none failed to parse, and the
+    configuration excludes none beyond the defaults (an excluded script still runs the
+    code it names)."""
+    config = project.config
+    if config.extend_exclude or config.exclude != DEFAULT_EXCLUDE:
+        return False
+    return all(result.analysis.facts is not None for result in project.files)
 
 
 def _structure(result: FileResult) -> object:

@@ -397,6 +397,9 @@ class FileFacts:
     """It has an ``if __name__ == "__main__":`` block: a program's entry point."""
     mentions: frozenset[str] = frozenset()
     """The names its text uses (``mentioned_names``): what it may call, build or look up."""
+    looks_up_names: bool = False
+    """Its text looks up a name computed at run time (``looks_up_names``): what it and the
+    modules it imports define may run though no text names it."""
     assigned_attributes: frozenset[str] = frozenset()
     """The attributes (``attribute_key``) its code assigns a value other than a
     ``gloo_calls`` result: what else such an attribute may hold. Its class bodies' fields
@@ -545,19 +548,30 @@ def declared_extensions(
     declarations: Iterable[tuple[str, str, tuple[str, ...]]], aliases: Mapping[str, str]
 ) -> tuple[tuple[str, str], ...]:
     """``FileFacts.declared_extensions``: of the calls ``(called as written, the module name
-    given, the strings they are given)``, those that declare an extension
-    (``EXTENSION_DECLARATIONS``) from kernel sources of one device type and no C++ source
-    named for the CPU (``CPU_SOURCE_WORD``: an extension that runs on the CPU too chooses
-    its kernels by the tensors' device), each with that type."""
-    found: set[tuple[str, str]] = set()
+    given, the strings they are given)`` that declare an extension
+    (``EXTENSION_DECLARATIONS``), the modules every declaration of which lists kernel
+    sources of one device type and no C++ source with the CPU in its path
+    (``CPU_SOURCE_WORD``: an extension that runs on the CPU too chooses its kernels by the
+    tensors' device; so does one also declared for the CPU alone, a ``CppExtension``
+    fallback), each with that type."""
+    kinds: dict[str, set[str]] = {}
+    refused: set[str] = set()
     for called, module, strings in declarations:
         if resolve_alias(called, aliases) not in EXTENSION_DECLARATIONS:
             continue
-        kinds = kernel_source_types(strings)
-        sources = (s.rpartition("/")[2] for s in strings if s.endswith((".cpp", ".cc", ".c")))
-        if len(kinds) == 1 and not any(CPU_SOURCE_WORD in s.lower() for s in sources):
-            found.update((module, kind) for kind in kinds)
-    return tuple(sorted(found))
+        found = kernel_source_types(strings)
+        sources = (s.lower() for s in strings if s.endswith((".cpp", ".cc", ".c")))
+        if len(found) != 1 or any(CPU_SOURCE_WORD in source for source in sources):
+            refused.add(module)
+        kinds.setdefault(module, set()).update(found)
+    return tuple(
+        sorted(
+            (module, kind)
+            for module, found in kinds.items()
+            if module not in refused and len(found) == 1
+            for kind in found
+        )
+    )
 
 
 def kernel_source_types(strings: Iterable[str]) -> frozenset[str]:
@@ -783,29 +797,59 @@ _IMPORT_STATEMENT = re.compile(
 )
 _EXPORT_LIST = re.compile(r"^__all__[ \t]*\+?=[ \t]*[\[(][^\])]*[\])]", re.MULTILINE)
 _OWN_NAME = re.compile(r"\b(?:def|class)[ \t]+\w+|\bsuper\([ \t]*\w+[ \t]*,")
-_DECORATED = re.compile(
-    r"^((?:[ \t]*@[^\n]*\n)+)[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE
-)
-_DECORATOR = re.compile(r"^[ \t]*@[ \t]*([\w.]+)", re.MULTILINE)
+_DEFINITION = re.compile(r"^[ \t]*(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)", re.MULTILINE)
+_DECORATOR = re.compile(r"[ \t]*@[ \t]*([\w.]+)")
+_RENAMED = re.compile(r"(\w+)[ \t]+as[ \t]+\w+")
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
 
 def mentioned_names(text: str) -> frozenset[str]:
-    """The names a module's text uses, read from the text alone (so both walks agree): every
-    word of its code, comments and strings (``getattr(self, "load")``, a registry's
-    ``"ResNet"``), but not where it only defines or re-exports a name: the name of a
-    ``def`` or ``class``, a class naming itself in ``super(Name, self)``, an import
-    statement, ``__all__``. A definition under a decorator that is not a plain wrapper
-    (``PLAIN_DECORATORS``) counts as used: the decorator may register it
-    (``@register_model``) for a lookup by a name the code never writes."""
-    registered = {
+    """The names a module's text uses, read from the text alone: every word of its code,
+    comments and strings (``getattr(self, "load")``, a registry's ``"ResNet"``), but not
+    where it only defines or re-exports a name: the name of a ``def`` or ``class``, a class
+    naming itself in ``super(Name, self)``, an import statement (but for the name it renames:
+    ``from m import ResNet as Backbone`` uses ``ResNet``), ``__all__``. A definition under a
+    decorator that is not a plain wrapper (``PLAIN_DECORATORS``) counts as used: the
+    decorator may register it (``@register_model``) for a lookup by a name the code never
+    writes."""
+    registered = _registered(text)
+    renamed = {
         name
-        for decorators, name in _DECORATED.findall(text)
-        if any(
-            found.rpartition(".")[2] not in PLAIN_DECORATORS
-            for found in _DECORATOR.findall(decorators)
-        )
+        for statement in _IMPORT_STATEMENT.findall(text)
+        for name in _RENAMED.findall(statement)
     }
     for pattern in (_IMPORT_STATEMENT, _EXPORT_LIST, _OWN_NAME):
         text = pattern.sub(" ", text)
-    return frozenset(_NAME.findall(text)).union(registered)
+    return frozenset(_NAME.findall(text)).union(registered, renamed)
+
+
+_LOOKUP = re.compile(
+    r"getattr\([ \t]*[\w.]+[ \t]*,[ \t]*(?!['\"\s])"  # a name not written as a string
+    r"|globals\(\)[ \t]*\[|\bvars\(|__dict__[ \t]*\[|\bFire\("
+)
+
+
+def looks_up_names(text: str) -> bool:
+    """The text looks up a name computed at run time: ``getattr(self, f"forward_{mode}")``,
+    ``getattr(models, cfg.arch)``, ``models.__dict__[arch]``, ``globals()[name]``,
+    ``vars(module)``, or hands a class to ``fire.Fire``, whose methods the command line
+    names."""
+    return _LOOKUP.search(text) is not None
+
+
+def _registered(text: str) -> set[str]:
+    """The definitions under a decorator that may register them: each definition's lines
+    just above it are read back while they are decorators (linear in the text)."""
+    found: set[str] = set()
+    for definition in _DEFINITION.finditer(text):
+        end = definition.start()
+        while end > 0:
+            start = text.rfind("\n", 0, end - 1) + 1
+            decorator = _DECORATOR.match(text, start, end)
+            if decorator is None:
+                break
+            if decorator[1].rpartition(".")[2] not in PLAIN_DECORATORS:
+                found.add(definition[1])
+                break
+            end = start
+    return found

@@ -60,12 +60,12 @@ from devlint.symbols import (
     MAP_STYLE_ITEM_METHODS,
     METRIC_BASES,
     MODULE_MOVING_METHODS,
-    NAME_LOADERS,
     NN_MODULE_METHODS,
     OPTIMIZER_BASES,
     OTHER_ACCELERATOR_NAMESPACES,
     PRETRAINED_MODEL_BASES,
     PROCESS_GROUP_INITS,
+    RUN_TIME_LOOKUPS,
     SET_DEVICE_FUNCTIONS,
     SETUP_METHODS,
     STATE_FREE_BASES,
@@ -211,14 +211,16 @@ class ProjectIndex:
         distributed: bool | str = "auto",
         *,
         packaged: bool = False,
+        every_file_read: bool = True,
         same_structure: ProjectIndex | None = None,
     ):
-        """``packaged``: the project is packaged for others to install (a ``setup.py`` or a
-        ``pyproject.toml`` with ``[project]`` at its root): code it never calls may be
-        theirs to call. ``same_structure``: an index of the same files' modules, classes,
-        functions and imports (only the facts rules add differ), whose answers about them
-        are reused."""
+        """``packaged``: the project is packaged for others to install (``is_packaged``):
+        code it never calls may be theirs to call. ``every_file_read``: no file of the
+        project failed to parse (a Python 2 file's names are unread). ``same_structure``:
+        an index of the same files' modules, classes, functions and imports (only the facts
+        rules add differ), whose answers about them are reused."""
         self._packaged = packaged
+        self._every_file_read = every_file_read
         self._modules: dict[str, FileFacts] = {}
         self._classes: dict[str, ClassFacts] = {}
         self._functions: dict[str, FunctionFacts] = {}
@@ -1141,8 +1143,9 @@ class ProjectIndex:
         ``pointnet2_cuda``), or the kernel library it is part of (``KERNEL_LIBRARIES``:
         ``flashinfer``), when no module of the project has that name."""
         if name not in self._modules:
+            own = name.partition(".")[0] in self._top_packages  # not `torch._C` for `_C`
             for declared, device_type in self._declared_extensions.items():
-                if name == declared or name.endswith(f".{declared}"):
+                if name == declared or (own and name.endswith(f".{declared}")):
                     return device_type
         top = name.partition(".")[0]
         if top in self._modules:
@@ -1154,6 +1157,11 @@ class ProjectIndex:
                 return kind
         endings = EXTENSION_MODULE_TYPES.items()
         return next((kind for ending, kind in endings if top.endswith(ending)), None)
+
+    @cached_property
+    def _top_packages(self) -> frozenset[str]:
+        """The first parts of the project's module names (its top-level packages)."""
+        return frozenset(module.partition(".")[0] for module in self._modules)
 
     @cached_property
     def _declared_extensions(self) -> dict[str, str]:
@@ -1292,14 +1300,9 @@ class ProjectIndex:
     @cached_property
     def _program_code(self) -> list[FileFacts]:
         """The facts of the project's modules, tests aside, if it is a program
-        (``runs_on_the_current_gpu_only``); none if it is not."""
-        programs = {
-            module
-            for module, facts in self._modules.items()
-            if self._runs_as_a_script(module, facts)
-            and not self.imported(module)
-            and self._imports.get(module, frozenset()) & self._modules.keys()
-        }
+        (``runs_on_the_current_gpu_only``: it has a script with a ``__main__`` block or an
+        argument parser at its top level); none if it is not."""
+        programs = self._programs(wide=False)
         if not programs:
             return []
         return [
@@ -1308,13 +1311,25 @@ class ProjectIndex:
             if not self._in_tests(module) or module in programs  # `tools/test_net.py` runs
         ]
 
-    def _runs_as_a_script(self, module: str, facts: FileFacts) -> bool:
-        """The module does its work when run: it has a ``__main__`` block, or its top level
-        builds an argument parser or calls the project's code (``opt = TrainOptions().parse()``
-        then ``model = create_model(opt)``, a script without a ``__main__`` guard)."""
+    def _programs(self, *, wide: bool) -> set[str]:
+        """The project's scripts: modules that no other imports, that import the project's
+        modules and do their work when run, by a ``__main__`` block or an argument parser
+        built at their top level, or, ``wide``, by any call of the project's code there
+        (``opt = TrainOptions().parse()``, a script without a ``__main__`` guard; but also
+        a Sphinx ``conf.py`` asking the version, so not where that would quiet findings)."""
+        return {
+            module
+            for module, facts in self._modules.items()
+            if self._runs_when_run(module, facts, wide=wide)
+            and not self.imported(module)
+            and self._imports.get(module, frozenset()) & self._modules.keys()
+        }
+
+    def _runs_when_run(self, module: str, facts: FileFacts, *, wide: bool) -> bool:
         if facts.main_block or _ARGUMENT_PARSER in facts.top_level_calls:
             return True
-        return any(self.resolve(call, module) in self._module_of for call in facts.top_level_calls)
+        calls = facts.top_level_calls if wide else ()
+        return any(self.resolve(call, module) in self._module_of for call in calls)
 
     def never_runs(self, scope: Scope, module: str) -> bool:
         """The scope is code that nothing runs (``_dead_code``): a module of a program that
@@ -1328,36 +1343,41 @@ class ProjectIndex:
     @cached_property
     def _dead_code(self) -> frozenset[str]:
         """What never runs in a program (``runs_on_the_current_gpu_only``'s: scripts that
-        import the project's modules) that is not packaged for others to call and loads
-        nothing by a name computed at run time (``NAME_LOADERS``: ``importlib.import_module``,
-        a config's ``instantiate``): its modules, classes and functions that no text of the
-        project names (``FileFacts.mentions``), tests aside. A module counts when no module
-        imports it and it runs nothing itself (no ``__main__`` block, no call at its top
-        level) and holds no class a framework may load (one derived from a base other than
-        the project's, ``object`` and ``torch.nn``'s modules: a Cog predictor); a method,
-        when its class's bases are of those too and it overrides none of ``nn.Module``'s
-        (``NN_MODULE_METHODS``: ``forward`` runs by ``__call__``) and is no dunder."""
-        if self._packaged or not self._program_code:
+        import the project's modules) that is not packaged for others to call, whose files
+        all parse (what one that does not names is unknown) and that finds no code by a
+        name computed at run time (``RUN_TIME_LOOKUPS``: ``importlib.import_module``, a
+        config's ``instantiate``, ``__subclasses__``): its modules, classes and functions
+        that no text of the project names (``FileFacts.mentions``), tests aside. A module
+        counts when no module imports it and it runs nothing itself (no ``__main__`` block,
+        no call at its top level) and holds no class a framework may load (one derived
+        from a base other than the project's, ``object`` and ``torch.nn.Module``: a Cog
+        predictor); a method, when its class's bases are of those too and it overrides
+        none of ``nn.Module``'s (``NN_MODULE_METHODS``: ``forward`` runs by ``__call__``)
+        and is no dunder."""
+        if self._packaged or not self._every_file_read or not self._programs(wide=True):
             return frozenset()
         mentioned = frozenset().union(*(facts.mentions for facts in self._modules.values()))
-        if not NAME_LOADERS.isdisjoint(mentioned):
+        if not RUN_TIME_LOOKUPS.isdisjoint(mentioned):
             return frozenset()
+        alive = self._looked_up_in
         dead: set[str] = set()
         for module, facts in self._modules.items():
-            if not self._in_tests(module) and self._never_loaded(module, facts, mentioned):
+            if self._in_tests(module) or module in alive:
+                continue
+            if self._never_loaded(module, facts, mentioned):
                 dead.add(module)
         for name in self._classes:
-            if name.rpartition(".")[2] in mentioned or self._in_tests(self._module_of[name]):
+            module = self._module_of[name]
+            if name.rpartition(".")[2] in mentioned or self._in_tests(module) or module in alive:
                 continue
             if self._calls_no_method_by_name(name, set()):  # else a framework may load it
                 dead.add(name)
         for name in self._functions:
             short = name.rpartition(".")[2]
-            if (
-                short in mentioned
-                or short.startswith("__")
-                or self._in_tests(self._module_of[name])
-            ):
+            module = self._module_of[name]
+            if short in mentioned or short.startswith("__") or self._in_tests(module):
+                continue
+            if module in alive:
                 continue
             owner = self._owner(name)
             if owner is None or (
@@ -1365,6 +1385,18 @@ class ProjectIndex:
             ):
                 dead.add(name)
         return frozenset(dead)
+
+    @cached_property
+    def _looked_up_in(self) -> frozenset[str]:
+        """The modules whose definitions may run by a name computed at run time: those that
+        look one up (``FileFacts.looks_up_names``: ``getattr(self, f"forward_{mode}")``) and
+        the project modules they import (``getattr(models, cfg.arch)``)."""
+        found: set[str] = set()
+        for module, facts in self._modules.items():
+            if facts.looks_up_names:
+                found.add(module)
+                found.update(self._imports.get(module, frozenset()))
+        return frozenset(found)
 
     def _never_loaded(self, module: str, facts: FileFacts, mentioned: frozenset[str]) -> bool:
         """``_dead_code``'s test of a module."""
@@ -1375,9 +1407,10 @@ class ProjectIndex:
         return all(self._calls_no_method_by_name(c.name, set()) for c in facts.classes)
 
     def _calls_no_method_by_name(self, class_name: str, seen: set[str]) -> bool:
-        """Every base of the class, however far up, is the project's, ``object`` or one of
-        ``torch.nn``'s modules: none calls a method of it by a name (a framework's hook),
-        but for ``nn.Module``'s own (``NN_MODULE_METHODS``)."""
+        """Every base of the class, however far up, is the project's, ``object`` or
+        ``torch.nn.Module`` itself: none calls a method of it by a name (a framework's hook),
+        but for ``nn.Module``'s own (``NN_MODULE_METHODS``). Not ``nn.Linear``, whose
+        ``__init__`` calls ``reset_parameters``, nor any other library's class."""
         facts = self._classes.get(class_name)
         if facts is None or class_name in seen:
             return facts is not None
@@ -1389,10 +1422,7 @@ class ProjectIndex:
                 if not self._calls_no_method_by_name(target, seen):
                     return False
                 continue
-            module, _, short = target.rpartition(".")
-            if target not in ("object", "builtins.object") and not _is_torch_nn_class(
-                module, short
-            ):
+            if target not in _PLAIN_BASES:
                 return False
         return True
 
@@ -2026,6 +2056,9 @@ class ProjectIndex:
             if name in self._functions and not self.imported(self._module_of[name])
         )
 
+
+_PLAIN_BASES = frozenset({"object", "builtins.object", *TORCH_MODULE_BASES})
+"""Bases that call no method of a subclass by name but ``nn.Module``'s own."""
 
 _ARGUMENT_PARSER = "argparse.ArgumentParser"
 """Built at a module's top level, it makes the module a script (``python train.py``)."""

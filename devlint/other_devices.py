@@ -136,18 +136,24 @@ def call_offers_another_device(qualified: str, literals: tuple[object, ...] | No
     return literals[0] not in DEFAULT_GPU or (len(literals) == 2 and literals[1] != 0)
 
 
+LITERAL_CHOICE = "<a choice of literals>"
+"""The first argument as written, where it is a choice between string literals
+(``"cuda" if use_cuda else "cpu"``): what it may be, its strings say."""
+
+
 def call_offers_another_gpu(
     qualified: str, literals: tuple[object, ...] | None, written_argument: str | None
 ) -> bool:
-    """``call_offers_another_device``, but not the CPU alone: ``torch.device(args.device)``
-    (its first argument ``written_argument``, a name: chosen at run time) or
-    ``torch.device("cuda", 1)``; not ``torch.cuda.is_available()`` (the CPU else), not
-    ``torch.device("cpu")``, nor ``torch.device("cuda" if ... else "cpu")``, whose strings
-    say what it offers."""
+    """``call_offers_another_device``, but not the CPU alone: any device chosen at run time
+    (``torch.device(args.device)``, ``torch.device(cfg["device"])``,
+    ``torch.device("cuda", index=rank)``) or ``torch.device("cuda", 1)``; not
+    ``torch.cuda.is_available()`` (the CPU else), not ``torch.device("cpu")``, nor
+    ``torch.device("cuda" if ... else "cpu")`` (``written_argument`` is
+    ``LITERAL_CHOICE``), whose strings say what it offers."""
     if qualified != "torch.device" or not call_offers_another_device(qualified, literals):
         return False
     if literals is None:
-        return written_argument is not None
+        return written_argument != LITERAL_CHOICE
     kind = literals[0] if literals and isinstance(literals[0], str) else ""
     return kind.partition(":")[0] != "cpu"
 
@@ -230,6 +236,8 @@ class DeviceOffers:
         self._gpu = self._gpu or gpu
         self._seen = self._seen or gpu or any(chooses_a_device(s) for s in strings)
         if last in DEVICE_CALL_NAMES and written is not None:
+            if not DEVICE_KEYWORDS.isdisjoint(keywords):
+                literals = None  # `torch.device("cuda", index=rank)`: not all literals
             self._calls.add((written, literals, written_argument))
 
     def offered(self, aliases: Mapping[str, str]) -> bool:

@@ -59,6 +59,7 @@ from devlint.facts import (
 )
 from devlint.other_devices import (
     DEVICE_KEYWORDS,
+    LITERAL_CHOICE,
     NOT_A_LITERAL,
     DeviceOffers,
     may_matter,
@@ -71,6 +72,14 @@ from devlint.symbols import (
     PLACING_KEYWORDS,
     PROCESS_GROUP_INITS,
 )
+
+
+def _a_choice_of_strings(node: ast.expr) -> bool:
+    """``"cuda" if use_cuda else "cpu"``: a conditional whose every outcome is a string
+    literal (``LITERAL_CHOICE``)."""
+    if isinstance(node, ast.IfExp):
+        return _a_choice_of_strings(node.body) and _a_choice_of_strings(node.orelse)
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
 def _plain_strings(node: ast.AST) -> Iterator[str]:
@@ -264,9 +273,11 @@ class _Walk:
         self._stars: list[str] = []
         self._top_level_calls: set[str] = set()
         self._kernel_builds: set[tuple[str, str]] = set()
-        self._extension_declarations: set[tuple[str, str, tuple[str, ...]]] = set()
         """Calls every import of the module runs that may compile kernel sources: (called as
         written, type)."""
+        self._extension_declarations: set[tuple[str, str, tuple[str, ...]]] = set()
+        """Calls that may declare an extension module: (called as written, the module's
+        name, the strings they are given)."""
         self._loads: set[str] = set()
         self._body: list[ast.stmt] = []
         self._exports: tuple[str, ...] | None = None
@@ -866,6 +877,8 @@ class _Walk:
         method = isinstance(func, ast.Attribute)
         gpus = _process_gpus(node)
         first = dotted(node.args[0]) if node.args else None
+        if node.args and isinstance(node.args[0], ast.IfExp) and _a_choice_of_strings(node.args[0]):
+            first = LITERAL_CHOICE
         offers.call(dotted(func), last, method, literals, strings, keywords, gpus, first)
 
     def _as_written(self, node: ast.expr) -> bool:

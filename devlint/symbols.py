@@ -642,13 +642,16 @@ kernels of that type, on its current device, and cannot even be imported without
 EXTENSION_COMPILERS = frozenset({"torch.utils.cpp_extension.load"})
 """Functions that compile and import a torch extension from the source files they are given."""
 
-EXTENSION_DECLARATIONS = frozenset({"torch.utils.cpp_extension.CUDAExtension"})
+EXTENSION_DECLARATIONS = frozenset(
+    {"torch.utils.cpp_extension.CUDAExtension", "torch.utils.cpp_extension.CppExtension"}
+)
 """Build declarations of a compiled extension module (a ``setup.py``'s
 ``CUDAExtension("pkg._ext", ["ext.cpp", "kernel.cu"])``): the module their first argument
-names launches the kernels of the sources they list."""
+names launches the kernels of the sources they list (a ``CppExtension`` of the same name,
+a CPU build, runs on the CPU)."""
 
 CPU_SOURCE_WORD = "cpu"
-"""Written in the name of a C++ source file (``vision_cpu.cpp``, ``cpu/nms.cpp``): the
+"""Written in the path of a C++ source file (``vision_cpu.cpp``, ``csrc/cpu/nms.cpp``): the
 extension has a CPU implementation too, chosen by the tensors' device."""
 
 PLAIN_DECORATORS = frozenset(
@@ -753,7 +756,7 @@ NN_MODULE_METHODS = frozenset(
 these names runs when the module's own machinery calls it (``forward`` by ``__call__``,
 ``extra_repr`` by ``repr``), though no code of the project names it."""
 
-NAME_LOADERS = frozenset(
+RUN_TIME_LOOKUPS = frozenset(
     {
         "import_module",
         "__import__",
@@ -764,11 +767,14 @@ NAME_LOADERS = frozenset(
         "instantiate_from_config",
         "instantiate",
         "locate",
+        "__subclasses__",
+        "__init_subclass__",
     }
 )
 """Functions that load a module or an object by a name computed at run time
-(``importlib.import_module(f"models.{arch}")``, a config's ``instantiate(cfg.model)``): a
-project using one may run code that no text of it names."""
+(``importlib.import_module(f"models.{arch}")``, a config's ``instantiate(cfg.model)``), and
+ways to find classes without naming them (``Base.__subclasses__()``, a registry filled by
+``__init_subclass__``): a project using one may run code that no text of it names."""
 
 ENTRY_FILES = frozenset({"setup.py", "conftest.py", "hubconf.py", "__main__.py", "manage.py"})
 """Files that tools load by their name (setuptools, pytest, ``torch.hub``, ``python -m``):

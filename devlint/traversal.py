@@ -83,6 +83,7 @@ from devlint.nodes import (
 )
 from devlint.other_devices import (
     DEVICE_KEYWORDS,
+    LITERAL_CHOICE,
     NOT_A_LITERAL,
     OTHER_DEVICE_TYPES,
     DeviceOffers,
@@ -417,6 +418,15 @@ def _literal_strings(node: cst.BaseExpression) -> list[object] | None:
     return values
 
 
+def _a_choice_of_strings(node: cst.BaseExpression) -> bool:
+    """As the skeleton's: a conditional whose every outcome is a string literal."""
+    if isinstance(node, cst.IfExp):
+        return _a_choice_of_strings(node.body) and _a_choice_of_strings(node.orelse)
+    if isinstance(node, cst.ConcatenatedString):  # not with an f-string: ast's JoinedStr
+        return _a_choice_of_strings(node.left) and _a_choice_of_strings(node.right)
+    return isinstance(node, cst.SimpleString)
+
+
 def _plain_strings(node: cst.CSTNode) -> Iterator[str]:
     """The values of the string literals in ``node`` as ``ast`` reads them (the skeleton's
     ``_plain_strings``): ``"a" "b"`` whole, none in an f-string."""
@@ -641,9 +651,11 @@ class Traversal:
         self._stars: list[str] = []
         self._top_level_calls: set[str] = set()
         self._kernel_builds: set[tuple[str, str]] = set()
-        self._extension_declarations: set[tuple[str, str, tuple[str, ...]]] = set()
         """Calls every import of the module runs that may compile kernel sources: (called as
         written, type)."""
+        self._extension_declarations: set[tuple[str, str, tuple[str, ...]]] = set()
+        """Calls that may declare an extension module: (called as written, the module's
+        name, the strings they are given)."""
         self._loads: set[str] = set()
         self._exports: tuple[str, ...] | None = None
         self._classes: list[_Class] = []
@@ -960,9 +972,11 @@ class Traversal:
         keywords = [a.keyword.value for a in node.args if a.keyword is not None]
         method = isinstance(func, cst.Attribute)
         gpus = _process_gpus(node)
-        first = (
-            dotted_name(node.args[0].value) if node.args and node.args[0].keyword is None else None
-        )
+        given = node.args[0] if node.args and node.args[0].keyword is None else None
+        first = dotted_name(given.value) if given is not None and not given.star else None
+        value = given.value if given is not None and not given.star else None
+        if isinstance(value, cst.IfExp) and _a_choice_of_strings(value):
+            first = LITERAL_CHOICE
         offers.call(dotted_name(func), last, method, literals, strings, keywords, gpus, first)
 
     def _enter_assert(self, node: cst.Assert) -> None:

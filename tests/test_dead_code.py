@@ -79,8 +79,21 @@ def test_a_package_may_be_called_by_its_users(
         ("\nfrom pkg import model\nNAMES = ['Unused', 'unused_helper', 'old', 'OldNet']\n", _ALL),
         ("\nimport importlib\nimportlib.import_module('pkg.' + 'x')\n", _ALL),
         ("\nfrom pkg import model\nbuild = getattr(model, 'Unused')\n", [*_USED, _ALL[2]]),
+        (
+            "\nfrom pkg import model\nbuild = getattr(model, NAME)\n",
+            [*_USED, _ALL[1], _ALL[2]],
+        ),
+        ("\nfrom pkg import model\nbuild = model.__dict__[NAME]\n", [*_USED, _ALL[1], _ALL[2]]),
+        ("\nfrom pkg.old import OldNet as Net\nNet()\n", [*_USED, _ALL[3]]),
     ],
-    ids=["named in strings", "loaded by a computed name", "looked up by name"],
+    ids=[
+        "named in strings",
+        "loaded by a computed name",
+        "looked up by name",
+        "looked up by a computed name",
+        "looked up in a module's dict",
+        "imported under another name",
+    ],
 )
 def test_a_name_the_code_writes_anywhere_may_run(
     more: str, expected: list[tuple[str, int, int]], tmp_path: Path
@@ -134,3 +147,49 @@ def test_mentioned_names(text: str, named: set[str], not_named: set[str]) -> Non
     found = mentioned_names(text)
     assert named <= found
     assert not (not_named & found)
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        ({"pkg/registry.py": "def every(base):\n    return base.__subclasses__()\n"}, _ALL),
+        ({"pkg/legacy.py": "print 'python 2'\n"}, [("legacy.py", 1, 1), *_ALL]),
+    ],
+    ids=["classes found without their names", "a file that does not parse"],
+)
+def test_where_names_may_be_unread_nothing_is_dead(
+    extra: dict[str, str], expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    assert sorted(findings(tmp_path, _files(extra=extra), "DEV002")) == expected
+
+
+def test_a_torch_layer_calls_its_subclass_s_methods_by_name(tmp_path: Path) -> None:
+    """``nn.Linear.__init__`` calls ``reset_parameters``: an override of it runs."""
+    layer = (
+        "import torch\nfrom torch import nn\n\n\n"
+        "class Scaled(nn.Linear):\n"
+        "    def reset_parameters(self):\n"
+        "        self.scale = torch.ones(4).cuda()\n"
+    )
+    files = {**_files(), "pkg/model.py": _MODEL + "\n\n" + layer.split("\n\n\n", 1)[1]}
+    found = sorted(findings(tmp_path, files, "DEV002"))
+    assert found == [*_USED, ("model.py", 23, 36)]
+
+
+def test_a_script_the_configuration_excludes_still_runs_what_it_names(tmp_path: Path) -> None:
+    extra = {
+        "pyproject.toml": '[project]\nname = "app"\n\n[tool.devlint]\nextend-exclude = ["x"]\n'
+    }
+    found = findings(tmp_path, _files(extra=extra), "DEV002")
+    assert sorted(f for f in found if f[0] != "pyproject.toml") == _ALL  # checked as given
+
+
+def test_a_packaged_library_s_docs_configuration_is_no_program(tmp_path: Path) -> None:
+    """A Sphinx ``conf.py`` calling the library at its top level does not make the library
+    a program offering no other device."""
+    files = {
+        "setup.py": "from setuptools import setup\n\nsetup(name='pkg')\n",
+        "pkg/model.py": _OLD,
+        "docs/conf.py": "import pkg.model\n\nrelease = pkg.model.OldNet().extra_repr()\n",
+    }
+    assert findings(tmp_path, files, "DEV002") == [("model.py", 7, 34)]

@@ -286,8 +286,9 @@ BACKEND_FILES = {
     "    return pointnet2_cuda.sample(x)\n",
     # A compiled module the project's build declares from `.cu` sources (setup.py's
     # `CUDAExtension`, also in a function, also named relative to its folder), imported
-    # whenever the module is; not one with a CPU implementation too, nor one declared from
-    # C++ alone.
+    # whenever the module is; not one with a CPU implementation too (a source for the CPU,
+    # in a `cpu/` folder too, or a `CppExtension` of the same name), nor one declared from
+    # C++ alone, nor a library's module of the same last name (`torch._C`).
     "setup.py": "from setuptools import setup\n"
     "from torch.utils.cpp_extension import CUDAExtension, CppExtension\n\n\n"
     "def extensions():\n"
@@ -295,7 +296,11 @@ BACKEND_FILES = {
     "setup(ext_modules=[\n"
     '    *extensions(),\n    CUDAExtension(name="_grid", sources=["grid.cpp", "grid.cu"]),\n'
     '    CUDAExtension("lib.nms_ext", ["nms_cpu.cpp", "nms_kernel.cu"]),\n'
+    '    CUDAExtension("lib.roi_ext", ["csrc/cpu/roi.cpp", "csrc/cuda/roi.cu"]),\n'
+    '    CUDAExtension("lib.box_ext", ["box.cpp", "box.cu"]),\n'
+    '    CppExtension("lib.box_ext", ["box.cpp"]),\n'
     '    CppExtension("lib.host_ext", ["host.cpp"]),\n'
+    '    CUDAExtension("_C", ["c.cpp", "c.cu"]),\n'
     "])\n",
     "lib/ops/__init__.py": "",
     "lib/ops/pool.py": "from ._ext import pool_forward\n\n\n"
@@ -303,6 +308,10 @@ BACKEND_FILES = {
     "lib/ops/grid.py": "import _grid\n\n\ndef f(x):\n    return _grid.run(x)\n",
     "lib/nms.py": "from lib.nms_ext import nms\n\n\ndef f(x):\n    return nms(x)\n",
     "lib/host.py": "from lib.host_ext import run\n\n\ndef f(x):\n    return run(x)\n",
+    "lib/roi.py": "from lib.roi_ext import roi\n\n\ndef f(x):\n    return roi(x)\n",
+    "lib/box.py": "from lib.box_ext import box\n\n\ndef f(x):\n    return box(x)\n",
+    "lib/tracing.py": "from torch._C import _get_tracing_state\n\n\n"
+    "def f(x):\n    return _get_tracing_state()\n",
     # A kernel library the module imports whenever it is imported binds it (also a part of
     # one: sgl-kernel's FlashMLA); one it calls on one path among others does not (flash
     # attention beside SDPA, imported with a fallback), nor a part of a library whose other
@@ -364,6 +373,9 @@ BACKEND_FILES = {
         ("lib.ops.grid", {"cuda"}),
         ("lib.nms", set()),
         ("lib.host", set()),
+        ("lib.roi", set()),
+        ("lib.box", set()),
+        ("lib.tracing", set()),
     ],
 )
 def test_backends(tmp_path: Path, module: str, expected: set[str]) -> None:

@@ -10,6 +10,7 @@ import pytest
 from conftest import package_findings as findings
 
 from devlint.other_devices import (
+    LITERAL_CHOICE,
     call_offers_another_device,
     call_offers_another_gpu,
     chooses_a_device,
@@ -293,6 +294,8 @@ _GUARDED_TOO = [("loss.py", 12, 19), ("loss.py", 13, 30)]
         ("    device = torch.device(parser.device)\n", _GUARDED_TOO),
         ('    device = torch.device("cuda", 1)\n', _GUARDED_TOO),
         ('    device = torch.device(f"cuda:{parser.rank}")\n', _GUARDED_TOO),
+        ('    device = torch.device(parser.cfg["device"])\n', _GUARDED_TOO),
+        ('    device = torch.device("cuda", index=parser.local_rank)\n', _GUARDED_TOO),
     ],
     ids=[
         "a GPU switch",
@@ -302,6 +305,8 @@ _GUARDED_TOO = [("loss.py", 12, 19), ("loss.py", 13, 30)]
         "a device chosen at run time",
         "a GPU by its number",
         "a GPU by a rank",
+        "a device from a configuration",
+        "a GPU index by keyword",
     ],
 )
 def test_under_the_gpu_switch_of_a_program_offering_no_other_gpu(
@@ -347,7 +352,8 @@ def test_chooses_a_gpu(option: str, expected: bool) -> None:
         ("torch.device", ("cuda", 1), None, True),
         ("torch.device", ("cuda:1",), None, True),
         ("torch.device", None, "args.device", True),
-        ("torch.device", None, None, False),
+        ("torch.device", None, None, True),
+        ("torch.device", None, LITERAL_CHOICE, False),
         ("mylib.device", None, "args.device", False),
     ],
 )

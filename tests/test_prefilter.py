@@ -107,6 +107,10 @@ TRICKY = (
     'd = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n',
     'import torch\np.add_argument("--gpu_ids")\nd = torch.device(args.device)\n',
     'import torch\nd = torch.device("cuda", 1)\ne = torch.device("cpu")\nx.cuda(2)\n',
+    'import torch\nd = torch.device("cuda" if a else "cp" "u")\n',
+    'import torch\nd = torch.device("cuda" if a else "c" f"pu")\n',
+    'import torch\nd = torch.device(*args)\ne = torch.device(cfg["device"])\n',
+    'import torch\nd = torch.device(type="cuda", index=rank)\n',
     # Only what every import of the module runs loads or compiles: not under try/if, nor
     # in a lambda.
     "import torch\nfrom torch.utils.cpp_extension import load\nimport knn_cuda, pkg.x_cuda\n"

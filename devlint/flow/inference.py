@@ -1145,6 +1145,9 @@ class _Inference:
             moved_there = _moved_unless_there(node, after_body)
             if moved_there in after_body:
                 self.env[moved_there] = after_body[moved_there]
+            # a test that a tensor is on the GPU (`if x.is_cuda: t = t.cuda()`) decides it too:
+            # where it is not, `t` stays with `x` on the CPU (another accelerator the project
+            # would have to offer: DEV002 takes such a `.cuda()` as where `x` is, too)
             if node.orelse is None and (
                 self._decides_the_gpu(node.test) or on_accelerator is not None
             ):
@@ -1232,8 +1235,7 @@ class _Inference:
         """A test that decides whether the code runs on the GPU at all: the accelerator
         exists, the caller gave a device, the user's device flag says so. A move in its
         branch (no ``else``) puts the value where everything else that test moved is; the
-        path that skips it moved nothing. (So does a test that a tensor is on the GPU, ``if
-        x.is_cuda: t = t.cuda()``: where it is not, ``t`` stays with ``x`` on the CPU.)"""
+        path that skips it moved nothing."""
         return self._asks_availability(test) or _told_a_device(test) or flag_says_gpu(test) is True
 
     def _asks_availability(self, test: cst.BaseExpression) -> bool:

@@ -466,19 +466,31 @@ def _index(project: Project, *, same_structure: bool = False) -> None:
         project.config.device_aware_bases,
         project.config.distributed,
         packaged=project.packaged,
-        every_file_read=_every_file_read(project),
+        names_without_facts=_names_without_facts(project),
         same_structure=project.index if same_structure else None,
     )
 
 
-def _every_file_read(project: Project) -> bool:
-    """Every file of the project was read to facts: none failed to parse, and the
-    configuration excludes none beyond the defaults (an excluded script still runs the
-    code it names)."""
+def _names_without_facts(project: Project) -> frozenset[str] | None:
+    """The names the texts of the project's files that gave no facts use (a Python 2 file,
+    which does not parse, still names the code it runs: ``facts.written_words``); None
+    where some file's names are unknown: one cannot be read, or the configuration excludes
+    files beyond the defaults (an excluded script still runs the code it names)."""
+    if not project.settings.mentions:
+        return frozenset()
     config = project.config
     if config.extend_exclude or config.exclude != DEFAULT_EXCLUDE:
-        return False
-    return all(result.analysis.facts is not None for result in project.files)
+        return None
+    from devlint.facts import written_words
+
+    names: set[str] = set()
+    for result in project.files:
+        if result.analysis.facts is None:
+            data = _bytes_now(result)
+            if data is None:
+                return None
+            names |= written_words(data.decode("utf-8", "replace"))
+    return frozenset(names)
 
 
 def _structure(result: FileResult) -> object:

@@ -825,16 +825,22 @@ def mentioned_names(text: str) -> frozenset[str]:
 
 _LOOKUP = re.compile(
     r"getattr\([ \t]*[\w.]+[ \t]*,[ \t]*(?!['\"\s])"  # a name not written as a string
-    r"|globals\(\)[ \t]*\[|\bvars\(|__dict__[ \t]*\[|\bFire\("
+    r"|globals\(\)[ \t]*\[|__dict__[ \t]*\[|\bFire\("
 )
 
 
 def looks_up_names(text: str) -> bool:
     """The text looks up a name computed at run time: ``getattr(self, f"forward_{mode}")``,
-    ``getattr(models, cfg.arch)``, ``models.__dict__[arch]``, ``globals()[name]``,
-    ``vars(module)``, or hands a class to ``fire.Fire``, whose methods the command line
-    names."""
+    ``getattr(models, cfg.arch)``, ``models.__dict__[arch]``, ``globals()[name]``, or
+    hands a class to ``fire.Fire``, whose methods the command line names (not
+    ``vars(args)``, an argument namespace's values)."""
     return _LOOKUP.search(text) is not None
+
+
+def written_words(text: str) -> frozenset[str]:
+    """Every word of the text, its imports too: the names a file that does not parse may
+    use (a Python 2 file imports and runs the project's code all the same)."""
+    return frozenset(_NAME.findall(text))
 
 
 def _registered(text: str) -> set[str]:

@@ -211,16 +211,16 @@ class ProjectIndex:
         distributed: bool | str = "auto",
         *,
         packaged: bool = False,
-        every_file_read: bool = True,
+        names_without_facts: frozenset[str] | None = frozenset(),
         same_structure: ProjectIndex | None = None,
     ):
         """``packaged``: the project is packaged for others to install (``is_packaged``):
-        code it never calls may be theirs to call. ``every_file_read``: no file of the
-        project failed to parse (a Python 2 file's names are unread). ``same_structure``:
-        an index of the same files' modules, classes, functions and imports (only the facts
-        rules add differ), whose answers about them are reused."""
+        code it never calls may be theirs to call. ``names_without_facts``: the names the
+        files that gave no facts use (a Python 2 file's; None: some are unknown).
+        ``same_structure``: an index of the same files' modules, classes, functions and
+        imports (only the facts rules add differ), whose answers about them are reused."""
         self._packaged = packaged
-        self._every_file_read = every_file_read
+        self._names_without_facts = names_without_facts
         self._modules: dict[str, FileFacts] = {}
         self._classes: dict[str, ClassFacts] = {}
         self._functions: dict[str, FunctionFacts] = {}
@@ -1343,9 +1343,9 @@ class ProjectIndex:
     @cached_property
     def _dead_code(self) -> frozenset[str]:
         """What never runs in a program (``runs_on_the_current_gpu_only``'s: scripts that
-        import the project's modules) that is not packaged for others to call, whose files
-        all parse (what one that does not names is unknown) and that finds no code by a
-        name computed at run time (``RUN_TIME_LOOKUPS``: ``importlib.import_module``, a
+        import the project's modules) that is not packaged for others to call, whose files'
+        names are all known (``names_without_facts``: none excluded) and that finds no code
+        by a name computed at run time (``RUN_TIME_LOOKUPS``: ``importlib.import_module``, a
         config's ``instantiate``, ``__subclasses__``): its modules, classes and functions
         that no text of the project names (``FileFacts.mentions``), tests aside. A module
         counts when no module imports it and it runs nothing itself (no ``__main__`` block,
@@ -1354,9 +1354,10 @@ class ProjectIndex:
         predictor); a method, when its class's bases are of those too and it overrides
         none of ``nn.Module``'s (``NN_MODULE_METHODS``: ``forward`` runs by ``__call__``)
         and is no dunder."""
-        if self._packaged or not self._every_file_read or not self._programs(wide=True):
+        unread = self._names_without_facts
+        if self._packaged or unread is None or not self._programs(wide=True):
             return frozenset()
-        mentioned = frozenset().union(*(facts.mentions for facts in self._modules.values()))
+        mentioned = unread.union(*(facts.mentions for facts in self._modules.values()))
         if not RUN_TIME_LOOKUPS.isdisjoint(mentioned):
             return frozenset()
         alive = self._looked_up_in

@@ -153,11 +153,14 @@ def test_mentioned_names(text: str, named: set[str], not_named: set[str]) -> Non
     ("extra", "expected"),
     [
         ({"pkg/registry.py": "def every(base):\n    return base.__subclasses__()\n"}, _ALL),
-        ({"pkg/legacy.py": "print 'python 2'\n"}, [("legacy.py", 1, 1), *_ALL]),
+        (
+            {"pkg/legacy.py": "from pkg.old import OldNet\nprint 'python 2', OldNet()\n"},
+            [("legacy.py", 2, 1), *_USED, _ALL[3]],
+        ),
     ],
     ids=["classes found without their names", "a file that does not parse"],
 )
-def test_where_names_may_be_unread_nothing_is_dead(
+def test_what_finds_or_names_code_that_devlint_cannot_read_keeps_it_live(
     extra: dict[str, str], expected: list[tuple[str, int, int]], tmp_path: Path
 ) -> None:
     assert sorted(findings(tmp_path, _files(extra=extra), "DEV002")) == expected

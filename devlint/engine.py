@@ -479,7 +479,7 @@ def _names_without_facts(project: Project) -> frozenset[str] | None:
     if not project.settings.mentions:
         return frozenset()
     config = project.config
-    if config.extend_exclude or config.exclude != DEFAULT_EXCLUDE:
+    if config.extend_exclude or set(config.exclude) - set(DEFAULT_EXCLUDE):
         return None
     from devlint.facts import written_words
 

@@ -179,12 +179,17 @@ def test_a_torch_layer_calls_its_subclass_s_methods_by_name(tmp_path: Path) -> N
     assert found == [*_USED, ("model.py", 23, 36)]
 
 
-def test_a_script_the_configuration_excludes_still_runs_what_it_names(tmp_path: Path) -> None:
-    extra = {
-        "pyproject.toml": '[project]\nname = "app"\n\n[tool.devlint]\nextend-exclude = ["x"]\n'
-    }
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [('extend-exclude = ["x"]', _ALL), ('exclude = ["x"]', _ALL), ("exclude = []", _USED)],
+)
+def test_a_script_the_configuration_excludes_still_runs_what_it_names(
+    setting: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """Excluding files leaves their names unread; excluding fewer than the defaults does not."""
+    extra = {"pyproject.toml": f'[project]\nname = "app"\n\n[tool.devlint]\n{setting}\n'}
     found = findings(tmp_path, _files(extra=extra), "DEV002")
-    assert sorted(f for f in found if f[0] != "pyproject.toml") == _ALL  # checked as given
+    assert sorted(f for f in found if f[0] != "pyproject.toml") == expected  # checked as given
 
 
 def test_a_packaged_library_s_docs_configuration_is_no_program(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from devlint.analysis import FileAnalysis, FileJob, analyze_text
 from devlint.cache import Cache, CheckedFile, ProjectFindings
 from devlint.candidates import Candidate, Needed, Requirement
 from devlint.config import DEFAULT_EXCLUDE, Config, ConfigError, is_packaged
-from devlint.discovery import find_project_root
+from devlint.discovery import PROJECT_MARKERS, find_project_root
 from devlint.facts import ReturnedOutput
 from devlint.findings import Applicability, Finding
 from devlint.fixer import apply_fixes, choose_fixes, verify
@@ -474,10 +474,14 @@ def _index(project: Project, *, same_structure: bool = False) -> None:
 def _names_without_facts(project: Project) -> frozenset[str] | None:
     """The names the texts of the project's files that gave no facts use (a Python 2 file,
     which does not parse, still names the code it runs: ``facts.written_words``); None
-    where some file's names are unknown: one cannot be read, or the configuration excludes
-    files beyond the defaults (an excluded script still runs the code it names)."""
+    where some file's names are unknown: one cannot be read, the configuration excludes
+    files beyond the defaults (an excluded script still runs the code it names), or no
+    marker (``.git``, ``pyproject.toml``...) says where the project is, so that a run of one
+    folder reads the rest of it."""
     if not project.settings.mentions:
         return frozenset()
+    if not any((project.root / marker).exists() for marker in PROJECT_MARKERS):
+        return None  # no project around the files named: its other files are unread
     config = project.config
     if config.extend_exclude or set(config.exclude) - set(DEFAULT_EXCLUDE):
         return None

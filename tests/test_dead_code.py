@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 from conftest import package_findings as findings
 
+from devlint.config import config_for_directory
+from devlint.engine import Overrides, check_projects, plan_projects
 from devlint.facts import mentioned_names
+from devlint.runner import Runner
 
 _MODEL = (
     "import torch\nfrom torch import nn\n\n\n"
@@ -201,3 +204,23 @@ def test_a_packaged_library_s_docs_configuration_is_no_program(tmp_path: Path) -
         "docs/conf.py": "import pkg.model\n\nrelease = pkg.model.OldNet().extra_repr()\n",
     }
     assert findings(tmp_path, files, "DEV002") == [("model.py", 7, 34)]
+
+
+def test_without_a_project_marker_the_files_named_are_not_the_whole_program(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No ``.git`` or ``pyproject.toml`` says where the project is: a run of one folder does
+    not read the others, whose scripts may name what it holds."""
+    for name, text in {"pkg/__init__.py": "", **_files()}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    paths = sorted((tmp_path / "pkg").glob("*.py"))
+    (project,) = plan_projects(paths, config_for_directory, Overrides(select=("DEV002",)))
+    check_projects([project], Runner(1))
+    found = [
+        (Path(result.display).name, finding.start.row, finding.start.column)
+        for result in project.files
+        for finding in result.findings
+    ]
+    assert sorted(found) == _ALL

@@ -293,11 +293,16 @@ def is_packaged(root: Path) -> bool:
     if not (root / PYPROJECT).exists():
         return False
     try:
-        tables: object = _read_toml(root / PYPROJECT)
+        return builds_a_package(_read_toml(root / PYPROJECT))
     except ConfigError:
         return True
+
+
+def builds_a_package(document: dict[str, Any]) -> bool:
+    """A parsed ``pyproject.toml`` builds a package or names entry points
+    (``_PACKAGE_TABLES``)."""
     for dotted in _PACKAGE_TABLES:
-        table = tables
+        table: object = document
         for key in dotted.split("."):
             table = table.get(key) if isinstance(table, dict) else None
         if table is not None:

@@ -68,7 +68,7 @@ def _marked_folder(directory: Path) -> Path | None:
             found = _NEAREST[folder]
             break
         passed.append(folder)
-        if _marked(folder):
+        if marks_a_project(folder):
             found = folder
             break
         if folder.parent == folder:
@@ -80,8 +80,9 @@ def _marked_folder(directory: Path) -> Path | None:
 
 
 @functools.cache
-def _marked(folder: Path) -> bool:
-    """Memoised per folder: every file of a project asks about the same few folders."""
+def marks_a_project(folder: Path) -> bool:
+    """``folder`` holds a project marker (``PROJECT_MARKERS``; memoised per folder: every
+    file of a project asks about the same few folders)."""
     markers = [marker for marker in PROJECT_MARKERS if (folder / marker).exists()]
     if (folder / "__init__.py").exists() and (folder.parent / "__init__.py").exists():
         return any(marker not in PACKAGE_MODULE_MARKERS for marker in markers)

@@ -21,7 +21,7 @@ from devlint.analysis import FileAnalysis, FileJob, analyze_text
 from devlint.cache import Cache, CheckedFile, ProjectFindings
 from devlint.candidates import Candidate, Needed, Requirement
 from devlint.config import DEFAULT_EXCLUDE, Config, ConfigError, is_packaged
-from devlint.discovery import PROJECT_MARKERS, find_project_root
+from devlint.discovery import find_project_root, marks_a_project
 from devlint.facts import ReturnedOutput
 from devlint.findings import Applicability, Finding
 from devlint.fixer import apply_fixes, choose_fixes, verify
@@ -480,7 +480,7 @@ def _names_without_facts(project: Project) -> frozenset[str] | None:
     folder reads the rest of it."""
     if not project.settings.mentions:
         return frozenset()
-    if not any((project.root / marker).exists() for marker in PROJECT_MARKERS):
+    if not marks_a_project(project.root):
         return None  # no project around the files named: its other files are unread
     config = project.config
     if config.extend_exclude or set(config.exclude) - set(DEFAULT_EXCLUDE):

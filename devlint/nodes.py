@@ -4,7 +4,7 @@ and the rules all ask."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import libcst as cst
 
@@ -12,6 +12,7 @@ from devlint.other_devices import availability_helper
 from devlint.symbols import (
     AVAILABILITY_CHECKS,
     DEVICE_TYPES,
+    LEGACY_TENSOR_TYPES,
     MOVE_HELPER_NAMES,
     PROCESSOR_LOADERS,
     STATELESS_NN_MODULES,
@@ -441,3 +442,18 @@ def none_test(test: cst.BaseExpression) -> tuple[str | None, str | None]:
     if isinstance(target.operator, cst.Is):
         return name, None
     return (None, name) if isinstance(target.operator, cst.IsNot) else (None, None)
+
+
+def tested_as_a_gpu_tensor(
+    node: cst.CSTNode, resolve: Callable[[cst.BaseExpression], str | None]
+) -> cst.BaseExpression | None:
+    """``x`` of ``isinstance(x, torch.cuda.FloatTensor)``: whether ``x`` is on the GPU,
+    asked by its legacy type (``resolve`` reads the type's dotted name)."""
+    if not (isinstance(node, cst.Call) and dotted_name(node.func) == "isinstance"):
+        return None
+    if len(node.args) != 2:
+        return None
+    kind = node.args[1].value
+    qualified = resolve(kind) if isinstance(kind, cst.Attribute) else None
+    module, _, short = (qualified or "").rpartition(".")
+    return node.args[0].value if module == "torch.cuda" and short in LEGACY_TENSOR_TYPES else None

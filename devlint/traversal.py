@@ -79,6 +79,7 @@ from devlint.nodes import (
     names_the_cpu,
     push_children,
     required_parameters,
+    tested_as_a_gpu_tensor,
     untyped_parameters,
 )
 from devlint.other_devices import (
@@ -94,7 +95,6 @@ from devlint.symbols import (
     CPU_RESULT_METHODS,
     DDP_DEVICE_KEYWORDS,
     DEVICE_PREDICATES,
-    LEGACY_TENSOR_TYPES,
     PLACING_KEYWORDS,
     PROCESS_GROUP_INITS,
     TENSOR_PARAMETER_NAMES,
@@ -124,21 +124,10 @@ def _mentions_availability_check(test: cst.CSTNode, *, tensor_predicates: bool =
                 return True  # x.device.type == "mps", x.device.index != current_device()
         if tensor_predicates and _compares_a_values_device(node):
             return True  # get_device(layer) == CPU: x.device asked through a helper
-        if tensor_predicates and _is_a_gpu_tensor_test(node):
+        if tensor_predicates and tested_as_a_gpu_tensor(node, dotted_name) is not None:
             return True  # isinstance(x, torch.cuda.FloatTensor): x.is_cuda, the old way
         stack.extend(iter_children(node))
     return False
-
-
-def _is_a_gpu_tensor_test(node: cst.CSTNode) -> bool:
-    """``isinstance(x, torch.cuda.FloatTensor)``: whether ``x`` is on the GPU, asked by its
-    legacy type."""
-    if not (isinstance(node, cst.Call) and dotted_name(node.func) == "isinstance"):
-        return False
-    if len(node.args) != 2:
-        return False
-    module, _, short = (dotted_name(node.args[1].value) or "").rpartition(".")
-    return module == "torch.cuda" and short in LEGACY_TENSOR_TYPES
 
 
 _DEVICE_OF_HELPER = re.compile(r"^_?(get|infer|find)_(\w+_)?device$")

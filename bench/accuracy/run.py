@@ -39,6 +39,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 from soak import download, unpack  # noqa: E402  (bench/soak.py: pip download, unpack)
 
+from devlint.config import builds_a_package  # noqa: E402
+
 DEVLINT = [sys.executable, "-m", "devlint", "check", "--select", "ALL"]
 DEVLINT += ["--output-format", "json", "--no-cache", "--exit-zero", "--jobs", "1", "."]
 PROJECT = '[project]\nname = "{name}"\n\n[tool.devlint]\nexclude = []\nrespect-gitignore = false\n'
@@ -261,18 +263,19 @@ def write_project(folder: Path, name: str, files: dict[str, bytes], *, packaged:
 
 
 def packaged_at(repository: Path, commit: str) -> bool:
-    """The repository's root at ``commit`` builds a package: a ``setup.py`` or ``setup.cfg``,
-    or a ``pyproject.toml`` with a ``[build-system]`` or ``[tool.poetry]`` table."""
+    """The repository's root at ``commit`` is packaged, as ``devlint.config.is_packaged``
+    reads a folder: a ``setup.py`` or ``setup.cfg``, or a ``pyproject.toml`` that builds a
+    package (``builds_a_package``)."""
     names = git(repository, "ls-tree", "--name-only", commit).decode().split()
     if "setup.py" in names or "setup.cfg" in names:
         return True
     if "pyproject.toml" not in names:
         return False
     try:
-        tables = tomllib.loads(git(repository, "show", f"{commit}:pyproject.toml").decode())
+        document = tomllib.loads(git(repository, "show", f"{commit}:pyproject.toml").decode())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
         return True
-    return "build-system" in tables or "poetry" in tables.get("tool", {})
+    return builds_a_package(document)
 
 
 def added_rows(repository: Path, parent: str, commit: str, path: str) -> set[int]:

@@ -80,6 +80,7 @@ from devlint.nodes import (
     none_test,
     parameter_names,
     stateless_module,
+    tested_as_a_gpu_tensor,
     unpacked,
     values_assigned,
 )
@@ -2822,14 +2823,8 @@ def _accelerator_test(test: cst.BaseExpression, resolve: Resolver) -> str | None
         return _accelerator_test(test.left, resolve) or _accelerator_test(test.right, resolve)
     if isinstance(test, cst.Attribute) and test.attr.value in ACCELERATOR_PREDICATES:
         return dotted_name(test.value)
-    if (
-        isinstance(test, cst.Call)
-        and dotted_name(test.func) == "isinstance"
-        and len(test.args) == 2
-        and _legacy_tensor_type(test.args[1].value, resolve) == "torch.cuda"
-    ):
-        return dotted_name(test.args[0].value)
-    return None
+    tested = tested_as_a_gpu_tensor(test, resolve)
+    return dotted_name(tested) if tested is not None else None
 
 
 def _moves(held: Value | None, found: Value) -> bool:

@@ -1298,17 +1298,48 @@ class ProjectIndex:
         return bool(own) and not any(facts.offers_another_gpu for facts in own)
 
     @cached_property
+    def makes_factories_on_the_gpu(self) -> bool:
+        """The project is a program (``runs_on_the_current_gpu_only``) each of whose scripts
+        that use torch (any module nothing imports that does something when run: one that
+        loads the model by a name computed at run time too) has factories without
+        ``device=`` make their tensors on the GPU, by itself or by a module it imports
+        (``FileFacts.sets_gpu_default_tensors``: ``torch.set_default_tensor_type(
+        "torch.cuda.FloatTensor")`` as it starts): a ``torch.zeros(n)`` of its code is no
+        CPU tensor, whichever script runs it."""
+        if not self._program_code:
+            return False
+        scripts = [
+            module
+            for module, facts in self._modules.items()
+            if (facts.main_block or facts.top_level_calls)
+            and not self.imported(module)
+            and _uses_torch(facts)
+            and not self._in_tests(module)
+        ]
+        return bool(scripts) and all(
+            any(
+                self._modules[imported].sets_gpu_default_tensors
+                for imported in _reachable((script,), self._imports)
+                if imported in self._modules
+            )
+            for script in scripts
+        )
+
+    @cached_property
     def _program_code(self) -> list[FileFacts]:
         """The facts of the project's modules, tests aside, if it is a program
         (``runs_on_the_current_gpu_only``: it has a script with a ``__main__`` block or an
-        argument parser at its top level); none if it is not."""
+        argument parser at its top level); none if it is not. Not a script of another
+        framework that no module imports and that uses no torch (a Caffe feature
+        extractor's ``--gpu``): it cannot run the project's tensors anywhere."""
         programs = self._programs(wide=False)
         if not programs:
             return []
         return [
             facts
             for module, facts in self._modules.items()
-            if not self._in_tests(module) or module in programs  # `tools/test_net.py` runs
+            if (not self._in_tests(module) or module in programs)  # `tools/test_net.py` runs
+            and (self.imported(module) or _uses_torch(facts))
         ]
 
     def _programs(self, *, wide: bool) -> set[str]:
@@ -2075,6 +2106,14 @@ def _reachable(roots: Iterable[str], edges: Mapping[str, Iterable[str]]) -> set[
                 seen.add(target)
                 todo.append(target)
     return seen
+
+
+def _uses_torch(facts: FileFacts) -> bool:
+    """The module imports torch or calls into it (in a function too)."""
+    if any(name == "torch" or name.startswith("torch.") for name in facts.aliases.values()):
+        return True
+    calls = chain(facts.top_level_calls, *(function.calls for function in facts.functions))
+    return any(call == "torch" or call.startswith("torch.") for call in calls)
 
 
 def _calls_another_accelerator(facts: FileFacts) -> bool:

@@ -15,9 +15,17 @@ import re
 from collections.abc import Mapping
 
 from devlint.facts import resolve_alias
-from devlint.symbols import AVAILABILITY_CHECKS, DEVICE_TYPES, LOCAL_RANK_NAMES
+from devlint.symbols import (
+    AVAILABILITY_CHECKS,
+    DEFAULT_DEVICE_SETTERS,
+    DEVICE_TYPES,
+    LOCAL_RANK_NAMES,
+)
 
 OTHER_DEVICE_TYPES = (DEVICE_TYPES - {"cuda"}) | {"cpu"}
+
+DEFAULT_SETTER_NAMES = frozenset(name.rpartition(".")[2] for name in DEFAULT_DEVICE_SETTERS)
+"""The last names of ``DEFAULT_DEVICE_SETTERS``, as a call's name ends."""
 
 _DEVICE_OPTION_WORDS = frozenset({"device", "devices", "gpu", "gpus", "cpu", "cuda", "accelerator"})
 """Words of a command-line option that chooses where to compute (``--device``,
@@ -199,6 +207,10 @@ class DeviceOffers:
         """What was seen names a GPU other than the current one (or another accelerator),
         not the CPU alone (``offered_gpu``)."""
         self._calls: set[tuple[str, tuple[object, ...] | None, str | None]] = set()
+        self._default_devices: set[tuple[str, str | None, bool]] = set()
+        """``torch.set_default_device(d)`` and the like: the call as written, the device or
+        tensor type it names (a string, or its first argument as written), and whether it
+        runs unconditionally."""
 
     def string(self, value: str) -> None:
         """A string literal of the code (not a docstring)."""
@@ -216,6 +228,8 @@ class DeviceOffers:
         keywords: list[str],
         process_gpus: list[object],
         written_argument: str | None,
+        *,
+        unconditional: bool = False,
     ) -> None:
         """A call written ``written`` (None: no dotted name), whose name ends in ``last``
         (``method``: on a value, ``x.cuda()``), with its positional arguments' ``literals``
@@ -223,7 +237,12 @@ class DeviceOffers:
         its keyword arguments, and the GPUs it pins a process's model to
         (``DistributedDataParallel(model, device_ids=[local_rank])``: literal values,
         ``NOT_A_LITERAL`` for others) and its first positional argument as written (a
-        dotted name, or None)."""
+        dotted name, or None); ``unconditional``: it runs whenever the module runs as a
+        program (a statement of its body or of its ``__main__`` block, under no other
+        ``if``)."""
+        if written is not None and last in DEFAULT_SETTER_NAMES:
+            named = strings[0] if strings else written_argument
+            self._default_devices.add((written, named, unconditional))
         gpu = (
             any(hands_over_the_device(keyword) for keyword in keywords)
             or any(gpu != 0 for gpu in process_gpus)  # the model's, the current one or not
@@ -255,3 +274,29 @@ class DeviceOffers:
             call_offers_another_gpu(resolve_alias(written, aliases) or written, literals, first)
             for written, literals, first in self._calls
         )
+
+    def sets_the_gpu_default(self, aliases: Mapping[str, str]) -> bool:
+        """``FileFacts.sets_gpu_default_tensors``: a call that runs whenever the module runs
+        as a program makes factories without ``device=`` put their tensors on the GPU
+        (``set_default_tensor_type("torch.cuda.FloatTensor")``, ``set_default_device("cuda")``),
+        and no call of the module sets another default (a CPU type, a device chosen at run
+        time, one this reading cannot name)."""
+        gpu = False
+        for written, named, unconditional in self._default_devices:
+            if (resolve_alias(written, aliases) or written) not in DEFAULT_DEVICE_SETTERS:
+                continue
+            if not _names_the_gpu(written, named):
+                return False
+            gpu = gpu or unconditional
+        return gpu
+
+
+def _names_the_gpu(setter: str, named: str | None) -> bool:
+    """The default ``setter`` is given is the GPU: a CUDA tensor type (as a string or a
+    name), or a device string of the GPU."""
+    if named is None or named == LITERAL_CHOICE:
+        return False
+    if setter.endswith("tensor_type"):
+        return ".cuda." in f".{named}"
+    kind, colon, index = named.partition(":")
+    return kind == "cuda" and (not colon or index.isdigit())

@@ -415,6 +415,7 @@ class _Walk:
             backend_parameters=tuple(self._backend_parameters),
             offers_other_devices=self._device_offers.offered(aliases),
             offers_another_gpu=self._device_offers.offered_gpu(aliases),
+            sets_gpu_default_tensors=self._device_offers.sets_the_gpu_default(aliases),
             main_block=self._main_block,
             assigned_attributes=frozenset(self._assigned_attributes),
         )
@@ -596,6 +597,26 @@ class _Walk:
                 found.add(id(current))
                 stack.extend(ast.iter_child_nodes(current))
         return frozenset(found)
+
+    @cached_property
+    def _run_as_program(self) -> frozenset[int]:
+        """The nodes every run of the module as a program runs (by id): ``_run_on_import``'s,
+        and those of the statements of its ``__main__`` block that hold no block."""
+        guarded = [
+            statement
+            for top in self._body
+            if isinstance(top, ast.If) and self._is_main_test(top.test)
+            for statement in top.body
+            if not hasattr(statement, "body")
+        ]
+        stack: list[ast.AST] = list(guarded)
+        found: set[int] = set()
+        while stack:
+            current = stack.pop()
+            if not isinstance(current, ast.Lambda):
+                found.add(id(current))
+                stack.extend(ast.iter_child_nodes(current))
+        return self._run_on_import | found
 
     def _note_extension(self, node: ast.Call) -> None:
         """A call that may declare an extension module, with the name it gives the module
@@ -879,7 +900,18 @@ class _Walk:
         first = dotted(node.args[0]) if node.args else None
         if node.args and isinstance(node.args[0], ast.IfExp) and _a_choice_of_strings(node.args[0]):
             first = LITERAL_CHOICE
-        offers.call(dotted(func), last, method, literals, strings, keywords, gpus, first)
+        unconditional = id(node) in self._run_as_program
+        offers.call(
+            dotted(func),
+            last,
+            method,
+            literals,
+            strings,
+            keywords,
+            gpus,
+            first,
+            unconditional=unconditional,
+        )
 
     def _as_written(self, node: ast.expr) -> bool:
         """A string literal that may matter (``may_matter``) is written without escapes, as

@@ -518,6 +518,11 @@ LOCAL_RANK_NAMES = frozenset({"local_process_index", "local_rank"})
 ``local_process_index`` (its state makes that GPU current), Lightning's
 ``Trainer.local_rank``, transformers' ``TrainingArguments.local_rank``."""
 
+DEFAULT_DEVICE_SETTERS = frozenset({"torch.set_default_tensor_type", "torch.set_default_device"})
+"""Functions that choose where factories without ``device=`` make their tensors
+(``torch.set_default_tensor_type("torch.cuda.FloatTensor")``): not ``torch.from_numpy``'s,
+nor a legacy typed constructor's (``torch.LongTensor(...)``), which stay on the CPU."""
+
 CURRENT_GPU_SETTERS = frozenset({"local_process_index"})
 """``LOCAL_RANK_NAMES`` whose owner makes that GPU the process's current device itself
 (accelerate's ``PartialState`` calls ``torch.cuda.set_device``); another local rank is the

@@ -966,7 +966,18 @@ class Traversal:
         value = given.value if given is not None and not given.star else None
         if isinstance(value, cst.IfExp) and _a_choice_of_strings(value):
             first = LITERAL_CHOICE
-        offers.call(dotted_name(func), last, method, literals, strings, keywords, gpus, first)
+        unconditional = self._runs_as_program()
+        offers.call(
+            dotted_name(func),
+            last,
+            method,
+            literals,
+            strings,
+            keywords,
+            gpus,
+            first,
+            unconditional=unconditional,
+        )
 
     def _enter_assert(self, node: cst.Assert) -> None:
         """``assert torch.cuda.is_available()`` demands the GPU: it offers no other device."""
@@ -994,6 +1005,18 @@ class Traversal:
         the module's body, not under ``try``/``if`` or in a definition, nor in a lambda."""
         return not any(
             isinstance(node, (cst.BaseCompoundStatement, cst.Lambda)) for node in self._ancestors
+        )
+
+    def _runs_as_program(self) -> bool:
+        """The node entered runs whenever the module runs as a program (``_runs_on_import``,
+        or in a statement of its ``__main__`` block that is under no other block)."""
+        ancestors = self._ancestors
+        guard = ancestors[1] if len(ancestors) > 1 else None
+        main = isinstance(guard, cst.If) and is_main_test(guard.test)
+        return not any(
+            isinstance(node, (cst.BaseCompoundStatement, cst.Lambda))
+            for node in ancestors
+            if not (main and node is guard)
         )
 
     def _enter_param(self, node: cst.Param) -> None:
@@ -1379,6 +1402,7 @@ class Traversal:
             backend_parameters=tuple(self._backend_parameters),
             offers_other_devices=self._device_offers.offered(aliases),
             offers_another_gpu=self._device_offers.offered_gpu(aliases),
+            sets_gpu_default_tensors=self._device_offers.sets_the_gpu_default(aliases),
             main_block=self._main_block,
             assigned_attributes=frozenset(self._assigned_attributes),
         )

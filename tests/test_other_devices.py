@@ -142,6 +142,24 @@ def test_a_program_offering_no_other_device_runs_on_the_current_gpu(
         ),
         (
             {
+                "pkg/train.py": _TRAIN.format(more=""),
+                "tools/extract.py": "import argparse\n\nimport caffe\n\n"
+                "parser = argparse.ArgumentParser()\n"
+                'parser.add_argument("--gpu", type=int)\n'
+                "caffe.set_device(parser.parse_args().gpu)\n",
+            },
+            [],
+        ),
+        (
+            {
+                "pkg/train.py": "from pkg import options\n" + _TRAIN.format(more=""),
+                "pkg/options.py": "import argparse\n\n"
+                'OPTIONS = argparse.ArgumentParser().add_argument("--gpu", type=int)\n',
+            },
+            _BOTH,
+        ),
+        (
+            {
                 "pkg/model.py": _MODEL
                 + '\n\nif __name__ == "__main__":\n    print(Net().cuda()(torch.ones(2, 4)))\n'
             },
@@ -162,6 +180,8 @@ def test_a_program_offering_no_other_device_runs_on_the_current_gpu(
         "a script parsing arguments",
         "a test on the CPU",
         "a module on it",
+        "a script of another framework",
+        "an options module without torch",
         "a model's own self-test",
         "an evaluation script named like a test",
     ],
@@ -171,7 +191,9 @@ def test_only_a_whole_program_is_known_to_stay_on_the_current_gpu(
 ) -> None:
     """Modules with no script may be a library, or part of a program devlint does not see
     (a model file's self-test is no script: it imports no other module); tests choose
-    their own devices, but a script named like one (`tools/test_net.py`) is a program."""
+    their own devices, but a script named like one (`tools/test_net.py`) is a program.
+    A script that uses no torch and that no module imports (another framework's feature
+    extractor) cannot run the project's tensors: its options offer nothing."""
     files = {"pkg/model.py": _MODEL, **files}
     found = findings(tmp_path, files, "DEV001") + findings(tmp_path, files, "DEV002")
     assert sorted(found) == expected

@@ -174,6 +174,7 @@ def _assert_same_structure(text: str) -> None:
         assert found.facts.assigned_attributes == expected.assigned_attributes
         assert found.facts.offers_other_devices == expected.offers_other_devices
         assert found.facts.offers_another_gpu == expected.offers_another_gpu
+        assert found.facts.sets_gpu_default_tensors == expected.sets_gpu_default_tensors
         assert found.facts.main_block == expected.main_block
         # A GPU set by a constant, or as the first of a list, needs no skeleton: DEV009's
         # screen passes wherever one is (the next test checks it), so libcst walks every
@@ -186,6 +187,37 @@ def _assert_same_structure(text: str) -> None:
 @pytest.mark.parametrize(("name", "text"), SOURCES, ids=[name for name, _ in SOURCES])
 def test_the_ast_skeleton_equals_the_traversal_facts(name: str, text: str) -> None:
     _assert_same_structure(text)
+
+
+_MAIN = 'if __name__ == "__main__":\n'
+_CUDA_TYPE = 'set_default_tensor_type("torch.cuda.FloatTensor")\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "sets"),
+    [
+        ("import torch\n\ntorch." + _CUDA_TYPE, True),
+        ("import torch as th\n\n" + _MAIN + "    th." + _CUDA_TYPE, True),
+        ("from torch import set_default_tensor_type\n\n" + _MAIN + "    " + _CUDA_TYPE, True),
+        ('import torch\n\ntorch.set_default_device("cuda:0")\n', True),
+        (
+            "import torch\n\n" + _MAIN + "    if len(__file__) > 3:\n        torch." + _CUDA_TYPE,
+            False,
+        ),
+        ("import torch\n\n\ndef main():\n    torch." + _CUDA_TYPE, False),
+        ("import torch\n\nf = lambda: torch." + _CUDA_TYPE, False),
+        ("import torch\n\ntorch." + _CUDA_TYPE + "torch.set_default_device(device)\n", False),
+        ("import torch\n\ntorch.set_default_tensor_type(torch.DoubleTensor)\n", False),
+    ],
+)
+def test_both_walks_read_a_gpu_default_alike(text: str, sets: bool) -> None:
+    """``FileFacts.sets_gpu_default_tensors``: only a setter that runs whenever the module
+    runs as a program, and none setting another default."""
+    _assert_same_structure(text)
+    tree, _ = _parse(text) or (None, None)
+    assert tree is not None
+    found = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False)
+    assert found.facts.sets_gpu_default_tensors is sets
 
 
 @pytest.mark.parametrize(("name", "text"), SOURCES, ids=[name for name, _ in SOURCES])

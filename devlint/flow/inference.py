@@ -1128,7 +1128,7 @@ class _Inference:
                 self.env[module_in_body] = from_parameter(module_in_body)
             cpu_in_body, cpu_in_orelse = _cpu_test(node.test)
             body = partial(self.run, node.body)
-            on_accelerator = _accelerator_test(node.test, self._resolve)
+            on_accelerator = _accelerator_test(self._kept_test(node.test), self._resolve)
             if on_accelerator is not None:
                 body = partial(self._on_accelerator, on_accelerator, body)
             self._on_cpu(cpu_in_body, body)
@@ -1231,6 +1231,57 @@ class _Inference:
         branch()
         if self.env.get(name) is there:
             self.env[name] = held
+
+    def _unpacks_a_device(self, call: cst.Call) -> bool:
+        """``call`` takes ``**kw`` that may name a device: a dict the function or the class
+        builds with a ``device`` key (``self.tpdv = dict(dtype=..., device=device)``), or
+        one it cannot read (``**kwargs``, a parameter); not one built without it
+        (``dict(dtype=torch.float32)``)."""
+        unpacked = [arg.value for arg in call.args if arg.star == "**"]
+        for value in unpacked:
+            built = self._dicts_kept(value)
+            if not built or any(_names_a_device_key(found) for found in built):
+                return True
+        return False
+
+    def _dicts_kept(self, node: cst.BaseExpression) -> list[cst.BaseExpression]:
+        """What the function assigns the local ``node``, or the class's methods the
+        attribute ``self.<name>``; empty where that is not every value a dict literal or a
+        ``dict(...)`` call (what it holds is unknown)."""
+        attribute = attribute_of_self(node)
+        if isinstance(node, cst.Name) and self.function is not None:
+            found = values_assigned(node.value, self.function)
+        elif attribute is not None and self._owner.node is not None:
+            found = [
+                statement.value
+                for statement in descendants(self._owner.node.body)
+                if isinstance(statement, cst.Assign)
+                and any(attribute_of_self(t.target) == attribute for t in statement.targets)
+            ]
+        else:
+            return []
+        built = all(
+            isinstance(value, cst.Dict)
+            or (isinstance(value, cst.Call) and dotted_name(value.func) == "dict")
+            for value in found
+        )
+        return found if built else []
+
+    def _moves_where_tested(self, test: cst.BaseExpression) -> bool:
+        """A move under ``test`` puts a value where the rest is (``_decides_the_gpu``, or
+        a test that a tensor is on an accelerator): the path that skips it moves nothing."""
+        kept = self._kept_test(test)
+        return self._decides_the_gpu(kept) or _accelerator_test(kept, self._resolve) is not None
+
+    def _kept_test(self, test: cst.BaseExpression) -> cst.BaseExpression:
+        """The test a local keeps (``is_cuda = x.is_cuda``, then ``if is_cuda:``), where every
+        plain assignment of it in the function is one test that a tensor is on an
+        accelerator; else ``test`` itself."""
+        if not isinstance(test, cst.Name) or self.function is None:
+            return test
+        assigned = values_assigned(test.value, self.function)
+        tested = {_accelerator_test(value, self._resolve) for value in assigned}
+        return assigned[0] if len(tested) == 1 and None not in tested else test
 
     def _decides_the_gpu(self, test: cst.BaseExpression) -> bool:
         """A test that decides whether the code runs on the GPU at all: the accelerator
@@ -1576,7 +1627,10 @@ class _Inference:
             return join(self.eval(node.left), self.eval(node.right))
         if isinstance(node, cst.IfExp):
             self.eval(node.test)
-            return join(self.eval(node.body), self.eval(node.orelse))
+            body, orelse = self.eval(node.body), self.eval(node.orelse)
+            if self._moves_where_tested(node.test) and _moves(orelse, body):
+                return body  # `t.cuda() if x.is_cuda else t`: else `t` stays with `x`
+            return join(body, orelse)
         if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
             return _collection([self.eval(element.value) for element in node.elements])
         if isinstance(node, cst.Dict):
@@ -2268,6 +2322,9 @@ class _Inference:
                 return receiver
             named = keyword_argument(node, "device")
             target = named or first_positional(node)
+            if target is None and self._unpacks_a_device(node):
+                # `x.to(**self.tpdv)`, a `dict(dtype=..., device=...)` kept for it: a move
+                return moved_from(moved(UNKNOWN), receiver)
             if target is None:
                 return receiver
             if holds_an_integer(target.value, self.function):
@@ -3146,6 +3203,22 @@ def _is_string(node: cst.BaseExpression, text: str) -> bool:
 
 def _is_empty_shape(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.List, cst.Tuple)) and not node.elements
+
+
+def _names_a_device_key(built: cst.BaseExpression) -> bool:
+    """A dict literal with a ``"device"`` key, or a ``dict(...)`` call with a ``device``
+    keyword (or a mapping it copies or unpacks, which may hold one)."""
+    if isinstance(built, cst.Dict):
+        return any(
+            not isinstance(element, cst.DictElement)
+            or (
+                isinstance(element.key, cst.SimpleString)
+                and element.key.evaluated_value == "device"
+            )
+            for element in built.elements
+        )
+    assert isinstance(built, cst.Call)
+    return any(arg.keyword is None or arg.keyword.value == "device" for arg in built.args)
 
 
 def _told_the_device(call: cst.Call) -> bool:

@@ -75,6 +75,14 @@ _FACTORIES = TENSOR_FACTORIES | _WITHOUT_DEVICE
 """What ``torch.<name>(...)`` must call to be a candidate."""
 
 
+def _made_on_the_default_gpu(factory: str) -> bool:
+    """``factory`` (as written) makes its tensor on the default device, which a program can
+    make the GPU (``DEFAULT_DEVICE_SETTERS``): not ``torch.from_numpy``, ``torch.as_tensor``
+    of an array, nor a legacy constructor (``torch.LongTensor``, ``torch.Tensor``: the CPU
+    under ``set_default_device``), all on the CPU."""
+    return factory.rpartition(".")[2] in TENSOR_FACTORIES - {"as_tensor"}
+
+
 class FactoryWithoutDevice(Rule):
     """## What it does
     Finds tensors made on the CPU (`torch.zeros`, `ones`, `empty`, `full`, `arange`,
@@ -217,13 +225,19 @@ class FactoryWithoutDevice(Rule):
     torch.device("cpu"):`), or in the branch a device flag takes for the CPU (the `else` of
     `if self.use_gpu:`, or of `if self.gpu != -1:`); one met only in the branch where it
     is on the GPU (`if ddp and v.is_cuda:`), or moved there (`if x.is_cuda: t = t.cuda()`,
-    `if isinstance(x, torch.cuda.FloatTensor):`, also in a helper: where `x` is not, `t`
-    stays on the CPU with it); an index moved to the CPU wherever it is on the GPU
-    (`if i.is_cuda: i = i.cpu()`) that scatters into a CPU tensor; a CPU index or mask
-    whose tensor a CPU one reads or writes through (`torch.zeros(n).scatter(0, times,
-    1)`: the result is where the indexed tensor is, and only its creation is blamed where
-    the result meets the device); one moved under `if device is not None:` (also `and device.type !=
-    "cpu"`: a caller that gives no device keeps everything where it is made); one that
+    `if isinstance(x, torch.cuda.FloatTensor):`, `t.cuda() if is_cuda else t` after
+    `is_cuda = x.is_cuda`, also in a helper: where `x` is not, `t` stays on the CPU with
+    it); one moved by keyword arguments that hold a device (`t.to(**self.tpdv)` of
+    `self.tpdv = dict(dtype=..., device=device)`); one made by a program that makes
+    factories put tensors on the GPU as each of its scripts starts
+    (`torch.set_default_tensor_type("torch.cuda.FloatTensor")`, not under an `if`; not
+    `torch.from_numpy` or `torch.LongTensor(...)`, which stay on the CPU); an index moved
+    to the CPU wherever it is on the GPU (`if i.is_cuda: i = i.cpu()`) that scatters into
+    a CPU tensor; a CPU index or mask whose tensor a CPU one reads or writes through
+    (`torch.zeros(n).scatter(0, times, 1)`: the result is where the indexed tensor is, and
+    only its creation is blamed where the result meets the device); one moved under `if
+    device is not None:` (also `and device.type != "cpu"`: a caller that gives no device
+    keeps everything where it is made); one that
     meets a parameter before the function moves that parameter's data to a device itself
     (`images * w` beside `model(images.to(self.device))`, or `to_device(batch, d)` of what
     it derived: the caller hands it on the host); what a function of the file places with
@@ -340,6 +354,29 @@ class FactoryWithoutDevice(Rule):
         "        if isinstance(out.data, torch.cuda.FloatTensor):\n"
         "            pads = pads.cuda()\n"
         "        return torch.cat([out.data, pads], dim=1)\n",
+        # The same test kept in a local, and a move chosen by it in one expression.
+        "import torch\nfrom torch import nn\n\n"
+        "class Decoder(nn.Module):\n"
+        "    def forward(self, latent):\n"
+        "        is_cuda = latent.is_cuda\n"
+        "        decoded = torch.zeros(latent.size(0), latent.size(1))\n"
+        "        decoded = decoded.cuda() if is_cuda else decoded\n"
+        "        done = torch.ones(latent.size(1))\n"
+        "        if is_cuda:\n"
+        "            done = done.cuda()\n"
+        "        return latent + decoded + done\n",
+        # Moved by keyword arguments kept for it (`dict(dtype=..., device=...)`).
+        "import numpy as np\nimport torch\nfrom torch import nn\n\n"
+        "class PopArt(nn.Module):\n"
+        "    def __init__(self, n, device=torch.device('cpu')):\n"
+        "        super().__init__()\n"
+        "        self.tpdv = dict(dtype=torch.float32, device=device)\n"
+        "        self.weight = nn.Parameter(torch.ones(n, n))\n\n"
+        "    def forward(self, x):\n"
+        "        if isinstance(x, np.ndarray):\n"
+        "            x = torch.from_numpy(x)\n"
+        "        x = x.to(**self.tpdv)\n"
+        "        return nn.functional.linear(x, self.weight)\n",
         # A module bound to a host runtime (OpenVINO takes and gives host arrays): its
         # tensors are on the CPU, as what they meet.
         "import openvino as ov\nimport torch\n\n"
@@ -4328,6 +4365,8 @@ class FactoryWithoutDevice(Rule):
         data = candidate.data
         if index.computes_on_host(candidate.scope):
             return None  # an OpenVINO wrapper's tensors: on the CPU, as what they meet
+        if index.makes_factories_on_the_gpu and _made_on_the_default_gpu(data.get("factory", "")):
+            return None  # `torch.set_default_tensor_type("torch.cuda.FloatTensor")` first
         if "groups" in data and _over_cpu_groups(data, index):
             return None  # handed only to collectives over gloo process groups: on the CPU
         collate = not scope.forward_path and _data_loading_function(candidate.scope, index)

@@ -12,7 +12,7 @@ libcst traversal) record what they see with these predicates, so they agree."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from devlint.facts import resolve_alias
 from devlint.symbols import (
@@ -23,6 +23,13 @@ from devlint.symbols import (
 )
 
 OTHER_DEVICE_TYPES = (DEVICE_TYPES - {"cuda"}) | {"cpu"}
+
+VISIBLE_GPUS = "CUDA_VISIBLE_DEVICES"
+"""The environment variable that chooses which GPUs a process sees, the first as its
+current one."""
+
+ENVIRONMENT_NAMES = frozenset({"os.environ", "environ"})
+"""How a module writes the process's environment (``os.environ``, ``from os import environ``)."""
 
 DEFAULT_SETTER_NAMES = frozenset(name.rpartition(".")[2] for name in DEFAULT_DEVICE_SETTERS)
 """The last names of ``DEFAULT_DEVICE_SETTERS``, as a call's name ends."""
@@ -207,6 +214,11 @@ class DeviceOffers:
         """What was seen names a GPU other than the current one (or another accelerator),
         not the CPU alone (``offered_gpu``)."""
         self._calls: set[tuple[str, tuple[object, ...] | None, str | None]] = set()
+        self._options: set[str] = set()
+        """Command-line options that let the user say where to compute (``--gpu``)."""
+        self._visible: set[str] = set()
+        """The last names of what the module makes ``CUDA_VISIBLE_DEVICES``
+        (``os.environ["CUDA_VISIBLE_DEVICES"] = args.gpu``: ``gpu``)."""
         self._default_devices: set[tuple[str, str | None, bool]] = set()
         """``torch.set_default_device(d)`` and the like: the call as written, the device or
         tensor type it names (a string, or its first argument as written), and whether it
@@ -243,36 +255,62 @@ class DeviceOffers:
         if written is not None and last in DEFAULT_SETTER_NAMES:
             named = strings[0] if strings else written_argument
             self._default_devices.add((written, named, unconditional))
+        if last == "set_defaults":  # `parser.set_defaults(gpus=0)`: the options' defaults
+            strings = [*strings, *(f"--{keyword}" for keyword in keywords)]
+            keywords = []
         gpu = (
             any(hands_over_the_device(keyword) for keyword in keywords)
             or any(gpu != 0 for gpu in process_gpus)  # the model's, the current one or not
-            or any(chooses_a_gpu(s) for s in strings)  # `add_argument("--device")`
             or last in FRAMEWORKS_CHOOSING_DEVICES
             or (method and last == "cuda" and moves_by_a_gpu_number(literals))
             # `net.to(local_rank)`: that GPU, which need not be current
             or (method and last == "to" and names_a_process_gpu(written_argument))
         )
         self._gpu = self._gpu or gpu
-        self._seen = self._seen or gpu or any(chooses_a_device(s) for s in strings)
+        self._seen = self._seen or gpu
+        self._options.update(s for s in strings if chooses_a_device(s))  # `--device`
         if last in DEVICE_CALL_NAMES and written is not None:
             if not DEVICE_KEYWORDS.isdisjoint(keywords):
                 literals = None  # `torch.device("cuda", index=rank)`: not all literals
             self._calls.add((written, literals, written_argument))
 
+    def makes_visible(self, names: Iterable[str]) -> None:
+        """The value the module makes ``CUDA_VISIBLE_DEVICES`` names ``names`` (the last
+        part of each dotted name in it): an option of one of these names chooses which GPU
+        the process sees, as its first and current one, not a device to compute on."""
+        self._visible.update(names)
+
+    def _device_options(self) -> list[str]:
+        """The options that choose where to compute, not which GPU is visible."""
+        return [
+            option
+            for option in self._options
+            if option.lstrip("-").replace("-", "_") not in self._visible
+        ]
+
     def offered(self, aliases: Mapping[str, str]) -> bool:
         """``FileFacts.offers_other_devices``, the calls resolved through the module's
         imports."""
-        return self._seen or any(
-            call_offers_another_device(resolve_alias(written, aliases) or written, literals)
-            for written, literals, _ in self._calls
+        return (
+            self._seen
+            or bool(self._device_options())
+            or any(
+                call_offers_another_device(resolve_alias(written, aliases) or written, literals)
+                for written, literals, _ in self._calls
+            )
         )
 
     def offered_gpu(self, aliases: Mapping[str, str]) -> bool:
         """``FileFacts.offers_another_gpu``: ``offered``, leaving out what offers only the
         CPU (``"cpu"``, ``--no-cuda``, ``torch.cuda.is_available()``)."""
-        return self._gpu or any(
-            call_offers_another_gpu(resolve_alias(written, aliases) or written, literals, first)
-            for written, literals, first in self._calls
+        options = self._device_options()
+        return (
+            self._gpu
+            or any(chooses_a_gpu(option) for option in options)
+            or any(
+                call_offers_another_gpu(resolve_alias(written, aliases) or written, literals, first)
+                for written, literals, first in self._calls
+            )
         )
 
     def sets_the_gpu_default(self, aliases: Mapping[str, str]) -> bool:

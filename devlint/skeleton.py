@@ -59,8 +59,10 @@ from devlint.facts import (
 )
 from devlint.other_devices import (
     DEVICE_KEYWORDS,
+    ENVIRONMENT_NAMES,
     LITERAL_CHOICE,
     NOT_A_LITERAL,
+    VISIBLE_GPUS,
     DeviceOffers,
     may_matter,
     names_another_device,
@@ -662,6 +664,8 @@ class _Walk:
     def _assign(self, node: ast.Assign | ast.AnnAssign) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         self._note_attributes(targets, node.value)
+        if node.value is not None and any(map(_names_visible_gpus, targets)):
+            self._device_offers.makes_visible(_names_read(node.value))
         owner = self._function.owner if self._function is not None else None
         if (
             self._function is not None
@@ -1154,6 +1158,25 @@ def _gloo_slots(call: ast.Call) -> Iterator[int | str]:
     arguments = [*enumerate(call.args), *((k.arg, k.value) for k in call.keywords)]
     return gloo_slots(
         (slot, arg.value if isinstance(arg, ast.Constant) else None) for slot, arg in arguments
+    )
+
+
+def _names_read(value: ast.expr) -> Iterator[str]:
+    """The names and attribute names ``value`` reads (``str(args.gpu)``: ``gpu`` too)."""
+    for part in ast.walk(value):
+        if isinstance(part, ast.Attribute):
+            yield part.attr
+        elif isinstance(part, ast.Name):
+            yield part.id
+
+
+def _names_visible_gpus(target: ast.expr) -> bool:
+    """``os.environ["CUDA_VISIBLE_DEVICES"]`` (as the traversal's ``_names_visible_gpus``)."""
+    return (
+        isinstance(target, ast.Subscript)
+        and dotted(target.value) in ENVIRONMENT_NAMES
+        and isinstance(target.slice, ast.Constant)
+        and target.slice.value == VISIBLE_GPUS
     )
 
 

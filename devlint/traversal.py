@@ -84,9 +84,11 @@ from devlint.nodes import (
 )
 from devlint.other_devices import (
     DEVICE_KEYWORDS,
+    ENVIRONMENT_NAMES,
     LITERAL_CHOICE,
     NOT_A_LITERAL,
     OTHER_DEVICE_TYPES,
+    VISIBLE_GPUS,
     DeviceOffers,
 )
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
@@ -1144,6 +1146,8 @@ class Traversal:
             [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
         )
         self._note_attributes(targets, node.value)
+        if node.value is not None and any(map(_names_visible_gpus, targets)):
+            self._device_offers.makes_visible(_names_read(node.value))
         owner = self._function.owner if self._function is not None else None
         if (
             self._function is not None
@@ -1693,6 +1697,25 @@ def _may_name_a_device(node: cst.SimpleString | cst.ConcatenatedString) -> bool:
     if isinstance(node, cst.ConcatenatedString):  # `("cp" "u")`: only the whole spells it
         return True
     return any(spelling in written for spelling in _DEVICE_SPELLINGS)
+
+
+def _names_read(value: cst.BaseExpression) -> Iterator[str]:
+    """The names and attribute names ``value`` reads (as the skeleton's ``_names_read``)."""
+    for part in (value, *descendants(value)):
+        if isinstance(part, cst.Attribute):
+            yield part.attr.value
+        elif isinstance(part, cst.Name):
+            yield part.value
+
+
+def _names_visible_gpus(target: cst.BaseExpression) -> bool:
+    """``os.environ["CUDA_VISIBLE_DEVICES"]``: what is assigned there chooses the GPUs the
+    process sees (as the skeleton's ``_names_visible_gpus``)."""
+    if not (isinstance(target, cst.Subscript) and dotted_name(target.value) in ENVIRONMENT_NAMES):
+        return False
+    element = target.slice[0].slice if len(target.slice) == 1 else None
+    index = element.value if isinstance(element, cst.Index) else None
+    return isinstance(index, cst.SimpleString) and index.evaluated_value == VISIBLE_GPUS
 
 
 def _process_gpus(call: cst.Call) -> list[object]:

@@ -74,6 +74,24 @@ _LITERAL = [("model.py", 11, 39)]
         ('    net = net.to(torch.device("cuda", 1))\n', _BOTH),
         ('    net = net.to("mps")\n', _BOTH),
         ('    trainer = Trainer(accelerator="gpu", devices=1)\n', _BOTH),
+        (
+            '    parser.add_argument("--gpu", default="0")\n'
+            '    os.environ["CUDA_VISIBLE_DEVICES"] = str(parser.parse_args().gpu)\n',
+            [],
+        ),
+        (
+            '    parser.add_argument("--cuda", dest="cuda")\n'
+            '    parser.set_defaults(cuda="1")\n'
+            '    os.environ["CUDA_VISIBLE_DEVICES"] = parser.parse_args().cuda\n',
+            [],
+        ),
+        (
+            '    parser.add_argument("--gpu", default="0")\n'
+            '    parser.add_argument("--device", default="cuda")\n'
+            '    os.environ["CUDA_VISIBLE_DEVICES"] = parser.parse_args().gpu\n',
+            _BOTH,
+        ),
+        ("    parser.set_defaults(gpus=0)\n", _BOTH),
     ],
     ids=[
         "nothing else",
@@ -102,6 +120,10 @@ _LITERAL = [("model.py", 11, 39)]
         "torch.device with an index",
         "another accelerator",
         "a framework told where to compute",
+        "a GPU option that only says which GPU is visible",
+        "a GPU option's default, made visible",
+        "a device option beside one made visible",
+        "an option's default for a framework's GPUs",
     ],
 )
 def test_a_program_offering_no_other_device_runs_on_the_current_gpu(

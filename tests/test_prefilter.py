@@ -220,6 +220,24 @@ def test_both_walks_read_a_gpu_default_alike(text: str, sets: bool) -> None:
     assert found.facts.sets_gpu_default_tensors is sets
 
 
+@pytest.mark.parametrize(
+    "visible",
+    [
+        'os.environ["CUDA_VISIBLE_DEVICES"] = args.gpu\n',
+        "environ['CUDA_VISIBLE_DEVICES'] = f'{args.gpu}'\n",
+        'os.environ["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, args.gpu))\n',
+        'os.environ["CUDA_DEVICE_ORDER"] = args.gpu\n',
+        "os.environ[key] = args.gpu\n",
+    ],
+)
+def test_both_walks_read_what_a_gpu_option_makes_visible(visible: str) -> None:
+    text = (
+        "import argparse\nimport os\nfrom os import environ\n\n"
+        'args = argparse.ArgumentParser().add_argument("--gpu").parse_args()\n' + visible
+    )
+    _assert_same_structure(text)
+
+
 @pytest.mark.parametrize(("name", "text"), SOURCES, ids=[name for name, _ in SOURCES])
 def test_every_rule_has_a_trigger_and_passes_its_screen_where_it_reports_or_adds_a_fact(
     name: str, text: str

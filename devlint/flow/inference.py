@@ -381,7 +381,7 @@ def analyse_function(
         entry[name] = (
             given.get(name)
             or _factory_default(param, around.resolve)
-            or _parameter_value(param, partial(placed_by_use, name))
+            or _parameter_value(param, partial(placed_by_use, name), around.resolve)
         )
         if name in given and _surely_not_none(given[name]):
             inference.not_none.add(name)
@@ -717,7 +717,7 @@ def _construction_parameter(param: cst.Param, resolve: Resolver) -> Value:
         named = resolve(annotation) or dotted_name(annotation) or ""
         if named.endswith("Tensor"):
             return Value(UNKNOWN.origins, (param,))
-    found = _parameter_value(param, lambda: False)
+    found = _parameter_value(param, lambda: False, resolve)
     listed = isinstance(param.default, (cst.List, cst.Tuple)) or bool(names & _SEQUENCE_TYPES)
     return HOST_SEQUENCE if found.only_host and listed else found
 
@@ -912,8 +912,9 @@ def _keyed(node: cst.Subscript) -> bool:
     )
 
 
-def _parameter_value(param: cst.Param, tensor: Callable[[], bool]) -> Value:
-    """What a parameter holds on entry: by its annotation, its default, its name, and
+def _parameter_value(param: cst.Param, tensor: Callable[[], bool], resolve: Resolver) -> Value:
+    """What a parameter holds on entry: by its annotation (its names as the file's imports
+    resolve them: ``from torch import Tensor as T``), its default, its name, and
     (``tensor``, asked last) whether the function uses it as a tensor."""
     name = param.name.value
     if name == "device":
@@ -923,7 +924,7 @@ def _parameter_value(param: cst.Param, tensor: Callable[[], bool]) -> Value:
     if name == DATASET_PARAMETER_NAMES[0] or name.endswith(DATASET_PARAMETER_NAMES[1:]):
         return CHOSEN_CPU  # a dataset's samples are on the CPU, where data loading made them
     if param.annotation is not None:
-        kind = _annotation_kind(param.annotation.annotation)
+        kind = _annotation_kind(param.annotation.annotation, resolve)
         if kind == "tensor":
             return from_parameter(name)
         return HOST if kind == "host" else UNKNOWN
@@ -933,11 +934,17 @@ def _parameter_value(param: cst.Param, tensor: Callable[[], bool]) -> Value:
     return from_parameter(name) if tensor() else UNKNOWN
 
 
-def _annotation_kind(annotation: cst.BaseExpression) -> str:
+def _annotation_kind(annotation: cst.BaseExpression, resolve: Resolver) -> str:
     """``tensor`` when it names a tensor, or a module or a device (``nn.Module``,
     ``torch.device``: on the computation's device as a tensor input is), ``host`` when
     only Python data, else ``other``."""
-    names = annotation_names(annotation)
+    names = annotation_names(annotation) | {
+        found.rpartition(".")[2]
+        for part in (annotation, *descendants(annotation))
+        if isinstance(part, (cst.Name, cst.Attribute))
+        for found in (resolve(part),)
+        if found is not None
+    }
     if "Callable" in names:
         return "other"  # a function, whatever tensors it takes or returns
     if any(name.endswith(("Tensor", "Module", ".device")) or name == "device" for name in names):
@@ -1956,7 +1963,9 @@ class _Inference:
         bound = _bound(function, arguments, method=False)
         for param in _parameters_of(function.params):
             name = param.name.value
-            inner.env[name] = bound.get(name) or _parameter_value(param, lambda: False)
+            inner.env[name] = bound.get(name) or _parameter_value(
+                param, lambda: False, self._resolve
+            )
         if isinstance(function.body, cst.BaseExpression):
             inner._give(inner._returned, function.body)  # a lambda returns its body
         else:

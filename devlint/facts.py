@@ -393,9 +393,10 @@ class FileFacts:
     """What offers another device (``offers_other_devices``) may be a GPU other than the
     current one, or another accelerator: not only the CPU (``"cpu"``, ``--no-cuda``,
     ``torch.cuda.is_available()``)."""
-    sets_gpu_default_tensors: bool = False
-    """It makes factories without ``device=`` put their tensors on the GPU, or on the device
-    the program chose (``torch.set_default_tensor_type("torch.cuda.FloatTensor")``)."""
+    gpu_default: str = ""
+    """When it surely makes factories without ``device=`` put their tensors on the GPU
+    (``torch.set_default_tensor_type("torch.cuda.FloatTensor")``): whenever it is imported,
+    only when it runs as a program, or never (``other_devices.DeviceOffers.gpu_default``)."""
     main_block: bool = False
     """It has an ``if __name__ == "__main__":`` block: a program's entry point."""
     mentions: frozenset[str] = frozenset()

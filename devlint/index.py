@@ -34,7 +34,7 @@ from devlint.facts import (
     ReturnedOutput,
     SingleNode,
 )
-from devlint.other_devices import names_an_availability_check
+from devlint.other_devices import RUNS_ON_IMPORT, names_an_availability_check
 from devlint.symbols import (
     AUTOGRAD_FUNCTION_BASES,
     BACKEND_FREE_PARTS,
@@ -1300,29 +1300,30 @@ class ProjectIndex:
     @cached_property
     def makes_factories_on_the_gpu(self) -> bool:
         """The project is a program (``runs_on_the_current_gpu_only``) each of whose scripts
-        that use torch (any module nothing imports that does something when run: one that
-        loads the model by a name computed at run time too) has factories without
-        ``device=`` make their tensors on the GPU, by itself or by a module it imports
-        (``FileFacts.sets_gpu_default_tensors``: ``torch.set_default_tensor_type(
-        "torch.cuda.FloatTensor")`` as it starts): a ``torch.zeros(n)`` of its code is no
-        CPU tensor, whichever script runs it."""
+        (a module with a ``__main__`` block, or one nothing imports that calls something at
+        its top level; not a test, nor a script of another framework) surely makes
+        factories without ``device=`` put their tensors on the GPU (``FileFacts.gpu_default``:
+        ``torch.set_default_tensor_type("torch.cuda.FloatTensor")`` in its body or directly
+        in its ``__main__`` block, or in the body of a module it imports): a
+        ``torch.zeros(n)`` of its code is no CPU tensor, whichever script runs it. (Whether
+        a factory runs before the setter is not read: scripts set it as they start.)"""
         if not self._program_code:
             return False
         scripts = [
-            module
+            (module, facts)
             for module, facts in self._modules.items()
-            if (facts.main_block or facts.top_level_calls)
-            and not self.imported(module)
-            and _uses_torch(facts)
+            if (facts.main_block or (facts.top_level_calls and not self.imported(module)))
             and not self._in_tests(module)
+            and not self._runs_nothing_of_torch(module, facts)
         ]
         return bool(scripts) and all(
-            any(
-                self._modules[imported].sets_gpu_default_tensors
-                for imported in _reachable((script,), self._imports)
+            facts.gpu_default
+            or any(
+                self._modules[imported].gpu_default == RUNS_ON_IMPORT
+                for imported in _reachable((module,), self._imports)
                 if imported in self._modules
             )
-            for script in scripts
+            for module, facts in scripts
         )
 
     @cached_property
@@ -1330,8 +1331,7 @@ class ProjectIndex:
         """The facts of the project's modules, tests aside, if it is a program
         (``runs_on_the_current_gpu_only``: it has a script with a ``__main__`` block or an
         argument parser at its top level); none if it is not. Not a script of another
-        framework that no module imports and that uses no torch (a Caffe feature
-        extractor's ``--gpu``): it cannot run the project's tensors anywhere."""
+        framework (``_runs_nothing_of_torch``): it cannot run the project's tensors."""
         programs = self._programs(wide=False)
         if not programs:
             return []
@@ -1339,8 +1339,16 @@ class ProjectIndex:
             facts
             for module, facts in self._modules.items()
             if (not self._in_tests(module) or module in programs)  # `tools/test_net.py` runs
-            and (self.imported(module) or _uses_torch(facts))
+            and not self._runs_nothing_of_torch(module, facts)
         ]
+
+    def _runs_nothing_of_torch(self, module: str, facts: FileFacts) -> bool:
+        """A script of another framework: no module imports it, and it imports neither the
+        project's modules nor torch or a framework built on it (a Caffe feature
+        extractor's ``--gpu``)."""
+        if self.imported(module) or self._imports.get(module, frozenset()) & self._modules.keys():
+            return False
+        return not _uses_torch(facts)
 
     def _programs(self, *, wide: bool) -> set[str]:
         """The project's scripts: modules that no other imports, that import the project's
@@ -2108,12 +2116,19 @@ def _reachable(roots: Iterable[str], edges: Mapping[str, Iterable[str]]) -> set[
     return seen
 
 
+_TORCH_FRAMEWORKS = ("torch", "lightning", "pytorch_lightning", "transformers", "accelerate")
+"""Top-level packages whose use makes a module one that may run torch code."""
+
+
 def _uses_torch(facts: FileFacts) -> bool:
-    """The module imports torch or calls into it (in a function too)."""
-    if any(name == "torch" or name.startswith("torch.") for name in facts.aliases.values()):
-        return True
-    calls = chain(facts.top_level_calls, *(function.calls for function in facts.functions))
-    return any(call == "torch" or call.startswith("torch.") for call in calls)
+    """The module imports torch or a framework built on it, or calls into one (in a
+    function too)."""
+    names = chain(
+        facts.aliases.values(),
+        facts.top_level_calls,
+        *(function.calls for function in facts.functions),
+    )
+    return any(name.partition(".")[0] in _TORCH_FRAMEWORKS for name in names)
 
 
 def _calls_another_accelerator(facts: FileFacts) -> bool:

@@ -31,6 +31,12 @@ current one."""
 ENVIRONMENT_NAMES = frozenset({"os.environ", "environ"})
 """How a module writes the process's environment (``os.environ``, ``from os import environ``)."""
 
+RUNS_ON_IMPORT = "on import"
+"""A call that runs whenever its module is imported (``DeviceOffers.call``'s ``runs``)."""
+
+RUNS_WHEN_RUN = "when run"
+"""A call that runs whenever its module runs as a program, not when it is imported."""
+
 DEFAULT_SETTER_NAMES = frozenset(name.rpartition(".")[2] for name in DEFAULT_DEVICE_SETTERS)
 """The last names of ``DEFAULT_DEVICE_SETTERS``, as a call's name ends."""
 
@@ -219,10 +225,10 @@ class DeviceOffers:
         self._visible: set[str] = set()
         """The last names of what the module makes ``CUDA_VISIBLE_DEVICES``
         (``os.environ["CUDA_VISIBLE_DEVICES"] = args.gpu``: ``gpu``)."""
-        self._default_devices: set[tuple[str, str | None, bool]] = set()
+        self._default_devices: set[tuple[str, str | None, str]] = set()
         """``torch.set_default_device(d)`` and the like: the call as written, the device or
-        tensor type it names (a string, or its first argument as written), and whether it
-        runs unconditionally."""
+        tensor type it names (a string, or its first argument as written), and when it
+        surely runs (``RUNS_ON_IMPORT``, ``RUNS_WHEN_RUN`` or ``""``)."""
 
     def string(self, value: str) -> None:
         """A string literal of the code (not a docstring)."""
@@ -241,7 +247,7 @@ class DeviceOffers:
         process_gpus: list[object],
         written_argument: str | None,
         *,
-        unconditional: bool = False,
+        runs: str = "",
     ) -> None:
         """A call written ``written`` (None: no dotted name), whose name ends in ``last``
         (``method``: on a value, ``x.cuda()``), with its positional arguments' ``literals``
@@ -249,12 +255,12 @@ class DeviceOffers:
         its keyword arguments, and the GPUs it pins a process's model to
         (``DistributedDataParallel(model, device_ids=[local_rank])``: literal values,
         ``NOT_A_LITERAL`` for others) and its first positional argument as written (a
-        dotted name, or None); ``unconditional``: it runs whenever the module runs as a
-        program (a statement of its body or of its ``__main__`` block, under no other
-        ``if``)."""
+        dotted name, or None); ``runs``: ``RUNS_ON_IMPORT`` where it runs whenever the
+        module is imported (a statement of its body under no block), ``RUNS_WHEN_RUN`` where
+        only when it runs as a program (directly in its ``__main__`` block), else ``""``."""
         if written is not None and last in DEFAULT_SETTER_NAMES:
             named = strings[0] if strings else written_argument
-            self._default_devices.add((written, named, unconditional))
+            self._default_devices.add((written, named, runs))
         if last == "set_defaults":  # `parser.set_defaults(gpus=0)`: the options' defaults
             strings = [*strings, *(f"--{keyword}" for keyword in keywords)]
             keywords = []
@@ -313,20 +319,21 @@ class DeviceOffers:
             )
         )
 
-    def sets_the_gpu_default(self, aliases: Mapping[str, str]) -> bool:
-        """``FileFacts.sets_gpu_default_tensors``: a call that runs whenever the module runs
-        as a program makes factories without ``device=`` put their tensors on the GPU
-        (``set_default_tensor_type("torch.cuda.FloatTensor")``, ``set_default_device("cuda")``),
-        and no call of the module sets another default (a CPU type, a device chosen at run
-        time, one this reading cannot name)."""
-        gpu = False
-        for written, named, unconditional in self._default_devices:
+    def gpu_default(self, aliases: Mapping[str, str]) -> str:
+        """``FileFacts.gpu_default``: when a call that makes factories without ``device=``
+        put their tensors on the GPU (``set_default_tensor_type("torch.cuda.FloatTensor")``,
+        ``set_default_device("cuda")``) surely runs: ``RUNS_ON_IMPORT`` before
+        ``RUNS_WHEN_RUN``; ``""`` where none does, or where a call of the module sets another
+        default (a CPU type, a device chosen at run time, one this reading cannot name)."""
+        found = ""
+        for written, named, runs in self._default_devices:
             if (resolve_alias(written, aliases) or written) not in DEFAULT_DEVICE_SETTERS:
                 continue
             if not _names_the_gpu(written, named):
-                return False
-            gpu = gpu or unconditional
-        return gpu
+                return ""
+            if runs == RUNS_ON_IMPORT or not found:
+                found = runs
+        return found
 
 
 def _names_the_gpu(setter: str, named: str | None) -> bool:

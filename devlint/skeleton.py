@@ -62,6 +62,8 @@ from devlint.other_devices import (
     ENVIRONMENT_NAMES,
     LITERAL_CHOICE,
     NOT_A_LITERAL,
+    RUNS_ON_IMPORT,
+    RUNS_WHEN_RUN,
     VISIBLE_GPUS,
     DeviceOffers,
     may_matter,
@@ -417,7 +419,7 @@ class _Walk:
             backend_parameters=tuple(self._backend_parameters),
             offers_other_devices=self._device_offers.offered(aliases),
             offers_another_gpu=self._device_offers.offered_gpu(aliases),
-            sets_gpu_default_tensors=self._device_offers.sets_the_gpu_default(aliases),
+            gpu_default=self._device_offers.gpu_default(aliases),
             main_block=self._main_block,
             assigned_attributes=frozenset(self._assigned_attributes),
         )
@@ -601,9 +603,9 @@ class _Walk:
         return frozenset(found)
 
     @cached_property
-    def _run_as_program(self) -> frozenset[int]:
-        """The nodes every run of the module as a program runs (by id): ``_run_on_import``'s,
-        and those of the statements of its ``__main__`` block that hold no block."""
+    def _run_when_run(self) -> frozenset[int]:
+        """The nodes of the statements of the module's ``__main__`` block that hold no
+        block (by id): every run of the module as a program runs them."""
         guarded = [
             statement
             for top in self._body
@@ -618,7 +620,7 @@ class _Walk:
             if not isinstance(current, ast.Lambda):
                 found.add(id(current))
                 stack.extend(ast.iter_child_nodes(current))
-        return self._run_on_import | found
+        return frozenset(found)
 
     def _note_extension(self, node: ast.Call) -> None:
         """A call that may declare an extension module, with the name it gives the module
@@ -904,7 +906,13 @@ class _Walk:
         first = dotted(node.args[0]) if node.args else None
         if node.args and isinstance(node.args[0], ast.IfExp) and _a_choice_of_strings(node.args[0]):
             first = LITERAL_CHOICE
-        unconditional = id(node) in self._run_as_program
+        runs = (
+            RUNS_ON_IMPORT
+            if id(node) in self._run_on_import
+            else RUNS_WHEN_RUN
+            if id(node) in self._run_when_run
+            else ""
+        )
         offers.call(
             dotted(func),
             last,
@@ -914,7 +922,7 @@ class _Walk:
             keywords,
             gpus,
             first,
-            unconditional=unconditional,
+            runs=runs,
         )
 
     def _as_written(self, node: ast.expr) -> bool:
@@ -1162,8 +1170,12 @@ def _gloo_slots(call: ast.Call) -> Iterator[int | str]:
 
 
 def _names_read(value: ast.expr) -> Iterator[str]:
-    """The names and attribute names ``value`` reads (``str(args.gpu)``: ``gpu`` too)."""
-    for part in ast.walk(value):
+    """The names and attribute names ``value`` reads (``str(args.gpu)``: ``gpu`` too); none
+    where it chooses (``"" if args.cpu else args.gpu``: ``cpu`` still offers the CPU)."""
+    parts = list(ast.walk(value))
+    if any(isinstance(part, (ast.IfExp, ast.BoolOp, ast.Compare)) for part in parts):
+        return
+    for part in parts:
         if isinstance(part, ast.Attribute):
             yield part.attr
         elif isinstance(part, ast.Name):

@@ -88,6 +88,8 @@ from devlint.other_devices import (
     LITERAL_CHOICE,
     NOT_A_LITERAL,
     OTHER_DEVICE_TYPES,
+    RUNS_ON_IMPORT,
+    RUNS_WHEN_RUN,
     VISIBLE_GPUS,
     DeviceOffers,
 )
@@ -968,7 +970,13 @@ class Traversal:
         value = given.value if given is not None and not given.star else None
         if isinstance(value, cst.IfExp) and _a_choice_of_strings(value):
             first = LITERAL_CHOICE
-        unconditional = self._runs_as_program()
+        runs = (
+            RUNS_ON_IMPORT
+            if self._runs_on_import()
+            else RUNS_WHEN_RUN
+            if self._runs_when_run()
+            else ""
+        )
         offers.call(
             dotted_name(func),
             last,
@@ -978,7 +986,7 @@ class Traversal:
             keywords,
             gpus,
             first,
-            unconditional=unconditional,
+            runs=runs,
         )
 
     def _enter_assert(self, node: cst.Assert) -> None:
@@ -1009,16 +1017,17 @@ class Traversal:
             isinstance(node, (cst.BaseCompoundStatement, cst.Lambda)) for node in self._ancestors
         )
 
-    def _runs_as_program(self) -> bool:
-        """The node entered runs whenever the module runs as a program (``_runs_on_import``,
-        or in a statement of its ``__main__`` block that is under no other block)."""
+    def _runs_when_run(self) -> bool:
+        """The node entered is in a statement of the module's ``__main__`` block that is
+        under no other block (as the skeleton's ``_run_when_run``)."""
         ancestors = self._ancestors
-        guard = ancestors[1] if len(ancestors) > 1 else None
-        main = isinstance(guard, cst.If) and is_main_test(guard.test)
+        if len(ancestors) < 3:
+            return False
+        guard, block = ancestors[1], ancestors[2]
+        if not (isinstance(guard, cst.If) and is_main_test(guard.test) and block is guard.body):
+            return False
         return not any(
-            isinstance(node, (cst.BaseCompoundStatement, cst.Lambda))
-            for node in ancestors
-            if not (main and node is guard)
+            isinstance(node, (cst.BaseCompoundStatement, cst.Lambda)) for node in ancestors[2:]
         )
 
     def _enter_param(self, node: cst.Param) -> None:
@@ -1406,7 +1415,7 @@ class Traversal:
             backend_parameters=tuple(self._backend_parameters),
             offers_other_devices=self._device_offers.offered(aliases),
             offers_another_gpu=self._device_offers.offered_gpu(aliases),
-            sets_gpu_default_tensors=self._device_offers.sets_the_gpu_default(aliases),
+            gpu_default=self._device_offers.gpu_default(aliases),
             main_block=self._main_block,
             assigned_attributes=frozenset(self._assigned_attributes),
         )
@@ -1701,7 +1710,11 @@ def _may_name_a_device(node: cst.SimpleString | cst.ConcatenatedString) -> bool:
 
 def _names_read(value: cst.BaseExpression) -> Iterator[str]:
     """The names and attribute names ``value`` reads (as the skeleton's ``_names_read``)."""
-    for part in (value, *descendants(value)):
+    parts = (value, *descendants(value))
+    choosing = (cst.IfExp, cst.BooleanOperation, cst.Comparison)
+    if any(isinstance(part, choosing) for part in parts):
+        return
+    for part in parts:
         if isinstance(part, cst.Attribute):
             yield part.attr.value
         elif isinstance(part, cst.Name):

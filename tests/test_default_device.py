@@ -101,3 +101,42 @@ def test_a_library_setting_it_in_a_helper_is_not_a_program(tmp_path: Path) -> No
     setting = '\n\ndef use_gpu():\n    torch.set_default_tensor_type("torch.cuda.FloatTensor")\n'
     files = {"pkg/model.py": _MODEL + setting}
     assert sorted(findings(tmp_path, files, "DEV003")) == _ALL
+
+
+_SET = '    torch.set_default_tensor_type("torch.cuda.FloatTensor")\n'
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (
+            {
+                "pkg/gpu.py": "import torch\n\n" + _SET.strip() + "\n",
+                "pkg/train.py": "import pkg.gpu\n" + _TRAIN.format(setting=""),
+            },
+            _CPU_KEPT,
+        ),
+        (
+            {
+                "pkg/gpu.py": 'import torch\n\nif __name__ == "__main__":\n' + _SET,
+                "pkg/train.py": "import pkg.gpu\n" + _TRAIN.format(setting=""),
+            },
+            _ALL,
+        ),
+        (
+            {
+                "pkg/train.py": _TRAIN.format(setting=_SET),
+                "pkg/evaluate.py": _TRAIN.format(setting=""),
+                "pkg/report.py": "from pkg import evaluate\n",
+            },
+            _ALL,
+        ),
+    ],
+    ids=["a module every import sets it in", "a module's own main block", "a script imported"],
+)
+def test_what_runs_with_each_script(
+    files: dict[str, str], expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """A setter in a module's body runs for every script importing it; one in a module's
+    ``__main__`` block only when that module runs; a script others import still runs."""
+    assert sorted(findings(tmp_path, {"pkg/model.py": _MODEL, **files}, "DEV003")) == expected

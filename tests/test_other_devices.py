@@ -92,6 +92,13 @@ _LITERAL = [("model.py", 11, 39)]
             _BOTH,
         ),
         ("    parser.set_defaults(gpus=0)\n", _BOTH),
+        (
+            '    parser.add_argument("--gpu", default="0")\n'
+            '    parser.add_argument("--cpu", action="store_true")\n'
+            "    args = parser.parse_args()\n"
+            '    os.environ["CUDA_VISIBLE_DEVICES"] = "" if args.cpu else args.gpu\n',
+            _BOTH,
+        ),
     ],
     ids=[
         "nothing else",
@@ -124,6 +131,7 @@ _LITERAL = [("model.py", 11, 39)]
         "a GPU option's default, made visible",
         "a device option beside one made visible",
         "an option's default for a framework's GPUs",
+        "a CPU option choosing what is visible",
     ],
 )
 def test_a_program_offering_no_other_device_runs_on_the_current_gpu(
@@ -174,6 +182,16 @@ def test_a_program_offering_no_other_device_runs_on_the_current_gpu(
         ),
         (
             {
+                "pkg/train.py": _TRAIN.format(more=""),
+                "pkg/launch.py": "import argparse\n\nfrom pkg import train\n\n"
+                "parser = argparse.ArgumentParser()\n"
+                'parser.add_argument("--device", default="cpu")\n'
+                "train.main()\n",
+            },
+            _BOTH,
+        ),
+        (
+            {
                 "pkg/train.py": "from pkg import options\n" + _TRAIN.format(more=""),
                 "pkg/options.py": "import argparse\n\n"
                 'OPTIONS = argparse.ArgumentParser().add_argument("--gpu", type=int)\n',
@@ -203,6 +221,7 @@ def test_a_program_offering_no_other_device_runs_on_the_current_gpu(
         "a test on the CPU",
         "a module on it",
         "a script of another framework",
+        "a launcher without torch",
         "an options module without torch",
         "a model's own self-test",
         "an evaluation script named like a test",

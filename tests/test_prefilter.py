@@ -32,6 +32,7 @@ from devlint.engine import fix_file
 from devlint.facts import FileFacts, FirstChosenGpuCurrent, FixedCurrentGpu, ReturnedOutput
 from devlint.index import ProjectIndex
 from devlint.notebook import decode_file
+from devlint.other_devices import RUNS_ON_IMPORT, RUNS_WHEN_RUN
 from devlint.prefilter import occurs
 from devlint.rules import all_rules
 from devlint.rules.base import Rule, RuleSettings, Sighting
@@ -174,7 +175,7 @@ def _assert_same_structure(text: str) -> None:
         assert found.facts.assigned_attributes == expected.assigned_attributes
         assert found.facts.offers_other_devices == expected.offers_other_devices
         assert found.facts.offers_another_gpu == expected.offers_another_gpu
-        assert found.facts.sets_gpu_default_tensors == expected.sets_gpu_default_tensors
+        assert found.facts.gpu_default == expected.gpu_default
         assert found.facts.main_block == expected.main_block
         # A GPU set by a constant, or as the first of a list, needs no skeleton: DEV009's
         # screen passes wherever one is (the next test checks it), so libcst walks every
@@ -194,30 +195,31 @@ _CUDA_TYPE = 'set_default_tensor_type("torch.cuda.FloatTensor")\n'
 
 
 @pytest.mark.parametrize(
-    ("text", "sets"),
+    ("text", "when"),
     [
-        ("import torch\n\ntorch." + _CUDA_TYPE, True),
-        ("import torch as th\n\n" + _MAIN + "    th." + _CUDA_TYPE, True),
-        ("from torch import set_default_tensor_type\n\n" + _MAIN + "    " + _CUDA_TYPE, True),
-        ('import torch\n\ntorch.set_default_device("cuda:0")\n', True),
+        ("import torch\n\ntorch." + _CUDA_TYPE, RUNS_ON_IMPORT),
+        ("import torch as th\n\n" + _MAIN + "    th." + _CUDA_TYPE, RUNS_WHEN_RUN),
         (
-            "import torch\n\n" + _MAIN + "    if len(__file__) > 3:\n        torch." + _CUDA_TYPE,
-            False,
+            "from torch import set_default_tensor_type\n\n" + _MAIN + "    " + _CUDA_TYPE,
+            RUNS_WHEN_RUN,
         ),
-        ("import torch\n\n\ndef main():\n    torch." + _CUDA_TYPE, False),
-        ("import torch\n\nf = lambda: torch." + _CUDA_TYPE, False),
-        ("import torch\n\ntorch." + _CUDA_TYPE + "torch.set_default_device(device)\n", False),
-        ("import torch\n\ntorch.set_default_tensor_type(torch.DoubleTensor)\n", False),
+        ('import torch\n\ntorch.set_default_device("cuda:0")\n', RUNS_ON_IMPORT),
+        ("import torch\n\n" + _MAIN + "    pass\nelse:\n    torch." + _CUDA_TYPE, ""),
+        ("import torch\n\n" + _MAIN + "    if len(__file__) > 3:\n        torch." + _CUDA_TYPE, ""),
+        ("import torch\n\n\ndef main():\n    torch." + _CUDA_TYPE, ""),
+        ("import torch\n\nf = lambda: torch." + _CUDA_TYPE, ""),
+        ("import torch\n\ntorch." + _CUDA_TYPE + "torch.set_default_device(device)\n", ""),
+        ("import torch\n\ntorch.set_default_tensor_type(torch.DoubleTensor)\n", ""),
     ],
 )
-def test_both_walks_read_a_gpu_default_alike(text: str, sets: bool) -> None:
-    """``FileFacts.sets_gpu_default_tensors``: only a setter that runs whenever the module
-    runs as a program, and none setting another default."""
+def test_both_walks_read_a_gpu_default_alike(text: str, when: str) -> None:
+    """``FileFacts.gpu_default``: only a setter that surely runs (on import, or when the
+    module runs as a program), and none setting another default."""
     _assert_same_structure(text)
     tree, _ = _parse(text) or (None, None)
     assert tree is not None
     found = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False)
-    assert found.facts.sets_gpu_default_tensors is sets
+    assert found.facts.gpu_default == when
 
 
 @pytest.mark.parametrize(

@@ -1256,15 +1256,11 @@ class _Inference:
         attribute ``self.<name>``; empty where that is not every value a dict literal or a
         ``dict(...)`` call (what it holds is unknown)."""
         attribute = attribute_of_self(node)
+        found: Sequence[cst.BaseExpression]
         if isinstance(node, cst.Name) and self.function is not None:
-            found = values_assigned(node.value, self.function)
+            found = _assignments_by_name(self.function).get(node.value, ())
         elif attribute is not None and self._owner.node is not None:
-            found = [
-                statement.value
-                for statement in descendants(self._owner.node.body)
-                if isinstance(statement, cst.Assign)
-                and any(attribute_of_self(t.target) == attribute for t in statement.targets)
-            ]
+            found = _attributes_assigned(self._owner.node).get(attribute, ())
         else:
             return []
         built = all(
@@ -1272,7 +1268,7 @@ class _Inference:
             or (isinstance(value, cst.Call) and dotted_name(value.func) == "dict")
             for value in found
         )
-        return found if built else []
+        return list(found) if built else []
 
     def _moves_where_tested(self, test: cst.BaseExpression) -> bool:
         """A move under ``test`` puts a value where the rest is (``_decides_the_gpu``, or
@@ -1286,7 +1282,7 @@ class _Inference:
         accelerator; else ``test`` itself."""
         if not isinstance(test, cst.Name) or self.function is None:
             return test
-        assigned = values_assigned(test.value, self.function)
+        assigned = _assignments_by_name(self.function).get(test.value, ())
         tested = {_accelerator_test(value, self._resolve) for value in assigned}
         return assigned[0] if len(tested) == 1 and None not in tested else test
 
@@ -3212,6 +3208,42 @@ def _is_string(node: cst.BaseExpression, text: str) -> bool:
 
 def _is_empty_shape(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.List, cst.Tuple)) and not node.elements
+
+
+@lru_cache(maxsize=64)
+def _assignments_by_name(
+    function: cst.FunctionDef,
+) -> Mapping[str, tuple[cst.BaseExpression, ...]]:
+    """``values_assigned`` for every local of the function, in one walk (every ``if`` on a
+    name asks)."""
+    found: dict[str, list[cst.BaseExpression]] = {}
+    for statement in descendants(function.body):
+        if isinstance(statement, cst.Assign):
+            for target in statement.targets:
+                if isinstance(target.target, cst.Name):
+                    found.setdefault(target.target.value, []).append(statement.value)
+    return {name: tuple(values) for name, values in found.items()}
+
+
+@lru_cache(maxsize=64)
+def _attributes_assigned(
+    classdef: cst.ClassDef,
+) -> Mapping[str, tuple[cst.BaseExpression, ...]]:
+    """What the class's methods assign each attribute of ``self`` (``self.kw = ...``,
+    ``self.kw: dict = ...``), in one walk of the class."""
+    found: dict[str, list[cst.BaseExpression]] = {}
+    for statement in descendants(classdef.body):
+        if isinstance(statement, cst.Assign):
+            targets = [target.target for target in statement.targets]
+        elif isinstance(statement, cst.AnnAssign) and statement.value is not None:
+            targets = [statement.target]
+        else:
+            continue
+        for target in targets:
+            attribute = attribute_of_self(target)
+            if attribute is not None and statement.value is not None:
+                found.setdefault(attribute, []).append(statement.value)
+    return {attribute: tuple(values) for attribute, values in found.items()}
 
 
 def _names_a_device_key(built: cst.BaseExpression) -> bool:

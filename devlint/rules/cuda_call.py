@@ -250,7 +250,9 @@ class CudaCall(Rule):
     with `map_location="cpu"` and `x.to("cpu").numpy()` aside), no GPU by a number or
     one chosen at run time (`f"cuda:{rank}"`, `torch.device(args.device)`, `.cuda(gpu)`),
     asks no `torch.cuda.is_available()`, offers no `--device`, `--gpu_ids` or `--cpu`
-    option: every tensor there is on the current GPU, whichever it is.
+    option (an option only made `CUDA_VISIBLE_DEVICES`, `--gpu` there, chooses which GPU
+    is current; a script of another framework that uses no torch and nothing imports
+    offers nothing): every tensor there is on the current GPU, whichever it is.
     Nor test code, which chooses its device as a script does. `.cuda(0)` stays a
     finding in all these: it pins every process to GPU 0. A tensor the collective gets from
     an input (`y.sum()`) is on the input's device: a buffer for the same collective call is

@@ -1712,22 +1712,28 @@ class FactoryWithoutDevice(Rule):
         "        return torch.from_numpy(frames)\n",
     )
     INVALID = (
-        # A library function given a tensor by its annotation: it computes where its caller's
-        # tensor is, and the CPU index it makes meets it there.
+        # Keyword arguments kept for `.to()` that hold no device: a cast, not a move.
         Invalid(
-            "import torch\nfrom torch import Tensor\n\n"
-            "def coalesce(edge_index: Tensor, num_nodes: int) -> Tensor:\n"
-            "    idx = edge_index[0] * num_nodes + edge_index[1]\n"
-            "    mask = idx[1:] > idx[:-1]\n"
-            "    return torch.arange(idx.numel() - 1).sub_(mask.cumsum(dim=0))\n",
-            line=7,
-            column=12,
-            fixed="import torch\nfrom torch import Tensor\n\n"
-            "def coalesce(edge_index: Tensor, num_nodes: int) -> Tensor:\n"
-            "    idx = edge_index[0] * num_nodes + edge_index[1]\n"
-            "    mask = idx[1:] > idx[:-1]\n"
-            "    return torch.arange(idx.numel() - 1, device=edge_index.device)"
-            ".sub_(mask.cumsum(dim=0))\n",
+            "import torch\nfrom torch import nn\n\n"
+            "class Net(nn.Module):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        self.cast = dict(dtype=torch.float32)\n"
+            "        self.fc = nn.Linear(n, n)\n\n"
+            "    def forward(self, x):\n"
+            "        bias = torch.zeros(4).to(**self.cast)\n"
+            "        return self.fc(x) + bias\n",
+            line=11,
+            column=16,
+            fixed="import torch\nfrom torch import nn\n\n"
+            "class Net(nn.Module):\n"
+            "    def __init__(self, n):\n"
+            "        super().__init__()\n"
+            "        self.cast = dict(dtype=torch.float32)\n"
+            "        self.fc = nn.Linear(n, n)\n\n"
+            "    def forward(self, x):\n"
+            "        bias = torch.zeros(4, device=x.device).to(**self.cast)\n"
+            "        return self.fc(x) + bias\n",
             unsafe=True,
         ),
         # The same helper called by a dataset and by a model's forward: on the device there.
@@ -4171,7 +4177,6 @@ class FactoryWithoutDevice(Rule):
         # Only a factory's CPU tensor is a fallback (``_visit_fallback``), not a stored
         # factory's nor ``.cpu()``'s (a state dict's copy returned beside other results).
         following = _functions_reading_devices(found, calls) | _may_fall_back(found, made)
-        following |= _functions_given_tensors(found)
         taking = _may_take_tensors(found, calls)
         anywhere = {
             found.scope_of(call)
@@ -4522,28 +4527,6 @@ def _functions_reading_devices(found: Skeleton, calls: Iterable[ast.Call]) -> fr
     return frozenset(found_in)
 
 
-def _functions_given_tensors(found: Skeleton) -> frozenset[str]:
-    """Module-level functions that may have a parameter annotated as a tensor
-    (``def coalesce(edge_index: Tensor)``): their tensors follow what their callers give."""
-    aliases = found.facts.aliases
-    tensors = {name for name, bound in found.assigned_aliases if tensor_annotation(bound, aliases)}
-    given: set[str] = set()
-    for node in found.of_type(ast.FunctionDef, ast.AsyncFunctionDef):
-        assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        outer = found.scope_of(node)
-        if outer.function_name is not None or outer.class_name is not None:
-            continue
-        arguments = node.args
-        named = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
-        if any(
-            argument.annotation is not None
-            and _may_annotate_tensor(argument.annotation, aliases, tensors)
-            for argument in named
-        ):
-            given.add(f"{found.facts.module}.{node.name}")
-    return frozenset(given)
-
-
 def _may_take_tensors(found: Skeleton, calls: Iterable[ast.Call]) -> frozenset[str]:
     """Functions of a class (methods and what they nest) that may have a parameter holding a
     tensor (``_tensor_parameters``): one annotated with a tensor type besides the first, or
@@ -4731,8 +4714,6 @@ def _visited_follows_inputs(
         inputs.update(partner.params if partner is not None else ())
     if reading.get(id(outermost), (None, False))[1]:
         return bool(inputs)
-    if context.scope.class_name is None and inputs & _annotated_tensors(flow.function, context):
-        return True  # `def coalesce(edge_index: Tensor)`: a tensor from whoever calls it
     method = context.scope.class_name is not None
     alike = any(reads for in_class, reads in reading.values() if in_class == method)
     return alike and bool(inputs & _tensor_parameters(flow.function, context))
@@ -4768,22 +4749,17 @@ def _chain_calls(node: cst.BaseExpression, method: str) -> bool:
     return False
 
 
-def _annotated_tensors(function: cst.FunctionDef, context: FileContext) -> set[str]:
-    """Parameters annotated as a tensor (``edge_index: Tensor``)."""
+def _tensor_parameters(function: cst.FunctionDef, context: FileContext) -> set[str]:
+    """Parameters that hold a tensor: annotated as one, or without an annotation or a
+    default and given a method only a tensor has (``boxes.contiguous()``)."""
     params = function.params
     every = (*params.posonly_params, *params.params, *params.kwonly_params)
+    untyped = untyped_parameters(function)
     return {
         param.name.value
         for param in every
         if param.annotation is not None and context.annotates_tensor(param.annotation.annotation)
-    }
-
-
-def _tensor_parameters(function: cst.FunctionDef, context: FileContext) -> set[str]:
-    """Parameters that hold a tensor: annotated as one, or without an annotation or a
-    default and given a method only a tensor has (``boxes.contiguous()``)."""
-    untyped = untyped_parameters(function)
-    return _annotated_tensors(function, context) | {
+    } | {
         node.func.value.value
         for node in descendants(function.body)
         if isinstance(node, cst.Call)

@@ -1301,7 +1301,7 @@ class ProjectIndex:
     def makes_factories_on_the_gpu(self) -> bool:
         """The project is a program (``runs_on_the_current_gpu_only``) each of whose scripts
         (a module with a ``__main__`` block, or one nothing imports that calls something at
-        its top level; not a test, nor a script of another framework) surely makes
+        its top level; not a test, nor one that runs nothing of torch) surely makes
         factories without ``device=`` put their tensors on the GPU (``FileFacts.gpu_default``:
         ``torch.set_default_tensor_type("torch.cuda.FloatTensor")`` in its body or directly
         in its ``__main__`` block, or in the body of a module it imports): a
@@ -1314,7 +1314,7 @@ class ProjectIndex:
             for module, facts in self._modules.items()
             if (facts.main_block or (facts.top_level_calls and not self.imported(module)))
             and not self._in_tests(module)
-            and not self._runs_nothing_of_torch(module, facts)
+            and not self._runs_nothing_of_torch(module)
         ]
         return bool(scripts) and all(
             facts.gpu_default
@@ -1331,7 +1331,8 @@ class ProjectIndex:
         """The facts of the project's modules, tests aside, if it is a program
         (``runs_on_the_current_gpu_only``: it has a script with a ``__main__`` block or an
         argument parser at its top level); none if it is not. Not a script of another
-        framework (``_runs_nothing_of_torch``): it cannot run the project's tensors."""
+        framework, one that no module imports and that runs nothing of torch
+        (``_runs_nothing_of_torch``): it cannot run the project's tensors."""
         programs = self._programs(wide=False)
         if not programs:
             return []
@@ -1339,16 +1340,14 @@ class ProjectIndex:
             facts
             for module, facts in self._modules.items()
             if (not self._in_tests(module) or module in programs)  # `tools/test_net.py` runs
-            and not self._runs_nothing_of_torch(module, facts)
+            and (self.imported(module) or not self._runs_nothing_of_torch(module))
         ]
 
-    def _runs_nothing_of_torch(self, module: str, facts: FileFacts) -> bool:
-        """A script of another framework: no module imports it, and it imports neither the
-        project's modules nor torch or a framework built on it (a Caffe feature
-        extractor's ``--gpu``)."""
-        if self.imported(module) or self._imports.get(module, frozenset()) & self._modules.keys():
-            return False
-        return not _uses_torch(facts)
+    def _runs_nothing_of_torch(self, module: str) -> bool:
+        """Neither the module nor a project module it imports, however far, uses torch or a
+        framework built on it (a Caffe feature extractor's ``--gpu``, COLMAP's readers)."""
+        reached = _reachable((module,), self._imports)
+        return not any(_uses_torch(self._modules[m]) for m in reached if m in self._modules)
 
     def _programs(self, *, wide: bool) -> set[str]:
         """The project's scripts: modules that no other imports, that import the project's

@@ -131,8 +131,23 @@ _SET = '    torch.set_default_tensor_type("torch.cuda.FloatTensor")\n'
             },
             _ALL,
         ),
+        (
+            {
+                "pkg/train.py": _TRAIN.format(setting=_SET),
+                "pkg/poses.py": "import numpy as np\n\n\ndef read(path):\n"
+                "    return np.load(path)\n",
+                "pkg/colmap.py": "import sys\n\nfrom pkg.poses import read\n\n"
+                'if __name__ == "__main__":\n    print(read(sys.argv[1]))\n',
+            },
+            _CPU_KEPT,
+        ),
     ],
-    ids=["a module every import sets it in", "a module's own main block", "a script imported"],
+    ids=[
+        "a module every import sets it in",
+        "a module's own main block",
+        "a script imported",
+        "a script running nothing of torch",
+    ],
 )
 def test_what_runs_with_each_script(
     files: dict[str, str], expected: list[tuple[str, int, int]], tmp_path: Path

@@ -132,6 +132,16 @@ _SWITCH_WORDS = frozenset({"cpu", "cuda"})
 (``--cuda``, ``--no-cuda``, ``--use_cpu``): it names no GPU."""
 
 
+def hands_over_a_gpu(keyword: str) -> bool:
+    """``hands_over_the_device``, by a keyword that may name a GPU or another accelerator
+    (``devices=``, ``gpus=``, ``accelerator=``, ``device_map=``), not one that only switches
+    the GPU on or off (``cuda=False``, ``use_cpu=True``: a project's own builder told to
+    build on the CPU)."""
+    words = set(keyword.lower().split("_"))
+    switch_only = (words & _FRAMEWORK_DEVICE_WORDS) <= _SWITCH_WORDS
+    return hands_over_the_device(keyword) and (keyword == "device_map" or not switch_only)
+
+
 def chooses_a_gpu(option: str) -> bool:
     """``chooses_a_device``, by an option that may name a GPU or another accelerator
     (``--device``, ``--gpu_ids``), not one that only switches the GPU on or off."""
@@ -265,7 +275,7 @@ class DeviceOffers:
             strings = [*strings, *(f"--{keyword}" for keyword in keywords)]
             keywords = []
         gpu = (
-            any(hands_over_the_device(keyword) for keyword in keywords)
+            any(hands_over_a_gpu(keyword) for keyword in keywords)
             or any(gpu != 0 for gpu in process_gpus)  # the model's, the current one or not
             or last in FRAMEWORKS_CHOOSING_DEVICES
             or (method and last == "cuda" and moves_by_a_gpu_number(literals))
@@ -273,7 +283,7 @@ class DeviceOffers:
             or (method and last == "to" and names_a_process_gpu(written_argument))
         )
         self._gpu = self._gpu or gpu
-        self._seen = self._seen or gpu
+        self._seen = self._seen or gpu or any(map(hands_over_the_device, keywords))
         self._options.update(s for s in strings if chooses_a_device(s))  # `--device`
         if last in DEVICE_CALL_NAMES and written is not None:
             if not DEVICE_KEYWORDS.isdisjoint(keywords):

@@ -15,6 +15,7 @@ from devlint.other_devices import (
     call_offers_another_gpu,
     chooses_a_device,
     chooses_a_gpu,
+    hands_over_a_gpu,
     hands_over_the_device,
     names_another_device,
     names_another_gpu,
@@ -312,6 +313,23 @@ def test_hands_over_the_device(keyword: str, expected: bool) -> None:
     assert hands_over_the_device(keyword) is expected
 
 
+@pytest.mark.parametrize(
+    ("keyword", "expected"),
+    [
+        ("accelerator", True),
+        ("devices", True),
+        ("gpus", True),
+        ("device_map", True),
+        ("use_cpu", False),
+        ("no_cuda", False),
+        ("cuda", False),
+        ("device", False),
+    ],
+)
+def test_hands_over_a_gpu(keyword: str, expected: bool) -> None:
+    assert hands_over_a_gpu(keyword) is expected
+
+
 def test_a_gpu_by_its_number_is_still_a_literal_in_such_a_program(tmp_path: Path) -> None:
     """``nn.DataParallel`` runs a replica with GPU 1 current: ``"cuda:0"`` is not it."""
     model = _MODEL.replace('device="cuda"', 'device="cuda:0"')
@@ -359,6 +377,8 @@ _GUARDED_TOO = [("loss.py", 12, 19), ("loss.py", 13, 30)]
         ('    device = torch.device(f"cuda:{parser.rank}")\n', _GUARDED_TOO),
         ('    device = torch.device(parser.cfg["device"])\n', _GUARDED_TOO),
         ('    device = torch.device("cuda", index=parser.local_rank)\n', _GUARDED_TOO),
+        ("    workers = build(cuda=False, use_cpu=True)\n", _UNGUARDED),
+        ("    trainer = build(gpus=2)\n", _GUARDED_TOO),
     ],
     ids=[
         "a GPU switch",
@@ -370,6 +390,8 @@ _GUARDED_TOO = [("loss.py", 12, 19), ("loss.py", 13, 30)]
         "a GPU by a rank",
         "a device from a configuration",
         "a GPU index by keyword",
+        "a builder told the CPU",
+        "a framework told how many GPUs",
     ],
 )
 def test_under_the_gpu_switch_of_a_program_offering_no_other_gpu(

@@ -58,6 +58,7 @@ from devlint.facts import (
     stored_method,
 )
 from devlint.other_devices import (
+    DEFAULT_SETTER_NAMES,
     DEVICE_KEYWORDS,
     ENVIRONMENT_NAMES,
     LITERAL_CHOICE,
@@ -593,34 +594,19 @@ class _Walk:
     def _run_on_import(self) -> frozenset[int]:
         """The nodes every import of the module runs (by id): those of the statements of
         its body that hold no block (``try``, ``if``, a definition), not in a lambda."""
-        stack: list[ast.AST] = [top for top in self._body if not hasattr(top, "body")]
-        found: set[int] = set()
-        while stack:
-            current = stack.pop()
-            if not isinstance(current, ast.Lambda):
-                found.add(id(current))
-                stack.extend(ast.iter_child_nodes(current))
-        return frozenset(found)
+        return _nodes_outside_lambdas(top for top in self._body if not hasattr(top, "body"))
 
     @cached_property
     def _run_when_run(self) -> frozenset[int]:
         """The nodes of the statements of the module's ``__main__`` block that hold no
         block (by id): every run of the module as a program runs them."""
-        guarded = [
+        return _nodes_outside_lambdas(
             statement
             for top in self._body
             if isinstance(top, ast.If) and self._is_main_test(top.test)
             for statement in top.body
             if not hasattr(statement, "body")
-        ]
-        stack: list[ast.AST] = list(guarded)
-        found: set[int] = set()
-        while stack:
-            current = stack.pop()
-            if not isinstance(current, ast.Lambda):
-                found.add(id(current))
-                stack.extend(ast.iter_child_nodes(current))
-        return frozenset(found)
+        )
 
     def _note_extension(self, node: ast.Call) -> None:
         """A call that may declare an extension module, with the name it gives the module
@@ -906,13 +892,15 @@ class _Walk:
         first = dotted(node.args[0]) if node.args else None
         if node.args and isinstance(node.args[0], ast.IfExp) and _a_choice_of_strings(node.args[0]):
             first = LITERAL_CHOICE
-        runs = (
-            RUNS_ON_IMPORT
-            if id(node) in self._run_on_import
-            else RUNS_WHEN_RUN
-            if id(node) in self._run_when_run
-            else ""
-        )
+        runs = ""
+        if last in DEFAULT_SETTER_NAMES:  # only a default device's setter asks
+            runs = (
+                RUNS_ON_IMPORT
+                if id(node) in self._run_on_import
+                else RUNS_WHEN_RUN
+                if id(node) in self._run_when_run
+                else ""
+            )
         offers.call(
             dotted(func),
             last,
@@ -1167,6 +1155,19 @@ def _gloo_slots(call: ast.Call) -> Iterator[int | str]:
     return gloo_slots(
         (slot, arg.value if isinstance(arg, ast.Constant) else None) for slot, arg in arguments
     )
+
+
+def _nodes_outside_lambdas(statements: Iterable[ast.AST]) -> frozenset[int]:
+    """The nodes of ``statements`` (by id), but those in a lambda, which runs only when
+    called."""
+    stack: list[ast.AST] = list(statements)
+    found: set[int] = set()
+    while stack:
+        current = stack.pop()
+        if not isinstance(current, ast.Lambda):
+            found.add(id(current))
+            stack.extend(ast.iter_child_nodes(current))
+    return frozenset(found)
 
 
 def _names_read(value: ast.expr) -> Iterator[str]:

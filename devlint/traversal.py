@@ -83,6 +83,7 @@ from devlint.nodes import (
     untyped_parameters,
 )
 from devlint.other_devices import (
+    DEFAULT_SETTER_NAMES,
     DEVICE_KEYWORDS,
     ENVIRONMENT_NAMES,
     LITERAL_CHOICE,
@@ -970,13 +971,15 @@ class Traversal:
         value = given.value if given is not None and not given.star else None
         if isinstance(value, cst.IfExp) and _a_choice_of_strings(value):
             first = LITERAL_CHOICE
-        runs = (
-            RUNS_ON_IMPORT
-            if self._runs_on_import()
-            else RUNS_WHEN_RUN
-            if self._runs_when_run()
-            else ""
-        )
+        runs = ""
+        if last in DEFAULT_SETTER_NAMES:  # only a default device's setter asks
+            runs = (
+                RUNS_ON_IMPORT
+                if self._runs_on_import()
+                else RUNS_WHEN_RUN
+                if self._runs_when_run()
+                else ""
+            )
         offers.call(
             dotted_name(func),
             last,

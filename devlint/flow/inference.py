@@ -936,20 +936,27 @@ def _parameter_value(param: cst.Param, tensor: Callable[[], bool], resolve: Reso
 
 def _annotation_kind(annotation: cst.BaseExpression, resolve: Resolver) -> str:
     """``tensor`` when it names a tensor, or a module or a device (``nn.Module``,
-    ``torch.device``: on the computation's device as a tensor input is), ``host`` when
-    only Python data, else ``other``."""
-    names = annotation_names(annotation) | {
-        found.rpartition(".")[2]
-        for part in (annotation, *descendants(annotation))
-        if isinstance(part, (cst.Name, cst.Attribute))
-        for found in (resolve(part),)
-        if found is not None
-    }
+    ``torch.device``: on the computation's device as a tensor input is), as written or
+    through the file's imports (``from torch import Tensor as T``); ``host`` when only
+    Python data, else ``other``."""
+    names = annotation_names(annotation)
     if "Callable" in names:
         return "other"  # a function, whatever tensors it takes or returns
-    if any(name.endswith(("Tensor", "Module", ".device")) or name == "device" for name in names):
+    resolved = (
+        resolve(part)
+        for part in (annotation, *descendants(annotation))
+        if isinstance(part, (cst.Name, cst.Attribute))
+    )
+    if _names_a_placed_type(names) or _names_a_placed_type(
+        found.rpartition(".")[2] for found in resolved if found is not None
+    ):
         return "tensor"
     return "host" if names and all(name in HOST_ANNOTATIONS for name in names) else "other"
+
+
+def _names_a_placed_type(names: Iterable[str]) -> bool:
+    """A tensor, a module or a device type among ``names`` (last parts)."""
+    return any(name.endswith(("Tensor", "Module", ".device")) or name == "device" for name in names)
 
 
 @dataclass

@@ -1307,6 +1307,8 @@ class ProjectIndex:
         in its ``__main__`` block, or in the body of a module it imports): a
         ``torch.zeros(n)`` of its code is no CPU tensor, whichever script runs it. (Whether
         a factory runs before the setter is not read: scripts set it as they start.)"""
+        if not any(facts.gpu_default for facts in self._modules.values()):
+            return False  # most projects: no module sets it, and nothing more to read
         if not self._program_code:
             return False
         scripts = [
@@ -1345,9 +1347,21 @@ class ProjectIndex:
 
     def _runs_nothing_of_torch(self, module: str) -> bool:
         """Neither the module nor a project module it imports, however far, uses torch or a
-        framework built on it (a Caffe feature extractor's ``--gpu``, COLMAP's readers)."""
-        reached = _reachable((module,), self._imports)
-        return not any(_uses_torch(self._modules[m]) for m in reached if m in self._modules)
+        framework built on it (a Caffe feature extractor's ``--gpu``, COLMAP's readers).
+        Searched outwards from the module, stopping at the first that does (most scripts
+        import torch themselves)."""
+        seen = {module}
+        todo = [module]
+        while todo:
+            current = todo.pop()
+            facts = self._modules.get(current)
+            if facts is not None and _uses_torch(facts):
+                return False
+            for imported in self._imports.get(current, ()):
+                if imported not in seen:
+                    seen.add(imported)
+                    todo.append(imported)
+        return True
 
     def _programs(self, *, wide: bool) -> set[str]:
         """The project's scripts: modules that no other imports, that import the project's

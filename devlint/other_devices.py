@@ -137,9 +137,13 @@ def hands_over_a_gpu(keyword: str) -> bool:
     (``devices=``, ``gpus=``, ``accelerator=``, ``device_map=``), not one that only switches
     the GPU on or off (``cuda=False``, ``use_cpu=True``: a project's own builder told to
     build on the CPU)."""
-    words = set(keyword.lower().split("_"))
-    switch_only = (words & _FRAMEWORK_DEVICE_WORDS) <= _SWITCH_WORDS
-    return hands_over_the_device(keyword) and (keyword == "device_map" or not switch_only)
+    return hands_over_the_device(keyword) and _may_name_a_gpu(keyword)
+
+
+def _may_name_a_gpu(handing: str) -> bool:
+    """``hands_over_a_gpu`` of a keyword that hands over the device."""
+    words = set(handing.lower().split("_"))
+    return handing == "device_map" or not (words & _FRAMEWORK_DEVICE_WORDS) <= _SWITCH_WORDS
 
 
 def chooses_a_gpu(option: str) -> bool:
@@ -274,8 +278,9 @@ class DeviceOffers:
         if last == "set_defaults":  # `parser.set_defaults(gpus=0)`: the options' defaults
             strings = [*strings, *(f"--{keyword}" for keyword in keywords)]
             keywords = []
+        handed = [keyword for keyword in keywords if hands_over_the_device(keyword)]
         gpu = (
-            any(hands_over_a_gpu(keyword) for keyword in keywords)
+            any(map(_may_name_a_gpu, handed))
             or any(gpu != 0 for gpu in process_gpus)  # the model's, the current one or not
             or last in FRAMEWORKS_CHOOSING_DEVICES
             or (method and last == "cuda" and moves_by_a_gpu_number(literals))
@@ -283,7 +288,7 @@ class DeviceOffers:
             or (method and last == "to" and names_a_process_gpu(written_argument))
         )
         self._gpu = self._gpu or gpu
-        self._seen = self._seen or gpu or any(map(hands_over_the_device, keywords))
+        self._seen = self._seen or gpu or bool(handed)
         self._options.update(s for s in strings if chooses_a_device(s))  # `--device`
         if last in DEVICE_CALL_NAMES and written is not None:
             if not DEVICE_KEYWORDS.isdisjoint(keywords):

@@ -1638,7 +1638,7 @@ class _Inference:
         if isinstance(node, cst.IfExp):
             self.eval(node.test)
             body, orelse = self.eval(node.body), self.eval(node.orelse)
-            if self._moves_where_tested(node.test) and _moves(orelse, body):
+            if _moves(orelse, body) and self._moves_where_tested(node.test):
                 return body  # `t.cuda() if x.is_cuda else t`: else `t` stays with `x`
             return join(body, orelse)
         if isinstance(node, (cst.List, cst.Tuple, cst.Set)):

@@ -3221,15 +3221,42 @@ def _is_empty_shape(node: cst.BaseExpression) -> bool:
 def _assignments_by_name(
     function: cst.FunctionDef,
 ) -> Mapping[str, tuple[cst.BaseExpression, ...]]:
-    """``values_assigned`` for every local of the function, in one walk (every ``if`` on a
-    name asks)."""
+    """What the function's plain assignments give each local (``name = ...``), read from
+    its statements alone, not their expressions, nor the functions it defines (every ``if``
+    on a name asks)."""
     found: dict[str, list[cst.BaseExpression]] = {}
-    for statement in descendants(function.body):
-        if isinstance(statement, cst.Assign):
-            for target in statement.targets:
-                if isinstance(target.target, cst.Name):
-                    found.setdefault(target.target.value, []).append(statement.value)
+    blocks: list[cst.BaseSuite | cst.CSTNode] = [function.body]
+    while blocks:
+        block = blocks.pop()
+        for statement in getattr(block, "body", ()):
+            # a line's statements, or those of a block on one line (`if x: a = 1`)
+            line = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
+            for small in (*line, statement):
+                if isinstance(small, cst.Assign):
+                    for target in small.targets:
+                        if isinstance(target.target, cst.Name):
+                            found.setdefault(target.target.value, []).append(small.value)
+            if isinstance(statement, cst.BaseCompoundStatement) and not isinstance(
+                statement, (cst.FunctionDef, cst.ClassDef)
+            ):
+                blocks.extend(_blocks_of(statement))
     return {name: tuple(values) for name, values in found.items()}
+
+
+def _blocks_of(statement: cst.CSTNode) -> list[cst.CSTNode]:
+    """The blocks of a compound statement: its body, ``else``, handlers, ``finally``."""
+    blocks: list[cst.CSTNode] = []
+    for part in ("body", "orelse", "handlers", "finalbody"):
+        found = getattr(statement, part, None)
+        if found is None:
+            continue
+        if isinstance(found, (list, tuple)):
+            blocks.extend(handler.body for handler in found)
+        elif isinstance(found, (cst.If, cst.Else, cst.Finally)):
+            blocks.extend(_blocks_of(found) if isinstance(found, cst.If) else [found.body])
+        else:
+            blocks.append(found)
+    return blocks
 
 
 @lru_cache(maxsize=64)

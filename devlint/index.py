@@ -1350,18 +1350,8 @@ class ProjectIndex:
         framework built on it (a Caffe feature extractor's ``--gpu``, COLMAP's readers).
         Searched outwards from the module, stopping at the first that does (most scripts
         import torch themselves)."""
-        seen = {module}
-        todo = [module]
-        while todo:
-            current = todo.pop()
-            facts = self._modules.get(current)
-            if facts is not None and _uses_torch(facts):
-                return False
-            for imported in self._imports.get(current, ()):
-                if imported not in seen:
-                    seen.add(imported)
-                    todo.append(imported)
-        return True
+        reached = (self._modules.get(found) for found in _walk((module,), self._imports))
+        return not any(facts is not None and _uses_torch(facts) for facts in reached)
 
     def _programs(self, *, wide: bool) -> set[str]:
         """The project's scripts: modules that no other imports, that import the project's
@@ -2119,14 +2109,20 @@ _ARGUMENT_PARSER = "argparse.ArgumentParser"
 
 def _reachable(roots: Iterable[str], edges: Mapping[str, Iterable[str]]) -> set[str]:
     """``roots`` and every name the ``edges`` lead to from them, however many steps away."""
+    return set(_walk(roots, edges))
+
+
+def _walk(roots: Iterable[str], edges: Mapping[str, Iterable[str]]) -> Iterator[str]:
+    """``_reachable``, one name at a time, roots first: a search can stop early."""
     seen = set(roots)
     todo = list(seen)
+    yield from todo
     while todo:
         for target in edges.get(todo.pop(), ()):
             if target not in seen:
                 seen.add(target)
                 todo.append(target)
-    return seen
+                yield target
 
 
 _TORCH_FRAMEWORKS = ("torch", "lightning", "pytorch_lightning", "transformers", "accelerate")

@@ -4,7 +4,8 @@ and the rules all ask."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import lru_cache
 
 import libcst as cst
 
@@ -457,3 +458,40 @@ def tested_as_a_gpu_tensor(
     qualified = resolve(kind) if isinstance(kind, cst.Attribute) else None
     module, _, short = (qualified or "").rpartition(".")
     return node.args[0].value if module == "torch.cuda" and short in LEGACY_TENSOR_TYPES else None
+
+
+_STATEMENT_PARTS = (
+    cst.SimpleStatementLine,
+    cst.BaseSuite,
+    cst.BaseCompoundStatement,
+    cst.Else,
+    cst.ExceptHandler,
+    cst.Finally,
+)
+
+
+def statement_assignments(node: cst.CSTNode) -> Iterator[cst.Assign]:
+    """The assignments among ``node``'s statements, also in the blocks of its ``if``,
+    loops, ``with`` and ``try`` statements, in order; not in the functions or classes it
+    defines."""
+    for child in iter_children(node):
+        if isinstance(child, cst.Assign):
+            yield child
+        elif isinstance(child, _STATEMENT_PARTS) and not isinstance(
+            child, (cst.FunctionDef, cst.ClassDef)
+        ):
+            yield from statement_assignments(child)
+
+
+@lru_cache(maxsize=64)
+def self_attribute_values(classdef: cst.ClassDef) -> Mapping[str, tuple[cst.BaseExpression, ...]]:
+    """What the class's methods assign each attribute of ``self`` (``self.x = ...``), once
+    per class (nodes hash by identity): every question about one of them asks."""
+    found: dict[str, list[cst.BaseExpression]] = {}
+    for node in descendants(classdef.body):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                attribute = attribute_of_self(target.target)
+                if attribute is not None:
+                    found.setdefault(attribute, []).append(node.value)
+    return {attribute: tuple(values) for attribute, values in found.items()}

@@ -19,6 +19,7 @@ from devlint.symbols import (
     AVAILABILITY_CHECKS,
     DEFAULT_DEVICE_SETTERS,
     DEVICE_TYPES,
+    ENVIRONMENTS,
     LOCAL_RANK_NAMES,
 )
 
@@ -28,8 +29,9 @@ VISIBLE_GPUS = "CUDA_VISIBLE_DEVICES"
 """The environment variable that chooses which GPUs a process sees, the first as its
 current one."""
 
-ENVIRONMENT_NAMES = frozenset({"os.environ", "environ"})
-"""How a module writes the process's environment (``os.environ``, ``from os import environ``)."""
+ENVIRONMENT_NAMES = ENVIRONMENTS | {name.rpartition(".")[2] for name in ENVIRONMENTS}
+"""How a module writes the process's environment, as written (``os.environ``, or
+``environ`` after ``from os import environ``)."""
 
 RUNS_ON_IMPORT = "on import"
 """A call that runs whenever its module is imported (``DeviceOffers.call``'s ``runs``)."""

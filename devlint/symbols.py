@@ -518,6 +518,10 @@ LOCAL_RANK_NAMES = frozenset({"local_process_index", "local_rank"})
 ``local_process_index`` (its state makes that GPU current), Lightning's
 ``Trainer.local_rank``, transformers' ``TrainingArguments.local_rank``."""
 
+ENVIRONMENTS = frozenset({"os.environ"})
+"""The process's environment, which a script writes (``os.environ["MASTER_ADDR"] = ...``,
+``os.environ["CUDA_VISIBLE_DEVICES"] = args.gpu``)."""
+
 DEFAULT_DEVICE_SETTERS = frozenset({"torch.set_default_tensor_type", "torch.set_default_device"})
 """Functions that choose where factories without ``device=`` make their tensors
 (``torch.set_default_tensor_type("torch.cuda.FloatTensor")``): not ``torch.from_numpy``'s,

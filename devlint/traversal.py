@@ -79,6 +79,7 @@ from devlint.nodes import (
     names_the_cpu,
     push_children,
     required_parameters,
+    statement_assignments,
     tested_as_a_gpu_tensor,
     untyped_parameters,
 )
@@ -201,7 +202,7 @@ class _LocalTests:
         self.helpers = {s.name.value: s for s in body.body if isinstance(s, cst.FunctionDef)}
         self.assigned = [
             (small.value, {t.target.value for t in small.targets if isinstance(t.target, cst.Name)})
-            for small in _assignments(body)
+            for small in statement_assignments(body)
         ]
         """Each assignment's value and the names it binds, in order."""
         self._checks: dict[str, bool] = {}
@@ -212,29 +213,6 @@ class _LocalTests:
         if found is None:
             found = self._checks[name] = _mentions_availability_check(self.helpers[name].body)
         return found
-
-
-def _assignments(node: cst.CSTNode) -> Iterator[cst.Assign]:
-    """The assignments among ``node``'s statements, also in the blocks of its ``if``,
-    loops, ``with`` and ``try`` statements, in order; not in the functions or classes it
-    defines."""
-    for child in iter_children(node):
-        if isinstance(child, cst.Assign):
-            yield child
-        elif isinstance(child, _STATEMENT_PARTS) and not isinstance(
-            child, (cst.FunctionDef, cst.ClassDef)
-        ):
-            yield from _assignments(child)
-
-
-_STATEMENT_PARTS = (
-    cst.SimpleStatementLine,
-    cst.BaseSuite,
-    cst.BaseCompoundStatement,
-    cst.Else,
-    cst.ExceptHandler,
-    cst.Finally,
-)
 
 
 def _names_in(node: cst.CSTNode) -> set[str]:

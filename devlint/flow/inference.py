@@ -79,7 +79,9 @@ from devlint.nodes import (
     names_the_cpu,
     none_test,
     parameter_names,
+    self_attribute_values,
     stateless_module,
+    statement_assignments,
     tested_as_a_gpu_tensor,
     unpacked,
     values_assigned,
@@ -1267,7 +1269,7 @@ class _Inference:
         if isinstance(node, cst.Name) and self.function is not None:
             found = _assignments_by_name(self.function).get(node.value, ())
         elif attribute is not None and self._owner.node is not None:
-            found = _attributes_assigned(self._owner.node).get(attribute, ())
+            found = self_attribute_values(self._owner.node).get(attribute, ())
         else:
             return []
         built = all(
@@ -3222,62 +3224,14 @@ def _assignments_by_name(
     function: cst.FunctionDef,
 ) -> Mapping[str, tuple[cst.BaseExpression, ...]]:
     """What the function's plain assignments give each local (``name = ...``), read from
-    its statements alone, not their expressions, nor the functions it defines (every ``if``
-    on a name asks)."""
+    its statements (``statement_assignments``), once per function: every ``if`` on a name
+    asks."""
     found: dict[str, list[cst.BaseExpression]] = {}
-    blocks: list[cst.BaseSuite | cst.CSTNode] = [function.body]
-    while blocks:
-        block = blocks.pop()
-        for statement in getattr(block, "body", ()):
-            # a line's statements, or those of a block on one line (`if x: a = 1`)
-            line = statement.body if isinstance(statement, cst.SimpleStatementLine) else ()
-            for small in (*line, statement):
-                if isinstance(small, cst.Assign):
-                    for target in small.targets:
-                        if isinstance(target.target, cst.Name):
-                            found.setdefault(target.target.value, []).append(small.value)
-            if isinstance(statement, cst.BaseCompoundStatement) and not isinstance(
-                statement, (cst.FunctionDef, cst.ClassDef)
-            ):
-                blocks.extend(_blocks_of(statement))
+    for assign in statement_assignments(function.body):
+        for target in assign.targets:
+            if isinstance(target.target, cst.Name):
+                found.setdefault(target.target.value, []).append(assign.value)
     return {name: tuple(values) for name, values in found.items()}
-
-
-def _blocks_of(statement: cst.CSTNode) -> list[cst.CSTNode]:
-    """The blocks of a compound statement: its body, ``else``, handlers, ``finally``."""
-    blocks: list[cst.CSTNode] = []
-    for part in ("body", "orelse", "handlers", "finalbody"):
-        found = getattr(statement, part, None)
-        if found is None:
-            continue
-        if isinstance(found, (list, tuple)):
-            blocks.extend(handler.body for handler in found)
-        elif isinstance(found, (cst.If, cst.Else, cst.Finally)):
-            blocks.extend(_blocks_of(found) if isinstance(found, cst.If) else [found.body])
-        else:
-            blocks.append(found)
-    return blocks
-
-
-@lru_cache(maxsize=64)
-def _attributes_assigned(
-    classdef: cst.ClassDef,
-) -> Mapping[str, tuple[cst.BaseExpression, ...]]:
-    """What the class's methods assign each attribute of ``self`` (``self.kw = ...``,
-    ``self.kw: dict = ...``), in one walk of the class."""
-    found: dict[str, list[cst.BaseExpression]] = {}
-    for statement in descendants(classdef.body):
-        if isinstance(statement, cst.Assign):
-            targets = [target.target for target in statement.targets]
-        elif isinstance(statement, cst.AnnAssign) and statement.value is not None:
-            targets = [statement.target]
-        else:
-            continue
-        for target in targets:
-            attribute = attribute_of_self(target)
-            if attribute is not None and statement.value is not None:
-                found.setdefault(attribute, []).append(statement.value)
-    return {attribute: tuple(values) for attribute, values in found.items()}
 
 
 def _names_a_device_key(built: cst.BaseExpression) -> bool:

@@ -11,9 +11,8 @@ the flag says.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING, cast
 
 import libcst as cst
@@ -34,6 +33,7 @@ from devlint.nodes import (
     is_self,
     iter_children,
     keyword_argument,
+    self_attribute_values,
     unpacked,
     values_assigned,
 )
@@ -90,23 +90,9 @@ def _kept_flag(test: cst.BaseExpression, ancestors: Sequence[cst.CSTNode]) -> cs
     classdef = next((n for n in reversed(ancestors) if isinstance(n, cst.ClassDef)), None)
     if classdef is None:
         return test
-    values = _self_assignments(classdef).get(attribute, ())
+    values = self_attribute_values(classdef).get(attribute, ())
     says = {flag_says_gpu(value) for value in values}
     return values[0] if len(says) == 1 and None not in says else test
-
-
-@lru_cache(maxsize=64)
-def _self_assignments(classdef: cst.ClassDef) -> Mapping[str, tuple[cst.BaseExpression, ...]]:
-    """What the class's methods assign each attribute of ``self``, once per class: every
-    ``if`` on an attribute of ``self`` in the class asks."""
-    found: dict[str, list[cst.BaseExpression]] = {}
-    for node in descendants(classdef.body):
-        if isinstance(node, cst.Assign):
-            for target in node.targets:
-                attribute = attribute_of_self(target.target)
-                if attribute is not None:
-                    found.setdefault(attribute, []).append(node.value)
-    return {attribute: tuple(values) for attribute, values in found.items()}
 
 
 def under_the_kept_gpu_flag(

@@ -32,6 +32,7 @@ from devlint.symbols import (
     DEVICE_ARGUMENT_MOVES,
     DEVICE_NAMING_KEYWORDS,
     DEVICE_TYPES,
+    ENVIRONMENTS,
     MODULE_MOVING_METHODS,
     RECORD_CLASS_DECORATORS,
     RECORD_FIELD_FUNCTIONS,
@@ -322,9 +323,6 @@ def may_be_key(node: ast.Subscript, key: str) -> bool:
     return isinstance(index, ast.Constant) and index.value == key
 
 
-ENVIRON = frozenset({"os.environ"})
-
-
 def may_set_environment(assign: ast.AST, names: Bindings, key: str) -> str | None:
     """The string ``assign`` may put under ``key`` of what may be ``os.environ``
     (``os.environ["MASTER_ADDR"] = "localhost"``), or None."""
@@ -334,7 +332,7 @@ def may_set_environment(assign: ast.AST, names: Bindings, key: str) -> str | Non
     if any(
         isinstance(target, ast.Subscript)
         and may_be_key(target, key)
-        and names.may_be(target.value, ENVIRON)
+        and names.may_be(target.value, ENVIRONMENTS)
         for target in assign.targets
     ):
         return assign.value.value

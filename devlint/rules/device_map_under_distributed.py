@@ -19,7 +19,6 @@ from devlint.nodes import (
 )
 from devlint.rules._devices import (
     BINDING_TYPES,
-    ENVIRON,
     Bindings,
     device_literal,
     may_be_key,
@@ -29,6 +28,7 @@ from devlint.rules._one_process import on_one_process
 from devlint.rules.base import FileContext, Invalid, Rule, RuleSettings
 from devlint.skeleton import Skeleton
 from devlint.symbols import (
+    ENVIRONMENTS,
     LOCAL_RANK_VARIABLE,
     LOOPBACK_HOSTS,
     MASTER_ADDRESS_VARIABLE,
@@ -575,7 +575,7 @@ def _may_name_wrapper(node: ast.AST, names: Bindings) -> bool:
 
 def _may_read_local_rank(node: ast.AST, names: Bindings) -> bool:
     assert isinstance(node, ast.Subscript)
-    return may_be_key(node, _LOCAL_RANK) and names.may_be(node.value, ENVIRON)
+    return may_be_key(node, _LOCAL_RANK) and names.may_be(node.value, ENVIRONMENTS)
 
 
 def _imports_wrapper(node: ast.AST) -> bool:

@@ -158,6 +158,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     ],
     "CURRENT_GPU_SETTERS": lambda v: sorted(set(v) - ACCELERATE_ONLY),
     "DEFAULT_DEVICE_SETTERS": check_qualified,
+    "ENVIRONMENTS": check_qualified,
     "CURRENT_DEVICE_FUNCTIONS": check_qualified,
     "MAP_LOCATION_LOADERS": lambda v: check_qualified(v) or check_positions(v, resolve),
     "MAP_LOCATION_METHODS": lambda v: check_positions(v, lambda name: getattr(LM, name)),

@@ -289,6 +289,8 @@ class ProjectIndex:
         self._resolved: dict[tuple[str, str], str] = {}
         """Answers of ``canonical`` and ``resolve``: the call graph asks the same many times."""
         self._method_tables: dict[str, dict[str, str]] = {}
+        self._running_code: dict[tuple[str, str], list[FileFacts]] = {}
+        """``_code_running``'s answers, by module and top-level definition."""
         """Answers of ``_method_table``: scopes of one class ask it again and again."""
         if same_structure is not None:
             self._kinds = same_structure._kinds
@@ -1273,29 +1275,88 @@ class ProjectIndex:
             and not elsewhere
         )
 
-    @cached_property
-    def runs_on_the_current_gpu_only(self) -> bool:
-        """The project is a program (a script: a module that no other imports, with a
+    def runs_on_the_current_gpu_only(self, scope: Scope) -> bool:
+        """The scope is code of a program (a script: a module that no other imports, with a
         ``__main__`` block or an argument parser built at its top level, that imports the
-        project's modules; not a model file's own self-test) none of whose code, tests
-        aside, offers a device other than the current GPU (``FileFacts.offers_other_devices``):
-        no CPU or other accelerator, no GPU by a number or chosen at run time, no question
-        which devices exist, no option to choose one. Every tensor it makes is on the
-        current GPU (which ``set_device(rank)`` may choose), so an index-less ``"cuda"`` or
-        ``.cuda()`` there agrees with all of them. A folder of modules with no such script
-        is not known to be the whole program."""
-        own = self._program_code
+        project's modules; not a model file's own self-test) none of whose code that runs
+        with it (``_code_running``), tests aside, offers a device other than the current GPU
+        (``FileFacts.offers_other_devices``): no CPU or other accelerator, no GPU by a number
+        or chosen at run time, no question which devices exist, no option to choose one.
+        Every tensor it makes is on the current GPU (which ``set_device(rank)`` may choose),
+        so an index-less ``"cuda"`` or ``.cuda()`` there agrees with all of them. A folder
+        of modules with no such script is not known to be the whole program."""
+        own = self._code_running(scope)
         return bool(own) and not any(facts.offers_other_devices for facts in own)
 
-    @cached_property
-    def runs_on_the_current_gpu_or_the_cpu(self) -> bool:
-        """The project is a program (``runs_on_the_current_gpu_only``) none of whose code
-        offers a GPU other than the current one, nor another accelerator: it may offer the
-        CPU (``--no-cuda``, ``torch.cuda.is_available()``), but every tensor it puts on a GPU
-        is on the current one, so an index-less ``"cuda"`` or ``.cuda()`` the code takes
-        only where it runs on the GPU (under a device flag) agrees with all of them."""
-        own = self._program_code
+    def runs_on_the_current_gpu_or_the_cpu(self, scope: Scope) -> bool:
+        """The scope is code of a program (``runs_on_the_current_gpu_only``) none of whose
+        code that runs with it offers a GPU other than the current one, nor another
+        accelerator: it may offer the CPU (``--no-cuda``, ``torch.cuda.is_available()``),
+        but every tensor it puts on a GPU is on the current one, so an index-less ``"cuda"``
+        or ``.cuda()`` the code takes only where it runs on the GPU (under a device flag)
+        agrees with all of them."""
+        own = self._code_running(scope)
         return bool(own) and not any(facts.offers_another_gpu for facts in own)
+
+    def _code_running(self, scope: Scope) -> list[FileFacts]:
+        """The program's code (``_program_code``) that runs with the scope's: the modules of
+        the scripts that run it (``_scripts_running``) and of all they import, however far.
+        The options of a script that never runs this code choose nothing for it (a CPU
+        ``detect.py`` beside a GPU-only ``train.py`` that alone builds the loss). All the
+        program's code where no script is known to run it."""
+        program = self._program_code
+        module = self._module_of.get(scope.function_name or scope.class_name or "")
+        if not program or module is None:
+            return program
+        key = (module, _top_definition(scope, module))
+        found = self._running_code.get(key)
+        if found is None:
+            runners = self._scripts_running(*key)
+            reached = set().union(*(self._script_reach[script][0] for script in runners))
+            found = [facts for facts in program if facts.module in reached] if runners else program
+            self._running_code[key] = found
+        return found
+
+    def _scripts_running(self, module: str, definition: str) -> list[str]:
+        """The program's scripts that may run the top-level class or function
+        ``definition`` of ``module`` (empty: code at its top level): the module is the script
+        or one it imports, however far, and the script's code names the definition (a word
+        of its modules' text, ``FileFacts.mentions``: not an ``import`` re-exporting it),
+        or looks names up at run time (``getattr(models, cfg.arch)``). A script whose
+        imports this reading cannot follow (``sys.path`` edits) still counts where it names
+        it. None where the program finds code by a name computed at run time
+        (``RUN_TIME_LOOKUPS``), where the project is packaged (others may run it; its
+        texts are not read), or where a file without facts names it (a Python 2 script)."""
+        unread = self._names_without_facts
+        if self._packaged or unread is None or definition in unread:
+            return []
+        scripts = self._script_reach.items()
+        if any(not RUN_TIME_LOOKUPS.isdisjoint(mentioned) for _, (_, mentioned, _) in scripts):
+            return []
+        return [
+            script
+            for script, (reached, mentioned, looks_up) in scripts
+            if script == module
+            or (module in reached and (not definition or looks_up))
+            or (definition and definition in mentioned)
+        ]
+
+    @cached_property
+    def _script_reach(self) -> dict[str, tuple[frozenset[str], frozenset[str], bool]]:
+        """For each script of the program (a module of ``_program_code`` that no other
+        imports, with a ``__main__`` block or a call at its top level: a notebook too): the
+        modules it imports, however far, itself included; the words of their texts; and
+        whether one of them looks names up at run time (``FileFacts.looks_up_names``)."""
+        reach = {}
+        for facts in self._program_code:
+            script = facts.module
+            if self.imported(script) or not (facts.main_block or facts.top_level_calls):
+                continue
+            reached = frozenset(_reachable((script,), self._imports) & self._modules.keys())
+            texts = [self._modules[module] for module in reached]
+            mentioned = frozenset().union(*(text.mentions for text in texts))
+            reach[script] = (reached, mentioned, any(text.looks_up_names for text in texts))
+        return reach
 
     @cached_property
     def makes_factories_on_the_gpu(self) -> bool:
@@ -2105,6 +2166,12 @@ _PLAIN_BASES = frozenset({"object", "builtins.object", *TORCH_MODULE_BASES})
 
 _ARGUMENT_PARSER = "argparse.ArgumentParser"
 """Built at a module's top level, it makes the module a script (``python train.py``)."""
+
+
+def _top_definition(scope: Scope, module: str) -> str:
+    """The name of the top-level class or function of ``module`` the scope is in."""
+    inside = (scope.function_name or scope.class_name or "").removeprefix(f"{module}.")
+    return inside.partition(".")[0]
 
 
 def _reachable(roots: Iterable[str], edges: Mapping[str, Iterable[str]]) -> set[str]:

@@ -167,9 +167,17 @@ def test_a_program_offering_no_other_device_runs_on_the_current_gpu(
         (
             {
                 "pkg/train.py": _TRAIN.format(more=""),
-                "pkg/export.py": 'import torch\n\nDEVICE = torch.device("cpu")\n',
+                "pkg/export.py": "import torch\n\nfrom pkg.model import Net\n\n"
+                'NET = Net().to(torch.device("cpu"))\n',
             },
             _BOTH,
+        ),
+        (
+            {
+                "pkg/train.py": _TRAIN.format(more=""),
+                "pkg/export.py": 'import torch\n\nDEVICE = torch.device("cpu")\n',
+            },
+            [],
         ),
         (
             {
@@ -220,7 +228,8 @@ def test_a_program_offering_no_other_device_runs_on_the_current_gpu(
         "no entry point",
         "a script parsing arguments",
         "a test on the CPU",
-        "a module on it",
+        "a script running it on the CPU",
+        "a script on the CPU running none of it",
         "a script of another framework",
         "a launcher without torch",
         "an options module without torch",
@@ -446,3 +455,82 @@ def test_call_offers_another_gpu(
     qualified: str, literals: tuple[object, ...] | None, written: str | None, expected: bool
 ) -> None:
     assert call_offers_another_gpu(qualified, literals, written) is expected
+
+
+_LOSS = (
+    "import torch\nfrom torch import nn\n\n\n"
+    "class BoxLoss(nn.Module):\n"
+    "    def forward(self, predictions, targets):\n"
+    "        weights = torch.ones(4).cuda()\n"
+    "        return (predictions - targets).abs().mul(weights).sum()\n"
+)
+_PRIOR = "import torch\n\n\ndef priors(n):\n    return torch.rand(n, 4)\n"
+_GPU_TRAIN = (
+    "import argparse\n\nimport torch\n\nfrom pkg.layers import BoxLoss, priors\n\n\n"
+    "def main():\n"
+    "    parser = argparse.ArgumentParser()\n"
+    '    parser.add_argument("--lr", type=float)\n'
+    "    loss = BoxLoss().cuda()\n"
+    "    return loss(priors(4).cuda(), torch.zeros(4, 4).cuda())\n\n\n"
+    'if __name__ == "__main__":\n'
+    "    main()\n"
+)
+_CPU_DETECT = (
+    "import argparse\n\nimport torch\n\n{imports}\n\n\n"
+    "def main():\n"
+    "    parser = argparse.ArgumentParser()\n"
+    '    parser.add_argument("--cpu", action="store_true")\n'
+    '    device = torch.device("cpu" if parser.parse_args().cpu else "cuda")\n'
+    "    {body}\n\n\n"
+    'if __name__ == "__main__":\n'
+    "    main()\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("imports", "body", "expected"),
+    [
+        ("from pkg.layers import priors", "print(priors(4).to(device))", []),
+        ("from pkg.layers import BoxLoss", "print(BoxLoss().to(device))", [("loss.py", 7, 33)]),
+        (
+            "import sys\nsys.path.append('pkg/layers')\nfrom loss import BoxLoss",
+            "print(BoxLoss().to(device))",
+            [("loss.py", 7, 33)],
+        ),
+        (
+            "import importlib\nfrom pkg.layers import priors",
+            'print(importlib.import_module("pkg.layers.loss"), priors(4).to(device))',
+            [("loss.py", 7, 33)],
+        ),
+        (
+            "from pkg import layers",
+            "print(getattr(layers, parser.prog)().to(device))",
+            [("loss.py", 7, 33)],
+        ),
+    ],
+    ids=[
+        "imports the package, never names the loss",
+        "builds the loss",
+        "imports it through an edited sys.path",
+        "imports modules by computed names",
+        "looks the class up by a computed name",
+    ],
+)
+def test_only_the_scripts_running_the_code_offer_it_a_device(
+    imports: str, body: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """A GPU-only ``train.py`` alone builds the loss; a ``detect.py`` offering the CPU imports
+    the package whose ``__init__`` imports the loss, and only builds the priors: its option
+    chooses nothing for the loss, whose ``.cuda()`` is the GPU everything of the loss is on.
+    Where the CPU script builds the loss, or may load it by a computed name, or an import
+    this reading cannot follow, it offers it the CPU."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/layers/__init__.py": "from pkg.layers.loss import BoxLoss\n"
+        "from pkg.layers.prior import priors\n",
+        "pkg/layers/loss.py": _LOSS,
+        "pkg/layers/prior.py": _PRIOR,
+        "pkg/train.py": _GPU_TRAIN,
+        "pkg/detect.py": _CPU_DETECT.format(imports=imports, body=body),
+    }
+    assert sorted(findings(tmp_path, files, "DEV002")) == expected

@@ -969,7 +969,7 @@ def on_the_gpu_the_program_offers(candidate: Candidate, index: ProjectIndex) -> 
     (``runs_on_the_current_gpu_or_the_cpu``): where the user chose the GPU, it is the one
     every tensor is on; where the CPU, the literal does not run."""
     flagged = candidate.data.get("chosen") in _FLAG_CHOICES
-    return flagged and index.runs_on_the_current_gpu_or_the_cpu
+    return flagged and index.runs_on_the_current_gpu_or_the_cpu(candidate.scope)
 
 
 def chose_the_device(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex) -> bool:

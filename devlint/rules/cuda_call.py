@@ -1596,7 +1596,7 @@ class CudaCall(Rule):
             return None  # `def to_gpu(x: Tensor): return x.cuda()`: moving is what it is for
         if "current" in candidate.data and "cuda" in index.backends(candidate.scope):
             return None  # CUDA-only code (Megatron-LM, a CUDA extension): on the current GPU
-        if "current" in candidate.data and index.runs_on_the_current_gpu_only:
+        if "current" in candidate.data and index.runs_on_the_current_gpu_only(candidate.scope):
             return None  # the program offers no other device: every tensor is on this GPU
         if "current" in candidate.data and on_the_gpu_the_program_offers(candidate, index):
             return None  # under the user's GPU switch, in a program offering no other GPU

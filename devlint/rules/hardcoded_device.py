@@ -1752,7 +1752,7 @@ class HardcodedDevice(Rule):
         current = "legacy" in candidate.data or names_the_current_device(literal)
         if current and kind in index.backends(candidate.scope):
             return None  # Megatron-LM or Gaudi code: one backend, its device made current
-        if current and kind == "cuda" and index.runs_on_the_current_gpu_only:
+        if current and kind == "cuda" and index.runs_on_the_current_gpu_only(candidate.scope):
             return None  # the program offers no other device: every tensor is on that GPU
         if current and kind == "cuda" and on_the_gpu_the_program_offers(candidate, index):
             return None  # under the user's GPU switch, in a program offering no other GPU

@@ -401,6 +401,12 @@ class FileFacts:
     """It has an ``if __name__ == "__main__":`` block: a program's entry point."""
     mentions: frozenset[str] = frozenset()
     """The names its text uses (``mentioned_names``): what it may call, build or look up."""
+    definition_mentions: tuple[tuple[str, frozenset[str]], ...] = ()
+    """Each top-level ``def`` or ``class`` with the names its own text uses
+    (``mentions_by_definition``): what it may call, build or look up when it runs."""
+    top_level_mentions: frozenset[str] = frozenset()
+    """The names the text outside its top-level definitions uses, and the definitions it
+    registers by a decorator: what runs whenever the module is imported or run."""
     looks_up_names: bool = False
     """Its text looks up a name computed at run time (``looks_up_names``): what it and the
     modules it imports define may run though no text names it."""
@@ -825,6 +831,46 @@ def mentioned_names(text: str) -> frozenset[str]:
     for pattern in (_IMPORT_STATEMENT, _EXPORT_LIST, _OWN_NAME):
         text = pattern.sub(" ", text)
     return frozenset(_NAME.findall(text)).union(registered, renamed)
+
+
+_TOP_LEVEL_DEFINITION = re.compile(r"(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)")
+_CONTINUATION = tuple(" \t#)]}")
+"""How a line of one statement that began above may start: indented, a comment, or the
+closing bracket of a signature (``) -> None:`` at the margin)."""
+
+
+def mentions_by_definition(
+    text: str,
+) -> tuple[tuple[tuple[str, frozenset[str]], ...], frozenset[str]]:
+    """``mentioned_names`` of each top-level ``def`` or ``class`` (its decorators and
+    lines up to the next statement at the margin), and of the rest of the text with the
+    definitions it registers (``_registered``). Read from the lines alone: a string whose
+    lines reach the margin ends a definition early, which gives its rest to the top level
+    (whose names always count), never the other way round."""
+    definitions: list[tuple[str, list[str]]] = []
+    rest: list[str] = []
+    decorators: list[str] = []
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if not line or line.startswith(_CONTINUATION):
+            (current if current is not None else rest).append(line)
+            continue
+        if line.startswith("@"):
+            decorators.append(line)
+            current = None
+            continue
+        found = _TOP_LEVEL_DEFINITION.match(line)
+        if found is None:
+            rest.extend(decorators)
+            decorators, current = [], None
+            rest.append(line)
+            continue
+        current = [*decorators, line]
+        decorators = []
+        definitions.append((found[1], current))
+    rest.extend(decorators)
+    own = tuple((name, mentioned_names("\n".join(lines))) for name, lines in definitions)
+    return own, mentioned_names("\n".join(rest)).union(_registered(text))
 
 
 _LOOKUP = re.compile(

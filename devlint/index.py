@@ -1449,8 +1449,10 @@ class ProjectIndex:
         import the project's modules) that is not packaged for others to call, whose files'
         names are all known (``names_without_facts``: none excluded) and that finds no code
         by a name computed at run time (``RUN_TIME_LOOKUPS``: ``importlib.import_module``, a
-        config's ``instantiate``, ``__subclasses__``): its modules, classes and functions
-        that no text of the project names (``FileFacts.mentions``), tests aside. A module
+        config's ``instantiate``, ``__subclasses__``): its modules that no text of the
+        project names (``FileFacts.mentions``), and its classes and functions that no code
+        that may run names (``_words_of_live_code``: a helper only a dead function calls is
+        dead too), tests aside. A module
         counts when no module imports it and it runs nothing itself (no ``__main__`` block,
         no call at its top level) and holds no class a framework may load (one derived
         from a base other than the project's, ``object`` and ``torch.nn.Module``: a Cog
@@ -1470,16 +1472,17 @@ class ProjectIndex:
                 continue
             if self._never_loaded(module, facts, mentioned):
                 dead.add(module)
+        used = self._words_of_live_code(frozenset(dead), unread)
         for name in self._classes:
             module = self._module_of[name]
-            if name.rpartition(".")[2] in mentioned or self._in_tests(module) or module in alive:
+            if name.rpartition(".")[2] in used or self._in_tests(module) or module in alive:
                 continue
             if self._calls_no_method_by_name(name, set()):  # else a framework may load it
                 dead.add(name)
         for name in self._functions:
             short = name.rpartition(".")[2]
             module = self._module_of[name]
-            if short in mentioned or short.startswith("__") or self._in_tests(module):
+            if short in used or short.startswith("__") or self._in_tests(module):
                 continue
             if module in alive:
                 continue
@@ -1489,6 +1492,38 @@ class ProjectIndex:
             ):
                 dead.add(name)
         return frozenset(dead)
+
+    def _words_of_live_code(self, dead: frozenset[str], unread: frozenset[str]) -> set[str]:
+        """The names used by code that may run (``_dead_code``'s): the top level of every
+        module not ``dead`` (``FileFacts.top_level_mentions``), the files without facts
+        (``unread``), and each top-level definition (``FileFacts.definition_mentions``)
+        whose name such code uses, however many steps away; every definition of a test,
+        of a module whose names are looked up at run time (``_looked_up_in``), a dunder
+        (``__getattr__``) and a class a framework may load count from the start. Definitions
+        of one name in several modules count together."""
+        used = set(unread)
+        waiting: dict[str, list[frozenset[str]]] = {}
+        for module, facts in self._modules.items():
+            if module in dead:
+                continue
+            used |= facts.top_level_mentions
+            for name, words in facts.definition_mentions:
+                qualified = f"{module}.{name}"
+                loaded = qualified in self._classes and not self._calls_no_method_by_name(
+                    qualified, set()
+                )
+                root = name.startswith("__") or module in self._looked_up_in
+                if loaded or root or self._in_tests(module):
+                    used |= words
+                else:
+                    waiting.setdefault(name, []).append(words)
+        todo = [name for name in waiting if name in used]
+        while todo:
+            for words in waiting.pop(todo.pop(), ()):
+                fresh = words - used
+                used |= fresh
+                todo.extend(name for name in fresh if name in waiting)
+        return used
 
     @cached_property
     def _looked_up_in(self) -> frozenset[str]:

@@ -12,7 +12,7 @@ from conftest import package_findings as findings
 
 from devlint.config import config_for_directory
 from devlint.engine import Overrides, check_projects, plan_projects
-from devlint.facts import mentioned_names
+from devlint.facts import mentioned_names, mentions_by_definition
 from devlint.runner import Runner
 
 _MODEL = (
@@ -224,3 +224,58 @@ def test_without_a_project_marker_the_files_named_are_not_the_whole_program(
         for finding in result.findings
     ]
     assert sorted(found) == _ALL
+
+
+_LEGACY = (
+    "import torch\nfrom torch import nn\n\n\n"
+    "class LegacyNet(nn.Module):\n"
+    "    def forward(self, x):\n"
+    "        return x + torch.ones(4).cuda()\n\n\n"
+    "def build_legacy(\n"
+    "    depth,\n"
+    ") -> LegacyNet:\n"
+    "    return LegacyNet() if depth else build_legacy(depth - 1)\n\n\n"
+    "def build():\n"
+    "    return nn.Linear(4, 4)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("more", "expected"),
+    [
+        ("\nfrom pkg.legacy import build\nbuild()\n", _USED),
+        (
+            "\nfrom pkg.legacy import build_legacy\nbuild_legacy(2)\n",
+            [("legacy.py", 7, 34), *_USED],
+        ),
+        ("\nfrom pkg import legacy\nprint(legacy)\n", _USED),
+    ],
+    ids=["only a dead builder names it", "the script calls the builder", "the module alone"],
+)
+def test_what_only_code_that_never_runs_names_never_runs(
+    more: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """``LegacyNet`` is named by ``build_legacy`` alone (which names itself too), and no
+    code that runs names ``build_legacy``: neither runs."""
+    files = _files(more, {"pkg/legacy.py": _LEGACY})
+    assert sorted(findings(tmp_path, files, "DEV002")) == expected
+
+
+def test_mentions_by_definition() -> None:
+    """Each top-level definition's names, from its decorators to the next statement at the
+    margin (a signature's closing bracket there is still its own); a string reaching the
+    margin gives the rest of its definition to the top level."""
+    text = (
+        "import torch\n\n@register\ndef a(x):\n    return b(x)\n\n"
+        "def b(\n    y,\n) -> None:\n    return c(y)\n\n"
+        'class C:\n    def f(self):\n        s = """\nmargin\n"""\n        return d()\n\n'
+        'if __name__ == "__main__":\n    a(1)\n'
+    )
+    definitions, top_level = mentions_by_definition(text)
+    by_name = dict(definitions)
+    assert list(by_name) == ["a", "b", "C"]
+    assert {"register", "b", "x"} <= by_name["a"]
+    assert {"c", "y", "None"} <= by_name["b"] and "b" not in by_name["b"]
+    assert "d" not in by_name["C"] and {"margin", "d", "a", "__main__"} <= top_level
+    assert "a" in top_level  # registered by its decorator, and run by the main block
+    assert "c" not in top_level and "torch" not in top_level  # an import uses nothing

@@ -148,12 +148,12 @@ def _with_mentions(facts: FileFacts, job: FileJob, text: str) -> FileFacts:
     (``RuleSettings.mentions``): read from the text, whichever walk made the facts."""
     if not job.settings.mentions:
         return facts
-    from devlint.facts import looks_up_names, mentioned_names, mentions_by_definition
+    from devlint.facts import looks_up_names, mentions_by_definition
 
     definitions, top_level = mentions_by_definition(text)
     return replace(
         facts,
-        mentions=mentioned_names(text),
+        mentions=top_level.union(*(words for _, words in definitions)),
         definition_mentions=definitions,
         top_level_mentions=top_level,
         looks_up_names=looks_up_names(text),

@@ -400,7 +400,8 @@ class FileFacts:
     main_block: bool = False
     """It has an ``if __name__ == "__main__":`` block: a program's entry point."""
     mentions: frozenset[str] = frozenset()
-    """The names its text uses (``mentioned_names``): what it may call, build or look up."""
+    """The names its text uses (``mentioned_names``, read as ``mentions_by_definition``
+    reads it: its top level's and its definitions'): what it may call, build or look up."""
     definition_mentions: tuple[tuple[str, frozenset[str]], ...] = ()
     """Each top-level ``def`` or ``class`` with the names its own text uses
     (``mentions_by_definition``): what it may call, build or look up when it runs."""

@@ -397,6 +397,9 @@ class FileFacts:
     """When it surely makes factories without ``device=`` put their tensors on the GPU
     (``torch.set_default_tensor_type("torch.cuda.FloatTensor")``): whenever it is imported,
     only when it runs as a program, or never (``other_devices.DeviceOffers.gpu_default``)."""
+    starts_loader_workers: bool = False
+    """A call of it may give a data loader worker processes (``may_start_workers``):
+    ``num_workers=4``, ``num_workers=args.workers``, ``DataLoader(ds, **options)``."""
     main_block: bool = False
     """It has an ``if __name__ == "__main__":`` block: a program's entry point."""
     mentions: frozenset[str] = frozenset()

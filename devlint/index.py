@@ -1298,6 +1298,14 @@ class ProjectIndex:
         own = self._code_running(scope)
         return bool(own) and not any(facts.offers_another_gpu for facts in own)
 
+    def runs_no_loader_workers(self, scope: Scope) -> bool:
+        """The scope is code of a program (``runs_on_the_current_gpu_only``) none of whose
+        code that runs with it (``_code_running``) gives a data loader worker processes
+        (``FileFacts.starts_loader_workers``): a Dataset's items and a collate function's
+        batches are made in the process that iterates the loader."""
+        own = self._code_running(scope)
+        return bool(own) and not any(facts.starts_loader_workers for facts in own)
+
     def _code_running(self, scope: Scope) -> list[FileFacts]:
         """The program's code (``_program_code``) that runs with the scope's: the modules of
         the scripts that run it (``_scripts_running``) and of all they import, however far.

@@ -57,6 +57,7 @@ from devlint.facts import (
     stored_evidence,
     stored_method,
 )
+from devlint.loader_workers import may_start_workers, names_workers
 from devlint.other_devices import (
     DEFAULT_SETTER_NAMES,
     DEVICE_KEYWORDS,
@@ -318,6 +319,7 @@ class _Walk:
         self._formatted_text: set[int] = set()
         """The literal parts of f-strings (by id): libcst reads them as written."""
         self._main_block = False
+        self._starts_workers = False
         self.nodes: dict[type[ast.AST], list[ast.AST]] = {kind: [] for kind in collect}
         """The nodes of the kinds the rules' screens read, in the order of the walk."""
         self.frames: dict[int, _Class | _Function | None] = {}
@@ -421,6 +423,7 @@ class _Walk:
             offers_other_devices=self._device_offers.offered(aliases),
             offers_another_gpu=self._device_offers.offered_gpu(aliases),
             gpu_default=self._device_offers.gpu_default(aliases),
+            starts_loader_workers=self._starts_workers,
             main_block=self._main_block,
             assigned_attributes=frozenset(self._assigned_attributes),
         )
@@ -786,6 +789,7 @@ class _Walk:
     def _call(self, node: ast.Call) -> None:
         self._note_devices(node)
         self._note_extension(node)
+        self._note_workers(node)
         if self._function is not None:
             owner = self._function.owner
             if owner is not None and _calls_an_init(self._function.name, node.func):
@@ -864,6 +868,24 @@ class _Walk:
     def _assert(self, node: ast.Assert) -> None:
         """``assert torch.cuda.is_available()`` demands the GPU: it offers no other device."""
         self._device_offers.exempt.update(map(id, ast.walk(node.test)))
+
+    def _note_workers(self, node: ast.Call) -> None:
+        """Whether the call may give a data loader worker processes (``may_start_workers``)."""
+        if self._starts_workers:
+            return
+        func = node.func
+        last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        given = [k.value for k in node.keywords if k.arg is not None and names_workers(k.arg)]
+        workers = (
+            None
+            if not given
+            else not all(
+                type(v) is ast.Constant and type(v.value) is int and v.value == 0 for v in given
+            )
+        )
+        positional = sum(1 for a in node.args if not isinstance(a, ast.Starred))
+        unpacks = positional != len(node.args) or any(k.arg is None for k in node.keywords)
+        self._starts_workers = may_start_workers(last, workers, positional, unpacks)
 
     def _note_devices(self, node: ast.Call) -> None:
         """What the call says of devices other than the current GPU (``DeviceOffers``)."""

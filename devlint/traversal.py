@@ -62,6 +62,7 @@ from devlint.flow.cache import FileFlows
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Handoff, Meeting
 from devlint.flow.summary import summarise
+from devlint.loader_workers import may_start_workers, names_workers
 from devlint.nodes import (
     annotation_names,
     asks_which_devices_exist,
@@ -656,6 +657,7 @@ class Traversal:
         self._flows = FileFlows(lambda: self._module, self.qualified_name, self._text)
         self._device_offers = DeviceOffers()
         self._main_block = False
+        self._starts_workers = False
 
     # FileContext -------------------------------------------------------------
 
@@ -894,6 +896,7 @@ class Traversal:
     def _enter_call(self, node: cst.Call) -> None:
         self._note_devices(node)
         self._note_extension(node)
+        self._note_workers(node)
         if self._function is not None:
             self._record_call(node)
             return
@@ -921,6 +924,24 @@ class Traversal:
         if isinstance(value, str):
             given = tuple(sorted(_plain_strings(node)))
             self._extension_declarations.add((called, value, given))
+
+    def _note_workers(self, node: cst.Call) -> None:
+        """Whether the call may give a data loader worker processes (``may_start_workers``)."""
+        if self._starts_workers:
+            return
+        func = node.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+        given = [
+            a.value for a in node.args if a.keyword is not None and names_workers(a.keyword.value)
+        ]
+        workers = (
+            None
+            if not given
+            else not all(isinstance(v, cst.Integer) and v.evaluated_value == 0 for v in given)
+        )
+        positional = sum(1 for a in node.args if a.keyword is None and not a.star)
+        unpacks = any(a.star for a in node.args)
+        self._starts_workers = may_start_workers(str(last), workers, positional, unpacks)
 
     def _note_devices(self, node: cst.Call) -> None:
         """What the call says of devices other than the current GPU (``DeviceOffers``)."""
@@ -1397,6 +1418,7 @@ class Traversal:
             offers_other_devices=self._device_offers.offered(aliases),
             offers_another_gpu=self._device_offers.offered_gpu(aliases),
             gpu_default=self._device_offers.gpu_default(aliases),
+            starts_loader_workers=self._starts_workers,
             main_block=self._main_block,
             assigned_attributes=frozenset(self._assigned_attributes),
         )

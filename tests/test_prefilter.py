@@ -176,6 +176,7 @@ def _assert_same_structure(text: str) -> None:
         assert found.facts.offers_other_devices == expected.offers_other_devices
         assert found.facts.offers_another_gpu == expected.offers_another_gpu
         assert found.facts.gpu_default == expected.gpu_default
+        assert found.facts.starts_loader_workers == expected.starts_loader_workers
         assert found.facts.main_block == expected.main_block
         # A GPU set by a constant, or as the first of a list, needs no skeleton: DEV009's
         # screen passes wherever one is (the next test checks it), so libcst walks every
@@ -220,6 +221,31 @@ def test_both_walks_read_a_gpu_default_alike(text: str, when: str) -> None:
     assert tree is not None
     found = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False)
     assert found.facts.gpu_default == when
+
+
+@pytest.mark.parametrize(
+    ("call", "workers"),
+    [
+        ("DataLoader(data, batch_size=4)", False),
+        ("DataLoader(data, num_workers=0)", False),
+        ("DataLoader(data, num_workers=4)", True),
+        ("DataLoader(data, num_workers=args.workers)", True),
+        ("DataLoader(data, **options)", True),
+        ("DataLoader(data, 4, True, None, None, 2)", True),
+        ("build_dataloader(data, workers_per_gpu=2)", True),
+        ("TrainingArguments(out, dataloader_num_workers=0)", False),
+        ("loader(*data)", False),
+    ],
+)
+def test_both_walks_read_loader_workers_alike(call: str, workers: bool) -> None:
+    """``FileFacts.starts_loader_workers``: a keyword naming workers other than the literal
+    0, or a loader given its options by unpacking or positionally."""
+    text = f"from torch.utils.data import DataLoader\n\nloader = {call}\n"
+    _assert_same_structure(text)
+    tree, _ = _parse(text) or (None, None)
+    assert tree is not None
+    found = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False)
+    assert found.facts.starts_loader_workers is workers
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from devlint.facts import FileFacts, Reference
 from devlint.findings import Applicability
 from devlint.index import ProjectIndex
 from devlint.nodes import dotted_name, first_positional, keyword_argument
+from devlint.rules._chosen_device import moves_to_the_current_device, pinned_there
 from devlint.rules._devices import cuda_target_is_literal, device_literal
 from devlint.rules.base import (
     FileContext,
@@ -89,9 +90,13 @@ class CudaInDataPipeline(Rule):
     Not flagged: `.to(device)` and `.cuda(index)` with a device chosen at run time,
     a class's own `cuda`/`to`/`cpu` (moving is their job), `.cpu()`, a
     Dataset's `__init__` (loading a small dataset onto the GPU once is a
-    deliberate choice), code under `if torch.cuda.is_available():`, and
+    deliberate choice), code under `if torch.cuda.is_available():`,
     model code, where DEV001 and DEV002 report the same calls (a Dataset that is
-    also an `nn.Module` is model code).
+    also an `nn.Module` is model code), and `.cuda()` or `.to("cuda")` in a program
+    none of whose code that runs with it gives a loader workers (no `num_workers=`
+    but 0, no loader options unpacked) and that offers no device but the current GPU,
+    or whose launcher made each process's GPU current: the pipeline runs in the
+    process iterating the loader, on the GPU all its tensors are on.
     """
 
     code = "DEV011"
@@ -328,6 +333,8 @@ class CudaInDataPipeline(Rule):
         else:
             return
         data = {"call": described}
+        if moves_to_the_current_device(node):
+            data["current"] = "yes"
         if _named_like_collate(context):
             data["collate"] = "name"
         elif _inside_collate_argument(context):
@@ -378,15 +385,17 @@ class CudaInDataPipeline(Rule):
         owner = candidate.scope.class_name
         function = candidate.scope.function_name
         method = candidate.scope.method
-        if owner is not None:
-            kind = index.class_kind(owner)
-            if kind.datamodule and method is not None:
-                return self._in_datamodule(candidate, call, method)
-            if kind.dataset and function in index.self_reachable(owner, DATASET_ITEM_METHODS):
-                users = index.callers(owner)  # where the Dataset is made
-                return self._resolution(
-                    candidate, f"{call} in a Dataset's `{method}`", _all_lightning(users, index)
-                )
+        kind = index.class_kind(owner) if owner is not None else None
+        if kind is not None and kind.datamodule and method is not None:
+            return self._in_datamodule(candidate, call, method)
+        if _on_the_main_process_gpu(candidate, scope, index):
+            return None
+        dataset = owner if kind is not None and kind.dataset else None
+        if dataset is not None and function in index.self_reachable(dataset, DATASET_ITEM_METHODS):
+            users = index.callers(dataset)  # where the Dataset is made
+            return self._resolution(
+                candidate, f"{call} in a Dataset's `{method}`", _all_lightning(users, index)
+            )
         collate = candidate.data.get("collate")
         if collate == "inline":  # a lambda handed over right here
             users = frozenset({function}) if function is not None else frozenset()
@@ -470,6 +479,17 @@ def _is_accelerator(value: object) -> bool:
         return False
     kind, _, index = value.partition(":")
     return kind in DEVICE_TYPES and (not index or index.isdigit())
+
+
+def _on_the_main_process_gpu(candidate: Candidate, scope: ScopeInfo, index: ProjectIndex) -> bool:
+    """A move to the current GPU in a program whose loaders get no worker processes
+    (``runs_no_loader_workers``): it runs in the process iterating the loader, on the GPU
+    every tensor of the program is on (``runs_on_the_current_gpu_only``), or on the one its
+    launcher made current (``pinned_there``)."""
+    if "current" not in candidate.data or not index.runs_no_loader_workers(candidate.scope):
+        return False
+    current = index.runs_on_the_current_gpu_only(candidate.scope)
+    return current or pinned_there(candidate, scope, index)
 
 
 def _literal_device_argument(call: cst.Call, context: FileContext) -> cst.Arg | None:

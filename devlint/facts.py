@@ -406,8 +406,9 @@ class FileFacts:
     """The names its text uses (``mentioned_names``, read as ``mentions_by_definition``
     reads it: its top level's and its definitions'): what it may call, build or look up."""
     definition_mentions: tuple[tuple[str, frozenset[str]], ...] = ()
-    """Each top-level ``def`` or ``class`` with the names its own text uses
-    (``mentions_by_definition``): what it may call, build or look up when it runs."""
+    """Each top-level ``def`` or ``class`` with the names its own text uses, and its
+    ``__main__`` block's (``mentions_by_definition``): what it may call, build or look up
+    when it runs."""
     top_level_mentions: frozenset[str] = frozenset()
     """The names the text outside its top-level definitions uses, and the definitions it
     registers by a decorator: what runs whenever the module is imported or run."""
@@ -837,6 +838,12 @@ def mentioned_names(text: str) -> frozenset[str]:
     return frozenset(_NAME.findall(text)).union(registered, renamed)
 
 
+MAIN_GUARD_NAME = "__main__"
+"""How ``mentions_by_definition`` names a module's ``if __name__ == "__main__":`` block."""
+_MAIN_GUARD = re.compile(
+    r"if[ \t(]+(?:__name__[ \t]*==[ \t]*['\"]__main__['\"]"
+    r"|['\"]__main__['\"][ \t]*==[ \t]*__name__)"
+)
 _TOP_LEVEL_DEFINITION = re.compile(r"(?:async[ \t]+)?(?:def|class)[ \t]+(\w+)")
 _CONTINUATION = tuple(" \t#)]}")
 """How a line of one statement that began above may start: indented, a comment, or the
@@ -847,10 +854,11 @@ def mentions_by_definition(
     text: str,
 ) -> tuple[tuple[tuple[str, frozenset[str]], ...], frozenset[str]]:
     """``mentioned_names`` of each top-level ``def`` or ``class`` (its decorators and
-    lines up to the next statement at the margin), and of the rest of the text with the
-    definitions it registers (``_registered``). Read from the lines alone: a string whose
-    lines reach the margin ends a definition early, which gives its rest to the top level
-    (whose names always count), never the other way round."""
+    lines up to the next statement at the margin) and of the ``if __name__ == "__main__":``
+    block (as ``MAIN_GUARD_NAME``: it runs only when the module is the program), and of the
+    rest of the text with the definitions it registers (``_registered``). Read from the
+    lines alone: a string whose lines reach the margin ends a definition early, which gives
+    its rest to the top level (whose names always count), never the other way round."""
     definitions: list[tuple[str, list[str]]] = []
     rest: list[str] = []
     decorators: list[str] = []
@@ -864,14 +872,14 @@ def mentions_by_definition(
             current = None
             continue
         found = _TOP_LEVEL_DEFINITION.match(line)
-        if found is None:
+        if found is None and _MAIN_GUARD.match(line) is None:
             rest.extend(decorators)
             decorators, current = [], None
             rest.append(line)
             continue
         current = [*decorators, line]
         decorators = []
-        definitions.append((found[1], current))
+        definitions.append((found[1] if found is not None else MAIN_GUARD_NAME, current))
     rest.extend(decorators)
     own = tuple((name, mentioned_names("\n".join(lines))) for name, lines in definitions)
     return own, mentioned_names("\n".join(rest)).union(_registered(text))

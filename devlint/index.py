@@ -17,6 +17,7 @@ from pathlib import PurePath
 from devlint.candidates import Needed, Requirement, Scope, ScopeInfo
 from devlint.facts import (
     BASE_INIT_STEP,
+    MAIN_GUARD_NAME,
     BackendParameter,
     CallShape,
     ClassFacts,
@@ -1320,51 +1321,81 @@ class ProjectIndex:
         found = self._running_code.get(key)
         if found is None:
             runners = self._scripts_running(*key)
-            reached = set().union(*(self._script_reach[script][0] for script in runners))
+            reached = set().union(*(self._script_reach[script].modules for script in runners))
             found = [facts for facts in program if facts.module in reached] if runners else program
             self._running_code[key] = found
         return found
 
     def _scripts_running(self, module: str, definition: str) -> list[str]:
         """The program's scripts that may run the top-level class or function
-        ``definition`` of ``module`` (empty: code at its top level): the module is the script
-        or one it imports, however far, and the script's code names the definition (a word
-        of its modules' text, ``FileFacts.mentions``: not an ``import`` re-exporting it),
-        or looks names up at run time (``getattr(models, cfg.arch)``). A script whose
-        imports this reading cannot follow (``sys.path`` edits) still counts where it names
-        it. None where the program finds code by a name computed at run time
-        (``RUN_TIME_LOOKUPS``), where the project is packaged (others may run it; its
-        texts are not read), or where a file without facts names it (a Python 2 script)."""
+        ``definition`` of ``module`` (empty: code at its top level): the module is the script,
+        or one it imports, however far, where the definition is one the script may run
+        (``ScriptReach.definitions``) or its module's names may be looked up at run time
+        (``_looked_up_in``: ``getattr(models, cfg.arch)``). None where the program finds
+        code by a name computed at run time (``RUN_TIME_LOOKUPS``), where the project is
+        packaged (others may run it; its texts are not read), or where a file without facts
+        names it (a Python 2 script)."""
         unread = self._names_without_facts
         if self._packaged or unread is None or definition in unread:
             return []
-        scripts = self._script_reach.items()
-        if any(not RUN_TIME_LOOKUPS.isdisjoint(mentioned) for _, (_, mentioned, _) in scripts):
+        scripts = self._script_reach
+        if any(reach.loads_by_name for reach in scripts.values()):
             return []
+        qualified = f"{module}.{definition}"
         return [
             script
-            for script, (reached, mentioned, looks_up) in scripts
+            for script, reach in scripts.items()
             if script == module
-            or (module in reached and (not definition or looks_up))
-            or (definition and definition in mentioned)
+            or (module in reach.modules and (not definition or module in self._looked_up_in))
+            or (definition and qualified in reach.definitions)
         ]
 
     @cached_property
-    def _script_reach(self) -> dict[str, tuple[frozenset[str], frozenset[str], bool]]:
-        """For each script of the program (a module of ``_program_code`` that no other
-        imports, with a ``__main__`` block or a call at its top level: a notebook too): the
-        modules it imports, however far, itself included; the words of their texts; and
-        whether one of them looks names up at run time (``FileFacts.looks_up_names``)."""
+    def _script_reach(self) -> dict[str, ScriptReach]:
+        """What each script of the program (a module of ``_program_code`` with a ``__main__``
+        block, or one that no other imports with a call at its top level: a notebook too)
+        may run."""
         reach = {}
         for facts in self._program_code:
             script = facts.module
-            if self.imported(script) or not (facts.main_block or facts.top_level_calls):
+            if not (facts.main_block or (facts.top_level_calls and not self.imported(script))):
                 continue
-            reached = frozenset(_reachable((script,), self._imports) & self._modules.keys())
-            texts = [self._modules[module] for module in reached]
-            mentioned = frozenset().union(*(text.mentions for text in texts))
-            reach[script] = (reached, mentioned, any(text.looks_up_names for text in texts))
+            modules = frozenset(_reachable((script,), self._imports) & self._modules.keys())
+            texts = [self._modules[module] for module in modules]
+            reach[script] = ScriptReach(
+                modules,
+                self._definitions_run(script, modules),
+                loads_by_name=any(not RUN_TIME_LOOKUPS.isdisjoint(t.mentions) for t in texts),
+            )
         return reach
+
+    def _definitions_run(self, script: str, modules: frozenset[str]) -> frozenset[str]:
+        """The top-level definitions ``script``, importing ``modules``, may run: those the top
+        level of one of them or its own ``__main__`` block names (not another's), and those
+        such a definition names, however many steps away. A name one of them defines is
+        that definition (``collate_fn``, the script's own); a name none does is any
+        module's of that name (imported in a way this reading cannot follow: ``sys.path``
+        edits)."""
+        own: dict[str, list[tuple[str, frozenset[str]]]] = {}
+        for module in modules:
+            for name, words in self._modules[module].definition_mentions:
+                if name != MAIN_GUARD_NAME:
+                    own.setdefault(name, []).append((f"{module}.{name}", words))
+        anywhere = self._definitions_named
+        used = set().union(*(self._modules[module].top_level_mentions for module in modules))
+        used |= dict(self._modules[script].definition_mentions).get(MAIN_GUARD_NAME, set())
+        return frozenset(_run_by_name(used, lambda name: own.get(name) or anywhere.get(name, [])))
+
+    @cached_property
+    def _definitions_named(self) -> dict[str, list[tuple[str, frozenset[str]]]]:
+        """Each top-level definition of the project, by its name, with the names its text
+        uses (``FileFacts.definition_mentions``)."""
+        found: dict[str, list[tuple[str, frozenset[str]]]] = {}
+        for module, facts in self._modules.items():
+            for name, words in facts.definition_mentions:
+                if name != MAIN_GUARD_NAME:
+                    found.setdefault(name, []).append((f"{module}.{name}", words))
+        return found
 
     @cached_property
     def makes_factories_on_the_gpu(self) -> bool:
@@ -1510,7 +1541,7 @@ class ProjectIndex:
         (``__getattr__``) and a class a framework may load count from the start. Definitions
         of one name in several modules count together."""
         used = set(unread)
-        waiting: dict[str, list[frozenset[str]]] = {}
+        waiting: dict[str, list[tuple[str, frozenset[str]]]] = {}
         for module, facts in self._modules.items():
             if module in dead:
                 continue
@@ -1524,25 +1555,23 @@ class ProjectIndex:
                 if loaded or root or self._in_tests(module):
                     used |= words
                 else:
-                    waiting.setdefault(name, []).append(words)
-        todo = [name for name in waiting if name in used]
-        while todo:
-            for words in waiting.pop(todo.pop(), ()):
-                fresh = words - used
-                used |= fresh
-                todo.extend(name for name in fresh if name in waiting)
+                    waiting.setdefault(name, []).append((qualified, words))
+        _run_by_name(used, lambda name: waiting.get(name, []))
         return used
 
     @cached_property
     def _looked_up_in(self) -> frozenset[str]:
         """The modules whose definitions may run by a name computed at run time: those that
-        look one up (``FileFacts.looks_up_names``: ``getattr(self, f"forward_{mode}")``) and
-        the project modules they import (``getattr(models, cfg.arch)``)."""
+        look one up (``FileFacts.looks_up_names``: ``getattr(self, f"forward_{mode}")``), the
+        project modules they import (``getattr(models, cfg.arch)``) and those these import
+        (``models/__init__.py`` importing the class from ``models/resnet.py``)."""
         found: set[str] = set()
         for module, facts in self._modules.items():
             if facts.looks_up_names:
-                found.add(module)
-                found.update(self._imports.get(module, frozenset()))
+                imported = self._imports.get(module, frozenset())
+                found.update((module, *imported))
+                for name in imported:
+                    found.update(self._imports.get(name, frozenset()))
         return frozenset(found)
 
     def _never_loaded(self, module: str, facts: FileFacts, mentioned: frozenset[str]) -> bool:
@@ -2209,6 +2238,37 @@ _PLAIN_BASES = frozenset({"object", "builtins.object", *TORCH_MODULE_BASES})
 
 _ARGUMENT_PARSER = "argparse.ArgumentParser"
 """Built at a module's top level, it makes the module a script (``python train.py``)."""
+
+
+@dataclass(frozen=True)
+class ScriptReach:
+    """What one script of a program may run (``ProjectIndex._script_reach``)."""
+
+    modules: frozenset[str]
+    """The project modules it imports, however far, itself included."""
+    definitions: frozenset[str]
+    """The top-level classes and functions of the project it may run, qualified
+    (``ProjectIndex._definitions_run``)."""
+    loads_by_name: bool
+    """One of its modules names a loader of code by a computed name (``RUN_TIME_LOOKUPS``)."""
+
+
+def _run_by_name(
+    used: set[str], definitions: Callable[[str], list[tuple[str, frozenset[str]]]]
+) -> set[str]:
+    """The definitions the names in ``used`` reach (``definitions`` of a name: each
+    qualified, with the names its text uses), however many steps away; ``used`` grows by
+    the names they use."""
+    run: set[str] = set()
+    todo = list(used)
+    while todo:
+        for qualified, words in definitions(todo.pop()):
+            if qualified not in run:
+                run.add(qualified)
+                fresh = words - used
+                used |= fresh
+                todo.extend(fresh)
+    return run
 
 
 def _top_definition(scope: Scope, module: str) -> str:

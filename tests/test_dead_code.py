@@ -12,7 +12,7 @@ from conftest import package_findings as findings
 
 from devlint.config import config_for_directory
 from devlint.engine import Overrides, check_projects, plan_projects
-from devlint.facts import mentioned_names, mentions_by_definition
+from devlint.facts import MAIN_GUARD_NAME, mentioned_names, mentions_by_definition
 from devlint.runner import Runner
 
 _MODEL = (
@@ -263,8 +263,9 @@ def test_what_only_code_that_never_runs_names_never_runs(
 
 def test_mentions_by_definition() -> None:
     """Each top-level definition's names, from its decorators to the next statement at the
-    margin (a signature's closing bracket there is still its own); a string reaching the
-    margin gives the rest of its definition to the top level."""
+    margin (a signature's closing bracket there is still its own), and the ``__main__``
+    block's; a string reaching the margin gives the rest of its definition to the top
+    level."""
     text = (
         "import torch\n\n@register\ndef a(x):\n    return b(x)\n\n"
         "def b(\n    y,\n) -> None:\n    return c(y)\n\n"
@@ -273,9 +274,21 @@ def test_mentions_by_definition() -> None:
     )
     definitions, top_level = mentions_by_definition(text)
     by_name = dict(definitions)
-    assert list(by_name) == ["a", "b", "C"]
+    assert list(by_name) == ["a", "b", "C", MAIN_GUARD_NAME]
     assert {"register", "b", "x"} <= by_name["a"]
     assert {"c", "y", "None"} <= by_name["b"] and "b" not in by_name["b"]
-    assert "d" not in by_name["C"] and {"margin", "d", "a", "__main__"} <= top_level
-    assert "a" in top_level  # registered by its decorator, and run by the main block
+    assert "d" not in by_name["C"] and {"margin", "d"} <= top_level
+    assert {"a", "__main__"} <= by_name[MAIN_GUARD_NAME]  # runs only as the program
+    assert "a" in top_level  # registered by its decorator
     assert "c" not in top_level and "torch" not in top_level  # an import uses nothing
+
+
+def test_a_class_a_looked_up_package_imports_may_run(tmp_path: Path) -> None:
+    """``getattr(zoo, name)`` finds what ``zoo/__init__.py`` imports from its modules."""
+    extra = {
+        "pkg/zoo/__init__.py": "from pkg.zoo.nets import ZooNet\n",
+        "pkg/zoo/nets.py": _OLD.replace("OldNet", "ZooNet"),
+    }
+    files = _files("\nfrom pkg import zoo\nbuild = getattr(zoo, NAME)\n", extra)
+    expected = [*_USED, _ALL[1], _ALL[2], ("nets.py", 7, 34)]  # and all `train` imports
+    assert sorted(findings(tmp_path, files, "DEV002")) == expected

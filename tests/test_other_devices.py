@@ -464,7 +464,10 @@ _LOSS = (
     "        weights = torch.ones(4).cuda()\n"
     "        return (predictions - targets).abs().mul(weights).sum()\n"
 )
-_PRIOR = "import torch\n\n\ndef priors(n):\n    return torch.rand(n, 4)\n"
+_PRIOR = (
+    "import torch\n\n\ndef priors(n):\n    return torch.rand(n, 4)\n\n\n"
+    "def loss_for(n):\n    from pkg.layers.loss import BoxLoss\n\n    return BoxLoss()\n"
+)
 _GPU_TRAIN = (
     "import argparse\n\nimport torch\n\nfrom pkg.layers import BoxLoss, priors\n\n\n"
     "def main():\n"
@@ -498,6 +501,16 @@ _CPU_DETECT = (
             [("loss.py", 7, 33)],
         ),
         (
+            "from pkg.layers.prior import loss_for",
+            "print(loss_for(4).to(device))",
+            [("loss.py", 7, 33)],
+        ),
+        (
+            "\n\nclass BoxLoss:\n    pass",
+            "print(BoxLoss(), torch.zeros(4).to(device))",
+            [],
+        ),
+        (
             "import importlib\nfrom pkg.layers import priors",
             'print(importlib.import_module("pkg.layers.loss"), priors(4).to(device))',
             [("loss.py", 7, 33)],
@@ -512,6 +525,8 @@ _CPU_DETECT = (
         "imports the package, never names the loss",
         "builds the loss",
         "imports it through an edited sys.path",
+        "builds it through a helper",
+        "names its own class of that name",
         "imports modules by computed names",
         "looks the class up by a computed name",
     ],
@@ -520,10 +535,13 @@ def test_only_the_scripts_running_the_code_offer_it_a_device(
     imports: str, body: str, expected: list[tuple[str, int, int]], tmp_path: Path
 ) -> None:
     """A GPU-only ``train.py`` alone builds the loss; a ``detect.py`` offering the CPU imports
-    the package whose ``__init__`` imports the loss, and only builds the priors: its option
-    chooses nothing for the loss, whose ``.cuda()`` is the GPU everything of the loss is on.
-    Where the CPU script builds the loss, or may load it by a computed name, or an import
-    this reading cannot follow, it offers it the CPU."""
+    the package whose ``__init__`` imports the loss, and only builds the priors (the module
+    of the priors names the loss in a helper the script never calls): its option chooses
+    nothing for the loss, whose ``.cuda()`` is the GPU everything of the loss is on. Where
+    the CPU script builds the loss, itself or through the helper, or may load it by a
+    computed name, or through an import this reading cannot follow, it offers it the CPU; a
+    class of its own of that name, in a script that imports none of the package, is not
+    the loss."""
     files = {
         "pkg/__init__.py": "",
         "pkg/layers/__init__.py": "from pkg.layers.loss import BoxLoss\n"

@@ -389,6 +389,11 @@ class FileFacts:
     the first or one chosen at run time, asks which devices exist, lets the user choose
     a device on the command line, or tells a framework where to compute
     (``accelerator=``, ``devices=``, ``device_map=``)."""
+    offering_places: tuple[tuple[str, bool], ...] = ()
+    """Where it offers another device (``offers_other_devices``): each top-level definition,
+    its ``__main__`` block (``MAIN_GUARD_NAME``) or the rest (``other_devices.TOP_LEVEL``),
+    with whether there it offers a GPU other than the current one (``offers_another_gpu``):
+    what runs with a script's code is what the script may run."""
     offers_another_gpu: bool = False
     """What offers another device (``offers_other_devices``) may be a GPU other than the
     current one, or another accelerator: not only the CPU (``"cpu"``, ``--no-cuda``,
@@ -887,7 +892,7 @@ def mentions_by_definition(
 
 _LOOKUP = re.compile(
     r"getattr\([ \t]*[\w.]+[ \t]*,[ \t]*(?!['\"\s])"  # a name not written as a string
-    r"|globals\(\)[ \t]*\[|__dict__[ \t]*\[|\bFire\("
+    r"|globals\(\)[ \t]*\[[ \t]*(?!['\"])|__dict__[ \t]*\[[ \t]*(?!['\"])|\bFire\("
 )
 
 
@@ -895,7 +900,8 @@ def looks_up_names(text: str) -> bool:
     """The text looks up a name computed at run time: ``getattr(self, f"forward_{mode}")``,
     ``getattr(models, cfg.arch)``, ``models.__dict__[arch]``, ``globals()[name]``, or
     hands a class to ``fire.Fire``, whose methods the command line names (not
-    ``vars(args)``, an argument namespace's values)."""
+    ``vars(args)``, an argument namespace's values, nor ``models.__dict__["resnet"]``, a
+    name written out)."""
     return _LOOKUP.search(text) is not None
 
 

@@ -35,7 +35,7 @@ from devlint.facts import (
     ReturnedOutput,
     SingleNode,
 )
-from devlint.other_devices import RUNS_ON_IMPORT, names_an_availability_check
+from devlint.other_devices import RUNS_ON_IMPORT, TOP_LEVEL, names_an_availability_check
 from devlint.symbols import (
     AUTOGRAD_FUNCTION_BASES,
     BACKEND_FREE_PARTS,
@@ -292,6 +292,8 @@ class ProjectIndex:
         self._method_tables: dict[str, dict[str, str]] = {}
         self._running_code: dict[tuple[str, str], list[FileFacts]] = {}
         """``_code_running``'s answers, by module and top-level definition."""
+        self._script_offers: dict[str, Offers] = {}
+        """``_offers_of_script``'s answers."""
         """Answers of ``_method_table``: scopes of one class ask it again and again."""
         if same_structure is not None:
             self._kinds = same_structure._kinds
@@ -1286,8 +1288,8 @@ class ProjectIndex:
         Every tensor it makes is on the current GPU (which ``set_device(rank)`` may choose),
         so an index-less ``"cuda"`` or ``.cuda()`` there agrees with all of them. A folder
         of modules with no such script is not known to be the whole program."""
-        own = self._code_running(scope)
-        return bool(own) and not any(facts.offers_other_devices for facts in own)
+        offers = self._offers_running(scope)
+        return offers is not None and not offers.any
 
     def runs_on_the_current_gpu_or_the_cpu(self, scope: Scope) -> bool:
         """The scope is code of a program (``runs_on_the_current_gpu_only``) none of whose
@@ -1296,8 +1298,51 @@ class ProjectIndex:
         but every tensor it puts on a GPU is on the current one, so an index-less ``"cuda"``
         or ``.cuda()`` the code takes only where it runs on the GPU (under a device flag)
         agrees with all of them."""
-        own = self._code_running(scope)
-        return bool(own) and not any(facts.offers_another_gpu for facts in own)
+        offers = self._offers_running(scope)
+        return offers is not None and not offers.gpu
+
+    def _offers_running(self, scope: Scope) -> Offers | None:
+        """What the code that runs with the scope's offers: that of each script that runs it
+        (``_scripts_running``, ``_offers_of_script``) and the scope's own definition's; where
+        no script is known to run it, what all the program's code offers. None where the
+        project is no program (``_program_code``)."""
+        program = self._program_code
+        if not program:
+            return None
+        module = self._module_of.get(scope.function_name or scope.class_name or "")
+        definition = _top_definition(scope, module) if module is not None else ""
+        runners = self._scripts_running(module, definition) if module is not None else []
+        if not runners:
+            return Offers(
+                any(facts.offers_other_devices for facts in program),
+                any(facts.offers_another_gpu for facts in program),
+            )
+        found = [self._offers_of_script(script) for script in runners]
+        if module is not None and definition:
+            gpu = dict(self._modules[module].offering_places).get(definition)
+            found.append(Offers(gpu is not None, bool(gpu)))
+        return Offers(any(o.any for o in found), any(o.gpu for o in found))
+
+    def _offers_of_script(self, script: str) -> Offers:
+        """What the code ``script`` may run offers (``FileFacts.offering_places``): the top
+        level of each program module it imports, its own ``__main__`` block, the top-level
+        definitions it may run (``ScriptReach.definitions``), and all of a module whose
+        names may be looked up at run time (``_looked_up_in``)."""
+        found = self._script_offers.get(script)
+        if found is None:
+            reach = self._script_reach[script]
+            program = {facts.module for facts in self._program_code}
+            gpus = [
+                gpu
+                for module in reach.modules & program
+                for place, gpu in self._modules[module].offering_places
+                if place == TOP_LEVEL
+                or (place == MAIN_GUARD_NAME and module == script)
+                or f"{module}.{place}" in reach.definitions
+                or module in self._looked_up_in
+            ]
+            found = self._script_offers[script] = Offers(bool(gpus), any(gpus))
+        return found
 
     def runs_no_loader_workers(self, scope: Scope) -> bool:
         """The scope is code of a program (``runs_on_the_current_gpu_only``) none of whose
@@ -1563,15 +1608,18 @@ class ProjectIndex:
     def _looked_up_in(self) -> frozenset[str]:
         """The modules whose definitions may run by a name computed at run time: those that
         look one up (``FileFacts.looks_up_names``: ``getattr(self, f"forward_{mode}")``), the
-        project modules they import (``getattr(models, cfg.arch)``) and those these import
-        (``models/__init__.py`` importing the class from ``models/resnet.py``)."""
+        project modules they import (``getattr(models, cfg.arch)``) and those the packages
+        among these import (``models/__init__.py`` importing the class from
+        ``models/resnet.py``)."""
         found: set[str] = set()
         for module, facts in self._modules.items():
             if facts.looks_up_names:
                 imported = self._imports.get(module, frozenset())
                 found.update((module, *imported))
                 for name in imported:
-                    found.update(self._imports.get(name, frozenset()))
+                    package = self._modules.get(name)
+                    if package is not None and package.path.endswith("__init__.py"):
+                        found.update(self._imports.get(name, frozenset()))
         return frozenset(found)
 
     def _never_loaded(self, module: str, facts: FileFacts, mentioned: frozenset[str]) -> bool:
@@ -2238,6 +2286,17 @@ _PLAIN_BASES = frozenset({"object", "builtins.object", *TORCH_MODULE_BASES})
 
 _ARGUMENT_PARSER = "argparse.ArgumentParser"
 """Built at a module's top level, it makes the module a script (``python train.py``)."""
+
+
+@dataclass(frozen=True)
+class Offers:
+    """What code offers besides the current GPU (``ProjectIndex._offers_running``)."""
+
+    any: bool
+    """Another device (``FileFacts.offers_other_devices``)."""
+    gpu: bool
+    """A GPU other than the current one, or another accelerator
+    (``FileFacts.offers_another_gpu``)."""
 
 
 @dataclass(frozen=True)

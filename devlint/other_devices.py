@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
 from devlint.facts import resolve_alias
 from devlint.symbols import (
@@ -221,23 +222,37 @@ NOT_A_LITERAL = object()
 """A value that no literal gives (``local_rank``)."""
 
 
+TOP_LEVEL = ""
+"""Where code outside a module's top-level definitions and ``__main__`` block is
+(``DeviceOffers``' places): it runs whenever the module is imported."""
+
+
+@dataclass
+class _Seen:
+    """What one place of a module offers (``DeviceOffers``)."""
+
+    any: bool = False
+    gpu: bool = False
+    """What was seen names a GPU other than the current one (or another accelerator),
+    not the CPU alone (``offered_gpu``)."""
+    calls: set[tuple[str, tuple[object, ...] | None, str | None]] = field(default_factory=set)
+    options: set[str] = field(default_factory=set)
+    """Command-line options that let the user say where to compute (``--gpu``)."""
+
+
 class DeviceOffers:
-    """What one walk of a module saw that offers another device. Each walk feeds it what it
-    reads, as plain values (a string's value, a call's name and literal arguments), and
-    keeps out what names the CPU only to load weights or to take a tensor to the host
-    (``exempt``, by node id)."""
+    """What one walk of a module saw that offers another device, by place: each top-level
+    definition, the ``__main__`` block (``MAIN_GUARD_NAME``), and the rest (``TOP_LEVEL``),
+    as ``facts.mentions_by_definition`` reads the text. Each walk feeds it what it reads, as
+    plain values (a string's value, a call's name and literal arguments), and keeps out what
+    names the CPU only to load weights or to take a tensor to the host (``exempt``, by node
+    id)."""
 
     def __init__(self) -> None:
         self.exempt: set[int] = set()
         """Nodes inside ``map_location=`` or an ``assert``'s test, and the ``"cpu"`` of
         ``x.to("cpu").numpy()``."""
-        self._seen = False
-        self._gpu = False
-        """What was seen names a GPU other than the current one (or another accelerator),
-        not the CPU alone (``offered_gpu``)."""
-        self._calls: set[tuple[str, tuple[object, ...] | None, str | None]] = set()
-        self._options: set[str] = set()
-        """Command-line options that let the user say where to compute (``--gpu``)."""
+        self._places: dict[str, _Seen] = {}
         self._visible: set[str] = set()
         """The last names of what the module makes ``CUDA_VISIBLE_DEVICES``
         (``os.environ["CUDA_VISIBLE_DEVICES"] = args.gpu``: ``gpu``)."""
@@ -246,11 +261,12 @@ class DeviceOffers:
         tensor type it names (a string, or its first argument as written), and when it
         surely runs (``RUNS_ON_IMPORT``, ``RUNS_WHEN_RUN`` or ``""``)."""
 
-    def string(self, value: str) -> None:
-        """A string literal of the code (not a docstring)."""
+    def string(self, value: str, place: str) -> None:
+        """A string literal of the code (not a docstring), at ``place``."""
         if names_another_device(value):
-            self._seen = True
-            self._gpu = self._gpu or names_another_gpu(value)
+            seen = self._places.setdefault(place, _Seen())
+            seen.any = True
+            seen.gpu = seen.gpu or names_another_gpu(value)
 
     def call(
         self,
@@ -262,6 +278,7 @@ class DeviceOffers:
         keywords: list[str],
         process_gpus: list[object],
         written_argument: str | None,
+        place: str,
         *,
         runs: str = "",
     ) -> None:
@@ -270,10 +287,11 @@ class DeviceOffers:
         (``call_offers_another_device``), its positional string arguments, the names of
         its keyword arguments, and the GPUs it pins a process's model to
         (``DistributedDataParallel(model, device_ids=[local_rank])``: literal values,
-        ``NOT_A_LITERAL`` for others) and its first positional argument as written (a
-        dotted name, or None); ``runs``: ``RUNS_ON_IMPORT`` where it runs whenever the
-        module is imported (a statement of its body under no block), ``RUNS_WHEN_RUN`` where
-        only when it runs as a program (directly in its ``__main__`` block), else ``""``."""
+        ``NOT_A_LITERAL`` for others), its first positional argument as written (a
+        dotted name, or None) and the place it is at; ``runs``: ``RUNS_ON_IMPORT`` where it
+        runs whenever the module is imported (a statement of its body under no block),
+        ``RUNS_WHEN_RUN`` where only when it runs as a program (directly in its
+        ``__main__`` block), else ``""``."""
         if written is not None and last in DEFAULT_SETTER_NAMES:
             named = strings[0] if strings else written_argument
             self._default_devices.add((written, named, runs))
@@ -289,13 +307,18 @@ class DeviceOffers:
             # `net.to(local_rank)`: that GPU, which need not be current
             or (method and last == "to" and names_a_process_gpu(written_argument))
         )
-        self._gpu = self._gpu or gpu
-        self._seen = self._seen or gpu or bool(handed)
-        self._options.update(s for s in strings if chooses_a_device(s))  # `--device`
-        if last in DEVICE_CALL_NAMES and written is not None:
+        options = [s for s in strings if chooses_a_device(s)]  # `--device`
+        device_call = last in DEVICE_CALL_NAMES and written is not None
+        if not (gpu or handed or options or device_call):
+            return
+        seen = self._places.setdefault(place, _Seen())
+        seen.gpu = seen.gpu or gpu
+        seen.any = seen.any or gpu or bool(handed)
+        seen.options.update(options)
+        if device_call and written is not None:
             if not DEVICE_KEYWORDS.isdisjoint(keywords):
                 literals = None  # `torch.device("cuda", index=rank)`: not all literals
-            self._calls.add((written, literals, written_argument))
+            seen.calls.add((written, literals, written_argument))
 
     def makes_visible(self, names: Iterable[str]) -> None:
         """The value the module makes ``CUDA_VISIBLE_DEVICES`` names ``names`` (the last
@@ -303,36 +326,52 @@ class DeviceOffers:
         the process sees, as its first and current one, not a device to compute on."""
         self._visible.update(names)
 
-    def _device_options(self) -> list[str]:
+    def _device_options(self, seen: _Seen) -> list[str]:
         """The options that choose where to compute, not which GPU is visible."""
         return [
             option
-            for option in self._options
+            for option in seen.options
             if option.lstrip("-").replace("-", "_") not in self._visible
         ]
+
+    def _offers(self, seen: _Seen, aliases: Mapping[str, str]) -> bool:
+        return (
+            seen.any
+            or bool(self._device_options(seen))
+            or any(
+                call_offers_another_device(resolve_alias(written, aliases) or written, literals)
+                for written, literals, _ in seen.calls
+            )
+        )
+
+    def _offers_a_gpu(self, seen: _Seen, aliases: Mapping[str, str]) -> bool:
+        return (
+            seen.gpu
+            or any(chooses_a_gpu(option) for option in self._device_options(seen))
+            or any(
+                call_offers_another_gpu(resolve_alias(written, aliases) or written, literals, first)
+                for written, literals, first in seen.calls
+            )
+        )
 
     def offered(self, aliases: Mapping[str, str]) -> bool:
         """``FileFacts.offers_other_devices``, the calls resolved through the module's
         imports."""
-        return (
-            self._seen
-            or bool(self._device_options())
-            or any(
-                call_offers_another_device(resolve_alias(written, aliases) or written, literals)
-                for written, literals, _ in self._calls
-            )
-        )
+        return any(self._offers(seen, aliases) for seen in self._places.values())
 
     def offered_gpu(self, aliases: Mapping[str, str]) -> bool:
         """``FileFacts.offers_another_gpu``: ``offered``, leaving out what offers only the
         CPU (``"cpu"``, ``--no-cuda``, ``torch.cuda.is_available()``)."""
-        options = self._device_options()
-        return (
-            self._gpu
-            or any(chooses_a_gpu(option) for option in options)
-            or any(
-                call_offers_another_gpu(resolve_alias(written, aliases) or written, literals, first)
-                for written, literals, first in self._calls
+        return any(self._offers_a_gpu(seen, aliases) for seen in self._places.values())
+
+    def offering_places(self, aliases: Mapping[str, str]) -> tuple[tuple[str, bool], ...]:
+        """``FileFacts.offering_places``: each place that offers another device, with
+        whether it offers a GPU other than the current one (``offered_gpu``)."""
+        return tuple(
+            sorted(
+                (place, self._offers_a_gpu(seen, aliases))
+                for place, seen in self._places.items()
+                if self._offers(seen, aliases)
             )
         )
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
@@ -26,6 +27,7 @@ from typing import Any
 from devlint.candidates import Scope
 from devlint.facts import (
     BASE_INIT_STEP,
+    MAIN_GUARD_NAME,
     WEIGHT_APPLIERS,
     BackendParameter,
     CallShape,
@@ -66,6 +68,7 @@ from devlint.other_devices import (
     NOT_A_LITERAL,
     RUNS_ON_IMPORT,
     RUNS_WHEN_RUN,
+    TOP_LEVEL,
     VISIBLE_GPUS,
     DeviceOffers,
     may_matter,
@@ -422,6 +425,7 @@ class _Walk:
             backend_parameters=tuple(self._backend_parameters),
             offers_other_devices=self._device_offers.offered(aliases),
             offers_another_gpu=self._device_offers.offered_gpu(aliases),
+            offering_places=self._device_offers.offering_places(aliases),
             gpu_default=self._device_offers.gpu_default(aliases),
             starts_loader_workers=self._starts_workers,
             main_block=self._main_block,
@@ -473,7 +477,7 @@ class _Walk:
         offers = self._device_offers
         if type(value) is str and id(node) not in offers.exempt and names_another_device(value):
             written = id(node) in self._formatted_text or self._as_written(node)
-            offers.string(value if written else "")
+            offers.string(value if written else "", self._place(node))
         if isinstance(value, bytes):
             value = value.decode("latin-1")
         if isinstance(value, str):
@@ -932,6 +936,7 @@ class _Walk:
             keywords,
             gpus,
             first,
+            self._place(node),
             runs=runs,
         )
 
@@ -952,6 +957,34 @@ class _Walk:
 
     def _to_host(self, call: ast.Call) -> bool:
         return _takes_to_the_host(call) and self._as_written(call.args[0])
+
+    @cached_property
+    def _place_spans(self) -> tuple[list[int], list[tuple[int, str]]]:
+        """The first line of each top-level definition (its decorators') and of the
+        ``__main__`` block, in order, and each one's last line and place (``_place``)."""
+        starts: list[int] = []
+        spans: list[tuple[int, str]] = []
+        for statement in self._body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                place = statement.name
+                first = min([statement.lineno, *(d.lineno for d in statement.decorator_list)])
+            elif isinstance(statement, ast.If) and self._is_main_test(statement.test):
+                place, first = MAIN_GUARD_NAME, statement.lineno
+            else:
+                continue
+            starts.append(first)
+            spans.append((statement.end_lineno or statement.lineno, place))
+        return starts, spans
+
+    def _place(self, node: ast.expr) -> str:
+        """Where ``node`` is, as ``DeviceOffers`` keeps places: the top-level definition or
+        the ``__main__`` block it is in, else ``TOP_LEVEL`` (read from its line: asked only
+        where something offers a device)."""
+        starts, spans = self._place_spans
+        at = bisect_right(starts, node.lineno) - 1
+        if at < 0 or node.lineno > spans[at][0]:
+            return TOP_LEVEL
+        return spans[at][1]
 
     def _is_main_test(self, test: ast.expr) -> bool:
         """``__name__ == "__main__"``, the string a single literal (as the traversal sees it)."""

@@ -23,6 +23,7 @@ from libcst.metadata.position_provider import PositionProvidingCodegenState
 from devlint.candidates import Candidate, Needed, Requirement, Scope
 from devlint.facts import (
     BASE_INIT_STEP,
+    MAIN_GUARD_NAME,
     WEIGHT_APPLIERS,
     BackendParameter,
     CallShape,
@@ -93,6 +94,7 @@ from devlint.other_devices import (
     OTHER_DEVICE_TYPES,
     RUNS_ON_IMPORT,
     RUNS_WHEN_RUN,
+    TOP_LEVEL,
     VISIBLE_GPUS,
     DeviceOffers,
 )
@@ -988,6 +990,7 @@ class Traversal:
             keywords,
             gpus,
             first,
+            self._place(),
             runs=runs,
         )
 
@@ -1005,12 +1008,22 @@ class Traversal:
             return
         value = node.evaluated_value
         if isinstance(value, str) and id(node) not in self._device_offers.exempt:
-            self._device_offers.string(value)
+            self._device_offers.string(value, self._place())
 
     def _enter_string_text(self, node: cst.FormattedStringText) -> None:
         """The literal text of an f-string (``"cuda:"`` of ``f"cuda:{rank}"``)."""
         if id(node) not in self._device_offers.exempt:
-            self._device_offers.string(node.value)
+            self._device_offers.string(node.value, self._place())
+
+    def _place(self) -> str:
+        """Where the node entered is, as ``DeviceOffers`` keeps places: the top-level
+        definition or the ``__main__`` block it is in, else ``TOP_LEVEL``."""
+        top = self._ancestors[1] if len(self._ancestors) > 1 else None
+        if isinstance(top, (cst.FunctionDef, cst.ClassDef)):
+            return top.name.value
+        if isinstance(top, cst.If) and is_main_test(top.test):
+            return MAIN_GUARD_NAME
+        return TOP_LEVEL
 
     def _runs_on_import(self) -> bool:
         """The node entered runs whenever the module is imported: it is in a statement of
@@ -1417,6 +1430,7 @@ class Traversal:
             backend_parameters=tuple(self._backend_parameters),
             offers_other_devices=self._device_offers.offered(aliases),
             offers_another_gpu=self._device_offers.offered_gpu(aliases),
+            offering_places=self._device_offers.offering_places(aliases),
             gpu_default=self._device_offers.gpu_default(aliases),
             starts_loader_workers=self._starts_workers,
             main_block=self._main_block,

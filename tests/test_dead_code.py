@@ -87,6 +87,7 @@ def test_a_package_may_be_called_by_its_users(
             [*_USED, _ALL[1], _ALL[2]],
         ),
         ("\nfrom pkg import model\nbuild = model.__dict__[NAME]\n", [*_USED, _ALL[1], _ALL[2]]),
+        ("\nfrom pkg import model\nbuild = model.__dict__['Unused']\n", [*_USED, _ALL[2]]),
         ("\nfrom pkg.old import OldNet as Net\nNet()\n", [*_USED, _ALL[3]]),
     ],
     ids=[
@@ -95,6 +96,7 @@ def test_a_package_may_be_called_by_its_users(
         "looked up by name",
         "looked up by a computed name",
         "looked up in a module's dict",
+        "read from a module's dict by a name written out",
         "imported under another name",
     ],
 )

@@ -552,3 +552,31 @@ def test_only_the_scripts_running_the_code_offer_it_a_device(
         "pkg/detect.py": _CPU_DETECT.format(imports=imports, body=body),
     }
     assert sorted(findings(tmp_path, files, "DEV002")) == expected
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        ("priors(4)", []),
+        ("cpu_priors(4)", [("loss.py", 7, 33)]),
+    ],
+    ids=["never runs the CPU helper", "runs the CPU helper"],
+)
+def test_only_the_code_a_script_may_run_offers_a_device(
+    call: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """A module the GPU-only ``train.py`` imports has a helper making its tensors on the CPU:
+    it offers the CPU only where the script may run it (``FileFacts.offering_places``)."""
+    prior = _PRIOR + '\n\ndef cpu_priors(n):\n    return torch.rand(n, 4, device="cpu")\n'
+    train = _GPU_TRAIN.replace("priors(4).cuda()", f"{call}.cuda()").replace(
+        "import BoxLoss, priors", "import BoxLoss, cpu_priors, priors"
+    )
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/layers/__init__.py": "from pkg.layers.loss import BoxLoss\n"
+        "from pkg.layers.prior import cpu_priors, priors\n",
+        "pkg/layers/loss.py": _LOSS,
+        "pkg/layers/prior.py": prior,
+        "pkg/train.py": train,
+    }
+    assert sorted(findings(tmp_path, files, "DEV002")) == expected

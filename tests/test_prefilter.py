@@ -175,6 +175,7 @@ def _assert_same_structure(text: str) -> None:
         assert found.facts.assigned_attributes == expected.assigned_attributes
         assert found.facts.offers_other_devices == expected.offers_other_devices
         assert found.facts.offers_another_gpu == expected.offers_another_gpu
+        assert found.facts.offering_places == expected.offering_places
         assert found.facts.gpu_default == expected.gpu_default
         assert found.facts.starts_loader_workers == expected.starts_loader_workers
         assert found.facts.main_block == expected.main_block

@@ -389,11 +389,11 @@ class FileFacts:
     the first or one chosen at run time, asks which devices exist, lets the user choose
     a device on the command line, or tells a framework where to compute
     (``accelerator=``, ``devices=``, ``device_map=``)."""
-    offering_places: tuple[tuple[str, bool], ...] = ()
+    offering_places: tuple[tuple[str, frozenset[str]], ...] = ()
     """Where it offers another device (``offers_other_devices``): each top-level definition,
     its ``__main__`` block (``MAIN_GUARD_NAME``) or the rest (``other_devices.TOP_LEVEL``),
-    with whether there it offers a GPU other than the current one (``offers_another_gpu``):
-    what runs with a script's code is what the script may run."""
+    with what it offers there (``other_devices.NUMBERED_GPU``, ``ANOTHER_GPU``,
+    ``ANOTHER_DEVICE``): what runs with a script's code is what the script may run."""
     offers_another_gpu: bool = False
     """What offers another device (``offers_other_devices``) may be a GPU other than the
     current one, or another accelerator: not only the CPU (``"cpu"``, ``--no-cuda``,

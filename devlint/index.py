@@ -35,7 +35,13 @@ from devlint.facts import (
     ReturnedOutput,
     SingleNode,
 )
-from devlint.other_devices import RUNS_ON_IMPORT, TOP_LEVEL, names_an_availability_check
+from devlint.other_devices import (
+    NUMBERED_GPU,
+    RUNS_ON_IMPORT,
+    TOP_LEVEL,
+    names_an_availability_check,
+    offers_a_gpu,
+)
 from devlint.symbols import (
     AUTOGRAD_FUNCTION_BASES,
     BACKEND_FREE_PARTS,
@@ -1319,30 +1325,49 @@ class ProjectIndex:
             )
         found = [self._offers_of_script(script) for script in runners]
         if module is not None and definition:
-            gpu = dict(self._modules[module].offering_places).get(definition)
-            found.append(Offers(gpu is not None, bool(gpu)))
+            kinds = dict(self._modules[module].offering_places).get(definition, frozenset())
+            if all(script in self._pinned_scripts for script in runners):
+                kinds = kinds - {NUMBERED_GPU}
+            found.append(Offers(bool(kinds), offers_a_gpu(kinds)))
         return Offers(any(o.any for o in found), any(o.gpu for o in found))
 
     def _offers_of_script(self, script: str) -> Offers:
         """What the code ``script`` may run offers (``FileFacts.offering_places``): the top
         level of each program module it imports, its own ``__main__`` block, the top-level
         definitions it may run (``ScriptReach.definitions``), and all of a module whose
-        names may be looked up at run time (``_looked_up_in``)."""
+        names may be looked up at run time (``_looked_up_in``). A GPU by a number chosen at
+        run time is the current one where the script's set-up made its process's GPU
+        current (``_pinned_scripts``)."""
         found = self._script_offers.get(script)
         if found is None:
             reach = self._script_reach[script]
             program = {facts.module for facts in self._program_code}
-            gpus = [
-                gpu
-                for module in reach.modules & program
-                for place, gpu in self._modules[module].offering_places
-                if place == TOP_LEVEL
-                or (place == MAIN_GUARD_NAME and module == script)
-                or f"{module}.{place}" in reach.definitions
-                or module in self._looked_up_in
-            ]
-            found = self._script_offers[script] = Offers(bool(gpus), any(gpus))
+            kinds: set[str] = set()
+            for module in reach.modules & program:
+                for place, offered in self._modules[module].offering_places:
+                    if (
+                        place == TOP_LEVEL
+                        or (place == MAIN_GUARD_NAME and module == script)
+                        or f"{module}.{place}" in reach.definitions
+                        or module in self._looked_up_in
+                    ):
+                        kinds |= offered
+            if script in self._pinned_scripts:
+                kinds.discard(NUMBERED_GPU)
+            found = self._script_offers[script] = Offers(bool(kinds), offers_a_gpu(kinds))
         return found
+
+    @cached_property
+    def _pinned_scripts(self) -> frozenset[str]:
+        """The scripts whose ``__main__`` block runs only after their set-up made the
+        process's GPU current (``_pinned_code``: ``torch.cuda.set_device(local_rank)``,
+        unconditionally): there a GPU by the number the process chose is its current one,
+        where ``.cuda()`` puts tensors too."""
+        return frozenset(
+            script
+            for script in self._script_reach
+            if f"{script}{_MAIN_GUARD}" in self._pinned_code or script in self._pinned_code
+        )
 
     def runs_no_loader_workers(self, scope: Scope) -> bool:
         """The scope is code of a program (``runs_on_the_current_gpu_only``) none of whose

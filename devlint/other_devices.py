@@ -222,6 +222,20 @@ NOT_A_LITERAL = object()
 """A value that no literal gives (``local_rank``)."""
 
 
+NUMBERED_GPU = "numbered GPU"
+"""A GPU by a number chosen at run time (``DeviceOffers``' kinds of offer)."""
+ANOTHER_GPU = "another GPU"
+"""Another GPU or accelerator, not by a number chosen at run time alone."""
+ANOTHER_DEVICE = "another device"
+"""Any offer but a GPU by a number chosen at run time alone: the CPU's too."""
+
+
+def offers_a_gpu(kinds: Iterable[str]) -> bool:
+    """What offers ``kinds`` offers a GPU other than the current one, or another
+    accelerator."""
+    return not {NUMBERED_GPU, ANOTHER_GPU}.isdisjoint(kinds)
+
+
 TOP_LEVEL = ""
 """Where code outside a module's top-level definitions and ``__main__`` block is
 (``DeviceOffers``' places): it runs whenever the module is imported."""
@@ -232,9 +246,14 @@ class _Seen:
     """What one place of a module offers (``DeviceOffers``)."""
 
     any: bool = False
+    """What was seen offers a device other than a GPU by a number chosen at run time."""
     gpu: bool = False
     """What was seen names a GPU other than the current one (or another accelerator),
-    not the CPU alone (``offered_gpu``)."""
+    not the CPU alone (``offered_gpu``), nor a GPU by a number chosen at run time."""
+    numbered: bool = False
+    """What was seen names a GPU by a number chosen at run time (``f"cuda:{rank}"``,
+    ``x.cuda(args.gpu)``, ``device_ids=[local_rank]``): the current one where the process
+    made it so (``set_device(local_rank)``)."""
     calls: set[tuple[str, tuple[object, ...] | None, str | None]] = field(default_factory=set)
     options: set[str] = field(default_factory=set)
     """Command-line options that let the user say where to compute (``--gpu``)."""
@@ -265,6 +284,10 @@ class DeviceOffers:
         """A string literal of the code (not a docstring), at ``place``."""
         if names_another_device(value):
             seen = self._places.setdefault(place, _Seen())
+            kind, _, index = value.partition(":")
+            if kind == "cuda" and not index.isdigit():
+                seen.numbered = True  # `f"cuda:{rank}"`, `"cuda:%d" % rank`
+                return
             seen.any = True
             seen.gpu = seen.gpu or names_another_gpu(value)
 
@@ -301,18 +324,28 @@ class DeviceOffers:
         handed = [keyword for keyword in keywords if hands_over_the_device(keyword)]
         gpu = (
             any(map(_may_name_a_gpu, handed))
-            or any(gpu != 0 for gpu in process_gpus)  # the model's, the current one or not
+            or any(gpu not in (0, NOT_A_LITERAL) for gpu in process_gpus)  # `device_ids=[1]`
             or last in FRAMEWORKS_CHOOSING_DEVICES
-            or (method and last == "cuda" and moves_by_a_gpu_number(literals))
+            or (
+                method
+                and last == "cuda"
+                and literals is not None
+                and moves_by_a_gpu_number(literals)
+            )
+        )
+        numbered = (
+            NOT_A_LITERAL in process_gpus  # the model's, the current GPU or not
+            or (method and last == "cuda" and literals is None)  # `.cuda(args.gpu)`
             # `net.to(local_rank)`: that GPU, which need not be current
             or (method and last == "to" and names_a_process_gpu(written_argument))
         )
         options = [s for s in strings if chooses_a_device(s)]  # `--device`
         device_call = last in DEVICE_CALL_NAMES and written is not None
-        if not (gpu or handed or options or device_call):
+        if not (gpu or numbered or handed or options or device_call):
             return
         seen = self._places.setdefault(place, _Seen())
         seen.gpu = seen.gpu or gpu
+        seen.numbered = seen.numbered or numbered
         seen.any = seen.any or gpu or bool(handed)
         seen.options.update(options)
         if device_call and written is not None:
@@ -334,46 +367,47 @@ class DeviceOffers:
             if option.lstrip("-").replace("-", "_") not in self._visible
         ]
 
-    def _offers(self, seen: _Seen, aliases: Mapping[str, str]) -> bool:
-        return (
-            seen.any
-            or bool(self._device_options(seen))
-            or any(
-                call_offers_another_device(resolve_alias(written, aliases) or written, literals)
-                for written, literals, _ in seen.calls
-            )
-        )
-
-    def _offers_a_gpu(self, seen: _Seen, aliases: Mapping[str, str]) -> bool:
-        return (
+    def _kinds(self, seen: _Seen, aliases: Mapping[str, str]) -> frozenset[str]:
+        """What ``seen`` offers: ``NUMBERED_GPU`` (a GPU by a number chosen at run time),
+        ``ANOTHER_GPU`` (another GPU or accelerator otherwise), ``ANOTHER_DEVICE`` (any other
+        offer, the CPU's too)."""
+        options = self._device_options(seen)
+        calls = [
+            (resolve_alias(written, aliases) or written, literals, first)
+            for written, literals, first in seen.calls
+        ]
+        gpu = (
             seen.gpu
-            or any(chooses_a_gpu(option) for option in self._device_options(seen))
-            or any(
-                call_offers_another_gpu(resolve_alias(written, aliases) or written, literals, first)
-                for written, literals, first in seen.calls
-            )
+            or any(chooses_a_gpu(option) for option in options)
+            or any(call_offers_another_gpu(*call) for call in calls)
         )
+        other = (
+            gpu
+            or seen.any
+            or bool(options)
+            or any(call_offers_another_device(called, literals) for called, literals, _ in calls)
+        )
+        found = {NUMBERED_GPU} if seen.numbered else set()
+        found.update(
+            kind for kind, offered in ((ANOTHER_GPU, gpu), (ANOTHER_DEVICE, other)) if offered
+        )
+        return frozenset(found)
 
     def offered(self, aliases: Mapping[str, str]) -> bool:
         """``FileFacts.offers_other_devices``, the calls resolved through the module's
         imports."""
-        return any(self._offers(seen, aliases) for seen in self._places.values())
+        return any(self._kinds(seen, aliases) for seen in self._places.values())
 
     def offered_gpu(self, aliases: Mapping[str, str]) -> bool:
         """``FileFacts.offers_another_gpu``: ``offered``, leaving out what offers only the
         CPU (``"cpu"``, ``--no-cuda``, ``torch.cuda.is_available()``)."""
-        return any(self._offers_a_gpu(seen, aliases) for seen in self._places.values())
+        return any(offers_a_gpu(self._kinds(seen, aliases)) for seen in self._places.values())
 
-    def offering_places(self, aliases: Mapping[str, str]) -> tuple[tuple[str, bool], ...]:
-        """``FileFacts.offering_places``: each place that offers another device, with
-        whether it offers a GPU other than the current one (``offered_gpu``)."""
-        return tuple(
-            sorted(
-                (place, self._offers_a_gpu(seen, aliases))
-                for place, seen in self._places.items()
-                if self._offers(seen, aliases)
-            )
-        )
+    def offering_places(self, aliases: Mapping[str, str]) -> tuple[tuple[str, frozenset[str]], ...]:
+        """``FileFacts.offering_places``: each place that offers another device, with what
+        it offers (``_kinds``)."""
+        found = ((place, self._kinds(seen, aliases)) for place, seen in self._places.items())
+        return tuple(sorted((place, kinds) for place, kinds in found if kinds))
 
     def gpu_default(self, aliases: Mapping[str, str]) -> str:
         """``FileFacts.gpu_default``: when a call that makes factories without ``device=``

@@ -580,3 +580,48 @@ def test_only_the_code_a_script_may_run_offers_a_device(
         "pkg/train.py": train,
     }
     assert sorted(findings(tmp_path, files, "DEV002")) == expected
+
+
+_TOLD = (
+    "import torch\nfrom torch import nn\n\n\n"
+    "def noisy(x: torch.Tensor):\n"
+    "    return x + torch.ones(4).cuda()\n\n\n"
+    "class Told(nn.Module):\n"
+    "    def __init__(self, device):\n"
+    "        super().__init__()\n"
+    "        self.device = device\n"
+    "        self.fc = nn.Linear(4, 4)\n"
+    "        self.noise = noisy\n\n"
+    "    def forward(self, x):\n"
+    "        return self.noise(self.fc(x))\n"
+)
+_DDP = (
+    "import os\n\nimport torch\nfrom torch.nn.parallel import DistributedDataParallel\n\n"
+    "from pkg.model import Told\n\n\n"
+    "def main():\n"
+    '    rank = int(os.environ["LOCAL_RANK"])\n'
+    "{set_up}"
+    '    net = Told(f"cuda:{{rank}}").cuda(rank)\n'
+    "    return DistributedDataParallel(net, device_ids=[rank])\n\n\n"
+    'if __name__ == "__main__":\n'
+    "    main()\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("set_up", "expected"),
+    [
+        ("    torch.cuda.set_device(rank)\n", []),
+        ("", [("model.py", 6, 30)]),
+    ],
+    ids=["made current", "never made current"],
+)
+def test_a_gpu_by_the_number_a_script_made_current_is_the_current_one(
+    set_up: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """``f"cuda:{rank}"``, ``.cuda(rank)`` and ``device_ids=[rank]`` name the GPU the script's
+    set-up made current (``torch.cuda.set_device(rank)`` on its main path): there a
+    ``.cuda()`` the model runs agrees with them, also in a helper it calls through an
+    attribute (which no call graph shows to run after the set-up)."""
+    files = {"pkg/model.py": _TOLD, "pkg/train.py": _DDP.format(set_up=set_up)}
+    assert sorted(findings(tmp_path, files, "DEV002")) == expected

@@ -1430,31 +1430,93 @@ class ProjectIndex:
             script = facts.module
             if not (facts.main_block or (facts.top_level_calls and not self.imported(script))):
                 continue
-            modules = frozenset(_reachable((script,), self._imports) & self._modules.keys())
+            modules, definitions = self._definitions_run(script)
             texts = [self._modules[module] for module in modules]
             reach[script] = ScriptReach(
                 modules,
-                self._definitions_run(script, modules),
+                definitions,
                 loads_by_name=any(not RUN_TIME_LOOKUPS.isdisjoint(t.mentions) for t in texts),
             )
         return reach
 
-    def _definitions_run(self, script: str, modules: frozenset[str]) -> frozenset[str]:
-        """The top-level definitions ``script``, importing ``modules``, may run: those the top
-        level of one of them or its own ``__main__`` block names (not another's), and those
-        such a definition names, however many steps away. A name one of them defines is
-        that definition (``collate_fn``, the script's own); a name none does is any
-        module's of that name (imported in a way this reading cannot follow: ``sys.path``
-        edits)."""
+    def _definitions_run(self, script: str) -> tuple[frozenset[str], frozenset[str]]:
+        """The project modules ``script`` may load and the top-level definitions it may run.
+        It loads the modules it imports, however far; it runs what their top level or its
+        own ``__main__`` block names (not another's), and what such a definition names,
+        however many steps away. A name one of its modules defines is that definition
+        (``collate_fn``, the script's own); a name they import from a module this reading
+        cannot follow (``_blind_imports``) is any module's definition of that name, whose
+        module it then loads too, and whose names are any module's."""
+        modules = _reachable((script,), self._imports) & self._modules.keys()
+        imported = frozenset(modules)
         own: dict[str, list[tuple[str, frozenset[str]]]] = {}
-        for module in modules:
+        for module in imported:
             for name, words in self._modules[module].definition_mentions:
                 if name != MAIN_GUARD_NAME:
                     own.setdefault(name, []).append((f"{module}.{name}", words))
         anywhere = self._definitions_named
-        used = set().union(*(self._modules[module].top_level_mentions for module in modules))
-        used |= dict(self._modules[script].definition_mentions).get(MAIN_GUARD_NAME, set())
-        return frozenset(_run_by_name(used, lambda name: own.get(name) or anywhere.get(name, [])))
+        blind = self._blind_imports(imported)
+        todo: list[tuple[str, bool]] = []
+        seen: set[tuple[str, bool]] = set()
+
+        def use(words: Iterable[str], foreign: bool) -> None:
+            fresh = {(word, foreign) for word in words} - seen
+            seen.update(fresh)
+            todo.extend(fresh)
+
+        def load(found: set[str]) -> None:
+            for module in found - modules:
+                modules.add(module)
+                use(self._modules[module].top_level_mentions, foreign=True)
+
+        for module in modules:
+            use(self._modules[module].top_level_mentions, foreign=False)
+        use(dict(self._modules[script].definition_mentions).get(MAIN_GUARD_NAME, ()), False)
+        run: set[str] = set()
+        while todo:
+            name, foreign = todo.pop()
+            if not foreign and name in own:
+                found = own[name]
+            elif foreign or blind is None:
+                found = anywhere.get(name, [])
+            else:
+                found = anywhere.get(blind[name], []) if name in blind else []
+            for qualified, words in found:
+                if qualified in run:
+                    continue
+                run.add(qualified)
+                home = qualified.rpartition(".")[0]
+                if home not in modules:
+                    load(_reachable((home,), self._imports) & self._modules.keys())
+                use(words, foreign=home not in imported)
+        return frozenset(modules), frozenset(run)
+
+    def _blind_imports(self, modules: frozenset[str]) -> dict[str, str] | None:
+        """The names ``modules`` bind by importing, from a module this reading cannot follow
+        (``sys.path`` edits: ``from multibox_loss import MultiBoxLoss``, in a function too),
+        a name the project defines: each with that name. Such a module is named like one of
+        the project's (``multibox_loss``, not ``torchvision``). None where one of them
+        imports such a module itself (``import multibox_loss``, ``from multibox_loss import
+        *``): any name may then be one of its definitions."""
+        named = self._definitions_named
+        module_names = {module.rpartition(".")[2] for module in self._modules}
+        found: dict[str, str] = {}
+        for module in modules:
+            facts = self._modules[module]
+            for target in facts.stars:
+                top = target.partition(".")[0]
+                if top in module_names and top not in self._modules:
+                    return None  # `from multibox_loss import *`
+            for local, target in facts.aliases.items():
+                if target.partition(".")[0] not in module_names:
+                    continue  # a library's (`torchvision.models`), or the module's own
+                if target.partition(".")[0] in self._modules or self._defines(target):
+                    continue  # found: `from data import cfg`, a value of `data/__init__.py`
+                last = target.rpartition(".")[2]
+                if last not in named:
+                    return None
+                found[local] = found[last] = last
+        return found
 
     @cached_property
     def _definitions_named(self) -> dict[str, list[tuple[str, frozenset[str]]]]:

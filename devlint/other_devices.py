@@ -121,6 +121,13 @@ def may_matter(value: str) -> bool:
     )
 
 
+def stays_on(option_type: str | None, default: str | None) -> bool:
+    """``add_argument("--use_cuda", type=bool, default=True)``, its ``type`` and ``default``
+    as written: ``bool("False")`` is True, so no value the command line gives turns it off
+    (but the empty string): the option offers no other device."""
+    return option_type == "bool" and default == "True"
+
+
 def chooses_a_device(option: str) -> bool:
     """A command-line option (``parser.add_argument("--gpu_ids", ...)``) that lets the user
     say where to compute."""
@@ -304,6 +311,7 @@ class DeviceOffers:
         place: str,
         *,
         runs: str = "",
+        switch_stays_on: bool = False,
     ) -> None:
         """A call written ``written`` (None: no dotted name), whose name ends in ``last``
         (``method``: on a value, ``x.cuda()``), with its positional arguments' ``literals``
@@ -314,7 +322,8 @@ class DeviceOffers:
         dotted name, or None) and the place it is at; ``runs``: ``RUNS_ON_IMPORT`` where it
         runs whenever the module is imported (a statement of its body under no block),
         ``RUNS_WHEN_RUN`` where only when it runs as a program (directly in its
-        ``__main__`` block), else ``""``."""
+        ``__main__`` block), else ``""``; ``switch_stays_on``: an option the command line
+        cannot turn off (``stays_on``)."""
         if written is not None and last in DEFAULT_SETTER_NAMES:
             named = strings[0] if strings else written_argument
             self._default_devices.add((written, named, runs))
@@ -339,7 +348,7 @@ class DeviceOffers:
             # `net.to(local_rank)`: that GPU, which need not be current
             or (method and last == "to" and names_a_process_gpu(written_argument))
         )
-        options = [s for s in strings if chooses_a_device(s)]  # `--device`
+        options = [s for s in strings if chooses_a_device(s) and not switch_stays_on]
         device_call = last in DEVICE_CALL_NAMES and written is not None
         if not (gpu or numbered or handed or options or device_call):
             return

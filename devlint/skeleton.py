@@ -73,6 +73,7 @@ from devlint.other_devices import (
     DeviceOffers,
     may_matter,
     names_another_device,
+    stays_on,
 )
 from devlint.source import split_lines
 from devlint.symbols import (
@@ -938,6 +939,7 @@ class _Walk:
             first,
             self._place(node),
             runs=runs,
+            switch_stays_on=stays_on(*(_option_word(node, word) for word in ("type", "default"))),
         )
 
     def _as_written(self, node: ast.expr) -> bool:
@@ -1306,3 +1308,11 @@ def _literal_strings(node: ast.expr) -> list[object] | None:
 def _lines_of(words: list[str]) -> str:
     """One word per line, each line ended: ``"\\nload\\n"`` finds the whole word ``load``."""
     return "\n" + "\n".join(words) + "\n"
+
+
+def _option_word(call: ast.Call, keyword: str) -> str | None:
+    """The value of the call's ``keyword`` argument as a dotted name (``True`` too)."""
+    value = next((k.value for k in call.keywords if k.arg == keyword), None)
+    if isinstance(value, ast.Constant) and value.value is True:
+        return "True"
+    return dotted(value) if value is not None else None

@@ -97,6 +97,7 @@ from devlint.other_devices import (
     TOP_LEVEL,
     VISIBLE_GPUS,
     DeviceOffers,
+    stays_on,
 )
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
 from devlint.source import LINE_BREAK, split_lines
@@ -992,6 +993,7 @@ class Traversal:
             first,
             self._place(),
             runs=runs,
+            switch_stays_on=stays_on(*(_option_word(node, word) for word in ("type", "default"))),
         )
 
     def _enter_assert(self, node: cst.Assert) -> None:
@@ -1815,3 +1817,9 @@ def _step_calls(node: cst.FunctionDef) -> frozenset[int]:
         if isinstance(small, (cst.Expr, cst.Assign, cst.AnnAssign))
         and isinstance(small.value, cst.Call)
     )
+
+
+def _option_word(call: cst.Call, keyword: str) -> str | None:
+    """The value of the call's ``keyword`` argument as a dotted name (``True`` too)."""
+    argument = keyword_argument(call, keyword)
+    return dotted_name(argument.value) if argument is not None else None

@@ -933,3 +933,23 @@ def test_a_barrier_alone_pins_the_gpu_and_says_so(tmp_path: Path) -> None:
             '`device_ids=[local_rank]` with `local_rank = int(os.environ["LOCAL_RANK"])`',
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("option", "offers"),
+    [
+        ('"--use_cuda", type=bool, default=True', False),
+        ('"--use_cuda", type=bool, default=False', True),
+        ('"--use_cuda", action="store_true"', True),
+        ('"--no_cuda", type=bool, default=True', False),
+    ],
+)
+def test_both_walks_read_a_switch_that_stays_on_alike(option: str, offers: bool) -> None:
+    """``type=bool`` makes ``bool("False")`` True: with ``default=True`` the command line
+    cannot turn the switch off, and it offers no other device (``stays_on``)."""
+    text = f"import argparse\n\nargparse.ArgumentParser().add_argument({option})\n"
+    _assert_same_structure(text)
+    tree, _ = _parse(text) or (None, None)
+    assert tree is not None
+    found = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False)
+    assert found.facts.offers_other_devices is offers

@@ -14,6 +14,7 @@ import tokenize
 import unicodedata
 import warnings
 from dataclasses import dataclass, replace
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from devlint.findings import Finding, Location
@@ -150,7 +151,13 @@ def _with_mentions(facts: FileFacts, job: FileJob, text: str) -> FileFacts:
         return facts
     from devlint.facts import looks_up_names, mentions_by_definition
 
-    definitions, top_level = mentions_by_definition(text)
+    module = f"{facts.module}."
+    defined = {
+        name.removeprefix(module)
+        for name in chain((c.name for c in facts.classes), (f.name for f in facts.functions))
+        if name.startswith(module) and "." not in name.removeprefix(module)
+    }
+    definitions, top_level = mentions_by_definition(text, defined)
     return replace(
         facts,
         mentions=top_level.union(*(words for _, words in definitions)),

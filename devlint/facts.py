@@ -7,7 +7,7 @@ Plain data, so they can be cached and sent between processes.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -405,6 +405,12 @@ class FileFacts:
     starts_loader_workers: bool = False
     """A call of it may give a data loader worker processes (``may_start_workers``):
     ``num_workers=4``, ``num_workers=args.workers``, ``DataLoader(ds, **options)``."""
+    builds_loaders: bool = False
+    """It makes a data loader itself (``DataLoader(dataset, ...)``: ``builds_loaders``)."""
+    loader_builders: tuple[str, ...] = ()
+    """The calls it makes that may be a framework's trainer or loader builder
+    (``may_build_loaders``), resolved through its imports (``transformers.Trainer``), else
+    as written: a library's gives its loaders workers its calls may not show."""
     main_block: bool = False
     """It has an ``if __name__ == "__main__":`` block: a program's entry point."""
     mentions: frozenset[str] = frozenset()
@@ -856,14 +862,16 @@ closing bracket of a signature (``) -> None:`` at the margin)."""
 
 
 def mentions_by_definition(
-    text: str,
+    text: str, defined: Container[str]
 ) -> tuple[tuple[tuple[str, frozenset[str]], ...], frozenset[str]]:
     """``mentioned_names`` of each top-level ``def`` or ``class`` (its decorators and
     lines up to the next statement at the margin) and of the ``if __name__ == "__main__":``
     block (as ``MAIN_GUARD_NAME``: it runs only when the module is the program), and of the
     rest of the text with the definitions it registers (``_registered``). Read from the
-    lines alone: a string whose lines reach the margin ends a definition early, which gives
-    its rest to the top level (whose names always count), never the other way round."""
+    lines alone, where a line at the margin starts a definition only if it names one the
+    module ``defined`` (not a string's ``class Example:``): a string whose other lines reach
+    the margin ends a definition early, which gives its rest to the top level (whose names
+    always count), never the other way round."""
     definitions: list[tuple[str, list[str]]] = []
     rest: list[str] = []
     decorators: list[str] = []
@@ -877,6 +885,9 @@ def mentions_by_definition(
             current = None
             continue
         found = _TOP_LEVEL_DEFINITION.match(line)
+        if found is not None and found[1] not in defined:
+            (current if current is not None else rest).append(line)
+            continue
         if found is None and _MAIN_GUARD.match(line) is None:
             rest.extend(decorators)
             decorators, current = [], None
@@ -890,18 +901,20 @@ def mentions_by_definition(
     return own, mentioned_names("\n".join(rest)).union(_registered(text))
 
 
+_WRITTEN_NAME = r"""[ \t]*(?:'\w+'|"\w+")[ \t]*"""
+"""A name written out whole as a string (``"resnet"``; not ``"resnet" + arch``)."""
 _LOOKUP = re.compile(
-    r"getattr\([ \t]*[\w.]+[ \t]*,[ \t]*(?!['\"\s])"  # a name not written as a string
-    r"|globals\(\)[ \t]*\[[ \t]*(?!['\"])|__dict__[ \t]*\[[ \t]*(?!['\"])|\bFire\("
+    rf"getattr\([ \t]*[\w.]+[ \t]*,(?!{_WRITTEN_NAME}[,)])"  # a name not written out
+    rf"|(?:globals\(\)|__dict__|\bvars\([^()]*\))[ \t]*\[(?!{_WRITTEN_NAME}\])|\bFire\("
 )
 
 
 def looks_up_names(text: str) -> bool:
     """The text looks up a name computed at run time: ``getattr(self, f"forward_{mode}")``,
-    ``getattr(models, cfg.arch)``, ``models.__dict__[arch]``, ``globals()[name]``, or
-    hands a class to ``fire.Fire``, whose methods the command line names (not
-    ``vars(args)``, an argument namespace's values, nor ``models.__dict__["resnet"]``, a
-    name written out)."""
+    ``getattr(models, cfg.arch)``, ``models.__dict__["resnet" + depth]``,
+    ``vars(models)[arch]``, ``globals()[name]``, or hands a class to ``fire.Fire``, whose
+    methods the command line names (not ``vars(args)`` read whole, an argument namespace's
+    values, nor ``models.__dict__["resnet"]`` or ``getattr(m, "f")``, a name written out)."""
     return _LOOKUP.search(text) is not None
 
 

@@ -1359,23 +1359,40 @@ class ProjectIndex:
 
     @cached_property
     def _pinned_scripts(self) -> frozenset[str]:
-        """The scripts whose ``__main__`` block runs only after their set-up made the
-        process's GPU current (``_pinned_code``: ``torch.cuda.set_device(local_rank)``,
-        unconditionally): there a GPU by the number the process chose is its current one,
-        where ``.cuda()`` puts tensors too."""
+        """The modules whose ``__main__`` block surely makes the process's GPU current before
+        its work: it calls, as a whole statement (``FunctionFacts.steps``, not under a test:
+        ``_setting_up_through``), a function that does so itself
+        (``torch.cuda.set_device(local_rank)`` as a whole statement of its body), or one
+        that calls such a function so, however far. There a GPU by the number the process
+        chose is its current one, where ``.cuda()`` puts tensors too."""
+        clean = self._clean_modules
+        setters = {
+            name
+            for name, function in self._functions.items()
+            if self._module_of[name] in clean
+            and not self._in_tests(self._module_of[name])
+            and _sets_current(function.steps) == {"cuda"}
+        }
+        set_up = setters | self._setting_up_through(setters, clean)
         return frozenset(
-            script
-            for script in self._script_reach
-            if f"{script}{_MAIN_GUARD}" in self._pinned_code or script in self._pinned_code
+            name.removesuffix(_MAIN_GUARD) for name in set_up if name.endswith(_MAIN_GUARD)
         )
 
     def runs_no_loader_workers(self, scope: Scope) -> bool:
         """The scope is code of a program (``runs_on_the_current_gpu_only``) none of whose
         code that runs with it (``_code_running``) gives a data loader worker processes
-        (``FileFacts.starts_loader_workers``): a Dataset's items and a collate function's
-        batches are made in the process that iterates the loader."""
+        (``FileFacts.starts_loader_workers``) nor calls a library's trainer or loader
+        builder (``FileFacts.loader_builders``: ``transformers.Trainer``, whose workers
+        ``--dataloader_num_workers`` may set), and some of which makes a loader itself
+        (``FileFacts.builds_loaders``): a Dataset's items and a collate function's batches
+        are made in the process that iterates the loader."""
         own = self._code_running(scope)
-        return bool(own) and not any(facts.starts_loader_workers for facts in own)
+        if not any(facts.builds_loaders for facts in own):
+            return False
+        return not any(
+            facts.starts_loader_workers or any(not self._defines(c) for c in facts.loader_builders)
+            for facts in own
+        )
 
     def _code_running(self, scope: Scope) -> list[FileFacts]:
         """The program's code (``_program_code``) that runs with the scope's: the modules of
@@ -1408,9 +1425,9 @@ class ProjectIndex:
         unread = self._names_without_facts
         if self._packaged or unread is None or definition in unread:
             return []
-        scripts = self._script_reach
-        if any(reach.loads_by_name for reach in scripts.values()):
+        if self._loads_code_by_name:
             return []
+        scripts = self._script_reach
         qualified = f"{module}.{definition}"
         return [
             script
@@ -1430,20 +1447,21 @@ class ProjectIndex:
             script = facts.module
             if not (facts.main_block or (facts.top_level_calls and not self.imported(script))):
                 continue
-            modules, definitions = self._definitions_run(script)
-            texts = [self._modules[module] for module in modules]
-            reach[script] = ScriptReach(
-                modules,
-                definitions,
-                loads_by_name=any(not RUN_TIME_LOOKUPS.isdisjoint(t.mentions) for t in texts),
-            )
+            reach[script] = ScriptReach(*self._definitions_run(script))
         return reach
+
+    @cached_property
+    def _loads_code_by_name(self) -> bool:
+        """A module of the program names a loader of code by a computed name
+        (``RUN_TIME_LOOKUPS``: ``importlib.import_module``, ``instantiate``)."""
+        return any(not RUN_TIME_LOOKUPS.isdisjoint(f.mentions) for f in self._program_code)
 
     def _definitions_run(self, script: str) -> tuple[frozenset[str], frozenset[str]]:
         """The project modules ``script`` may load and the top-level definitions it may run.
         It loads the modules it imports, however far; it runs what their top level or its
-        own ``__main__`` block names (not another's), and what such a definition names,
-        however many steps away. A name one of its modules defines is that definition
+        own ``__main__`` block names (not another's), every definition of a module whose
+        names are looked up at run time (``_looked_up_in``), and what such a definition
+        names, however many steps away. A name one of its modules defines is that definition
         (``collate_fn``, the script's own); a name they import from a module this reading
         cannot follow (``_blind_imports``) is any module's definition of that name, whose
         module it then loads too, and whose names are any module's."""
@@ -1458,6 +1476,7 @@ class ProjectIndex:
         blind = self._blind_imports(imported)
         todo: list[tuple[str, bool]] = []
         seen: set[tuple[str, bool]] = set()
+        run: set[str] = set()
 
         def use(words: Iterable[str], foreign: bool) -> None:
             fresh = {(word, foreign) for word in words} - seen
@@ -1469,10 +1488,14 @@ class ProjectIndex:
                 modules.add(module)
                 use(self._modules[module].top_level_mentions, foreign=True)
 
-        for module in modules:
+        for module in imported:
             use(self._modules[module].top_level_mentions, foreign=False)
+            if module in self._looked_up_in:  # `getattr(models, arch)`: any may run
+                for name, words in self._modules[module].definition_mentions:
+                    if name != MAIN_GUARD_NAME:
+                        run.add(f"{module}.{name}")
+                        use(words, foreign=False)
         use(dict(self._modules[script].definition_mentions).get(MAIN_GUARD_NAME, ()), False)
-        run: set[str] = set()
         while todo:
             name, foreign = todo.pop()
             if not foreign and name in own:
@@ -1744,6 +1767,16 @@ class ProjectIndex:
         return scope.function_name in self._pinned_code
 
     @cached_property
+    def _clean_modules(self) -> set[str]:
+        """The modules that make no constant GPU current (``set_device(0)``: every rank's)
+        and call no other accelerator (``OTHER_ACCELERATOR_NAMESPACES``)."""
+        return {
+            module
+            for module, facts in self._modules.items()
+            if module not in self._fixed_gpus and not _calls_another_accelerator(facts)
+        }
+
+    @cached_property
     def _pinned_code(self) -> frozenset[str]:
         """The project functions that run only after their process's GPU was made current:
         those that make it current themselves (``torch.cuda.set_device(local_rank)``, not
@@ -1754,11 +1787,9 @@ class ProjectIndex:
         call no other accelerator (``OTHER_ACCELERATOR_NAMESPACES``): code that may run on
         another type of device is not pinned to the GPU, whatever its launcher did."""
         pinned: set[str] = set()
-        clean: set[str] = set()
-        for module, facts in self._modules.items():
-            if module in self._fixed_gpus or _calls_another_accelerator(facts):
-                continue
-            clean.add(module)
+        clean = self._clean_modules
+        for module in clean:
+            facts = self._modules[module]
             if _sets_current(facts.top_level_calls) == {"cuda"} and not self._in_tests(module):
                 pinned.update((module, f"{module}{_MAIN_GUARD}"))
         waiting: dict[str, int] = {}
@@ -2391,12 +2422,9 @@ class ScriptReach:
     """What one script of a program may run (``ProjectIndex._script_reach``)."""
 
     modules: frozenset[str]
-    """The project modules it imports, however far, itself included."""
+    """The project modules it may load, itself included (``ProjectIndex._definitions_run``)."""
     definitions: frozenset[str]
-    """The top-level classes and functions of the project it may run, qualified
-    (``ProjectIndex._definitions_run``)."""
-    loads_by_name: bool
-    """One of its modules names a loader of code by a computed name (``RUN_TIME_LOOKUPS``)."""
+    """The top-level classes and functions of the project it may run, qualified."""
 
 
 def _run_by_name(

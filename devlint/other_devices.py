@@ -124,8 +124,20 @@ def may_matter(value: str) -> bool:
 def stays_on(option_type: str | None, default: str | None) -> bool:
     """``add_argument("--use_cuda", type=bool, default=True)``, its ``type`` and ``default``
     as written: ``bool("False")`` is True, so no value the command line gives turns it off
-    (but the empty string): the option offers no other device."""
+    (but the empty string). A switch that so keeps the GPU on (``_gpu_on``) offers no other
+    device; one that keeps the CPU on (``--no_cuda``) still does."""
     return option_type == "bool" and default == "True"
+
+
+_OFF_WORDS = frozenset({"no", "not", "cpu", "disable", "without"})
+
+
+def _gpu_on(option: str) -> bool:
+    """An option that, on, says to compute on the GPU (``--use_cuda``, ``--gpu``), not on
+    the CPU (``--no_cuda``, ``--nocuda``, ``--cpu``)."""
+    words = set(re.split(r"[-_]+", option.lower().lstrip("-")))
+    off = any(word in _OFF_WORDS or word.startswith("no") for word in words)
+    return not off and not words.isdisjoint({"cuda", "gpu", "gpus"})
 
 
 def chooses_a_device(option: str) -> bool:
@@ -348,7 +360,9 @@ class DeviceOffers:
             # `net.to(local_rank)`: that GPU, which need not be current
             or (method and last == "to" and names_a_process_gpu(written_argument))
         )
-        options = [s for s in strings if chooses_a_device(s) and not switch_stays_on]
+        options = [
+            s for s in strings if chooses_a_device(s) and not (switch_stays_on and _gpu_on(s))
+        ]
         device_call = last in DEVICE_CALL_NAMES and written is not None
         if not (gpu or numbered or handed or options or device_call):
             return

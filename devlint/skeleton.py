@@ -59,7 +59,12 @@ from devlint.facts import (
     stored_evidence,
     stored_method,
 )
-from devlint.loader_workers import may_start_workers, names_workers
+from devlint.loader_workers import (
+    builds_loaders,
+    may_build_loaders,
+    may_start_workers,
+    names_workers,
+)
 from devlint.other_devices import (
     DEFAULT_SETTER_NAMES,
     DEVICE_KEYWORDS,
@@ -324,6 +329,8 @@ class _Walk:
         """The literal parts of f-strings (by id): libcst reads them as written."""
         self._main_block = False
         self._starts_workers = False
+        self._builds_loaders = False
+        self._loader_builders: set[str] = set()
         self.nodes: dict[type[ast.AST], list[ast.AST]] = {kind: [] for kind in collect}
         """The nodes of the kinds the rules' screens read, in the order of the walk."""
         self.frames: dict[int, _Class | _Function | None] = {}
@@ -429,6 +436,10 @@ class _Walk:
             offering_places=self._device_offers.offering_places(aliases),
             gpu_default=self._device_offers.gpu_default(aliases),
             starts_loader_workers=self._starts_workers,
+            builds_loaders=self._builds_loaders,
+            loader_builders=tuple(
+                sorted(resolve_alias(call, aliases) or call for call in self._loader_builders)
+            ),
             main_block=self._main_block,
             assigned_attributes=frozenset(self._assigned_attributes),
         )
@@ -876,8 +887,6 @@ class _Walk:
 
     def _note_workers(self, node: ast.Call) -> None:
         """Whether the call may give a data loader worker processes (``may_start_workers``)."""
-        if self._starts_workers:
-            return
         func = node.func
         last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
         given = [k.value for k in node.keywords if k.arg is not None and names_workers(k.arg)]
@@ -890,7 +899,13 @@ class _Walk:
         )
         positional = sum(1 for a in node.args if not isinstance(a, ast.Starred))
         unpacks = positional != len(node.args) or any(k.arg is None for k in node.keywords)
-        self._starts_workers = may_start_workers(last, workers, positional, unpacks)
+        self._builds_loaders = self._builds_loaders or builds_loaders(str(last))
+        written = dotted(func)
+        if written is not None and may_build_loaders(written):
+            self._loader_builders.add(written)
+        self._starts_workers = self._starts_workers or may_start_workers(
+            last, workers, positional, unpacks
+        )
 
     def _note_devices(self, node: ast.Call) -> None:
         """What the call says of devices other than the current GPU (``DeviceOffers``)."""
@@ -972,6 +987,7 @@ class _Walk:
                 first = min([statement.lineno, *(d.lineno for d in statement.decorator_list)])
             elif isinstance(statement, ast.If) and self._is_main_test(statement.test):
                 place, first = MAIN_GUARD_NAME, statement.lineno
+                statement = statement.body[-1]  # its `else:` runs on import
             else:
                 continue
             starts.append(first)

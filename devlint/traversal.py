@@ -63,7 +63,12 @@ from devlint.flow.cache import FileFlows
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import Handoff, Meeting
 from devlint.flow.summary import summarise
-from devlint.loader_workers import may_start_workers, names_workers
+from devlint.loader_workers import (
+    builds_loaders,
+    may_build_loaders,
+    may_start_workers,
+    names_workers,
+)
 from devlint.nodes import (
     annotation_names,
     asks_which_devices_exist,
@@ -661,6 +666,8 @@ class Traversal:
         self._device_offers = DeviceOffers()
         self._main_block = False
         self._starts_workers = False
+        self._builds_loaders = False
+        self._loader_builders: set[str] = set()
 
     # FileContext -------------------------------------------------------------
 
@@ -930,8 +937,6 @@ class Traversal:
 
     def _note_workers(self, node: cst.Call) -> None:
         """Whether the call may give a data loader worker processes (``may_start_workers``)."""
-        if self._starts_workers:
-            return
         func = node.func
         last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
         given = [
@@ -944,7 +949,13 @@ class Traversal:
         )
         positional = sum(1 for a in node.args if a.keyword is None and not a.star)
         unpacks = any(a.star for a in node.args)
-        self._starts_workers = may_start_workers(str(last), workers, positional, unpacks)
+        self._builds_loaders = self._builds_loaders or builds_loaders(str(last))
+        written = dotted_name(func)
+        if written is not None and may_build_loaders(written):
+            self._loader_builders.add(written)
+        self._starts_workers = self._starts_workers or may_start_workers(
+            str(last), workers, positional, unpacks
+        )
 
     def _note_devices(self, node: cst.Call) -> None:
         """What the call says of devices other than the current GPU (``DeviceOffers``)."""
@@ -1020,11 +1031,13 @@ class Traversal:
     def _place(self) -> str:
         """Where the node entered is, as ``DeviceOffers`` keeps places: the top-level
         definition or the ``__main__`` block it is in, else ``TOP_LEVEL``."""
-        top = self._ancestors[1] if len(self._ancestors) > 1 else None
+        ancestors = self._ancestors
+        top = ancestors[1] if len(ancestors) > 1 else None
         if isinstance(top, (cst.FunctionDef, cst.ClassDef)):
             return top.name.value
-        if isinstance(top, cst.If) and is_main_test(top.test):
-            return MAIN_GUARD_NAME
+        in_body = len(ancestors) > 2 and isinstance(top, cst.If) and ancestors[2] is top.body
+        if in_body and isinstance(top, cst.If) and is_main_test(top.test):
+            return MAIN_GUARD_NAME  # not its `else:`, which runs on import
         return TOP_LEVEL
 
     def _runs_on_import(self) -> bool:
@@ -1435,6 +1448,10 @@ class Traversal:
             offering_places=self._device_offers.offering_places(aliases),
             gpu_default=self._device_offers.gpu_default(aliases),
             starts_loader_workers=self._starts_workers,
+            builds_loaders=self._builds_loaders,
+            loader_builders=tuple(
+                sorted(resolve_alias(call, aliases) or call for call in self._loader_builders)
+            ),
             main_block=self._main_block,
             assigned_attributes=frozenset(self._assigned_attributes),
         )

@@ -88,6 +88,10 @@ def test_a_package_may_be_called_by_its_users(
         ),
         ("\nfrom pkg import model\nbuild = model.__dict__[NAME]\n", [*_USED, _ALL[1], _ALL[2]]),
         ("\nfrom pkg import model\nbuild = model.__dict__['Unused']\n", [*_USED, _ALL[2]]),
+        (
+            "\nfrom pkg import model\nbuild = model.__dict__['Un' + NAME]\n",
+            [*_USED, _ALL[1], _ALL[2]],
+        ),
         ("\nfrom pkg.old import OldNet as Net\nNet()\n", [*_USED, _ALL[3]]),
     ],
     ids=[
@@ -97,6 +101,7 @@ def test_a_package_may_be_called_by_its_users(
         "looked up by a computed name",
         "looked up in a module's dict",
         "read from a module's dict by a name written out",
+        "read from a module's dict by a name put together",
         "imported under another name",
     ],
 )
@@ -267,16 +272,19 @@ def test_mentions_by_definition() -> None:
     """Each top-level definition's names, from its decorators to the next statement at the
     margin (a signature's closing bracket there is still its own), and the ``__main__``
     block's; a string reaching the margin gives the rest of its definition to the top
-    level."""
+    level, but a line of it that looks like a definition the module has not is no
+    definition."""
     text = (
         "import torch\n\n@register\ndef a(x):\n    return b(x)\n\n"
         "def b(\n    y,\n) -> None:\n    return c(y)\n\n"
         'class C:\n    def f(self):\n        s = """\nmargin\n"""\n        return d()\n\n'
+        'def e():\n    s = """\nclass Example:\n    """\n    return g()\n\n'
         'if __name__ == "__main__":\n    a(1)\n'
     )
-    definitions, top_level = mentions_by_definition(text)
+    definitions, top_level = mentions_by_definition(text, {"a", "b", "C", "e"})
     by_name = dict(definitions)
-    assert list(by_name) == ["a", "b", "C", MAIN_GUARD_NAME]
+    assert list(by_name) == ["a", "b", "C", "e", MAIN_GUARD_NAME]
+    assert "g" in by_name["e"]  # a string's `class` line starts no definition
     assert {"register", "b", "x"} <= by_name["a"]
     assert {"c", "y", "None"} <= by_name["b"] and "b" not in by_name["b"]
     assert "d" not in by_name["C"] and {"margin", "d"} <= top_level

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import package_findings as findings
 
-from devlint.loader_workers import may_start_workers
+from devlint.loader_workers import may_build_loaders, may_start_workers
 
 _DATA = (
     "import torch\nfrom torch.utils.data import Dataset\n\n\n"
@@ -51,6 +51,7 @@ _BOTH = [("data.py", 10, 30), ("data.py", 14, 31)]
             _BOTH,
         ),
         ('    parser.add_argument("--cpu", action="store_true")\n', "", _BOTH),
+        ("    Trainer(args=parser, train_dataset=Pairs())\n", "", _BOTH),
     ],
     ids=[
         "no workers, the current GPU only",
@@ -58,6 +59,7 @@ _BOTH = [("data.py", 10, 30), ("data.py", 14, 31)]
         "four workers",
         "workers the user chooses",
         "no workers, but the CPU offered",
+        "a trainer building loaders too",
     ],
 )
 def test_a_move_in_the_data_pipeline_is_a_bug_where_workers_or_another_device_may_run_it(
@@ -89,3 +91,30 @@ def test_may_start_workers(
     last: str, workers: bool | None, positional: int, unpacks: bool, expected: bool
 ) -> None:
     assert may_start_workers(last, workers, positional, unpacks) is expected
+
+
+@pytest.mark.parametrize(
+    ("written", "expected"),
+    [
+        ("transformers.Trainer", True),
+        ("HfArgumentParser", True),
+        ("build_detection_train_loader", True),
+        ("torch.utils.data.DataLoader", False),
+        ("make_batches", False),
+    ],
+)
+def test_may_build_loaders(written: str, expected: bool) -> None:
+    assert may_build_loaders(written) is expected
+
+
+def test_a_trainer_of_the_project_s_own_builds_no_loader(tmp_path: Path) -> None:
+    """The project's own ``Trainer`` class is no library's: its loaders are the ones it
+    makes (none with workers here)."""
+    train = (
+        _TRAIN.format(options="", loader="").replace(
+            "    net = torch.nn.Linear(4, 4).cuda()\n", "    net = Trainer()\n"
+        )
+        + "\n\nclass Trainer(torch.nn.Module):\n    pass\n"
+    )
+    files = {"pkg/data.py": _DATA, "pkg/train.py": train}
+    assert sorted(findings(tmp_path, files, "DEV011")) == []

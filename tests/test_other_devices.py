@@ -629,8 +629,9 @@ _DDP = (
     [
         ("    torch.cuda.set_device(rank)\n", []),
         ("", [("model.py", 6, 30)]),
+        ("    if rank:\n        torch.cuda.set_device(rank)\n", [("model.py", 6, 30)]),
     ],
-    ids=["made current", "never made current"],
+    ids=["made current", "never made current", "made current for some ranks only"],
 )
 def test_a_gpu_by_the_number_a_script_made_current_is_the_current_one(
     set_up: str, expected: list[tuple[str, int, int]], tmp_path: Path
@@ -641,3 +642,28 @@ def test_a_gpu_by_the_number_a_script_made_current_is_the_current_one(
     attribute (which no call graph shows to run after the set-up)."""
     files = {"pkg/model.py": _TOLD, "pkg/train.py": _DDP.format(set_up=set_up)}
     assert sorted(findings(tmp_path, files, "DEV002")) == expected
+
+
+def test_what_a_looked_up_class_calls_runs_with_the_script(tmp_path: Path) -> None:
+    """``getattr(models, args.arch)`` may build any class of ``models``: what its classes
+    call (a helper choosing the CPU) runs with the script too."""
+    files = {
+        "pkg/utils.py": "import torch\n\n\ndef pick_device():\n"
+        '    return "cuda" if torch.cuda.is_available() else "cpu"\n',
+        "pkg/models.py": "import torch\nfrom torch import nn\n\n"
+        "from pkg.utils import pick_device\n\n\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.fc = nn.Linear(4, 4).to(pick_device())\n\n"
+        "    def forward(self, x):\n"
+        "        return self.fc(x) + torch.ones(4).cuda()\n",
+        "pkg/train.py": "import argparse\n\nfrom pkg import models\n\n\n"
+        "def main():\n"
+        "    parser = argparse.ArgumentParser()\n"
+        '    parser.add_argument("--arch")\n'
+        "    return getattr(models, parser.parse_args().arch)()\n\n\n"
+        'if __name__ == "__main__":\n'
+        "    main()\n",
+    }
+    assert sorted(findings(tmp_path, files, "DEV002")) == [("models.py", 13, 43)]

@@ -178,6 +178,8 @@ def _assert_same_structure(text: str) -> None:
         assert found.facts.offering_places == expected.offering_places
         assert found.facts.gpu_default == expected.gpu_default
         assert found.facts.starts_loader_workers == expected.starts_loader_workers
+        assert found.facts.builds_loaders == expected.builds_loaders
+        assert found.facts.loader_builders == expected.loader_builders
         assert found.facts.main_block == expected.main_block
         # A GPU set by a constant, or as the first of a list, needs no skeleton: DEV009's
         # screen passes wherever one is (the next test checks it), so libcst walks every
@@ -235,7 +237,7 @@ def test_both_walks_read_a_gpu_default_alike(text: str, when: str) -> None:
         ("DataLoader(data, 4, True, None, None, 2)", True),
         ("build_dataloader(data, workers_per_gpu=2)", True),
         ("TrainingArguments(out, dataloader_num_workers=0)", False),
-        ("loader(*data)", False),
+        ("make_batches(*data)", False),
     ],
 )
 def test_both_walks_read_loader_workers_alike(call: str, workers: bool) -> None:
@@ -941,15 +943,51 @@ def test_a_barrier_alone_pins_the_gpu_and_says_so(tmp_path: Path) -> None:
         ('"--use_cuda", type=bool, default=True', False),
         ('"--use_cuda", type=bool, default=False', True),
         ('"--use_cuda", action="store_true"', True),
-        ('"--no_cuda", type=bool, default=True', False),
+        ('"--no_cuda", type=bool, default=True', True),
+        ('"--gpu", type=bool, default=True', False),
     ],
 )
 def test_both_walks_read_a_switch_that_stays_on_alike(option: str, offers: bool) -> None:
     """``type=bool`` makes ``bool("False")`` True: with ``default=True`` the command line
-    cannot turn the switch off, and it offers no other device (``stays_on``)."""
+    cannot turn the switch off, and one that keeps the GPU on offers no other device
+    (``stays_on``); one that keeps the CPU on does."""
     text = f"import argparse\n\nargparse.ArgumentParser().add_argument({option})\n"
     _assert_same_structure(text)
     tree, _ = _parse(text) or (None, None)
     assert tree is not None
     found = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False)
     assert found.facts.offers_other_devices is offers
+
+
+def test_both_walks_place_a_main_guard_s_else_at_the_top_level() -> None:
+    """The ``else:`` of ``if __name__ == "__main__":`` runs on import: what it offers is
+    the top level's (``FileFacts.offering_places``), not the ``__main__`` block's."""
+    text = (
+        "import torch\n\n"
+        'if __name__ == "__main__":\n    DEVICE = torch.device("cuda:1")\n'
+        'else:\n    DEVICE = torch.device("cpu")\n'
+    )
+    _assert_same_structure(text)
+    tree, _ = _parse(text) or (None, None)
+    assert tree is not None
+    found = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False)
+    assert [place for place, _ in found.facts.offering_places] == ["", "__main__"]
+
+
+def test_both_walks_read_a_framework_s_loader_builders_alike() -> None:
+    """``FileFacts.loader_builders``: trainers and loader builders, resolved through the
+    module's imports, else as written (the index asks whether the project defines them)."""
+    text = (
+        "from transformers import Trainer as HFTrainer\nimport detectron2.data as d2\n\n"
+        "HFTrainer(model=net)\nd2.build_detection_train_loader(cfg)\nmake_loader(data)\n"
+        "DataLoader(data)\n"
+    )
+    _assert_same_structure(text)
+    tree, _ = _parse(text) or (None, None)
+    assert tree is not None
+    found = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False)
+    assert found.facts.loader_builders == (
+        "detectron2.data.build_detection_train_loader",
+        "make_loader",
+        "transformers.Trainer",
+    )

@@ -296,11 +296,11 @@ class ProjectIndex:
         self._resolved: dict[tuple[str, str], str] = {}
         """Answers of ``canonical`` and ``resolve``: the call graph asks the same many times."""
         self._method_tables: dict[str, dict[str, str]] = {}
+        """Answers of ``_method_table``: scopes of one class ask it again and again."""
         self._running_code: dict[tuple[str, str], list[FileFacts]] = {}
         """``_code_running``'s answers, by module and top-level definition."""
         self._script_offers: dict[str, Offers] = {}
         """``_offers_of_script``'s answers."""
-        """Answers of ``_method_table``: scopes of one class ask it again and again."""
         if same_structure is not None:
             self._kinds = same_structure._kinds
             self._own_moves = same_structure._own_moves
@@ -1288,14 +1288,14 @@ class ProjectIndex:
         """The scope is code of a program (a script: a module that no other imports, with a
         ``__main__`` block or an argument parser built at its top level, that imports the
         project's modules; not a model file's own self-test) none of whose code that runs
-        with it (``_code_running``), tests aside, offers a device other than the current GPU
+        with it (``_offers_running``), tests aside, offers a device other than the current GPU
         (``FileFacts.offers_other_devices``): no CPU or other accelerator, no GPU by a number
         or chosen at run time, no question which devices exist, no option to choose one.
         Every tensor it makes is on the current GPU (which ``set_device(rank)`` may choose),
         so an index-less ``"cuda"`` or ``.cuda()`` there agrees with all of them. A folder
         of modules with no such script is not known to be the whole program."""
         offers = self._offers_running(scope)
-        return offers is not None and not offers.any
+        return offers is not None and not offers.another_device
 
     def runs_on_the_current_gpu_or_the_cpu(self, scope: Scope) -> bool:
         """The scope is code of a program (``runs_on_the_current_gpu_only``) none of whose
@@ -1305,7 +1305,7 @@ class ProjectIndex:
         or ``.cuda()`` the code takes only where it runs on the GPU (under a device flag)
         agrees with all of them."""
         offers = self._offers_running(scope)
-        return offers is not None and not offers.gpu
+        return offers is not None and not offers.another_gpu
 
     def _offers_running(self, scope: Scope) -> Offers | None:
         """What the code that runs with the scope's offers: that of each script that runs it
@@ -1329,7 +1329,7 @@ class ProjectIndex:
             if all(script in self._pinned_scripts for script in runners):
                 kinds = kinds - {NUMBERED_GPU}
             found.append(Offers(bool(kinds), offers_a_gpu(kinds)))
-        return Offers(any(o.any for o in found), any(o.gpu for o in found))
+        return Offers(any(o.another_device for o in found), any(o.another_gpu for o in found))
 
     def _offers_of_script(self, script: str) -> Offers:
         """What the code ``script`` may run offers (``FileFacts.offering_places``): the top
@@ -2410,9 +2410,9 @@ _ARGUMENT_PARSER = "argparse.ArgumentParser"
 class Offers:
     """What code offers besides the current GPU (``ProjectIndex._offers_running``)."""
 
-    any: bool
+    another_device: bool
     """Another device (``FileFacts.offers_other_devices``)."""
-    gpu: bool
+    another_gpu: bool
     """A GPU other than the current one, or another accelerator
     (``FileFacts.offers_another_gpu``)."""
 
@@ -2429,10 +2429,9 @@ class ScriptReach:
 
 def _run_by_name(
     used: set[str], definitions: Callable[[str], list[tuple[str, frozenset[str]]]]
-) -> set[str]:
-    """The definitions the names in ``used`` reach (``definitions`` of a name: each
-    qualified, with the names its text uses), however many steps away; ``used`` grows by
-    the names they use."""
+) -> None:
+    """Grow ``used`` by the names the definitions its names reach use (``definitions`` of a
+    name: each qualified, with the names its text uses), however many steps away."""
     run: set[str] = set()
     todo = list(used)
     while todo:
@@ -2442,7 +2441,6 @@ def _run_by_name(
                 fresh = words - used
                 used |= fresh
                 todo.extend(fresh)
-    return run
 
 
 def _top_definition(scope: Scope, module: str) -> str:

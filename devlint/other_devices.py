@@ -274,6 +274,8 @@ class _Seen:
     ``x.cuda(args.gpu)``, ``device_ids=[local_rank]``): the current one where the process
     made it so (``set_device(local_rank)``)."""
     calls: set[tuple[str, tuple[object, ...] | None, str | None]] = field(default_factory=set)
+    """``torch.device(...)`` and availability checks, as ``DeviceOffers.call`` is given them:
+    resolved through the module's imports at the end (``DeviceOffers._kinds``)."""
     options: set[str] = field(default_factory=set)
     """Command-line options that let the user say where to compute (``--gpu``)."""
 

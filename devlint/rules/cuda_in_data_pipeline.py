@@ -93,10 +93,11 @@ class CudaInDataPipeline(Rule):
     deliberate choice), code under `if torch.cuda.is_available():`,
     model code, where DEV001 and DEV002 report the same calls (a Dataset that is
     also an `nn.Module` is model code), and `.cuda()` or `.to("cuda")` in a program
-    none of whose code that runs with it gives a loader workers (no `num_workers=`
-    but 0, no loader options unpacked) and that offers no device but the current GPU,
-    or whose launcher made each process's GPU current: the pipeline runs in the
-    process iterating the loader, on the GPU all its tensors are on.
+    whose code that runs with it makes its loaders itself and gives none workers (no
+    `num_workers=` but 0, no loader options unpacked, no library trainer such as
+    transformers' `Trainer`) and that offers no device but the current GPU, or whose
+    launcher made each process's GPU current: the pipeline runs in the process
+    iterating the loader, on the GPU all its tensors are on.
     """
 
     code = "DEV011"

@@ -1421,11 +1421,12 @@ class ProjectIndex:
         (``_looked_up_in``: ``getattr(models, cfg.arch)``). None where the program finds
         code by a name computed at run time (``RUN_TIME_LOOKUPS``), where the project is
         packaged (others may run it; its texts are not read), or where a file without facts
-        names it (a Python 2 script)."""
+        names it (a Python 2 script), nor where the program has more scripts than
+        ``MAX_SCRIPTS_READ`` (each one's reach is read over all it imports)."""
         unread = self._names_without_facts
         if self._packaged or unread is None or definition in unread:
             return []
-        if self._loads_code_by_name:
+        if self._loads_code_by_name or len(self._scripts) > MAX_SCRIPTS_READ:
             return []
         scripts = self._script_reach
         qualified = f"{module}.{definition}"
@@ -1439,16 +1440,18 @@ class ProjectIndex:
 
     @cached_property
     def _script_reach(self) -> dict[str, ScriptReach]:
-        """What each script of the program (a module of ``_program_code`` with a ``__main__``
-        block, or one that no other imports with a call at its top level: a notebook too)
-        may run."""
-        reach = {}
-        for facts in self._program_code:
-            script = facts.module
-            if not (facts.main_block or (facts.top_level_calls and not self.imported(script))):
-                continue
-            reach[script] = ScriptReach(*self._definitions_run(script))
-        return reach
+        """What each script of the program (``_scripts``) may run."""
+        return {script: ScriptReach(*self._definitions_run(script)) for script in self._scripts}
+
+    @cached_property
+    def _scripts(self) -> list[str]:
+        """The program's scripts: modules of ``_program_code`` with a ``__main__`` block, or
+        that no other imports and that call something at their top level (a notebook too)."""
+        return [
+            facts.module
+            for facts in self._program_code
+            if facts.main_block or (facts.top_level_calls and not self.imported(facts.module))
+        ]
 
     @cached_property
     def _loads_code_by_name(self) -> bool:
@@ -2404,6 +2407,11 @@ _PLAIN_BASES = frozenset({"object", "builtins.object", *TORCH_MODULE_BASES})
 
 _ARGUMENT_PARSER = "argparse.ArgumentParser"
 """Built at a module's top level, it makes the module a script (``python train.py``)."""
+
+
+MAX_SCRIPTS_READ = 200
+"""The most scripts whose reach ``ProjectIndex._scripts_running`` reads; a program with more
+is read whole, as a library is (a folder of hundreds of examples)."""
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import package_findings as findings
 
+from devlint import index
 from devlint.other_devices import (
     LITERAL_CHOICE,
     call_offers_another_device,
@@ -667,3 +668,23 @@ def test_what_a_looked_up_class_calls_runs_with_the_script(tmp_path: Path) -> No
         "    main()\n",
     }
     assert sorted(findings(tmp_path, files, "DEV002")) == [("models.py", 13, 43)]
+
+
+def test_a_program_of_too_many_scripts_is_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``MAX_SCRIPTS_READ`` scripts, which script runs what is not read: the CPU
+    ``detect.py`` that never builds the loss offers it the CPU, as a library's code is."""
+    monkeypatch.setattr(index, "MAX_SCRIPTS_READ", 1)
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/layers/__init__.py": "from pkg.layers.loss import BoxLoss\n"
+        "from pkg.layers.prior import priors\n",
+        "pkg/layers/loss.py": _LOSS,
+        "pkg/layers/prior.py": _PRIOR,
+        "pkg/train.py": _GPU_TRAIN,
+        "pkg/detect.py": _CPU_DETECT.format(
+            imports="from pkg.layers import priors", body="print(priors(4).to(device))"
+        ),
+    }
+    assert sorted(findings(tmp_path, files, "DEV002")) == [("loss.py", 7, 33)]

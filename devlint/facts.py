@@ -552,6 +552,11 @@ def resolved_calls(calls: Iterable[str], aliases: Mapping[str, str]) -> tuple[st
     return tuple(call for call in found if call is not None)
 
 
+def resolved_or_written(calls: Iterable[str], aliases: Mapping[str, str]) -> tuple[str, ...]:
+    """``calls`` resolved through the module's imports, else as written, sorted."""
+    return tuple(sorted(resolve_alias(call, aliases) or call for call in calls))
+
+
 _COMPILER_NAMES = frozenset(name.rpartition(".")[2] for name in EXTENSION_COMPILERS)
 
 

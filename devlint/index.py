@@ -297,8 +297,8 @@ class ProjectIndex:
         """Answers of ``canonical`` and ``resolve``: the call graph asks the same many times."""
         self._method_tables: dict[str, dict[str, str]] = {}
         """Answers of ``_method_table``: scopes of one class ask it again and again."""
-        self._running_code: dict[tuple[str, str], list[FileFacts]] = {}
-        """``_code_running``'s answers, by module and top-level definition."""
+        self._runners_of: dict[tuple[str, str], list[str]] = {}
+        """``_scripts_running``'s answers, by module and top-level definition."""
         self._script_offers: dict[str, Offers] = {}
         """``_offers_of_script``'s answers."""
         if same_structure is not None:
@@ -1315,16 +1315,14 @@ class ProjectIndex:
         program = self._program_code
         if not program:
             return None
-        module = self._module_of.get(scope.function_name or scope.class_name or "")
-        definition = _top_definition(scope, module) if module is not None else ""
-        runners = self._scripts_running(module, definition) if module is not None else []
+        module, definition, runners = self._runners(scope)
         if not runners:
             return Offers(
                 any(facts.offers_other_devices for facts in program),
                 any(facts.offers_another_gpu for facts in program),
             )
         found = [self._offers_of_script(script) for script in runners]
-        if module is not None and definition:
+        if definition:
             kinds = dict(self._modules[module].offering_places).get(definition, frozenset())
             if all(script in self._pinned_scripts for script in runners):
                 kinds = kinds - {NUMBERED_GPU}
@@ -1401,17 +1399,23 @@ class ProjectIndex:
         ``detect.py`` beside a GPU-only ``train.py`` that alone builds the loss). All the
         program's code where no script is known to run it."""
         program = self._program_code
-        module = self._module_of.get(scope.function_name or scope.class_name or "")
-        if not program or module is None:
+        runners = self._runners(scope)[2] if program else []
+        if not runners:
             return program
+        reached = set().union(*(self._script_reach[script].modules for script in runners))
+        return [facts for facts in program if facts.module in reached]
+
+    def _runners(self, scope: Scope) -> tuple[str, str, list[str]]:
+        """The scope's module, its top-level definition (empty: the module's top level) and
+        the scripts that run it (``_scripts_running``; none where its module is unknown)."""
+        module = self._module_of.get(scope.function_name or scope.class_name or "")
+        if module is None:
+            return "", "", []
         key = (module, _top_definition(scope, module))
-        found = self._running_code.get(key)
-        if found is None:
-            runners = self._scripts_running(*key)
-            reached = set().union(*(self._script_reach[script].modules for script in runners))
-            found = [facts for facts in program if facts.module in reached] if runners else program
-            self._running_code[key] = found
-        return found
+        runners = self._runners_of.get(key)
+        if runners is None:
+            runners = self._runners_of[key] = self._scripts_running(*key)
+        return (*key, runners)
 
     def _scripts_running(self, module: str, definition: str) -> list[str]:
         """The program's scripts that may run the top-level class or function
@@ -1570,11 +1574,9 @@ class ProjectIndex:
         if not self._program_code:
             return False
         scripts = [
-            (module, facts)
-            for module, facts in self._modules.items()
-            if (facts.main_block or (facts.top_level_calls and not self.imported(module)))
-            and not self._in_tests(module)
-            and not self._runs_nothing_of_torch(module)
+            (module, self._modules[module])
+            for module in self._scripts
+            if not self._in_tests(module) and not self._runs_nothing_of_torch(module)
         ]
         return bool(scripts) and all(
             facts.gpu_default

@@ -56,6 +56,7 @@ from devlint.facts import (
     placed_arguments,
     resolve_alias,
     resolved_calls,
+    resolved_or_written,
     stored_evidence,
     stored_method,
 )
@@ -437,9 +438,7 @@ class _Walk:
             gpu_default=self._device_offers.gpu_default(aliases),
             starts_loader_workers=self._starts_workers,
             builds_loaders=self._builds_loaders,
-            loader_builders=tuple(
-                sorted(resolve_alias(call, aliases) or call for call in self._loader_builders)
-            ),
+            loader_builders=resolved_or_written(self._loader_builders, aliases),
             main_block=self._main_block,
             assigned_attributes=frozenset(self._assigned_attributes),
         )

@@ -36,7 +36,7 @@ from devlint.other_devices import RUNS_ON_IMPORT, RUNS_WHEN_RUN
 from devlint.prefilter import occurs
 from devlint.rules import all_rules
 from devlint.rules.base import Rule, RuleSettings, Sighting
-from devlint.skeleton import skeleton
+from devlint.skeleton import Skeleton, skeleton
 from devlint.traversal import Traversal
 
 RULES = [rule for rule in all_rules() if rule.node_types]
@@ -194,6 +194,14 @@ def test_the_ast_skeleton_equals_the_traversal_facts(name: str, text: str) -> No
     _assert_same_structure(text)
 
 
+def _both_walks(text: str) -> Skeleton:
+    """The skeleton of ``text``, once both walks are found to agree on its facts."""
+    _assert_same_structure(text)
+    tree, _ = _parse(text) or (None, None)
+    assert tree is not None
+    return skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False)
+
+
 _MAIN = 'if __name__ == "__main__":\n'
 _CUDA_TYPE = 'set_default_tensor_type("torch.cuda.FloatTensor")\n'
 
@@ -219,10 +227,7 @@ _CUDA_TYPE = 'set_default_tensor_type("torch.cuda.FloatTensor")\n'
 def test_both_walks_read_a_gpu_default_alike(text: str, when: str) -> None:
     """``FileFacts.gpu_default``: only a setter that surely runs (on import, or when the
     module runs as a program), and none setting another default."""
-    _assert_same_structure(text)
-    tree, _ = _parse(text) or (None, None)
-    assert tree is not None
-    found = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False)
+    found = _both_walks(text)
     assert found.facts.gpu_default == when
 
 
@@ -244,10 +249,7 @@ def test_both_walks_read_loader_workers_alike(call: str, workers: bool) -> None:
     """``FileFacts.starts_loader_workers``: a keyword naming workers other than the literal
     0, or a loader given its options by unpacking or positionally."""
     text = f"from torch.utils.data import DataLoader\n\nloader = {call}\n"
-    _assert_same_structure(text)
-    tree, _ = _parse(text) or (None, None)
-    assert tree is not None
-    found = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False)
+    found = _both_walks(text)
     assert found.facts.starts_loader_workers is workers
 
 
@@ -952,10 +954,7 @@ def test_both_walks_read_a_switch_that_stays_on_alike(option: str, offers: bool)
     cannot turn the switch off, and one that keeps the GPU on offers no other device
     (``stays_on``); one that keeps the CPU on does."""
     text = f"import argparse\n\nargparse.ArgumentParser().add_argument({option})\n"
-    _assert_same_structure(text)
-    tree, _ = _parse(text) or (None, None)
-    assert tree is not None
-    found = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False)
+    found = _both_walks(text)
     assert found.facts.offers_other_devices is offers
 
 
@@ -967,10 +966,7 @@ def test_both_walks_place_a_main_guard_s_else_at_the_top_level() -> None:
         'if __name__ == "__main__":\n    DEVICE = torch.device("cuda:1")\n'
         'else:\n    DEVICE = torch.device("cpu")\n'
     )
-    _assert_same_structure(text)
-    tree, _ = _parse(text) or (None, None)
-    assert tree is not None
-    found = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False)
+    found = _both_walks(text)
     assert [place for place, _ in found.facts.offering_places] == ["", "__main__"]
 
 
@@ -982,10 +978,7 @@ def test_both_walks_read_a_framework_s_loader_builders_alike() -> None:
         "HFTrainer(model=net)\nd2.build_detection_train_loader(cfg)\nmake_loader(data)\n"
         "DataLoader(data)\n"
     )
-    _assert_same_structure(text)
-    tree, _ = _parse(text) or (None, None)
-    assert tree is not None
-    found = skeleton(tree, text, "pkg.mod", False, "pkg/mod.py", references=False)
+    found = _both_walks(text)
     assert found.facts.loader_builders == (
         "detectron2.data.build_detection_train_loader",
         "make_loader",

@@ -146,6 +146,21 @@ class SingleNode:
 
 
 @dataclass(frozen=True)
+class DeviceOption:
+    """A command-line option that lets the user say where to compute
+    (``parser.add_argument("--gpu", dest="gpu_ids")``)."""
+
+    names: frozenset[str]
+    """The names its value goes by: the option's own (``gpu_ids`` for ``--gpu-ids``) and its
+    ``dest=``: the program may make that value its current GPU (``set_device(args.gpu)``,
+    ``os.environ["CUDA_VISIBLE_DEVICES"] = args.gpu_ids``), choosing which GPU the process
+    computes on, as its current one, not another device."""
+    gpu: bool
+    """It may name a GPU or another accelerator (``other_devices.chooses_a_gpu``), not only
+    switch the GPU on or off (``--no-cuda``)."""
+
+
+@dataclass(frozen=True)
 class FixedCurrentGpu:
     """The project's code makes a GPU named by a constant the current device
     (``torch.cuda.set_device(0)``): every process that runs it works on that GPU, whatever
@@ -382,22 +397,25 @@ class FileFacts:
     """Calls in its functions that spell the gloo backend as an argument."""
     backend_parameters: tuple[BackendParameter, ...] = ()
     """Its functions that hand a parameter on as a process group's backend."""
-    offers_other_devices: bool = False
-    """Its code offers to compute somewhere other than the current GPU (``other_devices``):
-    names the CPU or another accelerator as a device (not to load weights onto,
-    ``map_location=``, nor to take a tensor to the host, ``.to("cpu")``), a GPU other than
-    the first or one chosen at run time, asks which devices exist, lets the user choose
-    a device on the command line, or tells a framework where to compute
-    (``accelerator=``, ``devices=``, ``device_map=``)."""
     offering_places: tuple[tuple[str, frozenset[str]], ...] = ()
-    """Where it offers another device (``offers_other_devices``): each top-level definition,
-    its ``__main__`` block (``MAIN_GUARD_NAME``) or the rest (``other_devices.TOP_LEVEL``),
-    with what it offers there (``other_devices.NUMBERED_GPU``, ``ANOTHER_GPU``,
-    ``ANOTHER_DEVICE``): what runs with a script's code is what the script may run."""
-    offers_another_gpu: bool = False
-    """What offers another device (``offers_other_devices``) may be a GPU other than the
-    current one, or another accelerator: not only the CPU (``"cpu"``, ``--no-cuda``,
-    ``torch.cuda.is_available()``)."""
+    """Where its code offers to compute somewhere other than the current GPU
+    (``other_devices``): names the CPU or another accelerator as a device (not to load
+    weights onto, ``map_location=``, nor to take a tensor to the host, ``.to("cpu")``), a GPU
+    other than the first or one chosen at run time, asks which devices exist, or tells a
+    framework where to compute (``accelerator=``, ``devices=``, ``device_map=``). Each place
+    is a top-level definition, its ``__main__`` block (``MAIN_GUARD_NAME``) or the rest
+    (``other_devices.TOP_LEVEL``), with what it offers there (``other_devices.NUMBERED_GPU``,
+    ``ANOTHER_GPU``, ``ANOTHER_DEVICE``): what runs with a script's code is what the script
+    may run. Command-line options aside (``option_places``)."""
+    option_places: tuple[tuple[str, frozenset[DeviceOption]], ...] = ()
+    """Where it lets the user choose a device on the command line, by place as
+    ``offering_places``: an option the program makes its current GPU (``gpu_choices``)
+    offers no other."""
+    gpu_choices: frozenset[str] = frozenset()
+    """The names and attribute names the values it makes the GPUs the process sees read
+    (``os.environ["CUDA_VISIBLE_DEVICES"] = args.gpu_ids``: ``args`` and ``gpu_ids``), and
+    the last name of what it makes its current GPU (``torch.cuda.set_device(args.gpu)``:
+    ``gpu``)."""
     gpu_default: str = ""
     """When it surely makes factories without ``device=`` put their tensors on the GPU
     (``torch.set_default_tensor_type("torch.cuda.FloatTensor")``): whenever it is imported,

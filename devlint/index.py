@@ -41,6 +41,7 @@ from devlint.other_devices import (
     TOP_LEVEL,
     names_an_availability_check,
     offers_a_gpu,
+    option_kinds,
 )
 from devlint.symbols import (
     AUTOGRAD_FUNCTION_BASES,
@@ -301,6 +302,8 @@ class ProjectIndex:
         """``_scripts_running``'s answers, by module and top-level definition."""
         self._script_offers: dict[str, Offers] = {}
         """``_offers_of_script``'s answers."""
+        self._module_places: dict[str, dict[str, frozenset[str]]] = {}
+        """``_places``' answers, by module."""
         if same_structure is not None:
             self._kinds = same_structure._kinds
             self._own_moves = same_structure._own_moves
@@ -1317,13 +1320,11 @@ class ProjectIndex:
             return None
         module, definition, runners = self._runners(scope)
         if not runners:
-            return Offers(
-                any(facts.offers_other_devices for facts in program),
-                any(facts.offers_another_gpu for facts in program),
-            )
+            offered = set().union(*(k for facts in program for k in self._places(facts).values()))
+            return Offers(bool(offered), offers_a_gpu(offered))
         found = [self._offers_of_script(script) for script in runners]
         if definition:
-            kinds = dict(self._modules[module].offering_places).get(definition, frozenset())
+            kinds = self._places(self._modules[module]).get(definition, frozenset())
             if all(script in self._pinned_scripts for script in runners):
                 kinds = kinds - {NUMBERED_GPU}
             found.append(Offers(bool(kinds), offers_a_gpu(kinds)))
@@ -1342,7 +1343,7 @@ class ProjectIndex:
             program = {facts.module for facts in self._program_code}
             kinds: set[str] = set()
             for module in reach.modules & program:
-                for place, offered in self._modules[module].offering_places:
+                for place, offered in self._places(self._modules[module]).items():
                     if (
                         place == TOP_LEVEL
                         or (place == MAIN_GUARD_NAME and module == script)
@@ -1354,6 +1355,31 @@ class ProjectIndex:
                 kinds.discard(NUMBERED_GPU)
             found = self._script_offers[script] = Offers(bool(kinds), offers_a_gpu(kinds))
         return found
+
+    def _places(self, facts: FileFacts) -> dict[str, frozenset[str]]:
+        """Each place of the module that offers another device, with what it offers
+        (``FileFacts.offering_places``), its command-line options among them
+        (``FileFacts.option_places``) but those whose value the program makes its current
+        GPU (``_gpu_choices``): ``--gpu`` read by ``set_device(args.gpu)`` chooses which GPU
+        is current, where ``.cuda()`` goes too."""
+        found = self._module_places.get(facts.module)
+        if found is None:
+            found = dict(facts.offering_places)
+            for place, options in facts.option_places:
+                for option in options:
+                    if option.names.isdisjoint(self._gpu_choices):
+                        found[place] = found.get(place, frozenset()) | option_kinds(option)
+            self._module_places[facts.module] = found
+        return found
+
+    @cached_property
+    def _gpu_choices(self) -> frozenset[str]:
+        """The last names of the values the project's code, not its tests, makes the GPUs a
+        process sees or its current GPU (``FileFacts.gpu_choices``: ``CUDA_VISIBLE_DEVICES``,
+        ``set_device(args.gpu)``; ``set_device(opt.gpu_ids[0])``:
+        ``first_chosen_gpu_current``)."""
+        own = (facts for module, facts in self._modules.items() if not self._in_tests(module))
+        return self.first_chosen_gpu_current.union(*(facts.gpu_choices for facts in own))
 
     @cached_property
     def _pinned_scripts(self) -> frozenset[str]:
@@ -2421,10 +2447,10 @@ class Offers:
     """What code offers besides the current GPU (``ProjectIndex._offers_running``)."""
 
     another_device: bool
-    """Another device (``FileFacts.offers_other_devices``)."""
+    """Another device (``other_devices.ANOTHER_DEVICE``)."""
     another_gpu: bool
     """A GPU other than the current one, or another accelerator
-    (``FileFacts.offers_another_gpu``)."""
+    (``other_devices.offers_a_gpu``)."""
 
 
 @dataclass(frozen=True)

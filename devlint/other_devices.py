@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from devlint.facts import resolve_alias
+from devlint.facts import DeviceOption, resolve_alias
 from devlint.symbols import (
     AVAILABILITY_CHECKS,
     DEFAULT_DEVICE_SETTERS,
@@ -64,11 +64,13 @@ def availability_helper(name: str) -> bool:
 def names_an_availability_check(qualified: str) -> bool:
     """The qualified name of a call asks which devices exist, as
     ``nodes.asks_which_devices_exist`` reads a test: ``torch.cuda.is_available``,
-    ``torch.cuda.device_count``, a helper such as ``accelerate.utils.is_npu_available``."""
+    ``torch.cuda.device_count``, a helper such as ``accelerate.utils.is_npu_available``; not
+    ``torch.distributed.is_available()``, which asks whether torch was built with it."""
     owner, _, last = qualified.rpartition(".")
     if availability_helper(last):
         return True
-    return last in AVAILABILITY_CHECKS and owner.startswith("torch.")
+    not_a_device = owner == "torch.distributed" or owner.startswith("torch.distributed.")
+    return last in AVAILABILITY_CHECKS and owner.startswith("torch.") and not not_a_device
 
 
 DEVICE_CALL_NAMES = frozenset({"device", *AVAILABILITY_CHECKS})
@@ -255,6 +257,19 @@ def offers_a_gpu(kinds: Iterable[str]) -> bool:
     return not {NUMBERED_GPU, ANOTHER_GPU}.isdisjoint(kinds)
 
 
+def option_kinds(option: DeviceOption) -> frozenset[str]:
+    """What a command-line option that lets the user say where to compute offers, where
+    the program does not make its value its current GPU (``DeviceOffers``' kinds)."""
+    return frozenset({ANOTHER_GPU, ANOTHER_DEVICE} if option.gpu else {ANOTHER_DEVICE})
+
+
+def device_option(option: str, dest: str | None) -> DeviceOption:
+    """The ``DeviceOption`` of an option written ``option`` (``chooses_a_device``), whose
+    value ``dest=`` names (None: not given)."""
+    names = {option.lstrip("-").replace("-", "_"), *([dest] if dest else [])}
+    return DeviceOption(frozenset(names), chooses_a_gpu(option))
+
+
 TOP_LEVEL = ""
 """Where code outside a module's top-level definitions and ``__main__`` block is
 (``DeviceOffers``' places): it runs whenever the module is imported."""
@@ -276,8 +291,10 @@ class _Seen:
     calls: set[tuple[str, tuple[object, ...] | None, str | None]] = field(default_factory=set)
     """``torch.device(...)`` and availability checks, as ``DeviceOffers.call`` is given them:
     resolved through the module's imports at the end (``DeviceOffers._kinds``)."""
-    options: set[str] = field(default_factory=set)
-    """Command-line options that let the user say where to compute (``--gpu``)."""
+    options: set[DeviceOption] = field(default_factory=set)
+    """Command-line options that let the user say where to compute (``--gpu``): what they
+    offer the program decides (``ProjectIndex``), where their value may become its current
+    GPU (``DeviceOffers.gpu_choices``)."""
 
 
 class DeviceOffers:
@@ -293,9 +310,8 @@ class DeviceOffers:
         """Nodes inside ``map_location=`` or an ``assert``'s test, and the ``"cpu"`` of
         ``x.to("cpu").numpy()``."""
         self._places: dict[str, _Seen] = {}
-        self._visible: set[str] = set()
-        """The last names of what the module makes ``CUDA_VISIBLE_DEVICES``
-        (``os.environ["CUDA_VISIBLE_DEVICES"] = args.gpu``: ``gpu``)."""
+        self._chosen: set[str] = set()
+        """``gpu_choices``."""
         self._default_devices: set[tuple[str, str | None, str]] = set()
         """``torch.set_default_device(d)`` and the like: the call as written, the device or
         tensor type it names (a string, or its first argument as written), and when it
@@ -326,6 +342,7 @@ class DeviceOffers:
         *,
         runs: str = "",
         switch_stays_on: bool = False,
+        dest: str | None = None,
     ) -> None:
         """A call written ``written`` (None: no dotted name), whose name ends in ``last``
         (``method``: on a value, ``x.cuda()``), with its positional arguments' ``literals``
@@ -337,10 +354,12 @@ class DeviceOffers:
         runs whenever the module is imported (a statement of its body under no block),
         ``RUNS_WHEN_RUN`` where only when it runs as a program (directly in its
         ``__main__`` block), else ``""``; ``switch_stays_on``: an option the command line
-        cannot turn off (``stays_on``)."""
+        cannot turn off (``stays_on``); ``dest``: the string its ``dest=`` keyword gives."""
         if written is not None and last in DEFAULT_SETTER_NAMES:
             named = strings[0] if strings else written_argument
             self._default_devices.add((written, named, runs))
+        if last == "set_device" and written_argument not in (None, LITERAL_CHOICE):
+            self._chosen.add(str(written_argument).rpartition(".")[2])
         if last == "set_defaults":  # `parser.set_defaults(gpus=0)`: the options' defaults
             strings = [*strings, *(f"--{keyword}" for keyword in keywords)]
             keywords = []
@@ -363,7 +382,9 @@ class DeviceOffers:
             or (method and last == "to" and names_a_process_gpu(written_argument))
         )
         options = [
-            s for s in strings if chooses_a_device(s) and not (switch_stays_on and _gpu_on(s))
+            device_option(s, dest)
+            for s in strings
+            if chooses_a_device(s) and not (switch_stays_on and _gpu_on(s))
         ]
         device_call = last in DEVICE_CALL_NAMES and written is not None
         if not (gpu or numbered or handed or options or device_call):
@@ -379,37 +400,35 @@ class DeviceOffers:
             seen.calls.add((written, literals, written_argument))
 
     def makes_visible(self, names: Iterable[str]) -> None:
-        """The value the module makes ``CUDA_VISIBLE_DEVICES`` names ``names`` (the last
-        part of each dotted name in it): an option of one of these names chooses which GPU
-        the process sees, as its first and current one, not a device to compute on."""
-        self._visible.update(names)
+        """The value the module makes ``CUDA_VISIBLE_DEVICES`` reads ``names`` (each name
+        and attribute name in it): an option of one of these names chooses which GPU the
+        process sees, as its first and current one, not a device to compute on."""
+        self._chosen.update(names)
 
-    def _device_options(self, seen: _Seen) -> list[str]:
-        """The options that choose where to compute, not which GPU is visible."""
-        return [
-            option
-            for option in seen.options
-            if option.lstrip("-").replace("-", "_") not in self._visible
-        ]
+    def gpu_choices(self) -> frozenset[str]:
+        """``FileFacts.gpu_choices``: the names the values the module makes the GPUs the
+        process sees read (``CUDA_VISIBLE_DEVICES``), and the last name of what it makes
+        its current GPU (``set_device``)."""
+        return frozenset(self._chosen)
+
+    def option_places(self) -> tuple[tuple[str, frozenset[DeviceOption]], ...]:
+        """``FileFacts.option_places``: each place with command-line options that let the
+        user say where to compute, and those options."""
+        found = ((place, frozenset(seen.options)) for place, seen in self._places.items())
+        return tuple(sorted((place, options) for place, options in found if options))
 
     def _kinds(self, seen: _Seen, aliases: Mapping[str, str]) -> frozenset[str]:
-        """What ``seen`` offers: ``NUMBERED_GPU`` (a GPU by a number chosen at run time),
-        ``ANOTHER_GPU`` (another GPU or accelerator otherwise), ``ANOTHER_DEVICE`` (any other
-        offer, the CPU's too)."""
-        options = self._device_options(seen)
+        """What ``seen`` offers, its options aside (``option_places``): ``NUMBERED_GPU`` (a
+        GPU by a number chosen at run time), ``ANOTHER_GPU`` (another GPU or accelerator
+        otherwise), ``ANOTHER_DEVICE`` (any other offer, the CPU's too)."""
         calls = [
             (resolve_alias(written, aliases) or written, literals, first)
             for written, literals, first in seen.calls
         ]
-        gpu = (
-            seen.gpu
-            or any(chooses_a_gpu(option) for option in options)
-            or any(call_offers_another_gpu(*call) for call in calls)
-        )
+        gpu = seen.gpu or any(call_offers_another_gpu(*call) for call in calls)
         other = (
             gpu
             or seen.any
-            or bool(options)
             or any(call_offers_another_device(called, literals) for called, literals, _ in calls)
         )
         found = {NUMBERED_GPU} if seen.numbered else set()
@@ -418,19 +437,9 @@ class DeviceOffers:
         )
         return frozenset(found)
 
-    def offered(self, aliases: Mapping[str, str]) -> bool:
-        """``FileFacts.offers_other_devices``, the calls resolved through the module's
-        imports."""
-        return any(self._kinds(seen, aliases) for seen in self._places.values())
-
-    def offered_gpu(self, aliases: Mapping[str, str]) -> bool:
-        """``FileFacts.offers_another_gpu``: ``offered``, leaving out what offers only the
-        CPU (``"cpu"``, ``--no-cuda``, ``torch.cuda.is_available()``)."""
-        return any(offers_a_gpu(self._kinds(seen, aliases)) for seen in self._places.values())
-
     def offering_places(self, aliases: Mapping[str, str]) -> tuple[tuple[str, frozenset[str]], ...]:
-        """``FileFacts.offering_places``: each place that offers another device, with what
-        it offers (``_kinds``)."""
+        """``FileFacts.offering_places``: each place that offers another device, its options
+        aside (``option_places``), with what it offers (``_kinds``)."""
         found = ((place, self._kinds(seen, aliases)) for place, seen in self._places.items())
         return tuple(sorted((place, kinds) for place, kinds in found if kinds))
 

@@ -87,6 +87,7 @@ from devlint.symbols import (
     DDP_DEVICE_KEYWORDS,
     PLACING_KEYWORDS,
     PROCESS_GROUP_INITS,
+    PROGRAM_EXITS,
 )
 
 
@@ -163,6 +164,20 @@ def _names_the_cpu(node: ast.expr) -> bool:
     if named and len(node.args) == 1 and not node.keywords:  # type: ignore[attr-defined]
         node = node.args[0]  # type: ignore[attr-defined]
     return isinstance(node, ast.Constant) and node.value == "cpu"
+
+
+def _stops(body: list[ast.stmt]) -> bool:
+    """The block raises or ends the program (``PROGRAM_EXITS``) as one of its statements
+    (as the traversal's ``_stops``)."""
+    return any(
+        isinstance(statement, ast.Raise)
+        or (
+            isinstance(statement, ast.Expr)
+            and isinstance(statement.value, ast.Call)
+            and dotted(statement.value.func) in PROGRAM_EXITS
+        )
+        for statement in body
+    )
 
 
 def _refused(node: ast.ClassDef) -> list[str]:
@@ -432,9 +447,9 @@ class _Walk:
                 for call in self._gloo_calls
             ),
             backend_parameters=tuple(self._backend_parameters),
-            offers_other_devices=self._device_offers.offered(aliases),
-            offers_another_gpu=self._device_offers.offered_gpu(aliases),
             offering_places=self._device_offers.offering_places(aliases),
+            option_places=self._device_offers.option_places(),
+            gpu_choices=self._device_offers.gpu_choices(),
             gpu_default=self._device_offers.gpu_default(aliases),
             starts_loader_workers=self._starts_workers,
             builds_loaders=self._builds_loaders,
@@ -880,9 +895,11 @@ class _Walk:
     def _formatted(self, node: ast.JoinedStr) -> None:
         self._formatted_text.update(id(value) for value in node.values)
 
-    def _assert(self, node: ast.Assert) -> None:
-        """``assert torch.cuda.is_available()`` demands the GPU: it offers no other device."""
-        self._device_offers.exempt.update(map(id, ast.walk(node.test)))
+    def _note_demand(self, node: ast.Assert | ast.If) -> None:
+        """``assert torch.cuda.is_available()`` demands the GPU: it offers no other device;
+        so does ``if not torch.cuda.is_available(): raise ...`` (``_stops``)."""
+        if isinstance(node, ast.Assert) or (not node.orelse and _stops(node.body)):
+            self._device_offers.exempt.update(map(id, ast.walk(node.test)))
 
     def _note_workers(self, node: ast.Call) -> None:
         """Whether the call may give a data loader worker processes (``may_start_workers``)."""
@@ -954,6 +971,7 @@ class _Walk:
             self._place(node),
             runs=runs,
             switch_stays_on=stays_on(*(_option_word(node, word) for word in ("type", "default"))),
+            dest=_keyword_string(node, "dest"),
         )
 
     def _as_written(self, node: ast.expr) -> bool:
@@ -1078,7 +1096,8 @@ _ACTIONS: dict[type[object], Callable[[_Walk, Any], None]] = {
     ast.Assign: _Walk._assign,
     ast.AnnAssign: _Walk._assign,
     ast.AugAssign: _Walk._added_exports,
-    ast.Assert: _Walk._assert,
+    ast.Assert: _Walk._note_demand,
+    ast.If: _Walk._note_demand,
     ast.JoinedStr: _Walk._formatted,
     _Marker: _Walk._marker,
     _Leave: _Walk._leave,
@@ -1323,6 +1342,14 @@ def _literal_strings(node: ast.expr) -> list[object] | None:
 def _lines_of(words: list[str]) -> str:
     """One word per line, each line ended: ``"\\nload\\n"`` finds the whole word ``load``."""
     return "\n" + "\n".join(words) + "\n"
+
+
+def _keyword_string(call: ast.Call, keyword: str) -> str | None:
+    """The string the call's ``keyword`` argument gives (``dest="gpu_ids"``), where it is a
+    name (as the traversal's ``_keyword_string``)."""
+    value = next((k.value for k in call.keywords if k.arg == keyword), None)
+    text = value.value if isinstance(value, ast.Constant) else None
+    return text if isinstance(text, str) and text.isidentifier() else None
 
 
 def _option_word(call: ast.Call, keyword: str) -> str | None:

@@ -175,6 +175,10 @@ epoch-level hooks, where results are commonly gathered on the CPU."""
 AVAILABILITY_CHECKS = frozenset({"is_available", "device_count", "is_built"})
 """Calls that make a surrounding ``if`` an explicit, checked device choice."""
 
+PROGRAM_EXITS = frozenset({"exit", "quit", "sys.exit", "os._exit"})
+"""Calls that end the program: ``if not torch.cuda.is_available(): sys.exit(1)`` demands
+the GPU, as a ``raise`` there does."""
+
 DEVICE_NAMING_KEYWORDS = frozenset({"device_type", "pin_memory_device"})
 """Keywords whose value names a backend and places no tensor there: which autocast to
 configure (``torch.autocast(device_type=)``), whose pinned host memory a loader uses

@@ -113,6 +113,7 @@ from devlint.symbols import (
     DEVICE_PREDICATES,
     PLACING_KEYWORDS,
     PROCESS_GROUP_INITS,
+    PROGRAM_EXITS,
     TENSOR_PARAMETER_NAMES,
 )
 
@@ -475,6 +476,23 @@ def _raises(body: cst.BaseSuite) -> bool:
     lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
     return any(
         isinstance(small, cst.Raise)
+        for line in lines
+        if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
+        for small in line.body
+    )
+
+
+def _stops(body: cst.BaseSuite) -> bool:
+    """The block raises or ends the program (``PROGRAM_EXITS``) as one of its statements
+    (as the skeleton's ``_stops``)."""
+    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    return any(
+        isinstance(small, cst.Raise)
+        or (
+            isinstance(small, cst.Expr)
+            and isinstance(small.value, cst.Call)
+            and dotted_name(small.value.func) in PROGRAM_EXITS
+        )
         for line in lines
         if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
         for small in line.body
@@ -868,6 +886,8 @@ class Traversal:
             self._checked_depth -= 1
 
     def _enter_test(self, node: cst.If | cst.IfExp) -> None:
+        if isinstance(node, cst.If):
+            self._note_demand(node)
         if isinstance(node, cst.If) and is_main_test(node.test):
             self._main_block = True
         if _off_an_accelerator(node.test):
@@ -1006,11 +1026,14 @@ class Traversal:
             self._place(),
             runs=runs,
             switch_stays_on=stays_on(*(_option_word(node, word) for word in ("type", "default"))),
+            dest=_keyword_string(node, "dest"),
         )
 
-    def _enter_assert(self, node: cst.Assert) -> None:
-        """``assert torch.cuda.is_available()`` demands the GPU: it offers no other device."""
-        self._device_offers.exempt.update(map(id, descendants(node.test)))
+    def _note_demand(self, node: cst.Assert | cst.If) -> None:
+        """``assert torch.cuda.is_available()`` demands the GPU: it offers no other device;
+        so does ``if not torch.cuda.is_available(): raise ...`` (``_stops``)."""
+        if isinstance(node, cst.Assert) or (node.orelse is None and _stops(node.body)):
+            self._device_offers.exempt.update(map(id, descendants(node.test)))
 
     def _enter_string(self, node: cst.SimpleString | cst.ConcatenatedString) -> None:
         """A string literal, whole (not a part of a concatenation) and not a statement of its
@@ -1444,9 +1467,9 @@ class Traversal:
                 for call in self._gloo_calls
             ),
             backend_parameters=tuple(self._backend_parameters),
-            offers_other_devices=self._device_offers.offered(aliases),
-            offers_another_gpu=self._device_offers.offered_gpu(aliases),
             offering_places=self._device_offers.offering_places(aliases),
+            option_places=self._device_offers.option_places(),
+            gpu_choices=self._device_offers.gpu_choices(),
             gpu_default=self._device_offers.gpu_default(aliases),
             starts_loader_workers=self._starts_workers,
             builds_loaders=self._builds_loaders,
@@ -1589,7 +1612,7 @@ _HANDLERS: dict[type[cst.CSTNode], Callable[[Traversal, Any], None]] = {
     cst.Module: Traversal._enter_block,
     cst.Call: Traversal._enter_call,
     cst.Param: Traversal._enter_param,
-    cst.Assert: Traversal._enter_assert,
+    cst.Assert: Traversal._note_demand,
     cst.SimpleString: Traversal._enter_string,
     cst.ConcatenatedString: Traversal._enter_string,
     cst.FormattedStringText: Traversal._enter_string_text,
@@ -1833,6 +1856,14 @@ def _step_calls(node: cst.FunctionDef) -> frozenset[int]:
         if isinstance(small, (cst.Expr, cst.Assign, cst.AnnAssign))
         and isinstance(small.value, cst.Call)
     )
+
+
+def _keyword_string(call: cst.Call, keyword: str) -> str | None:
+    """The string the call's ``keyword`` argument gives (``dest="gpu_ids"``), where it is a
+    name (as the skeleton's ``_keyword_string``)."""
+    argument = keyword_argument(call, keyword)
+    value = _literal_value(argument.value) if argument is not None else None
+    return value if isinstance(value, str) and value.isidentifier() else None
 
 
 def _option_word(call: cst.Call, keyword: str) -> str | None:

@@ -103,6 +103,19 @@ _LITERAL = [("model.py", 11, 39)]
             '    os.environ["CUDA_VISIBLE_DEVICES"] = "" if args.cpu else args.gpu\n',
             _BOTH,
         ),
+        ("    if not dist.is_available():\n        return None\n", []),
+        ('    if not torch.cuda.is_available():\n        raise OSError("CUDA only")\n', []),
+        (
+            "    if not torch.cuda.is_available():\n"
+            '        print("CUDA only")\n        sys.exit(1)\n',
+            [],
+        ),
+        (
+            "    if not torch.cuda.is_available():\n"
+            '        raise OSError("CUDA only")\n    else:\n        pass\n',
+            _BOTH,
+        ),
+        ("    if not torch.cuda.is_available():\n        print('no GPU')\n", _BOTH),
     ],
     ids=[
         "nothing else",
@@ -138,6 +151,11 @@ _LITERAL = [("model.py", 11, 39)]
         "a device option beside one made visible",
         "an option's default for a framework's GPUs",
         "a CPU option choosing what is visible",
+        "a question whether torch has distributed",
+        "CUDA demanded by raising",
+        "CUDA demanded by exiting",
+        "CUDA demanded with an else",
+        "a question whether CUDA is there, answered by a print",
     ],
 )
 def test_a_program_offering_no_other_device_runs_on_the_current_gpu(
@@ -147,6 +165,46 @@ def test_a_program_offering_no_other_device_runs_on_the_current_gpu(
     making one current offer no other device to compute on. ``"cuda:0"`` is the current
     GPU only where no code makes one current."""
     files = {"pkg/model.py": _MODEL, "pkg/train.py": _TRAIN.format(more=more)}
+    found = findings(tmp_path, files, "DEV001") + findings(tmp_path, files, "DEV002")
+    assert sorted(found) == expected
+
+
+_CONFIG = (
+    "import os\n\n\nclass Config:\n"
+    "    def set_args(self, gpu_ids):\n"
+    "        self.gpu_ids = gpu_ids\n"
+    '        os.environ["CUDA_VISIBLE_DEVICES"] = self.{visible}\n\n\n'
+    "cfg = Config()\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("visible", "more", "expected"),
+    [
+        ("gpu_ids", "", []),
+        ("gpu_ids", '    parser.add_argument("--cpu", action="store_true")\n', _BOTH),
+        ("gpus", "", _BOTH),
+    ],
+    ids=["made visible", "a CPU option beside", "another value made visible"],
+)
+def test_a_gpu_option_another_module_makes_visible_offers_no_other_gpu(
+    visible: str, more: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """``--gpu`` whose value (by its ``dest=``) a config module makes the only GPU the
+    process sees chooses which GPU is current, where ``.cuda()`` goes too: it offers no
+    other device (mks0601's I2L-MeshNet)."""
+    gpu_option = (
+        '    parser.add_argument("--gpu", type=str, dest="gpu_ids")\n'
+        "    cfg.set_args(parser.parse_args().gpu_ids)\n"
+    )
+    train = _TRAIN.format(more=gpu_option + more).replace(
+        "from pkg.model import Net\n", "from pkg.config import cfg\nfrom pkg.model import Net\n"
+    )
+    files = {
+        "pkg/model.py": _MODEL,
+        "pkg/config.py": _CONFIG.format(visible=visible),
+        "pkg/train.py": train,
+    }
     found = findings(tmp_path, files, "DEV001") + findings(tmp_path, files, "DEV002")
     assert sorted(found) == expected
 
@@ -295,6 +353,8 @@ def test_chooses_a_device(option: str, expected: bool) -> None:
         ("torch.cuda.is_available", (), True),
         ("accelerate.utils.is_npu_available", (), True),
         ("torch.cuda.device_count", (), False),
+        ("torch.distributed.is_available", (), False),
+        ("torch.backends.mps.is_available", (), True),
         ("torch.device", ("cuda",), False),
         ("torch.device", ("cuda", 0), False),
         ("torch.device", ("cuda", 1), True),

@@ -29,7 +29,13 @@ from devlint.analysis import FileJob, _identifiers_as_written, analyze_text
 from devlint.candidates import Candidate, ScopeInfo
 from devlint.cli import main
 from devlint.engine import fix_file
-from devlint.facts import FileFacts, FirstChosenGpuCurrent, FixedCurrentGpu, ReturnedOutput
+from devlint.facts import (
+    DeviceOption,
+    FileFacts,
+    FirstChosenGpuCurrent,
+    FixedCurrentGpu,
+    ReturnedOutput,
+)
 from devlint.index import ProjectIndex
 from devlint.notebook import decode_file
 from devlint.other_devices import RUNS_ON_IMPORT, RUNS_WHEN_RUN
@@ -173,9 +179,9 @@ def _assert_same_structure(text: str) -> None:
         assert found.facts.gloo_calls == expected.gloo_calls
         assert found.facts.backend_parameters == expected.backend_parameters
         assert found.facts.assigned_attributes == expected.assigned_attributes
-        assert found.facts.offers_other_devices == expected.offers_other_devices
-        assert found.facts.offers_another_gpu == expected.offers_another_gpu
         assert found.facts.offering_places == expected.offering_places
+        assert found.facts.option_places == expected.option_places
+        assert found.facts.gpu_choices == expected.gpu_choices
         assert found.facts.gpu_default == expected.gpu_default
         assert found.facts.starts_loader_workers == expected.starts_loader_workers
         assert found.facts.builds_loaders == expected.builds_loaders
@@ -955,7 +961,7 @@ def test_both_walks_read_a_switch_that_stays_on_alike(option: str, offers: bool)
     (``stays_on``); one that keeps the CPU on does."""
     text = f"import argparse\n\nargparse.ArgumentParser().add_argument({option})\n"
     found = _both_walks(text)
-    assert found.facts.offers_other_devices is offers
+    assert bool(found.facts.option_places) is offers
 
 
 def test_both_walks_place_a_main_guard_s_else_at_the_top_level() -> None:
@@ -984,3 +990,46 @@ def test_both_walks_read_a_framework_s_loader_builders_alike() -> None:
         "make_loader",
         "transformers.Trainer",
     )
+
+
+def test_both_walks_read_the_gpu_a_program_chooses_alike() -> None:
+    """``FileFacts.gpu_choices``: the values made the visible or the current GPU;
+    ``option_places``: each device option with the names its value goes by (``dest=``)."""
+    text = (
+        "import os\nimport argparse\nimport torch\n\n\ndef main():\n"
+        "    parser = argparse.ArgumentParser()\n"
+        '    parser.add_argument("--gpu-id", dest="gpu_ids")\n'
+        '    parser.add_argument("--no-cuda", action="store_true")\n'
+        "    args = parser.parse_args()\n"
+        '    os.environ["CUDA_VISIBLE_DEVICES"] = args.gpu_ids\n'
+        "    torch.cuda.set_device(args.local_rank)\n"
+    )
+    found = _both_walks(text)
+    assert found.facts.gpu_choices == frozenset({"args", "gpu_ids", "local_rank"})
+    assert found.facts.option_places == (
+        (
+            "main",
+            frozenset(
+                {
+                    DeviceOption(frozenset({"gpu_id", "gpu_ids"}), gpu=True),
+                    DeviceOption(frozenset({"no_cuda"}), gpu=False),
+                }
+            ),
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    ("demand", "offered"),
+    [
+        ('if not torch.cuda.is_available():\n    raise OSError("CUDA only")\n', False),
+        ("if not torch.cuda.is_available():\n    print('CUDA only')\n    sys.exit(1)\n", False),
+        ("if not torch.cuda.is_available():\n    raise OSError\nelse:\n    pass\n", True),
+        ("if not torch.cuda.is_available():\n    print('no GPU')\n", True),
+    ],
+)
+def test_both_walks_read_a_demand_for_the_gpu_alike(demand: str, offered: bool) -> None:
+    """An ``if`` that raises or ends the program where the GPU is missing demands it, as an
+    ``assert`` does: its test offers no other device."""
+    found = _both_walks("import sys\nimport torch\n\n" + demand)
+    assert bool(found.facts.offering_places) is offered

@@ -329,6 +329,7 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
 NOT_LIBRARY_NAMES = {
     "CPU_SOURCE_WORD": "a word in the names of C++ source files, not a library name",
     "PLAIN_DECORATORS": "last names of decorators as written, read from text",
+    "PROGRAM_EXITS": "Python's own calls that end a program, as written",
     "RUN_TIME_LOOKUPS": "loaders of several libraries (importlib, hydra, ldm...), dunders",
     "ENTRY_FILES": "file names tools load, not library names",
     "CPU_LIBRARIES": "names of other libraries (numpy, matplotlib...), not dependencies here",

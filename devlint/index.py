@@ -1320,8 +1320,7 @@ class ProjectIndex:
             return None
         module, definition, runners = self._runners(scope)
         if not runners:
-            offered = set().union(*(k for facts in program for k in self._places(facts).values()))
-            return Offers(bool(offered), offers_a_gpu(offered))
+            return self._program_offers
         found = [self._offers_of_script(script) for script in runners]
         if definition:
             kinds = self._places(self._modules[module]).get(definition, frozenset())
@@ -1329,6 +1328,18 @@ class ProjectIndex:
                 kinds = kinds - {NUMBERED_GPU}
             found.append(Offers(bool(kinds), offers_a_gpu(kinds)))
         return Offers(any(o.another_device for o in found), any(o.another_gpu for o in found))
+
+    @cached_property
+    def _program_offers(self) -> Offers:
+        """What all the program's code offers (``_places``), for code no script is known to
+        run. A GPU by a number chosen at run time in a script that nothing imports and that
+        makes its process's GPU current (``_pinned_scripts``) is that current GPU."""
+        offered: set[str] = set()
+        for facts in self._program_code:
+            pinned = facts.module in self._pinned_scripts and not self.imported(facts.module)
+            for kinds in self._places(facts).values():
+                offered |= kinds - {NUMBERED_GPU} if pinned else kinds
+        return Offers(bool(offered), offers_a_gpu(offered))
 
     def _offers_of_script(self, script: str) -> Offers:
         """What the code ``script`` may run offers (``FileFacts.offering_places``): the top

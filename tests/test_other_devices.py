@@ -694,14 +694,18 @@ _DDP = (
     ],
     ids=["made current", "never made current", "made current for some ranks only"],
 )
+@pytest.mark.parametrize("packaged", [False, True], ids=["a program", "a packaged program"])
 def test_a_gpu_by_the_number_a_script_made_current_is_the_current_one(
-    set_up: str, expected: list[tuple[str, int, int]], tmp_path: Path
+    set_up: str, expected: list[tuple[str, int, int]], packaged: bool, tmp_path: Path
 ) -> None:
     """``f"cuda:{rank}"``, ``.cuda(rank)`` and ``device_ids=[rank]`` name the GPU the script's
     set-up made current (``torch.cuda.set_device(rank)`` on its main path): there a
     ``.cuda()`` the model runs agrees with them, also in a helper it calls through an
-    attribute (which no call graph shows to run after the set-up)."""
+    attribute (which no call graph shows to run after the set-up). A packaged program,
+    read whole, says the same of a script nothing imports."""
     files = {"pkg/model.py": _TOLD, "pkg/train.py": _DDP.format(set_up=set_up)}
+    if packaged:
+        files["setup.py"] = "from setuptools import setup\n\nsetup(name='pkg')\n"
     assert sorted(findings(tmp_path, files, "DEV002")) == expected
 
 

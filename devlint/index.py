@@ -67,6 +67,7 @@ from devlint.symbols import (
     MAP_STYLE_DATASET_PROTOCOL,
     MAP_STYLE_ITEM_METHODS,
     METRIC_BASES,
+    MODULE_LOADERS,
     MODULE_MOVING_METHODS,
     NN_MODULE_METHODS,
     OPTIMIZER_BASES,
@@ -1684,9 +1685,11 @@ class ProjectIndex:
         """What never runs in a program (``runs_on_the_current_gpu_only``'s: scripts that
         import the project's modules) that is not packaged for others to call, whose files'
         names are all known (``names_without_facts``: none excluded) and that finds no code
-        by a name computed at run time (``RUN_TIME_LOOKUPS``: ``importlib.import_module``, a
-        config's ``instantiate``, ``__subclasses__``): its modules that no text of the
-        project names (``FileFacts.mentions``), and its classes and functions that no code
+        by a name computed at run time (``RUN_TIME_LOOKUPS``: a config's ``instantiate``,
+        ``__subclasses__``; a module loaded so, ``importlib.import_module``, only with a name
+        looked up somewhere, ``getattr(module, cfg.name)``): its modules that no text of the
+        project names (``FileFacts.mentions``; none where a module is loaded by a computed
+        name), and its classes and functions that no code
         that may run names (``_words_of_live_code``: a helper only a dead function calls is
         dead too), tests aside. A module
         counts when no module imports it and it runs nothing itself (no ``__main__`` block,
@@ -1699,12 +1702,14 @@ class ProjectIndex:
         if self._packaged or unread is None or not self._programs(wide=True):
             return frozenset()
         mentioned = unread.union(*(facts.mentions for facts in self._modules.values()))
-        if not RUN_TIME_LOOKUPS.isdisjoint(mentioned):
+        loaders = RUN_TIME_LOOKUPS & mentioned
+        looking_up = any(facts.looks_up_names for facts in self._modules.values())
+        if loaders - MODULE_LOADERS or (loaders and looking_up):
             return frozenset()
         alive = self._looked_up_in
         dead: set[str] = set()
         for module, facts in self._modules.items():
-            if self._in_tests(module) or module in alive:
+            if self._in_tests(module) or module in alive or loaders:
                 continue
             if self._never_loaded(module, facts, mentioned):
                 dead.add(module)

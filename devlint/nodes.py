@@ -495,3 +495,11 @@ def self_attribute_values(classdef: cst.ClassDef) -> Mapping[str, tuple[cst.Base
                 if attribute is not None:
                     found.setdefault(attribute, []).append(node.value)
     return {attribute: tuple(values) for attribute, values in found.items()}
+
+
+def reads_a_device(name: str) -> bool:
+    """A dotted name whose last part names a device (``args.device``, ``self.dev``,
+    ``target_dev``): ``x.to(self.dev)`` moves ``x`` there, whatever value the flow knows
+    for it (a string read from the command line is a device's name, not a dtype)."""
+    last = name.rpartition(".")[2]
+    return last.endswith("device") or last == "dev" or last.endswith("_dev")

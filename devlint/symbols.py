@@ -769,13 +769,16 @@ NN_MODULE_METHODS = frozenset(
 these names runs when the module's own machinery calls it (``forward`` by ``__call__``,
 ``extra_repr`` by ``repr``), though no code of the project names it."""
 
-RUN_TIME_LOOKUPS = frozenset(
+MODULE_LOADERS = frozenset(
+    {"import_module", "__import__", "load_source", "spec_from_file_location", "run_path"}
+)
+"""Functions that load a module by a name or path computed at run time
+(``importlib.import_module(f"models.{arch}")``, ``imp.load_source(name, path)``): a module
+no text names may run, and what it defines is what the code then names
+(``module.Network()``), or looks up by a computed name (``getattr(module, cfg.name)``)."""
+
+RUN_TIME_LOOKUPS = MODULE_LOADERS | frozenset(
     {
-        "import_module",
-        "__import__",
-        "load_source",
-        "spec_from_file_location",
-        "run_path",
         "get_obj_from_str",
         "instantiate_from_config",
         "instantiate",
@@ -785,8 +788,8 @@ RUN_TIME_LOOKUPS = frozenset(
     }
 )
 """Functions that load a module or an object by a name computed at run time
-(``importlib.import_module(f"models.{arch}")``, a config's ``instantiate(cfg.model)``), and
-ways to find classes without naming them (``Base.__subclasses__()``, a registry filled by
+(``MODULE_LOADERS``, a config's ``instantiate(cfg.model)``), and ways to find classes
+without naming them (``Base.__subclasses__()``, a registry filled by
 ``__init_subclass__``): a project using one may run code that no text of it names."""
 
 ENTRY_FILES = frozenset({"setup.py", "conftest.py", "hubconf.py", "__main__.py", "manage.py"})

@@ -80,7 +80,12 @@ def test_a_package_may_be_called_by_its_users(
     ("more", "expected"),
     [
         ("\nfrom pkg import model\nNAMES = ['Unused', 'unused_helper', 'old', 'OldNet']\n", _ALL),
-        ("\nimport importlib\nimportlib.import_module('pkg.' + 'x')\n", _ALL),
+        ("\nimport importlib\nimportlib.import_module('pkg.' + 'x')\n", _USED),
+        (
+            "\nimport importlib\nm = importlib.import_module('pkg.' + 'x')\nm = getattr(m, X)\n",
+            _ALL,
+        ),
+        ("\nfrom hydra.utils import instantiate\nnet = instantiate(cfg)\n", _ALL),
         ("\nfrom pkg import model\nbuild = getattr(model, 'Unused')\n", [*_USED, _ALL[2]]),
         (
             "\nfrom pkg import model\nbuild = getattr(model, NAME)\n",
@@ -96,7 +101,9 @@ def test_a_package_may_be_called_by_its_users(
     ],
     ids=[
         "named in strings",
-        "loaded by a computed name",
+        "a module loaded by a computed name",
+        "a module loaded by a computed name, a name looked up in it",
+        "an object loaded by a computed name",
         "looked up by name",
         "looked up by a computed name",
         "looked up in a module's dict",

@@ -12,7 +12,7 @@ from devlint.flow.cache import FileFlows
 from devlint.flow.inference import FunctionFlow
 from devlint.flow.meetings import MeetingKind
 from devlint.flow.values import Origin, Value
-from devlint.nodes import dotted_name
+from devlint.nodes import dotted_name, reads_a_device
 from devlint.traversal import Traversal
 
 HEADER = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n"
@@ -1201,3 +1201,21 @@ def test_an_input_used_as_a_tensor_itself_keeps_every_part_on_the_device() -> No
         "            y = s * n\n"
     )
     assert origins(analysed.value("s")) == {F_}
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("args.device", True),
+        ("self.dev", True),
+        ("target_dev", True),
+        ("device", True),
+        ("self.dtype", False),
+        ("self.devices", False),
+        ("developer", False),
+    ],
+)
+def test_a_move_target_named_for_a_device(name: str, expected: bool) -> None:
+    """``x.to(self.dev)`` is a move whatever the flow knows of ``self.dev`` (a string read
+    from the command line); ``x.to(self.dtype)`` may be a cast."""
+    assert reads_a_device(name) is expected

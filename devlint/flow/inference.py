@@ -79,6 +79,7 @@ from devlint.nodes import (
     names_the_cpu,
     none_test,
     parameter_names,
+    reads_a_device,
     self_attribute_values,
     stateless_module,
     statement_assignments,
@@ -2346,7 +2347,7 @@ class _Inference:
             device = self.values.get(target.value, UNKNOWN)
             said = (
                 named is not None
-                or (dotted_name(target.value) or "").endswith("device")
+                or reads_a_device(dotted_name(target.value) or "")
                 or self._string_parameter(target.value)
             )
             if not (said or not device.only_host):

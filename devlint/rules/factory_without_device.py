@@ -354,6 +354,16 @@ class FactoryWithoutDevice(Rule):
         "        if isinstance(out.data, torch.cuda.FloatTensor):\n"
         "            pads = pads.cuda()\n"
         "        return torch.cat([out.data, pads], dim=1)\n",
+        # Moved at once to the device the model keeps, by whatever name (`self.dev`,
+        # read from the command line as a string): a move, not a cast.
+        "import torch\n\n"
+        "class Recommender(torch.nn.Module):\n"
+        "    def __init__(self, n, args):\n"
+        "        super().__init__()\n"
+        "        self.dev = args.device\n"
+        "        self.item_emb = torch.nn.Embedding(n, 8)\n\n"
+        "    def forward(self, log_seqs):\n"
+        "        return self.item_emb(torch.LongTensor(log_seqs).to(self.dev))\n",
         # The same test kept in a local, and a move chosen by it in one expression.
         "import torch\nfrom torch import nn\n\n"
         "class Decoder(nn.Module):\n"

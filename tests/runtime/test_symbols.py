@@ -331,6 +331,7 @@ NOT_LIBRARY_NAMES = {
     "PLAIN_DECORATORS": "last names of decorators as written, read from text",
     "PROGRAM_EXITS": "Python's own calls that end a program, as written",
     "RUN_TIME_LOOKUPS": "loaders of several libraries (importlib, hydra, ldm...), dunders",
+    "MODULE_LOADERS": "last names of loaders of modules (importlib, imp, runpy), builtins",
     "ENTRY_FILES": "file names tools load, not library names",
     "CPU_LIBRARIES": "names of other libraries (numpy, matplotlib...), not dependencies here",
     "HOST_ARRAY_LIBRARIES": "names of other libraries (numpy, scipy...), not dependencies here",

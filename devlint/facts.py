@@ -19,6 +19,7 @@ from devlint.symbols import (
     KERNEL_SOURCE_TYPES,
     PLAIN_DECORATORS,
     PLAIN_VALUE_BUILTINS,
+    RUN_TIME_LOOKUPS,
     STATELESS_NN_MODULES,
     TENSOR_ONLY_METHODS,
 )
@@ -444,6 +445,9 @@ class FileFacts:
     looks_up_names: bool = False
     """Its text looks up a name computed at run time (``looks_up_names``): what it and the
     modules it imports define may run though no text names it."""
+    loaders: frozenset[str] = frozenset()
+    """The loaders of code by a computed name its text uses (``loaders_used``):
+    ``import_module``, ``instantiate``."""
     assigned_attributes: frozenset[str] = frozenset()
     """The attributes (``attribute_key``) its code assigns a value other than a
     ``gloo_calls`` result: what else such an attribute may hold. Its class bodies' fields
@@ -939,6 +943,23 @@ def looks_up_names(text: str) -> bool:
     methods the command line names (not ``vars(args)`` read whole, an argument namespace's
     values, nor ``models.__dict__["resnet"]`` or ``getattr(m, "f")``, a name written out)."""
     return _LOOKUP.search(text) is not None
+
+
+_LOADERS = "|".join(sorted(RUN_TIME_LOOKUPS))
+_LOADER_USE = re.compile(
+    rf"\b({_LOADERS})(?=[ \t]*\()"  # called: `importlib.import_module(name)`
+    rf"|\b({_LOADERS})[ \t]+as[ \t]"  # imported under another name
+    rf"|=[ \t]*[\w.]*\b({_LOADERS})[ \t]*$",  # bound to another name: `load = locate`
+    re.MULTILINE,
+)
+
+
+def loaders_used(text: str) -> frozenset[str]:
+    """The loaders of code by a computed name (``RUN_TIME_LOOKUPS``) the text calls
+    (``importlib.import_module(name)``, ``instantiate(cfg)``, ``def
+    __init_subclass__(cls)``), imports under another name or binds to one: not a word of a
+    comment or a docstring alone (``# locate the file``), which loads nothing."""
+    return frozenset(name for match in _LOADER_USE.findall(text) for name in match if name)
 
 
 def written_words(text: str) -> frozenset[str]:

@@ -1498,8 +1498,8 @@ class ProjectIndex:
     @cached_property
     def _loads_code_by_name(self) -> bool:
         """A module of the program names a loader of code by a computed name
-        (``RUN_TIME_LOOKUPS``: ``importlib.import_module``, ``instantiate``)."""
-        return any(not RUN_TIME_LOOKUPS.isdisjoint(f.mentions) for f in self._program_code)
+        (``FileFacts.loaders``: ``importlib.import_module``, ``instantiate``)."""
+        return any(facts.loaders for facts in self._program_code)
 
     def _definitions_run(self, script: str) -> tuple[frozenset[str], frozenset[str]]:
         """The project modules ``script`` may load and the top-level definitions it may run.
@@ -1702,7 +1702,9 @@ class ProjectIndex:
         if self._packaged or unread is None or not self._programs(wide=True):
             return frozenset()
         mentioned = unread.union(*(facts.mentions for facts in self._modules.values()))
-        loaders = RUN_TIME_LOOKUPS & mentioned
+        loaders = (RUN_TIME_LOOKUPS & unread).union(
+            *(facts.loaders for facts in self._modules.values())
+        )
         looking_up = any(facts.looks_up_names for facts in self._modules.values())
         if loaders - MODULE_LOADERS or (loaders and looking_up):
             return frozenset()

@@ -12,7 +12,7 @@ from conftest import package_findings as findings
 
 from devlint.config import config_for_directory
 from devlint.engine import Overrides, check_projects, plan_projects
-from devlint.facts import MAIN_GUARD_NAME, mentioned_names, mentions_by_definition
+from devlint.facts import MAIN_GUARD_NAME, loaders_used, mentioned_names, mentions_by_definition
 from devlint.runner import Runner
 
 _MODEL = (
@@ -167,15 +167,38 @@ def test_mentioned_names(text: str, named: set[str], not_named: set[str]) -> Non
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("import importlib\nm = importlib.import_module(name)\n", {"import_module"}),
+        ("from hydra.utils import instantiate\nnet = instantiate (cfg)\n", {"instantiate"}),
+        ("from importlib import import_module as load\n", {"import_module"}),
+        ("from pydoc import locate\nfind = locate\n", {"locate"}),
+        ("class Base:\n    def __init_subclass__(cls):\n        pass\n", {"__init_subclass__"}),
+        ("# locate the file, then instantiate the model\n", set()),
+        ('"""Instantiate a model; locate its weights."""\n', set()),
+    ],
+)
+def test_loaders_used(text: str, expected: set[str]) -> None:
+    """A loader of code by a computed name counts where the code calls, renames or binds
+    it, not where a comment or docstring says the word."""
+    assert loaders_used(text) == expected
+
+
+@pytest.mark.parametrize(
     ("extra", "expected"),
     [
         ({"pkg/registry.py": "def every(base):\n    return base.__subclasses__()\n"}, _ALL),
+        ({"pkg/notes.py": "# locate the weights, instantiate the model\nX = 1\n"}, _USED),
         (
             {"pkg/legacy.py": "from pkg.old import OldNet\nprint 'python 2', OldNet()\n"},
             [("legacy.py", 2, 1), *_USED, _ALL[3]],
         ),
     ],
-    ids=["classes found without their names", "a file that does not parse"],
+    ids=[
+        "classes found without their names",
+        "a loader named in a comment",
+        "a file that does not parse",
+    ],
 )
 def test_what_finds_or_names_code_that_devlint_cannot_read_keeps_it_live(
     extra: dict[str, str], expected: list[tuple[str, int, int]], tmp_path: Path

@@ -249,8 +249,9 @@ class CudaCall(Rule):
     other than the current GPU: it names no CPU or other accelerator (loading weights
     with `map_location="cpu"` and `x.to("cpu").numpy()` aside), no GPU by a number or
     one chosen at run time (`f"cuda:{rank}"`, `torch.device(args.device)`, `.cuda(gpu)`),
-    asks no `torch.cuda.is_available()`, offers no `--device`, `--gpu_ids` or `--cpu`
-    option (an option only made `CUDA_VISIBLE_DEVICES`, `--gpu` there, chooses which GPU
+    asks no `torch.cuda.is_available()` (but to raise or exit without it), offers no
+    `--device`, `--gpu_ids` or `--cpu` option (an option whose value some module makes
+    `CUDA_VISIBLE_DEVICES` or passes to `set_device`, `--gpu` there, chooses which GPU
     is current; a script of another framework that uses no torch and nothing imports
     offers nothing): every tensor there is on the current GPU, whichever it is.
     Nor test code, which chooses its device as a script does. `.cuda(0)` stays a

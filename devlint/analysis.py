@@ -149,7 +149,7 @@ def _with_mentions(facts: FileFacts, job: FileJob, text: str) -> FileFacts:
     (``RuleSettings.mentions``): read from the text, whichever walk made the facts."""
     if not job.settings.mentions:
         return facts
-    from devlint.facts import loaders_used, looks_up_names, mentions_by_definition
+    from devlint.facts import lists_members, loaders_used, looks_up_names, mentions_by_definition
 
     module = f"{facts.module}."
     defined = {
@@ -165,6 +165,7 @@ def _with_mentions(facts: FileFacts, job: FileJob, text: str) -> FileFacts:
         top_level_mentions=top_level,
         looks_up_names=looks_up_names(text),
         loaders=loaders_used(text),
+        lists_members=lists_members(text),
     )
 
 

@@ -445,6 +445,8 @@ class FileFacts:
     looks_up_names: bool = False
     """Its text looks up a name computed at run time (``looks_up_names``): what it and the
     modules it imports define may run though no text names it."""
+    lists_members: bool = False
+    """Its text lists an object's members (``lists_members``: ``inspect.getmembers(m)``)."""
     loaders: frozenset[str] = frozenset()
     """The loaders of code by a computed name its text uses (``loaders_used``):
     ``import_module``, ``instantiate``."""
@@ -960,6 +962,20 @@ def loaders_used(text: str) -> frozenset[str]:
     __init_subclass__(cls)``), imports under another name or binds to one: not a word of a
     comment or a docstring alone (``# locate the file``), which loads nothing."""
     return frozenset(name for match in _LOADER_USE.findall(text) for name in match if name)
+
+
+_MEMBER_LISTING = re.compile(
+    r"\b(?:getmembers|dir)[ \t]*\("
+    r"|(?:__dict__|\bvars\([^()]*\))[ \t]*\.[ \t]*(?:values|items|keys)[ \t]*\("
+    r"|\bsys\.modules\b"
+)
+
+
+def lists_members(text: str) -> bool:
+    """The text lists an object's members (``inspect.getmembers(module)``, ``dir(m)``,
+    ``vars(m).values()``, ``m.__dict__.items()``, ``sys.modules``): with a module loaded by
+    a computed name (``MODULE_LOADERS``), a class no text names may be found so."""
+    return _MEMBER_LISTING.search(text) is not None
 
 
 def written_words(text: str) -> frozenset[str]:

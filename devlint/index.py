@@ -1371,27 +1371,29 @@ class ProjectIndex:
     def _places(self, facts: FileFacts) -> dict[str, frozenset[str]]:
         """Each place of the module that offers another device, with what it offers
         (``FileFacts.offering_places``), its command-line options among them
-        (``FileFacts.option_places``) but those whose value the program makes its current
-        GPU (``_gpu_choices``): ``--gpu`` read by ``set_device(args.gpu)`` chooses which GPU
-        is current, where ``.cuda()`` goes too."""
+        (``FileFacts.option_places``) but those whose value the module, or one it loads,
+        makes its current GPU (``_gpu_choices_loaded``): ``--gpu`` read by
+        ``set_device(args.gpu)`` chooses which GPU is current, where ``.cuda()`` goes too."""
         found = self._module_places.get(facts.module)
         if found is None:
             found = dict(facts.offering_places)
+            chosen = self._gpu_choices_loaded(facts.module) if facts.option_places else set()
             for place, options in facts.option_places:
                 for option in options:
-                    if option.names.isdisjoint(self._gpu_choices):
+                    if option.names.isdisjoint(chosen):
                         found[place] = found.get(place, frozenset()) | option_kinds(option)
             self._module_places[facts.module] = found
         return found
 
-    @cached_property
-    def _gpu_choices(self) -> frozenset[str]:
-        """The last names of the values the project's code, not its tests, makes the GPUs a
-        process sees or its current GPU (``FileFacts.gpu_choices``: ``CUDA_VISIBLE_DEVICES``,
-        ``set_device(args.gpu)``; ``set_device(opt.gpu_ids[0])``:
-        ``first_chosen_gpu_current``)."""
-        own = (facts for module, facts in self._modules.items() if not self._in_tests(module))
-        return self.first_chosen_gpu_current.union(*(facts.gpu_choices for facts in own))
+    def _gpu_choices_loaded(self, module: str) -> set[str]:
+        """The attributes whose values ``module`` or a module it loads, however far, tests
+        aside, makes the GPUs a process sees or its current GPU (``FileFacts.gpu_choices``:
+        ``os.environ["CUDA_VISIBLE_DEVICES"] = self.gpu_ids`` in the config module a script
+        imports; ``set_device(opt.gpu_ids[0])``: ``_first_chosen``); not what a script it
+        never loads does."""
+        loaded = {m for m in _reachable((module,), self._imports) if not self._in_tests(m)}
+        chosen = {choice for choice, chooser in self._first_chosen if chooser in loaded}
+        return chosen.union(*(self._modules[m].gpu_choices for m in loaded if m in self._modules))
 
     @cached_property
     def _pinned_scripts(self) -> frozenset[str]:
@@ -1687,7 +1689,8 @@ class ProjectIndex:
         names are all known (``names_without_facts``: none excluded) and that finds no code
         by a name computed at run time (``RUN_TIME_LOOKUPS``: a config's ``instantiate``,
         ``__subclasses__``; a module loaded so, ``importlib.import_module``, only with a name
-        looked up somewhere, ``getattr(module, cfg.name)``): its modules that no text of the
+        looked up somewhere, ``getattr(module, cfg.name)``, or members listed,
+        ``inspect.getmembers(module)``): its modules that no text of the
         project names (``FileFacts.mentions``; none where a module is loaded by a computed
         name), and its classes and functions that no code
         that may run names (``_words_of_live_code``: a helper only a dead function calls is
@@ -1705,13 +1708,13 @@ class ProjectIndex:
         loaders = (RUN_TIME_LOOKUPS & unread).union(
             *(facts.loaders for facts in self._modules.values())
         )
-        looking_up = any(facts.looks_up_names for facts in self._modules.values())
-        if loaders - MODULE_LOADERS or (loaders and looking_up):
+        finding = any(f.looks_up_names or f.lists_members for f in self._modules.values())
+        if loaders - MODULE_LOADERS or (loaders and finding):
             return frozenset()
         alive = self._looked_up_in
         dead: set[str] = set()
-        for module, facts in self._modules.items():
-            if self._in_tests(module) or module in alive or loaders:
+        for module, facts in () if loaders else self._modules.items():
+            if self._in_tests(module) or module in alive:
                 continue
             if self._never_loaded(module, facts, mentioned):
                 dead.add(module)

@@ -498,8 +498,8 @@ def self_attribute_values(classdef: cst.ClassDef) -> Mapping[str, tuple[cst.Base
 
 
 def reads_a_device(name: str) -> bool:
-    """A dotted name whose last part names a device (``args.device``, ``self.dev``,
-    ``target_dev``): ``x.to(self.dev)`` moves ``x`` there, whatever value the flow knows
+    """A dotted name whose last part names a device (``args.device``, ``self.dev``; not
+    ``std_dev``, a tensor): ``x.to(self.dev)`` moves ``x`` there, whatever value the flow knows
     for it (a string read from the command line is a device's name, not a dtype)."""
     last = name.rpartition(".")[2]
-    return last.endswith("device") or last == "dev" or last.endswith("_dev")
+    return last.endswith("device") or last == "dev"

@@ -69,8 +69,8 @@ def names_an_availability_check(qualified: str) -> bool:
     owner, _, last = qualified.rpartition(".")
     if availability_helper(last):
         return True
-    not_a_device = owner == "torch.distributed" or owner.startswith("torch.distributed.")
-    return last in AVAILABILITY_CHECKS and owner.startswith("torch.") and not not_a_device
+    builds = owner == "torch.distributed" or owner.startswith("torch.distributed.")
+    return last in AVAILABILITY_CHECKS and owner.startswith("torch.") and not builds
 
 
 DEVICE_CALL_NAMES = frozenset({"device", *AVAILABILITY_CHECKS})
@@ -310,8 +310,17 @@ class DeviceOffers:
         """Nodes inside ``map_location=`` or an ``assert``'s test, and the ``"cpu"`` of
         ``x.to("cpu").numpy()``."""
         self._places: dict[str, _Seen] = {}
+        self._visible: set[str] = set()
+        """The names (``gpu`` of ``args.gpu``, ``args`` too) the values the module makes
+        ``CUDA_VISIBLE_DEVICES`` read: an option of the module by one of these names
+        chooses the GPU the process sees (``option_places`` leaves it out)."""
         self._chosen: set[str] = set()
-        """``gpu_choices``."""
+        """The attributes those values read as values (``gpu`` of ``args.gpu``): an option
+        of that name in a module that loads this one chooses the visible GPU too
+        (``gpu_choices``)."""
+        self._made_current: set[tuple[str, str]] = set()
+        """``set_device(args.gpu)`` calls as written, with the attribute they pass
+        (``gpu``): those of ``torch.cuda.set_device`` make it the current GPU."""
         self._default_devices: set[tuple[str, str | None, str]] = set()
         """``torch.set_default_device(d)`` and the like: the call as written, the device or
         tensor type it names (a string, or its first argument as written), and when it
@@ -358,8 +367,10 @@ class DeviceOffers:
         if written is not None and last in DEFAULT_SETTER_NAMES:
             named = strings[0] if strings else written_argument
             self._default_devices.add((written, named, runs))
-        if last == "set_device" and written_argument not in (None, LITERAL_CHOICE):
-            self._chosen.add(str(written_argument).rpartition(".")[2])
+        if last == "set_device" and written is not None and written_argument is not None:
+            owner, dot, attribute = written_argument.rpartition(".")
+            if dot and owner:  # `set_device(args.gpu)`, not a bare name nor a choice
+                self._made_current.add((written, attribute))
         if last == "set_defaults":  # `parser.set_defaults(gpus=0)`: the options' defaults
             strings = [*strings, *(f"--{keyword}" for keyword in keywords)]
             keywords = []
@@ -399,22 +410,35 @@ class DeviceOffers:
                 literals = None  # `torch.device("cuda", index=rank)`: not all literals
             seen.calls.add((written, literals, written_argument))
 
-    def makes_visible(self, names: Iterable[str]) -> None:
-        """The value the module makes ``CUDA_VISIBLE_DEVICES`` reads ``names`` (each name
-        and attribute name in it): an option of one of these names chooses which GPU the
-        process sees, as its first and current one, not a device to compute on."""
-        self._chosen.update(names)
+    def makes_visible(self, names: Iterable[tuple[str, bool]]) -> None:
+        """The value the module makes ``CUDA_VISIBLE_DEVICES`` reads ``names``, each with
+        whether it is an attribute read as a value: an option of one of these names chooses
+        which GPU the process sees, as its first and current one, not a device to compute
+        on."""
+        for name, attribute in names:
+            self._visible.add(name)
+            if attribute:
+                self._chosen.add(name)
 
-    def gpu_choices(self) -> frozenset[str]:
-        """``FileFacts.gpu_choices``: the names the values the module makes the GPUs the
-        process sees read (``CUDA_VISIBLE_DEVICES``), and the last name of what it makes
-        its current GPU (``set_device``)."""
-        return frozenset(self._chosen)
+    def gpu_choices(self, aliases: Mapping[str, str]) -> frozenset[str]:
+        """``FileFacts.gpu_choices``: the attributes (``gpu`` of ``args.gpu``) the values
+        the module makes the GPUs the process sees read as values (``CUDA_VISIBLE_DEVICES``),
+        and those it passes to ``torch.cuda.set_device``, resolved through its imports."""
+        current = {
+            attribute
+            for written, attribute in self._made_current
+            if (resolve_alias(written, aliases) or written) == "torch.cuda.set_device"
+        }
+        return frozenset(self._chosen | current)
 
     def option_places(self) -> tuple[tuple[str, frozenset[DeviceOption]], ...]:
         """``FileFacts.option_places``: each place with command-line options that let the
-        user say where to compute, and those options."""
-        found = ((place, frozenset(seen.options)) for place, seen in self._places.items())
+        user say where to compute, and those options, but those the module itself makes
+        the GPU the process sees (``makes_visible``)."""
+        found = (
+            (place, frozenset(o for o in seen.options if o.names.isdisjoint(self._visible)))
+            for place, seen in self._places.items()
+        )
         return tuple(sorted((place, options) for place, options in found if options))
 
     def _kinds(self, seen: _Seen, aliases: Mapping[str, str]) -> frozenset[str]:

@@ -77,12 +77,14 @@ from devlint.other_devices import (
     TOP_LEVEL,
     VISIBLE_GPUS,
     DeviceOffers,
+    availability_helper,
     may_matter,
     names_another_device,
     stays_on,
 )
 from devlint.source import split_lines
 from devlint.symbols import (
+    AVAILABILITY_CHECKS,
     CPU_RESULT_METHODS,
     DDP_DEVICE_KEYWORDS,
     PLACING_KEYWORDS,
@@ -164,6 +166,22 @@ def _names_the_cpu(node: ast.expr) -> bool:
     if named and len(node.args) == 1 and not node.keywords:  # type: ignore[attr-defined]
         node = node.args[0]  # type: ignore[attr-defined]
     return isinstance(node, ast.Constant) and node.value == "cpu"
+
+
+def _asks_which_devices_exist(test: ast.expr) -> bool:
+    """``torch.cuda.is_available()`` or ``not`` it, and nothing else (as the traversal's)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if not isinstance(test, ast.Call):
+        return False
+    func = test.func
+    if isinstance(func, ast.Name):
+        return availability_helper(func.id)
+    if not isinstance(func, ast.Attribute):
+        return False
+    if availability_helper(func.attr):
+        return True
+    return func.attr in AVAILABILITY_CHECKS and not isinstance(func.value, ast.Call)
 
 
 def _stops(body: list[ast.stmt]) -> bool:
@@ -341,6 +359,9 @@ class _Walk:
         """The words outside every function and class, and of every import."""
         self._inert: set[int] = set()
         self._device_offers = DeviceOffers()
+        self._steps: set[int] = set()
+        """The statements of a module's, a function's or a ``__main__`` block's own body
+        (by id), not under another statement: ``_note_demand``'s."""
         self._formatted_text: set[int] = set()
         """The literal parts of f-strings (by id): libcst reads them as written."""
         self._main_block = False
@@ -366,6 +387,7 @@ class _Walk:
         kind is looked up once per node (``_plans``), and a node pushes its fields' values
         as they are; a list is expanded when popped, an absent child (None) skipped."""
         self._body = tree.body
+        self._steps.update(map(id, tree.body))
         collect = frozenset(self.nodes)
         plans = dict(_plans(collect))
         collected, word_field, action, _ = plans[ast.If]
@@ -449,7 +471,7 @@ class _Walk:
             backend_parameters=tuple(self._backend_parameters),
             offering_places=self._device_offers.offering_places(aliases),
             option_places=self._device_offers.option_places(),
-            gpu_choices=self._device_offers.gpu_choices(),
+            gpu_choices=self._device_offers.gpu_choices(aliases),
             gpu_default=self._device_offers.gpu_default(aliases),
             starts_loader_workers=self._starts_workers,
             builds_loaders=self._builds_loaders,
@@ -465,6 +487,7 @@ class _Walk:
         markers, so the walk knows it is inside."""
         if not self._is_main_test(node.test):
             return (node.orelse, node.body, node.test)
+        self._steps.update(map(id, node.body))
         return (node.orelse, _GUARD_CLOSE, node.body, _GUARD_OPEN, node.test)
 
     # Events ------------------------------------------------------------------
@@ -537,6 +560,7 @@ class _Walk:
         self._function = None
 
     def _enter_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self._steps.update(map(id, node.body))
         if self._function is not None:
             self._frames.append(None)  # a nested function belongs to its enclosing one
             return
@@ -897,8 +921,15 @@ class _Walk:
 
     def _note_demand(self, node: ast.Assert | ast.If) -> None:
         """``assert torch.cuda.is_available()`` demands the GPU: it offers no other device;
-        so does ``if not torch.cuda.is_available(): raise ...`` (``_stops``)."""
-        if isinstance(node, ast.Assert) or (not node.orelse and _stops(node.body)):
+        so does ``if not torch.cuda.is_available(): raise ...`` (``_stops``), a statement
+        of a module's, a function's or a ``__main__`` block's own body (not under a ``try``
+        that may catch it), asking nothing else (as the traversal's)."""
+        if isinstance(node, ast.Assert) or (
+            id(node) in self._steps
+            and not node.orelse
+            and _asks_which_devices_exist(node.test)
+            and _stops(node.body)
+        ):
             self._device_offers.exempt.update(map(id, ast.walk(node.test)))
 
     def _note_workers(self, node: ast.Call) -> None:
@@ -971,7 +1002,7 @@ class _Walk:
             self._place(node),
             runs=runs,
             switch_stays_on=stays_on(*(_option_word(node, word) for word in ("type", "default"))),
-            dest=_keyword_string(node, "dest"),
+            dest=self._keyword_string(node, "dest"),
         )
 
     def _as_written(self, node: ast.expr) -> bool:
@@ -980,8 +1011,25 @@ class _Walk:
         value = node.value if isinstance(node, ast.Constant) else None
         if not isinstance(value, str) or not may_matter(value):
             return True
-        lines = self._lines[node.lineno - 1 : (node.end_lineno or node.lineno)]
-        return not any("\\" in line for line in lines)
+        return "\\" not in self._written(node)
+
+    def _written(self, node: ast.expr) -> str:
+        """The node as written: its own span on its line (ast's columns count UTF-8
+        bytes), or all its lines where it spans several."""
+        if node.lineno == node.end_lineno and node.end_col_offset is not None:
+            line = self._lines[node.lineno - 1].encode()
+            return line[node.col_offset : node.end_col_offset].decode(errors="replace")
+        return "".join(self._lines[node.lineno - 1 : (node.end_lineno or node.lineno)])
+
+    def _keyword_string(self, call: ast.Call, keyword: str) -> str | None:
+        """The string the call's ``keyword`` argument gives (``dest="gpu_ids"``), where it
+        is a name written without escapes (as the traversal's ``_keyword_string``, which
+        evaluates no string written with one)."""
+        value = next((k.value for k in call.keywords if k.arg == keyword), None)
+        if not isinstance(value, ast.Constant) or not isinstance(value.value, str):
+            return None
+        written = value.value.isidentifier() and "\\" not in self._written(value)
+        return value.value if written else None
 
     def _written_literals(self, call: ast.Call) -> tuple[object, ...] | None:
         """``_literals``, where a string that may matter written with escapes is none
@@ -1261,17 +1309,20 @@ def _nodes_outside_lambdas(statements: Iterable[ast.AST]) -> frozenset[int]:
     return frozenset(found)
 
 
-def _names_read(value: ast.expr) -> Iterator[str]:
-    """The names and attribute names ``value`` reads (``str(args.gpu)``: ``gpu`` too); none
-    where it chooses (``"" if args.cpu else args.gpu``: ``cpu`` still offers the CPU)."""
+def _names_read(value: ast.expr) -> Iterator[tuple[str, bool]]:
+    """The names and attribute names ``value`` reads (``str(args.gpu)``: ``gpu`` too), each
+    with whether it is an attribute read as a value (``args.gpu``; not ``",".join``, a
+    method called); none where it chooses (``"" if args.cpu else args.gpu``: ``cpu`` still
+    offers the CPU)."""
     parts = list(ast.walk(value))
     if any(isinstance(part, (ast.IfExp, ast.BoolOp, ast.Compare)) for part in parts):
         return
+    called = {id(part.func) for part in parts if isinstance(part, ast.Call)}
     for part in parts:
         if isinstance(part, ast.Attribute):
-            yield part.attr
+            yield part.attr, id(part) not in called
         elif isinstance(part, ast.Name):
-            yield part.id
+            yield part.id, False
 
 
 def _names_visible_gpus(target: ast.expr) -> bool:
@@ -1342,14 +1393,6 @@ def _literal_strings(node: ast.expr) -> list[object] | None:
 def _lines_of(words: list[str]) -> str:
     """One word per line, each line ended: ``"\\nload\\n"`` finds the whole word ``load``."""
     return "\n" + "\n".join(words) + "\n"
-
-
-def _keyword_string(call: ast.Call, keyword: str) -> str | None:
-    """The string the call's ``keyword`` argument gives (``dest="gpu_ids"``), where it is a
-    name (as the traversal's ``_keyword_string``)."""
-    value = next((k.value for k in call.keywords if k.arg == keyword), None)
-    text = value.value if isinstance(value, ast.Constant) else None
-    return text if isinstance(text, str) and text.isidentifier() else None
 
 
 def _option_word(call: ast.Call, keyword: str) -> str | None:

@@ -482,6 +482,13 @@ def _raises(body: cst.BaseSuite) -> bool:
     )
 
 
+def _asks_which_devices_exist(test: cst.BaseExpression) -> bool:
+    """``torch.cuda.is_available()`` or ``not`` it, and nothing else (as the skeleton's)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        test = test.expression
+    return isinstance(test, cst.Call) and asks_which_devices_exist(test.func)
+
+
 def _stops(body: cst.BaseSuite) -> bool:
     """The block raises or ends the program (``PROGRAM_EXITS``) as one of its statements
     (as the skeleton's ``_stops``)."""
@@ -1031,9 +1038,29 @@ class Traversal:
 
     def _note_demand(self, node: cst.Assert | cst.If) -> None:
         """``assert torch.cuda.is_available()`` demands the GPU: it offers no other device;
-        so does ``if not torch.cuda.is_available(): raise ...`` (``_stops``)."""
-        if isinstance(node, cst.Assert) or (node.orelse is None and _stops(node.body)):
+        so does ``if not torch.cuda.is_available(): raise ...`` (``_stops``), a statement
+        of a module's, a function's or a ``__main__`` block's own body (not under a ``try``
+        that may catch it), asking nothing else (as the skeleton's)."""
+        if isinstance(node, cst.Assert) or (
+            self._a_step()
+            and node.orelse is None
+            and _asks_which_devices_exist(node.test)
+            and _stops(node.body)
+        ):
             self._device_offers.exempt.update(map(id, descendants(node.test)))
+
+    def _a_step(self) -> bool:
+        """The node being entered is a statement of a module's, a function's or a
+        ``__main__`` block's own body."""
+        ancestors = self._ancestors
+        if isinstance(ancestors[-1], cst.Module):
+            return True
+        if not isinstance(ancestors[-1], cst.IndentedBlock) or len(ancestors) < 2:
+            return False
+        owner = ancestors[-2]
+        return isinstance(owner, cst.FunctionDef) or (
+            isinstance(owner, cst.If) and is_main_test(owner.test)
+        )
 
     def _enter_string(self, node: cst.SimpleString | cst.ConcatenatedString) -> None:
         """A string literal, whole (not a part of a concatenation) and not a statement of its
@@ -1469,7 +1496,7 @@ class Traversal:
             backend_parameters=tuple(self._backend_parameters),
             offering_places=self._device_offers.offering_places(aliases),
             option_places=self._device_offers.option_places(),
-            gpu_choices=self._device_offers.gpu_choices(),
+            gpu_choices=self._device_offers.gpu_choices(aliases),
             gpu_default=self._device_offers.gpu_default(aliases),
             starts_loader_workers=self._starts_workers,
             builds_loaders=self._builds_loaders,
@@ -1766,17 +1793,19 @@ def _may_name_a_device(node: cst.SimpleString | cst.ConcatenatedString) -> bool:
     return any(spelling in written for spelling in _DEVICE_SPELLINGS)
 
 
-def _names_read(value: cst.BaseExpression) -> Iterator[str]:
-    """The names and attribute names ``value`` reads (as the skeleton's ``_names_read``)."""
+def _names_read(value: cst.BaseExpression) -> Iterator[tuple[str, bool]]:
+    """The names and attribute names ``value`` reads, each with whether it is an attribute
+    read as a value (as the skeleton's ``_names_read``)."""
     parts = (value, *descendants(value))
     choosing = (cst.IfExp, cst.BooleanOperation, cst.Comparison)
     if any(isinstance(part, choosing) for part in parts):
         return
+    called = {id(part.func) for part in parts if isinstance(part, cst.Call)}
     for part in parts:
         if isinstance(part, cst.Attribute):
-            yield part.attr.value
+            yield part.attr.value, id(part) not in called
         elif isinstance(part, cst.Name):
-            yield part.value
+            yield part.value, False
 
 
 def _names_visible_gpus(target: cst.BaseExpression) -> bool:

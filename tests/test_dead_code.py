@@ -86,6 +86,12 @@ def test_a_package_may_be_called_by_its_users(
             _ALL,
         ),
         ("\nfrom hydra.utils import instantiate\nnet = instantiate(cfg)\n", _ALL),
+        (
+            "\nimport importlib, inspect\nm = importlib.import_module('pkg.' + 'x')\n"
+            "found = inspect.getmembers(m, inspect.isclass)\n",
+            _ALL,
+        ),
+        ("\nimport importlib\nm = importlib.import_module(X)\nfound = vars(m).values()\n", _ALL),
         ("\nfrom pkg import model\nbuild = getattr(model, 'Unused')\n", [*_USED, _ALL[2]]),
         (
             "\nfrom pkg import model\nbuild = getattr(model, NAME)\n",
@@ -104,6 +110,8 @@ def test_a_package_may_be_called_by_its_users(
         "a module loaded by a computed name",
         "a module loaded by a computed name, a name looked up in it",
         "an object loaded by a computed name",
+        "a module loaded by a computed name, its members listed",
+        "a module loaded by a computed name, its names' values listed",
         "looked up by name",
         "looked up by a computed name",
         "looked up in a module's dict",

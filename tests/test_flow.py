@@ -1208,7 +1208,7 @@ def test_an_input_used_as_a_tensor_itself_keeps_every_part_on_the_device() -> No
     [
         ("args.device", True),
         ("self.dev", True),
-        ("target_dev", True),
+        ("std_dev", False),
         ("device", True),
         ("self.dtype", False),
         ("self.devices", False),

@@ -210,6 +210,38 @@ def test_a_gpu_option_another_module_makes_visible_offers_no_other_gpu(
 
 
 @pytest.mark.parametrize(
+    ("other", "expected"),
+    [
+        (
+            "import argparse\nimport os\n\n\n"
+            'if __name__ == "__main__":\n'
+            "    parser = argparse.ArgumentParser()\n"
+            '    parser.add_argument("--gpu_ids")\n'
+            '    os.environ["CUDA_VISIBLE_DEVICES"] = parser.parse_args().gpu_ids\n',
+            _BOTH,
+        ),
+        ("import torch\n\n\ndef pin(gpu_ids):\n    torch.cuda.set_device(gpu_ids)\n", _BOTH),
+    ],
+    ids=["made visible by a script the training never loads", "a bare name made current"],
+)
+def test_a_gpu_option_made_visible_elsewhere_still_offers_a_gpu(
+    other: str, expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """An option's value counts as the visible or current GPU only where the script's own
+    modules make it so, by the attribute it is read as (``args.gpu_ids``): another script's
+    ``CUDA_VISIBLE_DEVICES``, or a helper's ``set_device(gpu_ids)`` of a bare name, say
+    nothing of it."""
+    gpu_option = '    parser.add_argument("--gpu", type=str, dest="gpu_ids")\n'
+    files = {
+        "pkg/model.py": _MODEL,
+        "pkg/other.py": other,
+        "pkg/train.py": _TRAIN.format(more=gpu_option),
+    }
+    found = findings(tmp_path, files, "DEV001") + findings(tmp_path, files, "DEV002")
+    assert sorted(found) == expected
+
+
+@pytest.mark.parametrize(
     ("files", "expected"),
     [
         ({}, _BOTH),

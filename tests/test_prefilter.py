@@ -992,27 +992,69 @@ def test_both_walks_read_a_framework_s_loader_builders_alike() -> None:
     )
 
 
-def test_both_walks_read_the_gpu_a_program_chooses_alike() -> None:
-    """``FileFacts.gpu_choices``: the values made the visible or the current GPU;
-    ``option_places``: each device option with the names its value goes by (``dest=``)."""
+@pytest.mark.parametrize(
+    ("choose", "chosen", "options"),
+    [
+        (
+            '    os.environ["CUDA_VISIBLE_DEVICES"] = ",".join(map(str, args.gpu_ids))\n'
+            "    torch.cuda.set_device(args.local_rank)\n",
+            {"gpu_ids", "local_rank"},
+            {DeviceOption(frozenset({"no_cuda"}), gpu=False)},
+        ),
+        (
+            "    net.set_device(args.device)\n    torch.cuda.set_device(rank)\n",
+            set(),
+            {
+                DeviceOption(frozenset({"gpu_id", "gpu_ids"}), gpu=True),
+                DeviceOption(frozenset({"no_cuda"}), gpu=False),
+            },
+        ),
+        (
+            "    th.cuda.set_device(args.gpu)\n",
+            {"gpu"},
+            {
+                DeviceOption(frozenset({"gpu_id", "gpu_ids"}), gpu=True),
+                DeviceOption(frozenset({"no_cuda"}), gpu=False),
+            },
+        ),
+    ],
+    ids=["made visible and current", "another set_device, a bare name", "torch renamed"],
+)
+def test_both_walks_read_the_gpu_a_program_chooses_alike(
+    choose: str, chosen: set[str], options: set[DeviceOption]
+) -> None:
+    """``FileFacts.gpu_choices``: the attributes read as the values made the visible GPUs
+    (not a method called, ``",".join``) or passed to ``torch.cuda.set_device`` (not another
+    ``set_device``, nor a bare name); ``option_places``: each device option with the names
+    its value goes by (``dest=``), but one the module makes visible itself."""
     text = (
-        "import os\nimport argparse\nimport torch\n\n\ndef main():\n"
+        "import os\nimport argparse\nimport torch\nimport torch as th\n\n\ndef main():\n"
         "    parser = argparse.ArgumentParser()\n"
         '    parser.add_argument("--gpu-id", dest="gpu_ids")\n'
         '    parser.add_argument("--no-cuda", action="store_true")\n'
-        "    args = parser.parse_args()\n"
-        '    os.environ["CUDA_VISIBLE_DEVICES"] = args.gpu_ids\n'
-        "    torch.cuda.set_device(args.local_rank)\n"
+        "    args = parser.parse_args()\n" + choose
     )
     found = _both_walks(text)
-    assert found.facts.gpu_choices == frozenset({"args", "gpu_ids", "local_rank"})
+    assert found.facts.gpu_choices == frozenset(chosen)
+    assert found.facts.option_places == (("main", frozenset(options)),)
+
+
+def test_both_walks_read_an_escaped_dest_alike() -> None:
+    """A ``dest=`` written with an escape is none (the traversal evaluates no such string),
+    whatever else the line holds."""
+    text = (
+        "import argparse\n\nparser = argparse.ArgumentParser()\n"
+        "parser.add_argument(\n    '--gpu',\n    dest='gpu\\x5fids',\n)\n"
+        "parser.add_argument('--device', dest='device_name', help='a\\x5fb')\n"
+    )
+    found = _both_walks(text)
     assert found.facts.option_places == (
         (
-            "main",
+            "",
             frozenset(
                 {
-                    DeviceOption(frozenset({"gpu_id", "gpu_ids"}), gpu=True),
-                    DeviceOption(frozenset({"no_cuda"}), gpu=False),
+                    DeviceOption(frozenset({"gpu"}), gpu=True),
+                    DeviceOption(frozenset({"device", "device_name"}), gpu=True),
                 }
             ),
         ),
@@ -1026,6 +1068,31 @@ def test_both_walks_read_the_gpu_a_program_chooses_alike() -> None:
         ("if not torch.cuda.is_available():\n    print('CUDA only')\n    sys.exit(1)\n", False),
         ("if not torch.cuda.is_available():\n    raise OSError\nelse:\n    pass\n", True),
         ("if not torch.cuda.is_available():\n    print('no GPU')\n", True),
+        (
+            "device = 'cuda'\nif device != 'cpu' and not torch.cuda.is_available():\n"
+            "    raise SystemExit(1)\n",
+            True,
+        ),
+        (
+            "try:\n    if not torch.cuda.is_available():\n        raise RuntimeError\n"
+            "except RuntimeError:\n    pass\n",
+            True,
+        ),
+        (
+            "def main():\n    if not torch.cuda.is_available():\n        raise OSError\n\n\n"
+            'if __name__ == "__main__":\n    if not torch.cuda.is_available():\n'
+            "        sys.exit(1)\n",
+            False,
+        ),
+    ],
+    ids=[
+        "raising",
+        "exiting",
+        "with an else",
+        "answered by a print",
+        "asking more than that",
+        "under a try",
+        "in a function and a main block",
     ],
 )
 def test_both_walks_read_a_demand_for_the_gpu_alike(demand: str, offered: bool) -> None:

@@ -1391,9 +1391,13 @@ class ProjectIndex:
         ``os.environ["CUDA_VISIBLE_DEVICES"] = self.gpu_ids`` in the config module a script
         imports; ``set_device(opt.gpu_ids[0])``: ``_first_chosen``); not what a script it
         never loads does."""
-        loaded = {m for m in _reachable((module,), self._imports) if not self._in_tests(m)}
+        loaded = {
+            m
+            for m in _reachable((module,), self._imports)
+            if m in self._modules and not self._in_tests(m)
+        }
         chosen = {choice for choice, chooser in self._first_chosen if chooser in loaded}
-        return chosen.union(*(self._modules[m].gpu_choices for m in loaded if m in self._modules))
+        return chosen.union(*(self._modules[m].gpu_choices for m in loaded))
 
     @cached_property
     def _pinned_scripts(self) -> frozenset[str]:

@@ -784,3 +784,17 @@ def test_a_program_of_too_many_scripts_is_read_whole(
         ),
     }
     assert sorted(findings(tmp_path, files, "DEV002")) == [("loss.py", 7, 33)]
+
+
+def test_an_option_beside_an_import_from_a_folder_without_init(tmp_path: Path) -> None:
+    """``from pkg.models.yolo import Net`` where ``pkg/models`` has no ``__init__.py``: the
+    folder is no module of the project, and the option's reach skips it."""
+    files = {
+        "pkg/models/yolo.py": "import torch\n\n\nclass Net(torch.nn.Module):\n"
+        "    def forward(self, x):\n        return x.cuda()\n",
+        "pkg/train.py": "import argparse\n\nfrom pkg.models.yolo import Net\n\n\n"
+        "def main():\n    parser = argparse.ArgumentParser()\n"
+        '    parser.add_argument("--device", default="cuda")\n    return Net()\n\n\n'
+        'if __name__ == "__main__":\n    main()\n',
+    }
+    assert findings(tmp_path, files, "DEV002") == [("yolo.py", 6, 18)]

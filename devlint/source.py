@@ -45,10 +45,14 @@ def decode_source(data: bytes) -> SourceText:
         # Undecodable bytes in the first two lines also land here; say which bytes.
         encoding = "utf-8"
         try:
-            data.decode(encoding)
+            text = data.decode(encoding)
         except UnicodeDecodeError:
             pass
         else:
+            if str(error).startswith("unknown encoding"):
+                # A codec a package registers as the program starts (`coding:
+                # future_fstrings`) transforms UTF-8 source: read it as written.
+                return SourceText(text, encoding)
             raise SourceError(str(error)) from None
     try:
         return SourceText(data.decode(encoding), encoding)

@@ -69,8 +69,9 @@ BAD_FILES: dict[str, tuple[bytes, str]] = {
         " in position 8: invalid continuation byte",
     ),
     "unknown_cookie.py": (
-        b"# -*- coding: klingon -*-\nx = 1\n",
-        "cannot decode file: unknown encoding: klingon",
+        b"# -*- coding: klingon -*-\nx = '\xe9'\n",
+        "cannot decode file: cannot decode as utf-8: 'utf-8' codec can't decode byte 0xe9"
+        " in position 31: invalid continuation byte",
     ),
     "syntax.py": (b"def f(:\n    pass\n", "SyntaxError: invalid syntax"),
     "compile_only.py": (b"x = 1\nreturn x\n", ""),  # parses; Python rejects it only compiling
@@ -127,6 +128,17 @@ def test_each_bad_file_is_dev000_and_the_rest_is_checked_and_fixed(in_tmp: Path,
     assert "Traceback" not in fixed.output
     assert (in_tmp / name).read_bytes() == content
     assert (in_tmp / "model.py").read_text() == MODEL_FIXED
+
+
+def test_a_codec_registered_at_run_time_is_read_as_utf8(in_tmp: Path) -> None:
+    """``# -*- coding: future_fstrings -*-`` names a codec a package registers as the
+    program starts, which turns UTF-8 source into older Python: the file is checked and
+    fixed as the UTF-8 it is, its cookie kept."""
+    model = "# -*- coding: future_fstrings -*-\n" + MODEL
+    project(in_tmp, {"model.py": model.encode()})
+    assert [(f, c) for f, c, _ in findings(".")] == [("model.py", "DEV001"), ("model.py", "DEV002")]
+    assert run("fix", "--write", ".").exit_code == 0
+    assert (in_tmp / "model.py").read_text() == "# -*- coding: future_fstrings -*-\n" + MODEL_FIXED
 
 
 @pytest.mark.parametrize("name", NOT_CHECKED)

@@ -410,13 +410,14 @@ class FileFacts:
     may run. Command-line options aside (``option_places``)."""
     option_places: tuple[tuple[str, frozenset[DeviceOption]], ...] = ()
     """Where it lets the user choose a device on the command line, by place as
-    ``offering_places``: an option the program makes its current GPU (``gpu_choices``)
-    offers no other."""
+    ``offering_places``, but the options whose value it makes the GPU the process sees
+    itself: an option whose value it or a module it loads makes the current GPU
+    (``gpu_choices``) offers no other."""
     gpu_choices: frozenset[str] = frozenset()
-    """The names and attribute names the values it makes the GPUs the process sees read
-    (``os.environ["CUDA_VISIBLE_DEVICES"] = args.gpu_ids``: ``args`` and ``gpu_ids``), and
-    the last name of what it makes its current GPU (``torch.cuda.set_device(args.gpu)``:
-    ``gpu``)."""
+    """The attributes read as the values it makes the GPUs the process sees
+    (``os.environ["CUDA_VISIBLE_DEVICES"] = args.gpu_ids``: ``gpu_ids``; not a method
+    called, nor a bare name), and those it passes to ``torch.cuda.set_device``
+    (``set_device(args.gpu)``: ``gpu``)."""
     gpu_default: str = ""
     """When it surely makes factories without ``device=`` put their tensors on the GPU
     (``torch.set_default_tensor_type("torch.cuda.FloatTensor")``): whenever it is imported,

@@ -472,14 +472,16 @@ def _refused(node: cst.ClassDef) -> list[str]:
     return found
 
 
-def _raises(body: cst.BaseSuite) -> bool:
+def _small_statements(body: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement]:
+    """The simple statements of the block itself (not of blocks nested in it)."""
     lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
-    return any(
-        isinstance(small, cst.Raise)
-        for line in lines
-        if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
-        for small in line.body
-    )
+    for line in lines:
+        if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            yield from line.body
+
+
+def _raises(body: cst.BaseSuite) -> bool:
+    return any(isinstance(small, cst.Raise) for small in _small_statements(body))
 
 
 def _asks_which_devices_exist(test: cst.BaseExpression) -> bool:
@@ -492,17 +494,11 @@ def _asks_which_devices_exist(test: cst.BaseExpression) -> bool:
 def _stops(body: cst.BaseSuite) -> bool:
     """The block raises or ends the program (``PROGRAM_EXITS``) as one of its statements
     (as the skeleton's ``_stops``)."""
-    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
-    return any(
-        isinstance(small, cst.Raise)
-        or (
-            isinstance(small, cst.Expr)
-            and isinstance(small.value, cst.Call)
-            and dotted_name(small.value.func) in PROGRAM_EXITS
-        )
-        for line in lines
-        if isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite))
-        for small in line.body
+    return _raises(body) or any(
+        isinstance(small, cst.Expr)
+        and isinstance(small.value, cst.Call)
+        and dotted_name(small.value.func) in PROGRAM_EXITS
+        for small in _small_statements(body)
     )
 
 

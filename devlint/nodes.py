@@ -9,9 +9,8 @@ from functools import lru_cache
 
 import libcst as cst
 
-from devlint.other_devices import availability_helper
+from devlint.other_devices import asks_by_name
 from devlint.symbols import (
-    AVAILABILITY_CHECKS,
     DEVICE_TYPES,
     LEGACY_TENSOR_TYPES,
     MOVE_HELPER_NAMES,
@@ -76,12 +75,11 @@ def asks_which_devices_exist(node: cst.CSTNode) -> bool:
     (which names its device; not ``get_accelerator().is_available()``, which asks about
     whatever accelerator there is, not necessarily a literal's)."""
     if isinstance(node, cst.Name):
-        return availability_helper(node.value)
+        return asks_by_name(node.value, attribute=False, of_a_call=False)
     if not isinstance(node, cst.Attribute):
         return False
-    if availability_helper(node.attr.value):
-        return True
-    return node.attr.value in AVAILABILITY_CHECKS and not isinstance(node.value, cst.Call)
+    of_a_call = isinstance(node.value, cst.Call)
+    return asks_by_name(node.attr.value, attribute=True, of_a_call=of_a_call)
 
 
 def names_a_move_helper(func: cst.BaseExpression) -> bool:

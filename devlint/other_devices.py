@@ -61,6 +61,16 @@ def availability_helper(name: str) -> bool:
     return _AVAILABILITY_HELPER.match(name) is not None
 
 
+def asks_by_name(last: str, *, attribute: bool, of_a_call: bool) -> bool:
+    """A test's name whose last part is ``last`` asks whether a device type exists: a
+    helper or flag (``is_npu_available``, ``IS_CUDA_AVAILABLE``), or ``torch.cuda.is_available``
+    as an ``attribute`` (not of a call's result, ``of_a_call``: not
+    ``get_accelerator().is_available()``, which asks about whatever accelerator there is)."""
+    if availability_helper(last):
+        return True
+    return attribute and last in AVAILABILITY_CHECKS and not of_a_call
+
+
 def names_an_availability_check(qualified: str) -> bool:
     """The qualified name of a call asks which devices exist, as
     ``nodes.asks_which_devices_exist`` reads a test: ``torch.cuda.is_available``,

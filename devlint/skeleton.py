@@ -77,14 +77,13 @@ from devlint.other_devices import (
     TOP_LEVEL,
     VISIBLE_GPUS,
     DeviceOffers,
-    availability_helper,
+    asks_by_name,
     may_matter,
     names_another_device,
     stays_on,
 )
 from devlint.source import split_lines
 from devlint.symbols import (
-    AVAILABILITY_CHECKS,
     CPU_RESULT_METHODS,
     DDP_DEVICE_KEYWORDS,
     PLACING_KEYWORDS,
@@ -176,12 +175,11 @@ def _asks_which_devices_exist(test: ast.expr) -> bool:
         return False
     func = test.func
     if isinstance(func, ast.Name):
-        return availability_helper(func.id)
+        return asks_by_name(func.id, attribute=False, of_a_call=False)
     if not isinstance(func, ast.Attribute):
         return False
-    if availability_helper(func.attr):
-        return True
-    return func.attr in AVAILABILITY_CHECKS and not isinstance(func.value, ast.Call)
+    of_a_call = isinstance(func.value, ast.Call)
+    return asks_by_name(func.attr, attribute=True, of_a_call=of_a_call)
 
 
 def _stops(body: list[ast.stmt]) -> bool:

@@ -36,6 +36,7 @@ from devlint.facts import (
     SingleNode,
 )
 from devlint.other_devices import (
+    CPU_BY_NAME,
     NUMBERED_GPU,
     RUNS_ON_IMPORT,
     TOP_LEVEL,
@@ -1376,7 +1377,11 @@ class ProjectIndex:
         ``set_device(args.gpu)`` chooses which GPU is current, where ``.cuda()`` goes too."""
         found = self._module_places.get(facts.module)
         if found is None:
-            found = dict(facts.offering_places)
+            found = {
+                place: kinds if self._chooses_devices(facts, place) else kinds - {CPU_BY_NAME}
+                for place, kinds in facts.offering_places
+            }
+            found = {place: kinds for place, kinds in found.items() if kinds}
             chosen = self._gpu_choices_loaded(facts.module) if facts.option_places else set()
             for place, options in facts.option_places:
                 for option in options:
@@ -1384,6 +1389,18 @@ class ProjectIndex:
                         found[place] = found.get(place, frozenset()) | option_kinds(option)
             self._module_places[facts.module] = found
         return found
+
+    def _chooses_devices(self, facts: FileFacts, place: str) -> bool:
+        """Code at ``place`` of the module says where the program computes: the module's
+        top level or ``__main__`` block, a script that nothing imports, a module with
+        command-line options that choose a device. Elsewhere the CPU named by a literal
+        (``CPU_BY_NAME``: an EMA's CPU copy, a loader's ``device="cpu"``) is one value's
+        place, not the program's choice."""
+        return (
+            place in (TOP_LEVEL, MAIN_GUARD_NAME)
+            or bool(facts.option_places)
+            or (facts.module in self._scripts and not self.imported(facts.module))
+        )
 
     def _gpu_choices_loaded(self, module: str) -> set[str]:
         """The attributes whose values ``module`` or a module it loads, however far, tests

@@ -116,12 +116,32 @@ _FRAMEWORK_DEVICE_WORDS = frozenset({"devices", "gpu", "gpus", "cpu", "cuda", "a
 ``from_pretrained(device_map=...)``); not ``device=``, which places one tensor."""
 
 
+_CHOICE_WORDS = frozenset(
+    {"use", "no", "not", "with", "without", "force", "only", "mode", "id", "ids", "on", "is"}
+)
+"""Words that, beside device words, still make a keyword a choice of device (``use_gpu``,
+``gpu_ids``, ``cpu_only``); a keyword with any other word says something else of a device
+(``num_gpus``, ``low_cpu_mem_usage``, ``ims_per_gpu``, ``extra_cuda_cflags``,
+``offload_to_cpu``)."""
+
+
 def hands_over_the_device(keyword: str) -> bool:
     """A keyword argument by which a framework (Lightning's ``Trainer``, transformers'
     ``TrainingArguments``, ``device_map=``) is told where to compute: it may be told the
-    CPU without changing the code."""
-    words = keyword.lower().split("_")
-    return keyword == "device_map" or not _FRAMEWORK_DEVICE_WORDS.isdisjoint(words)
+    CPU without changing the code. Its words are device words and words of a choice
+    (``_CHOICE_WORDS``), not a count or a size of a device."""
+    words = set(keyword.lower().split("_"))
+    return keyword == "device_map" or (
+        not _FRAMEWORK_DEVICE_WORDS.isdisjoint(words)
+        and words <= _FRAMEWORK_DEVICE_WORDS | _CHOICE_WORDS
+    )
+
+
+def keeps_the_gpu(keyword: str, value: object) -> bool:
+    """``hands_over_the_device`` of a keyword given a literal that keeps the GPU on
+    (``with_cuda=True``, ``use_gpu=True``, ``no_cuda=False``, ``cpu=False``): it tells
+    the framework the one choice, so it offers no other device."""
+    return type(value) is bool and value == _gpu_on(keyword)
 
 
 def may_matter(value: str) -> bool:
@@ -258,7 +278,13 @@ NUMBERED_GPU = "numbered GPU"
 ANOTHER_GPU = "another GPU"
 """Another GPU or accelerator, not by a number chosen at run time alone."""
 ANOTHER_DEVICE = "another device"
-"""Any offer but a GPU by a number chosen at run time alone: the CPU's too."""
+"""Any offer but a GPU by a number chosen at run time alone, or the CPU by name alone: the
+CPU's too."""
+CPU_BY_NAME = "the CPU by name"
+"""The CPU named by a literal (``x.to("cpu")``, ``torch.device("cpu")``) and nothing else:
+a place chosen on purpose for one value (an EMA's copy, weights loaded before a move)
+where the code that names it is a library's; the program's choice where a script or a
+module's top level names it (``ProjectIndex._places``)."""
 
 
 def offers_a_gpu(kinds: Iterable[str]) -> bool:
@@ -290,7 +316,10 @@ class _Seen:
     """What one place of a module offers (``DeviceOffers``)."""
 
     any: bool = False
-    """What was seen offers a device other than a GPU by a number chosen at run time."""
+    """What was seen offers a device other than a GPU by a number chosen at run time, or
+    the CPU by name."""
+    cpu: bool = False
+    """What was seen names the CPU by a literal (``CPU_BY_NAME``)."""
     gpu: bool = False
     """What was seen names a GPU other than the current one (or another accelerator),
     not the CPU alone (``offered_gpu``), nor a GPU by a number chosen at run time."""
@@ -343,6 +372,9 @@ class DeviceOffers:
             kind, _, index = value.partition(":")
             if kind == "cuda" and not index.isdigit():
                 seen.numbered = True  # `f"cuda:{rank}"`, `"cuda:%d" % rank`
+                return
+            if kind == "cpu":
+                seen.cpu = True
                 return
             seen.any = True
             seen.gpu = seen.gpu or names_another_gpu(value)
@@ -459,15 +491,26 @@ class DeviceOffers:
             (resolve_alias(written, aliases) or written, literals, first)
             for written, literals, first in seen.calls
         ]
+        cpu = [call for call in calls if _names_the_cpu(*call[:2])]
         gpu = seen.gpu or any(call_offers_another_gpu(*call) for call in calls)
         other = (
             gpu
             or seen.any
-            or any(call_offers_another_device(called, literals) for called, literals, _ in calls)
+            or any(
+                call_offers_another_device(called, literals)
+                for called, literals, _ in calls
+                if (called, literals, _) not in cpu
+            )
         )
         found = {NUMBERED_GPU} if seen.numbered else set()
         found.update(
-            kind for kind, offered in ((ANOTHER_GPU, gpu), (ANOTHER_DEVICE, other)) if offered
+            kind
+            for kind, offered in (
+                (ANOTHER_GPU, gpu),
+                (ANOTHER_DEVICE, other),
+                (CPU_BY_NAME, not other and (seen.cpu or bool(cpu))),
+            )
+            if offered
         )
         return frozenset(found)
 
@@ -492,6 +535,12 @@ class DeviceOffers:
             if runs == RUNS_ON_IMPORT or not found:
                 found = runs
         return found
+
+
+def _names_the_cpu(called: str, literals: tuple[object, ...] | None) -> bool:
+    """``torch.device("cpu")``, ``torch.device("cpu", 0)``: the CPU by name."""
+    first = literals[0] if literals else None
+    return called == "torch.device" and isinstance(first, str) and first.partition(":")[0] == "cpu"
 
 
 def _names_the_gpu(setter: str, named: str | None) -> bool:

@@ -78,6 +78,7 @@ from devlint.other_devices import (
     VISIBLE_GPUS,
     DeviceOffers,
     asks_by_name,
+    keeps_the_gpu,
     may_matter,
     names_another_device,
     stays_on,
@@ -86,6 +87,8 @@ from devlint.source import split_lines
 from devlint.symbols import (
     CPU_RESULT_METHODS,
     DDP_DEVICE_KEYWORDS,
+    GPU_SETTING_OWNERS,
+    GPU_SETTINGS,
     PLACING_KEYWORDS,
     PROCESS_GROUP_INITS,
     PROGRAM_EXITS,
@@ -180,6 +183,32 @@ def _asks_which_devices_exist(test: ast.expr) -> bool:
         return False
     of_a_call = isinstance(func.value, ast.Call)
     return asks_by_name(func.attr, attribute=True, of_a_call=of_a_call)
+
+
+def _only_sets_up_the_gpu(body: list[ast.stmt]) -> bool:
+    """Every statement of the block calls a setting of the GPU (``GPU_SETTINGS``) or
+    assigns one (``cudnn.benchmark = True``): it places no tensor (as the traversal's)."""
+    return all(
+        (
+            isinstance(statement, ast.Expr)
+            and isinstance(statement.value, ast.Call)
+            and dotted(statement.value.func) in GPU_SETTINGS
+        )
+        or (
+            isinstance(statement, ast.Assign)
+            and all(
+                isinstance(target, ast.Attribute) and dotted(target.value) in GPU_SETTING_OWNERS
+                for target in statement.targets
+            )
+        )
+        for statement in body
+    )
+
+
+def _a_bool(node: ast.expr) -> bool | None:
+    """``True`` or ``False`` as written, else None (as the traversal's)."""
+    value = node.value if type(node) is ast.Constant else None
+    return value if type(value) is bool else None
 
 
 def _stops(body: list[ast.stmt]) -> bool:
@@ -359,7 +388,7 @@ class _Walk:
         self._device_offers = DeviceOffers()
         self._steps: set[int] = set()
         """The statements of a module's, a function's or a ``__main__`` block's own body
-        (by id), not under another statement: ``_note_demand``'s."""
+        (by id), not under another statement: ``_note_no_offer``'s."""
         self._formatted_text: set[int] = set()
         """The literal parts of f-strings (by id): libcst reads them as written."""
         self._main_block = False
@@ -917,16 +946,20 @@ class _Walk:
     def _formatted(self, node: ast.JoinedStr) -> None:
         self._formatted_text.update(id(value) for value in node.values)
 
-    def _note_demand(self, node: ast.Assert | ast.If) -> None:
-        """``assert torch.cuda.is_available()`` demands the GPU: it offers no other device;
-        so does ``if not torch.cuda.is_available(): raise ...`` (``_stops``), a statement
-        of a module's, a function's or a ``__main__`` block's own body (not under a ``try``
-        that may catch it), asking nothing else (as the traversal's)."""
+    def _note_no_offer(self, node: ast.Assert | ast.If) -> None:
+        """A question which devices exist that offers no other device: ``assert
+        torch.cuda.is_available()`` demands the GPU, as does ``if not
+        torch.cuda.is_available(): raise ...`` (``_stops``), a statement of a module's, a
+        function's or a ``__main__`` block's own body (not under a ``try`` that may catch
+        it), asking nothing else; ``if torch.cuda.is_available():
+        torch.cuda.manual_seed_all(seed)`` only sets the GPU up (``_only_sets_up_the_gpu``)
+        (as the traversal's)."""
         if isinstance(node, ast.Assert) or (
-            id(node) in self._steps
-            and not node.orelse
+            not node.orelse
             and _asks_which_devices_exist(node.test)
-            and _stops(node.body)
+            and (
+                _only_sets_up_the_gpu(node.body) or (id(node) in self._steps and _stops(node.body))
+            )
         ):
             self._device_offers.exempt.update(map(id, ast.walk(node.test)))
 
@@ -973,7 +1006,11 @@ class _Walk:
             for a in node.args
             if type(a) is ast.Constant and type(a.value) is str and self._as_written(a)
         ]
-        keywords = [keyword.arg for keyword in node.keywords if keyword.arg is not None]
+        keywords = [
+            keyword.arg
+            for keyword in node.keywords
+            if keyword.arg is not None and not keeps_the_gpu(keyword.arg, _a_bool(keyword.value))
+        ]
         method = isinstance(func, ast.Attribute)
         gpus = _process_gpus(node)
         first = dotted(node.args[0]) if node.args else None
@@ -1142,8 +1179,8 @@ _ACTIONS: dict[type[object], Callable[[_Walk, Any], None]] = {
     ast.Assign: _Walk._assign,
     ast.AnnAssign: _Walk._assign,
     ast.AugAssign: _Walk._added_exports,
-    ast.Assert: _Walk._note_demand,
-    ast.If: _Walk._note_demand,
+    ast.Assert: _Walk._note_no_offer,
+    ast.If: _Walk._note_no_offer,
     ast.JoinedStr: _Walk._formatted,
     _Marker: _Walk._marker,
     _Leave: _Walk._leave,

@@ -179,6 +179,24 @@ PROGRAM_EXITS = frozenset({"exit", "quit", "sys.exit", "os._exit"})
 """Calls that end the program: ``if not torch.cuda.is_available(): sys.exit(1)`` demands
 the GPU, as a ``raise`` there does."""
 
+GPU_SETTINGS = frozenset(
+    {
+        "torch.cuda.manual_seed",
+        "torch.cuda.manual_seed_all",
+        "torch.cuda.seed",
+        "torch.cuda.seed_all",
+        "torch.cuda.empty_cache",
+        "torch.cuda.synchronize",
+    }
+)
+"""Calls that set up or wait for the GPU and place no tensor: ``if
+torch.cuda.is_available(): torch.cuda.manual_seed_all(seed)`` seeds the GPU where there is
+one, which a program that runs only on the GPU writes too; it offers no CPU."""
+
+GPU_SETTING_OWNERS = frozenset({"torch.backends.cudnn", "cudnn"})
+"""Where the attributes that set up the GPU live, as written (``cudnn.benchmark = True``
+after ``import torch.backends.cudnn as cudnn``)."""
+
 DEVICE_NAMING_KEYWORDS = frozenset({"device_type", "pin_memory_device"})
 """Keywords whose value names a backend and places no tensor there: which autocast to
 configure (``torch.autocast(device_type=)``), whose pinned host memory a loader uses

@@ -103,6 +103,7 @@ from devlint.other_devices import (
     TOP_LEVEL,
     VISIBLE_GPUS,
     DeviceOffers,
+    keeps_the_gpu,
     stays_on,
 )
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
@@ -111,6 +112,8 @@ from devlint.symbols import (
     CPU_RESULT_METHODS,
     DDP_DEVICE_KEYWORDS,
     DEVICE_PREDICATES,
+    GPU_SETTING_OWNERS,
+    GPU_SETTINGS,
     PLACING_KEYWORDS,
     PROCESS_GROUP_INITS,
     PROGRAM_EXITS,
@@ -498,6 +501,32 @@ def _stops(body: cst.BaseSuite) -> bool:
         isinstance(small, cst.Expr)
         and isinstance(small.value, cst.Call)
         and dotted_name(small.value.func) in PROGRAM_EXITS
+        for small in _small_statements(body)
+    )
+
+
+def _only_sets_up_the_gpu(body: cst.BaseSuite) -> bool:
+    """Every statement of the block calls a setting of the GPU (``GPU_SETTINGS``) or
+    assigns one (``cudnn.benchmark = True``): it places no tensor (as the skeleton's)."""
+    lines = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    if not all(
+        isinstance(line, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) for line in lines
+    ):
+        return False
+    return all(
+        (
+            isinstance(small, cst.Expr)
+            and isinstance(small.value, cst.Call)
+            and dotted_name(small.value.func) in GPU_SETTINGS
+        )
+        or (
+            isinstance(small, cst.Assign)
+            and all(
+                isinstance(t.target, cst.Attribute)
+                and dotted_name(t.target.value) in GPU_SETTING_OWNERS
+                for t in small.targets
+            )
+        )
         for small in _small_statements(body)
     )
 
@@ -890,7 +919,7 @@ class Traversal:
 
     def _enter_test(self, node: cst.If | cst.IfExp) -> None:
         if isinstance(node, cst.If):
-            self._note_demand(node)
+            self._note_no_offer(node)
         if isinstance(node, cst.If) and is_main_test(node.test):
             self._main_block = True
         if _off_an_accelerator(node.test):
@@ -1000,7 +1029,11 @@ class Traversal:
             offers.exempt.add(id(taken.args[0].value))  # `x.to("cpu").numpy()`: its values
         values = [_literal_value(a.value) for a in node.args if a.keyword is None and not a.star]
         strings = [value for value in values if isinstance(value, str)]
-        keywords = [a.keyword.value for a in node.args if a.keyword is not None]
+        keywords = [
+            a.keyword.value
+            for a in node.args
+            if a.keyword is not None and not keeps_the_gpu(a.keyword.value, _a_bool(a.value))
+        ]
         method = isinstance(func, cst.Attribute)
         gpus = _process_gpus(node)
         given = node.args[0] if node.args and node.args[0].keyword is None else None
@@ -1032,16 +1065,18 @@ class Traversal:
             dest=_keyword_string(node, "dest"),
         )
 
-    def _note_demand(self, node: cst.Assert | cst.If) -> None:
-        """``assert torch.cuda.is_available()`` demands the GPU: it offers no other device;
-        so does ``if not torch.cuda.is_available(): raise ...`` (``_stops``), a statement
-        of a module's, a function's or a ``__main__`` block's own body (not under a ``try``
-        that may catch it), asking nothing else (as the skeleton's)."""
+    def _note_no_offer(self, node: cst.Assert | cst.If) -> None:
+        """A question which devices exist that offers no other device: ``assert
+        torch.cuda.is_available()`` demands the GPU, as does ``if not
+        torch.cuda.is_available(): raise ...`` (``_stops``), a statement of a module's, a
+        function's or a ``__main__`` block's own body (not under a ``try`` that may catch
+        it), asking nothing else; ``if torch.cuda.is_available():
+        torch.cuda.manual_seed_all(seed)`` only sets the GPU up (``_only_sets_up_the_gpu``)
+        (as the skeleton's)."""
         if isinstance(node, cst.Assert) or (
-            self._a_step()
-            and node.orelse is None
+            node.orelse is None
             and _asks_which_devices_exist(node.test)
-            and _stops(node.body)
+            and (_only_sets_up_the_gpu(node.body) or (self._a_step() and _stops(node.body)))
         ):
             self._device_offers.exempt.update(map(id, descendants(node.test)))
 
@@ -1635,7 +1670,7 @@ _HANDLERS: dict[type[cst.CSTNode], Callable[[Traversal, Any], None]] = {
     cst.Module: Traversal._enter_block,
     cst.Call: Traversal._enter_call,
     cst.Param: Traversal._enter_param,
-    cst.Assert: Traversal._note_demand,
+    cst.Assert: Traversal._note_no_offer,
     cst.SimpleString: Traversal._enter_string,
     cst.ConcatenatedString: Traversal._enter_string,
     cst.FormattedStringText: Traversal._enter_string_text,
@@ -1765,6 +1800,13 @@ def _literal_value(node: cst.BaseExpression) -> object:
         return node.evaluated_value
     if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)) and "\\" not in _written(node):
         return node.evaluated_value
+    return None
+
+
+def _a_bool(node: cst.BaseExpression) -> bool | None:
+    """``True`` or ``False`` as written, else None."""
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
     return None
 
 

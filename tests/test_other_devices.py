@@ -116,6 +116,28 @@ _LITERAL = [("model.py", 11, 39)]
             _BOTH,
         ),
         ("    if not torch.cuda.is_available():\n        print('no GPU')\n", _BOTH),
+        ("    if torch.cuda.is_available():\n        torch.cuda.manual_seed_all(0)\n", []),
+        (
+            "    if torch.cuda.is_available():\n"
+            "        torch.cuda.manual_seed(0)\n        torch.backends.cudnn.benchmark = True\n",
+            [],
+        ),
+        (
+            "    if torch.cuda.is_available():\n"
+            "        torch.cuda.manual_seed(0)\n        net = net.cuda()\n",
+            _BOTH,
+        ),
+        (
+            "    if torch.cuda.is_available():\n"
+            "        torch.cuda.manual_seed(0)\n    else:\n        torch.manual_seed(0)\n",
+            _BOTH,
+        ),
+        ("    ext = load('ext', ['ext.cu'], with_cuda=True)\n", []),
+        ("    ext = load('ext', ['ext.cu'], with_cuda=False)\n", _BOTH),
+        ("    trainer = Trainer(no_cuda=False, use_gpu=True)\n", []),
+        ("    trainer = Trainer(use_gpu=parser.gpu)\n", _BOTH),
+        ("    model = Model.from_pretrained('m', low_cpu_mem_usage=True)\n", []),
+        ("    trainer = Trainer(num_gpus=parser.n, ims_per_gpu=8, extra_cuda_cflags=[])\n", []),
     ],
     ids=[
         "nothing else",
@@ -156,6 +178,16 @@ _LITERAL = [("model.py", 11, 39)]
         "CUDA demanded by exiting",
         "CUDA demanded with an else",
         "a question whether CUDA is there, answered by a print",
+        "the GPU seeded where there is one",
+        "the GPU seeded and set up where there is one",
+        "the GPU seeded and a model moved where there is one",
+        "the GPU seeded, else the CPU",
+        "an extension built with CUDA",
+        "an extension built without CUDA",
+        "a framework told to keep the GPU",
+        "a framework told whether to use the GPU at run time",
+        "weights loaded with little host memory",
+        "GPUs counted and sized for a framework",
     ],
 )
 def test_a_program_offering_no_other_device_runs_on_the_current_gpu(
@@ -663,20 +695,33 @@ def test_only_the_scripts_running_the_code_offer_it_a_device(
     assert sorted(findings(tmp_path, files, "DEV002")) == expected
 
 
+_FALLING_BACK = '"cuda" if torch.cuda.is_available() else "cpu"'
+
+
 @pytest.mark.parametrize(
-    ("call", "expected"),
+    ("call", "device", "expected"),
     [
-        ("priors(4)", []),
-        ("cpu_priors(4)", [("loss.py", 7, 33)]),
+        ("priors(4)", _FALLING_BACK, []),
+        ("cpu_priors(4)", _FALLING_BACK, [("loss.py", 7, 33)]),
+        ("cpu_priors(4)", '"cpu"', []),
+        ("cpu_priors(4)", 'torch.device("cpu")', []),
     ],
-    ids=["never runs the CPU helper", "runs the CPU helper"],
+    ids=[
+        "never runs the helper falling back to the CPU",
+        "runs the helper falling back to the CPU",
+        "runs a helper naming the CPU",
+        "runs a helper naming the CPU's device",
+    ],
 )
 def test_only_the_code_a_script_may_run_offers_a_device(
-    call: str, expected: list[tuple[str, int, int]], tmp_path: Path
+    call: str, device: str, expected: list[tuple[str, int, int]], tmp_path: Path
 ) -> None:
-    """A module the GPU-only ``train.py`` imports has a helper making its tensors on the CPU:
-    it offers the CPU only where the script may run it (``FileFacts.offering_places``)."""
-    prior = _PRIOR + '\n\ndef cpu_priors(n):\n    return torch.rand(n, 4, device="cpu")\n'
+    """A module the GPU-only ``train.py`` imports has a helper making its tensors on the CPU
+    where there is no GPU: it offers the CPU only where the script may run it
+    (``FileFacts.offering_places``). A helper of a library module that names the CPU
+    (``device="cpu"``) places one value there on purpose, which the script then moves
+    (``CPU_BY_NAME``): it offers no CPU to the program."""
+    prior = _PRIOR + f"\n\ndef cpu_priors(n):\n    return torch.rand(n, 4, device={device})\n"
     train = _GPU_TRAIN.replace("priors(4).cuda()", f"{call}.cuda()").replace(
         "import BoxLoss, priors", "import BoxLoss, cpu_priors, priors"
     )

@@ -1084,6 +1084,20 @@ def test_both_walks_read_an_escaped_dest_alike() -> None:
             "        sys.exit(1)\n",
             False,
         ),
+        (
+            "def seed(s):\n    if torch.cuda.is_available():\n"
+            "        torch.cuda.manual_seed_all(s); cudnn.deterministic = cudnn.benchmark = 0\n",
+            False,
+        ),
+        ("if torch.cuda.is_available():\n    torch.cuda.manual_seed_all(0)\n    x = 1\n", True),
+        (
+            "if torch.cuda.is_available():\n    torch.cuda.manual_seed_all(0)\n"
+            "    if x:\n        pass\n",
+            True,
+        ),
+        ("if torch.cuda.is_available(): torch.cuda.synchronize()\n", False),
+        ("load('ext', ['ext.cu'], with_cuda=True, no_cuda=False, verbose=True)\n", False),
+        ("load('ext', ['ext.cu'], with_cuda=None)\n", True),
     ],
     ids=[
         "raising",
@@ -1093,10 +1107,18 @@ def test_both_walks_read_an_escaped_dest_alike() -> None:
         "asking more than that",
         "under a try",
         "in a function and a main block",
+        "the GPU set up in one line",
+        "the GPU set up and a name bound",
+        "the GPU set up and a block",
+        "the GPU waited for",
+        "keywords keeping the GPU",
+        "a keyword given None",
     ],
 )
 def test_both_walks_read_a_demand_for_the_gpu_alike(demand: str, offered: bool) -> None:
     """An ``if`` that raises or ends the program where the GPU is missing demands it, as an
-    ``assert`` does: its test offers no other device."""
+    ``assert`` does, and one that only sets up the GPU where there is one chooses nothing
+    (``GPU_SETTINGS``), nor does a keyword that keeps the GPU on (``with_cuda=True``): they
+    offer no other device."""
     found = _both_walks("import sys\nimport torch\n\n" + demand)
     assert bool(found.facts.offering_places) is offered

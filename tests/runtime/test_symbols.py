@@ -199,6 +199,12 @@ CHECKS: dict[str, Callable[[Any], list[str]]] = {
     ],
     # A factory takes them (torch.empty's signature is not inspectable: call it).
     "HOST_MEMORY_KEYWORDS": lambda v: [k for k in sorted(v) if not _factory_takes(k)],
+    "GPU_SETTINGS": check_qualified,
+    # `torch.backends.cudnn`, and its last name as `import ... as cudnn` writes it
+    "GPU_SETTING_OWNERS": lambda v: (
+        check_qualified(n for n in v if "." in n)
+        + sorted(n for n in v if "." not in n and not any(q.endswith(f".{n}") for q in v))
+    ),
     "DEVICE_NAMING_KEYWORDS": lambda v: [
         k
         for k in sorted(v)

@@ -37,6 +37,7 @@ from devlint.facts import (
 )
 from devlint.other_devices import (
     CPU_BY_NAME,
+    DEVICE_GIVEN,
     NUMBERED_GPU,
     RUNS_ON_IMPORT,
     TOP_LEVEL,
@@ -1378,7 +1379,7 @@ class ProjectIndex:
         found = self._module_places.get(facts.module)
         if found is None:
             found = {
-                place: kinds if self._chooses_devices(facts, place) else kinds - {CPU_BY_NAME}
+                place: kinds if self._chooses_devices(facts, place) else kinds - _FOLLOWED
                 for place, kinds in facts.offering_places
             }
             found = {place: kinds for place, kinds in found.items() if kinds}
@@ -1393,9 +1394,10 @@ class ProjectIndex:
     def _chooses_devices(self, facts: FileFacts, place: str) -> bool:
         """Code at ``place`` of the module says where the program computes: the module's
         top level or ``__main__`` block, a script that nothing imports, a module with
-        command-line options that choose a device. Elsewhere the CPU named by a literal
-        (``CPU_BY_NAME``: an EMA's CPU copy, a loader's ``device="cpu"``) is one value's
-        place, not the program's choice."""
+        command-line options that choose a device. Elsewhere (``_FOLLOWED``) the CPU named
+        by a literal (``CPU_BY_NAME``: an EMA's CPU copy, a loader's ``device="cpu"``) is
+        one value's place, and a device the code is given (``DEVICE_GIVEN``:
+        ``torch.device(device)``) its caller's, not the program's choice."""
         return (
             place in (TOP_LEVEL, MAIN_GUARD_NAME)
             or bool(facts.option_places)
@@ -2482,6 +2484,10 @@ _ARGUMENT_PARSER = "argparse.ArgumentParser"
 MAX_SCRIPTS_READ = 200
 """The most scripts whose reach ``ProjectIndex._scripts_running`` reads; a program with more
 is read whole, as a library is (a folder of hundreds of examples)."""
+
+_FOLLOWED = frozenset({CPU_BY_NAME, DEVICE_GIVEN})
+"""Offers that choose the program's device only where code that chooses it makes them
+(``ProjectIndex._chooses_devices``)."""
 
 
 @dataclass(frozen=True)

@@ -280,6 +280,11 @@ ANOTHER_GPU = "another GPU"
 ANOTHER_DEVICE = "another device"
 """Any offer but a GPU by a number chosen at run time alone, or the CPU by name alone: the
 CPU's too."""
+DEVICE_GIVEN = "a device given"
+"""A device named by a value the code is given and nothing else (``torch.device(device)``,
+``torch.device(cfg.device)``): the device of whoever gives it, a choice where a script, a
+module's top level or a module with device options makes it (``ProjectIndex._places``);
+elsewhere it follows the caller, whose choice is an offer where it is made."""
 CPU_BY_NAME = "the CPU by name"
 """The CPU named by a literal (``x.to("cpu")``, ``torch.device("cpu")``) and nothing else:
 a place chosen on purpose for one value (an EMA's copy, weights loaded before a move)
@@ -290,7 +295,7 @@ module's top level names it (``ProjectIndex._places``)."""
 def offers_a_gpu(kinds: Iterable[str]) -> bool:
     """What offers ``kinds`` offers a GPU other than the current one, or another
     accelerator."""
-    return not {NUMBERED_GPU, ANOTHER_GPU}.isdisjoint(kinds)
+    return not {NUMBERED_GPU, ANOTHER_GPU, DEVICE_GIVEN}.isdisjoint(kinds)
 
 
 def option_kinds(option: DeviceOption) -> frozenset[str]:
@@ -365,15 +370,17 @@ class DeviceOffers:
         tensor type it names (a string, or its first argument as written), and when it
         surely runs (``RUNS_ON_IMPORT``, ``RUNS_WHEN_RUN`` or ``""``)."""
 
-    def string(self, value: str, place: str) -> None:
-        """A string literal of the code (not a docstring), at ``place``."""
+    def string(self, value: str, place: str, *, a_choice: bool = False) -> None:
+        """A string literal of the code (not a docstring), at ``place``; ``a_choice``: an
+        outcome of a conditional expression (``"cpu" if args.cpu else "cuda"``), where
+        naming the CPU is a choice, not ``CPU_BY_NAME``."""
         if names_another_device(value):
             seen = self._places.setdefault(place, _Seen())
             kind, _, index = value.partition(":")
             if kind == "cuda" and not index.isdigit():
                 seen.numbered = True  # `f"cuda:{rank}"`, `"cuda:%d" % rank`
                 return
-            if kind == "cpu":
+            if kind == "cpu" and not a_choice:
                 seen.cpu = True
                 return
             seen.any = True
@@ -492,15 +499,13 @@ class DeviceOffers:
             for written, literals, first in seen.calls
         ]
         cpu = [call for call in calls if _names_the_cpu(*call[:2])]
-        gpu = seen.gpu or any(call_offers_another_gpu(*call) for call in calls)
+        given = [call for call in calls if _given_a_device(*call)]
+        chosen = [call for call in calls if call not in cpu and call not in given]
+        gpu = seen.gpu or any(call_offers_another_gpu(*call) for call in chosen)
         other = (
             gpu
             or seen.any
-            or any(
-                call_offers_another_device(called, literals)
-                for called, literals, _ in calls
-                if (called, literals, _) not in cpu
-            )
+            or any(call_offers_another_device(called, literals) for called, literals, _ in chosen)
         )
         found = {NUMBERED_GPU} if seen.numbered else set()
         found.update(
@@ -509,6 +514,7 @@ class DeviceOffers:
                 (ANOTHER_GPU, gpu),
                 (ANOTHER_DEVICE, other),
                 (CPU_BY_NAME, not other and (seen.cpu or bool(cpu))),
+                (DEVICE_GIVEN, bool(given)),
             )
             if offered
         )
@@ -535,6 +541,17 @@ class DeviceOffers:
             if runs == RUNS_ON_IMPORT or not found:
                 found = runs
         return found
+
+
+def _given_a_device(called: str, literals: tuple[object, ...] | None, first: str | None) -> bool:
+    """``torch.device(device)``, ``torch.device(cfg.device)``: a device named by a value
+    the code is given (``DEVICE_GIVEN``), not a choice of literals."""
+    return (
+        called == "torch.device"
+        and literals is None
+        and first is not None
+        and first != LITERAL_CHOICE
+    )
 
 
 def _names_the_cpu(called: str, literals: tuple[object, ...] | None) -> bool:

@@ -391,6 +391,8 @@ class _Walk:
         (by id), not under another statement: ``_note_no_offer``'s."""
         self._formatted_text: set[int] = set()
         """The literal parts of f-strings (by id): libcst reads them as written."""
+        self._outcomes: set[int] = set()
+        """The outcomes of conditional expressions (``"cpu"`` of ``"cpu" if c else "cuda"``)."""
         self._main_block = False
         self._starts_workers = False
         self._builds_loaders = False
@@ -553,7 +555,8 @@ class _Walk:
         offers = self._device_offers
         if type(value) is str and id(node) not in offers.exempt and names_another_device(value):
             written = id(node) in self._formatted_text or self._as_written(node)
-            offers.string(value if written else "", self._place(node))
+            a_choice = id(node) in self._outcomes
+            offers.string(value if written else "", self._place(node), a_choice=a_choice)
         if isinstance(value, bytes):
             value = value.decode("latin-1")
         if isinstance(value, str):
@@ -943,6 +946,9 @@ class _Walk:
                 self._seen_references.add((callee, guarded))
                 self._facts.append(Reference(callee, main_guard=guarded))
 
+    def _conditional(self, node: ast.IfExp) -> None:
+        self._outcomes.update((id(node.body), id(node.orelse)))
+
     def _formatted(self, node: ast.JoinedStr) -> None:
         self._formatted_text.update(id(value) for value in node.values)
 
@@ -1182,6 +1188,7 @@ _ACTIONS: dict[type[object], Callable[[_Walk, Any], None]] = {
     ast.Assert: _Walk._note_no_offer,
     ast.If: _Walk._note_no_offer,
     ast.JoinedStr: _Walk._formatted,
+    ast.IfExp: _Walk._conditional,
     _Marker: _Walk._marker,
     _Leave: _Walk._leave,
 }

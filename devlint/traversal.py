@@ -1103,7 +1103,8 @@ class Traversal:
             return
         value = node.evaluated_value
         if isinstance(value, str) and id(node) not in self._device_offers.exempt:
-            self._device_offers.string(value, self._place())
+            a_choice = isinstance(parent, cst.IfExp) and node is not parent.test
+            self._device_offers.string(value, self._place(), a_choice=a_choice)
 
     def _enter_string_text(self, node: cst.FormattedStringText) -> None:
         """The literal text of an f-string (``"cuda:"`` of ``f"cuda:{rank}"``)."""

@@ -705,12 +705,20 @@ _FALLING_BACK = '"cuda" if torch.cuda.is_available() else "cpu"'
         ("cpu_priors(4)", _FALLING_BACK, [("loss.py", 7, 33)]),
         ("cpu_priors(4)", '"cpu"', []),
         ("cpu_priors(4)", 'torch.device("cpu")', []),
+        ("cpu_priors(4)", "torch.device(device)", []),
+        ("cpu_priors(4)", "torch.device(rank)", []),
+        ("cpu_priors(4)", "torch.device('cuda' if n else 'cpu')", [("loss.py", 7, 33)]),
+        ("cpu_priors(4)", "'cuda' if n else 'cpu'", [("loss.py", 7, 33)]),
     ],
     ids=[
         "never runs the helper falling back to the CPU",
         "runs the helper falling back to the CPU",
         "runs a helper naming the CPU",
         "runs a helper naming the CPU's device",
+        "runs a helper following the device it is given",
+        "runs a helper following a GPU it is given",
+        "runs a helper choosing the CPU's device",
+        "runs a helper choosing the CPU",
     ],
 )
 def test_only_the_code_a_script_may_run_offers_a_device(
@@ -720,8 +728,12 @@ def test_only_the_code_a_script_may_run_offers_a_device(
     where there is no GPU: it offers the CPU only where the script may run it
     (``FileFacts.offering_places``). A helper of a library module that names the CPU
     (``device="cpu"``) places one value there on purpose, which the script then moves
-    (``CPU_BY_NAME``): it offers no CPU to the program."""
-    prior = _PRIOR + f"\n\ndef cpu_priors(n):\n    return torch.rand(n, 4, device={device})\n"
+    (``CPU_BY_NAME``), and one that follows the device it is given (``torch.device(device)``)
+    places it where its caller says (``DEVICE_GIVEN``): they offer no CPU to the program."""
+    prior = _PRIOR + (
+        "\n\ndef cpu_priors(n, device=None, rank=0):\n"
+        f"    return torch.rand(n, 4, device={device})\n"
+    )
     train = _GPU_TRAIN.replace("priors(4).cuda()", f"{call}.cuda()").replace(
         "import BoxLoss, priors", "import BoxLoss, cpu_priors, priors"
     )

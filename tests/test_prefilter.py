@@ -38,7 +38,14 @@ from devlint.facts import (
 )
 from devlint.index import ProjectIndex
 from devlint.notebook import decode_file
-from devlint.other_devices import RUNS_ON_IMPORT, RUNS_WHEN_RUN
+from devlint.other_devices import (
+    ANOTHER_DEVICE,
+    ANOTHER_GPU,
+    CPU_BY_NAME,
+    DEVICE_GIVEN,
+    RUNS_ON_IMPORT,
+    RUNS_WHEN_RUN,
+)
 from devlint.prefilter import occurs
 from devlint.rules import all_rules
 from devlint.rules.base import Rule, RuleSettings, Sighting
@@ -1059,6 +1066,44 @@ def test_both_walks_read_an_escaped_dest_alike() -> None:
             ),
         ),
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "kinds"),
+    [
+        ('    return x.to("cpu")\n', {CPU_BY_NAME}),
+        ('    return torch.device("cpu")\n', {CPU_BY_NAME}),
+        ('    return "cpu" if x else "cuda"\n', {ANOTHER_DEVICE}),
+        ('    return ("cp" "u") if x else "cuda"\n', {ANOTHER_DEVICE}),
+        ('    return f"cpu" if x else "cuda"\n', {CPU_BY_NAME}),
+        ('    return torch.device("cuda" if x else "cpu")\n', {ANOTHER_DEVICE}),
+        ("    return torch.device(x)\n", {DEVICE_GIVEN}),
+        ("    return torch.device(x.device)\n", {DEVICE_GIVEN}),
+        ('    return torch.device("cuda", x)\n', {ANOTHER_GPU, ANOTHER_DEVICE}),
+        (
+            '    return torch.device(x), x.to("cuda:1")\n',
+            {DEVICE_GIVEN, ANOTHER_GPU, ANOTHER_DEVICE},
+        ),
+    ],
+    ids=[
+        "the CPU by name",
+        "the CPU's device by name",
+        "a choice of the CPU",
+        "a choice of the CPU, concatenated",
+        "the CPU by name in an f-string's text",
+        "a choice of the CPU's device",
+        "a device given",
+        "a tensor's device given",
+        "a GPU by a number given",
+        "a device given and another GPU",
+    ],
+)
+def test_both_walks_tell_a_choice_from_a_device_named_or_given(body: str, kinds: set[str]) -> None:
+    """The CPU named by a literal, and a device named by a value the code is given, offer
+    the program a device only where the code chooses the program's devices
+    (``ProjectIndex._chooses_devices``); the CPU as an outcome of a condition is a choice."""
+    found = _both_walks("import torch\n\n\ndef place(x):\n" + body)
+    assert dict(found.facts.offering_places) == {"place": frozenset(kinds)}
 
 
 @pytest.mark.parametrize(

@@ -406,8 +406,9 @@ class FileFacts:
     framework where to compute (``accelerator=``, ``devices=``, ``device_map=``). Each place
     is a top-level definition, its ``__main__`` block (``MAIN_GUARD_NAME``) or the rest
     (``other_devices.TOP_LEVEL``), with what it offers there (``other_devices.NUMBERED_GPU``,
-    ``ANOTHER_GPU``, ``ANOTHER_DEVICE``): what runs with a script's code is what the script
-    may run. Command-line options aside (``option_places``)."""
+    ``ANOTHER_GPU``, ``ANOTHER_DEVICE``, and ``CPU_BY_NAME`` / ``DEVICE_GIVEN``, which offer
+    only where the code chooses the program's devices): what runs with a script's code is
+    what the script may run. Command-line options aside (``option_places``)."""
     option_places: tuple[tuple[str, frozenset[DeviceOption]], ...] = ()
     """Where it lets the user choose a device on the command line, by place as
     ``offering_places``, but the options whose value it makes the GPU the process sees

@@ -1392,17 +1392,22 @@ class ProjectIndex:
         return found
 
     def _chooses_devices(self, facts: FileFacts, place: str) -> bool:
-        """Code at ``place`` of the module says where the program computes: the module's
-        top level or ``__main__`` block, a script that nothing imports, a module with
-        command-line options that choose a device. Elsewhere (``_FOLLOWED``) the CPU named
+        """Code at ``place`` of the module may say where the program computes: the module's
+        top level or ``__main__`` block, a script (``_scripts``, imported or not), a module
+        with command-line options that choose a device (any: some may only choose the
+        visible GPU, which errs toward more offers). Elsewhere (``_FOLLOWED``) the CPU named
         by a literal (``CPU_BY_NAME``: an EMA's CPU copy, a loader's ``device="cpu"``) is
         one value's place, and a device the code is given (``DEVICE_GIVEN``:
         ``torch.device(device)``) its caller's, not the program's choice."""
         return (
             place in (TOP_LEVEL, MAIN_GUARD_NAME)
             or bool(facts.option_places)
-            or (facts.module in self._scripts and not self.imported(facts.module))
+            or facts.module in self._script_set
         )
+
+    @cached_property
+    def _script_set(self) -> frozenset[str]:
+        return frozenset(self._scripts)
 
     def _gpu_choices_loaded(self, module: str) -> set[str]:
         """The attributes whose values ``module`` or a module it loads, however far, tests

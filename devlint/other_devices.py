@@ -116,31 +116,33 @@ _FRAMEWORK_DEVICE_WORDS = frozenset({"devices", "gpu", "gpus", "cpu", "cuda", "a
 ``from_pretrained(device_map=...)``); not ``device=``, which places one tensor."""
 
 
-_CHOICE_WORDS = frozenset(
-    {"use", "no", "not", "with", "without", "force", "only", "mode", "id", "ids", "on", "is"}
-)
-"""Words that, beside device words, still make a keyword a choice of device (``use_gpu``,
-``gpu_ids``, ``cpu_only``); a keyword with any other word says something else of a device
-(``num_gpus``, ``low_cpu_mem_usage``, ``ims_per_gpu``, ``extra_cuda_cflags``,
-``offload_to_cpu``)."""
+_NOT_A_CHOICE_WORDS = frozenset(
+    {
+        "per", "max", "min", "memory", "mem", "low", "usage", "cflags", "flags", "extra",
+        "kwargs", "split", "offload", "offloading", "size", "batch", "ims", "minibatch",
+        "default", "cache", "cached", "time",
+    }
+)  # fmt: skip
+"""Words that make a keyword with a device word say something else of a device than where
+to compute: a size or a share (``ims_per_gpu``, ``max_gpu_memory``, ``low_cpu_mem_usage``),
+a build flag (``extra_cuda_cflags``), a copy kept elsewhere (``offload_to_cpu``)."""
 
 
 def hands_over_the_device(keyword: str) -> bool:
     """A keyword argument by which a framework (Lightning's ``Trainer``, transformers'
     ``TrainingArguments``, ``device_map=``) is told where to compute: it may be told the
-    CPU without changing the code. Its words are device words and words of a choice
-    (``_CHOICE_WORDS``), not a count or a size of a device."""
+    CPU without changing the code. A device word, and none that says it is a size, a
+    share, a build flag or a copy (``_NOT_A_CHOICE_WORDS``)."""
     words = set(keyword.lower().split("_"))
     return keyword == "device_map" or (
-        not _FRAMEWORK_DEVICE_WORDS.isdisjoint(words)
-        and words <= _FRAMEWORK_DEVICE_WORDS | _CHOICE_WORDS
+        not _FRAMEWORK_DEVICE_WORDS.isdisjoint(words) and _NOT_A_CHOICE_WORDS.isdisjoint(words)
     )
 
 
 def keeps_the_gpu(keyword: str, value: object) -> bool:
-    """``hands_over_the_device`` of a keyword given a literal that keeps the GPU on
-    (``with_cuda=True``, ``use_gpu=True``, ``no_cuda=False``, ``cpu=False``): it tells
-    the framework the one choice, so it offers no other device."""
+    """A keyword given a literal that keeps the GPU on (``with_cuda=True``,
+    ``use_gpu=True``, ``no_cuda=False``, ``cpu=False``): where it hands over the device
+    (``DeviceOffers.call``), it tells the framework the one choice, which offers no other."""
     return type(value) is bool and value == _gpu_on(keyword)
 
 
@@ -281,20 +283,22 @@ ANOTHER_DEVICE = "another device"
 """Any offer but a GPU by a number chosen at run time alone, or the CPU by name alone: the
 CPU's too."""
 DEVICE_GIVEN = "a device given"
-"""A device named by a value the code is given and nothing else (``torch.device(device)``,
-``torch.device(cfg.device)``): the device of whoever gives it, a choice where a script, a
-module's top level or a module with device options makes it (``ProjectIndex._places``);
-elsewhere it follows the caller, whose choice is an offer where it is made."""
+"""A device named by a plain name the code is given and nothing else
+(``torch.device(device)``, ``_given_a_device``): the device of whoever gives it, a choice
+where a script, a module's top level or a module with device options names it
+(``ProjectIndex._places``); in a library's function or class, its caller's, which offers
+the device where it chooses it."""
 CPU_BY_NAME = "the CPU by name"
-"""The CPU named by a literal (``x.to("cpu")``, ``torch.device("cpu")``) and nothing else:
-a place chosen on purpose for one value (an EMA's copy, weights loaded before a move)
-where the code that names it is a library's; the program's choice where a script or a
-module's top level names it (``ProjectIndex._places``)."""
+"""The CPU named by a literal argument of a call under no ``if`` and nothing else
+(``x.to("cpu")``, ``load(w, device="cpu")``; ``DeviceOffers.string``): one value placed
+there on purpose (an EMA's copy, weights loaded before a move) in a library's function or
+class; the program's choice where a script, a module's top level or a module with device
+options names it (``ProjectIndex._places``)."""
 
 
 def offers_a_gpu(kinds: Iterable[str]) -> bool:
-    """What offers ``kinds`` offers a GPU other than the current one, or another
-    accelerator."""
+    """What offers ``kinds`` may offer a GPU other than the current one, or another
+    accelerator (a device given may be either, or the CPU)."""
     return not {NUMBERED_GPU, ANOTHER_GPU, DEVICE_GIVEN}.isdisjoint(kinds)
 
 
@@ -370,17 +374,18 @@ class DeviceOffers:
         tensor type it names (a string, or its first argument as written), and when it
         surely runs (``RUNS_ON_IMPORT``, ``RUNS_WHEN_RUN`` or ``""``)."""
 
-    def string(self, value: str, place: str, *, a_choice: bool = False) -> None:
-        """A string literal of the code (not a docstring), at ``place``; ``a_choice``: an
-        outcome of a conditional expression (``"cpu" if args.cpu else "cuda"``), where
-        naming the CPU is a choice, not ``CPU_BY_NAME``."""
+    def string(self, value: str, place: str, *, an_argument: bool = False) -> None:
+        """A string literal of the code (not a docstring), at ``place``; ``an_argument``:
+        an argument of a call under no ``if`` (``x.to("cpu")``, ``load(w, device="cpu")``),
+        where naming the CPU places one value (``CPU_BY_NAME``); anywhere else (assigned,
+        returned, a default, an outcome of a condition) it may choose the program's device."""
         if names_another_device(value):
             seen = self._places.setdefault(place, _Seen())
             kind, _, index = value.partition(":")
             if kind == "cuda" and not index.isdigit():
                 seen.numbered = True  # `f"cuda:{rank}"`, `"cuda:%d" % rank`
                 return
-            if kind == "cpu" and not a_choice:
+            if kind == "cpu" and an_argument:
                 seen.cpu = True
                 return
             seen.any = True
@@ -401,6 +406,7 @@ class DeviceOffers:
         runs: str = "",
         switch_stays_on: bool = False,
         dest: str | None = None,
+        keeping: frozenset[str] = frozenset(),
     ) -> None:
         """A call written ``written`` (None: no dotted name), whose name ends in ``last``
         (``method``: on a value, ``x.cuda()``), with its positional arguments' ``literals``
@@ -412,7 +418,8 @@ class DeviceOffers:
         runs whenever the module is imported (a statement of its body under no block),
         ``RUNS_WHEN_RUN`` where only when it runs as a program (directly in its
         ``__main__`` block), else ``""``; ``switch_stays_on``: an option the command line
-        cannot turn off (``stays_on``); ``dest``: the string its ``dest=`` keyword gives."""
+        cannot turn off (``stays_on``); ``dest``: the string its ``dest=`` keyword gives;
+        ``keeping``: its keywords given a literal that keeps the GPU on (``keeps_the_gpu``)."""
         if written is not None and last in DEFAULT_SETTER_NAMES:
             named = strings[0] if strings else written_argument
             self._default_devices.add((written, named, runs))
@@ -423,7 +430,7 @@ class DeviceOffers:
         if last == "set_defaults":  # `parser.set_defaults(gpus=0)`: the options' defaults
             strings = [*strings, *(f"--{keyword}" for keyword in keywords)]
             keywords = []
-        handed = [keyword for keyword in keywords if hands_over_the_device(keyword)]
+        handed = [k for k in keywords if hands_over_the_device(k) and k not in keeping]
         gpu = (
             any(map(_may_name_a_gpu, handed))
             or any(gpu not in (0, NOT_A_LITERAL) for gpu in process_gpus)  # `device_ids=[1]`
@@ -493,14 +500,14 @@ class DeviceOffers:
     def _kinds(self, seen: _Seen, aliases: Mapping[str, str]) -> frozenset[str]:
         """What ``seen`` offers, its options aside (``option_places``): ``NUMBERED_GPU`` (a
         GPU by a number chosen at run time), ``ANOTHER_GPU`` (another GPU or accelerator
-        otherwise), ``ANOTHER_DEVICE`` (any other offer, the CPU's too)."""
+        otherwise), ``ANOTHER_DEVICE`` (any other offer, the CPU's too), ``CPU_BY_NAME``
+        and ``DEVICE_GIVEN`` (offers only where the code chooses the program's devices)."""
         calls = [
             (resolve_alias(written, aliases) or written, literals, first)
             for written, literals, first in seen.calls
         ]
-        cpu = [call for call in calls if _names_the_cpu(*call[:2])]
         given = [call for call in calls if _given_a_device(*call)]
-        chosen = [call for call in calls if call not in cpu and call not in given]
+        chosen = [call for call in calls if call not in given]
         gpu = seen.gpu or any(call_offers_another_gpu(*call) for call in chosen)
         other = (
             gpu
@@ -513,7 +520,7 @@ class DeviceOffers:
             for kind, offered in (
                 (ANOTHER_GPU, gpu),
                 (ANOTHER_DEVICE, other),
-                (CPU_BY_NAME, not other and (seen.cpu or bool(cpu))),
+                (CPU_BY_NAME, not other and seen.cpu),
                 (DEVICE_GIVEN, bool(given)),
             )
             if offered
@@ -544,20 +551,17 @@ class DeviceOffers:
 
 
 def _given_a_device(called: str, literals: tuple[object, ...] | None, first: str | None) -> bool:
-    """``torch.device(device)``, ``torch.device(cfg.device)``: a device named by a value
-    the code is given (``DEVICE_GIVEN``), not a choice of literals."""
+    """``torch.device(device)``: a device named by a plain name the code is given
+    (``DEVICE_GIVEN``); not a process's GPU (``torch.device(local_rank)``), not a
+    configuration's attribute (``torch.device(cfg.device)``), not a choice of literals."""
     return (
         called == "torch.device"
         and literals is None
         and first is not None
         and first != LITERAL_CHOICE
+        and "." not in first
+        and not names_a_process_gpu(first)
     )
-
-
-def _names_the_cpu(called: str, literals: tuple[object, ...] | None) -> bool:
-    """``torch.device("cpu")``, ``torch.device("cpu", 0)``: the CPU by name."""
-    first = literals[0] if literals else None
-    return called == "torch.device" and isinstance(first, str) and first.partition(":")[0] == "cpu"
 
 
 def _names_the_gpu(setter: str, named: str | None) -> bool:

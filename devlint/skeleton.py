@@ -391,8 +391,10 @@ class _Walk:
         (by id), not under another statement: ``_note_no_offer``'s."""
         self._formatted_text: set[int] = set()
         """The literal parts of f-strings (by id): libcst reads them as written."""
-        self._outcomes: set[int] = set()
-        """The outcomes of conditional expressions (``"cpu"`` of ``"cpu" if c else "cuda"``)."""
+        self._arguments: set[int] = set()
+        """The arguments of calls (by id), as written (not unpacked)."""
+        self._branches: list[tuple[tuple[int, int], tuple[int, int]]] = []
+        """Where the body and ``else`` of each ``if`` seen so far begin and end."""
         self._main_block = False
         self._starts_workers = False
         self._builds_loaders = False
@@ -555,8 +557,8 @@ class _Walk:
         offers = self._device_offers
         if type(value) is str and id(node) not in offers.exempt and names_another_device(value):
             written = id(node) in self._formatted_text or self._as_written(node)
-            a_choice = id(node) in self._outcomes
-            offers.string(value if written else "", self._place(node), a_choice=a_choice)
+            an_argument = id(node) in self._arguments and not self._under_a_branch(node)
+            offers.string(value if written else "", self._place(node), an_argument=an_argument)
         if isinstance(value, bytes):
             value = value.decode("latin-1")
         if isinstance(value, str):
@@ -946,11 +948,20 @@ class _Walk:
                 self._seen_references.add((callee, guarded))
                 self._facts.append(Reference(callee, main_guard=guarded))
 
-    def _conditional(self, node: ast.IfExp) -> None:
-        self._outcomes.update((id(node.body), id(node.orelse)))
+    def _under_a_branch(self, node: ast.expr) -> bool:
+        """The node is in the body or the ``else`` of an ``if`` (as the traversal's)."""
+        at = (node.lineno, node.col_offset)
+        return any(start <= at < end for start, end in self._branches)
 
     def _formatted(self, node: ast.JoinedStr) -> None:
         self._formatted_text.update(id(value) for value in node.values)
+
+    def _enter_if(self, node: ast.If) -> None:
+        test_end = (node.test.end_lineno or node.test.lineno, node.test.end_col_offset or 0)
+        self._branches.append(
+            (test_end, (node.end_lineno or node.lineno, node.end_col_offset or 0))
+        )
+        self._note_no_offer(node)
 
     def _note_no_offer(self, node: ast.Assert | ast.If) -> None:
         """A question which devices exist that offers no other device: ``assert
@@ -994,6 +1005,8 @@ class _Walk:
     def _note_devices(self, node: ast.Call) -> None:
         """What the call says of devices other than the current GPU (``DeviceOffers``)."""
         offers = self._device_offers
+        self._arguments.update(map(id, node.args))
+        self._arguments.update(id(keyword.value) for keyword in node.keywords)
         for keyword in node.keywords:
             if keyword.arg == "map_location":
                 offers.exempt.update(map(id, ast.walk(keyword.value)))
@@ -1012,11 +1025,12 @@ class _Walk:
             for a in node.args
             if type(a) is ast.Constant and type(a.value) is str and self._as_written(a)
         ]
-        keywords = [
+        keywords = [keyword.arg for keyword in node.keywords if keyword.arg is not None]
+        keeping = {
             keyword.arg
             for keyword in node.keywords
-            if keyword.arg is not None and not keeps_the_gpu(keyword.arg, _a_bool(keyword.value))
-        ]
+            if keyword.arg is not None and keeps_the_gpu(keyword.arg, _a_bool(keyword.value))
+        }
         method = isinstance(func, ast.Attribute)
         gpus = _process_gpus(node)
         first = dotted(node.args[0]) if node.args else None
@@ -1044,6 +1058,7 @@ class _Walk:
             runs=runs,
             switch_stays_on=stays_on(*(_option_word(node, word) for word in ("type", "default"))),
             dest=self._keyword_string(node, "dest"),
+            keeping=frozenset(keeping),
         )
 
     def _as_written(self, node: ast.expr) -> bool:
@@ -1186,9 +1201,8 @@ _ACTIONS: dict[type[object], Callable[[_Walk, Any], None]] = {
     ast.AnnAssign: _Walk._assign,
     ast.AugAssign: _Walk._added_exports,
     ast.Assert: _Walk._note_no_offer,
-    ast.If: _Walk._note_no_offer,
+    ast.If: _Walk._enter_if,
     ast.JoinedStr: _Walk._formatted,
-    ast.IfExp: _Walk._conditional,
     _Marker: _Walk._marker,
     _Leave: _Walk._leave,
 }

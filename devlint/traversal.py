@@ -1029,11 +1029,12 @@ class Traversal:
             offers.exempt.add(id(taken.args[0].value))  # `x.to("cpu").numpy()`: its values
         values = [_literal_value(a.value) for a in node.args if a.keyword is None and not a.star]
         strings = [value for value in values if isinstance(value, str)]
-        keywords = [
+        keywords = [a.keyword.value for a in node.args if a.keyword is not None]
+        keeping = {
             a.keyword.value
             for a in node.args
-            if a.keyword is not None and not keeps_the_gpu(a.keyword.value, _a_bool(a.value))
-        ]
+            if a.keyword is not None and keeps_the_gpu(a.keyword.value, _a_bool(a.value))
+        }
         method = isinstance(func, cst.Attribute)
         gpus = _process_gpus(node)
         given = node.args[0] if node.args and node.args[0].keyword is None else None
@@ -1063,6 +1064,7 @@ class Traversal:
             runs=runs,
             switch_stays_on=stays_on(*(_option_word(node, word) for word in ("type", "default"))),
             dest=_keyword_string(node, "dest"),
+            keeping=frozenset(keeping),
         )
 
     def _note_no_offer(self, node: cst.Assert | cst.If) -> None:
@@ -1103,8 +1105,19 @@ class Traversal:
             return
         value = node.evaluated_value
         if isinstance(value, str) and id(node) not in self._device_offers.exempt:
-            a_choice = isinstance(parent, cst.IfExp) and node is not parent.test
-            self._device_offers.string(value, self._place(), a_choice=a_choice)
+            an_argument = (
+                isinstance(parent, cst.Arg) and not parent.star and not self._under_a_branch()
+            )
+            self._device_offers.string(value, self._place(), an_argument=an_argument)
+
+    def _under_a_branch(self) -> bool:
+        """The node being entered is in the body or the ``else`` of an ``if`` (as the
+        skeleton's ``_under_a_branch``)."""
+        ancestors = self._ancestors
+        return any(
+            isinstance(ancestor, cst.If) and ancestors[i + 1] is not ancestor.test
+            for i, ancestor in enumerate(ancestors[:-1])
+        )
 
     def _enter_string_text(self, node: cst.FormattedStringText) -> None:
         """The literal text of an f-string (``"cuda:"`` of ``f"cuda:{rank}"``)."""

@@ -137,7 +137,8 @@ _LITERAL = [("model.py", 11, 39)]
         ("    trainer = Trainer(no_cuda=False, use_gpu=True)\n", []),
         ("    trainer = Trainer(use_gpu=parser.gpu)\n", _BOTH),
         ("    model = Model.from_pretrained('m', low_cpu_mem_usage=True)\n", []),
-        ("    trainer = Trainer(num_gpus=parser.n, ims_per_gpu=8, extra_cuda_cflags=[])\n", []),
+        ("    trainer = Trainer(ims_per_gpu=8, max_gpu_memory=8, extra_cuda_cflags=[])\n", []),
+        ("    trainer = Trainer(cuda_device=parser.device)\n", _BOTH),
     ],
     ids=[
         "nothing else",
@@ -187,7 +188,8 @@ _LITERAL = [("model.py", 11, 39)]
         "a framework told to keep the GPU",
         "a framework told whether to use the GPU at run time",
         "weights loaded with little host memory",
-        "GPUs counted and sized for a framework",
+        "GPUs shared and sized for a framework",
+        "a framework told a CUDA device",
     ],
 )
 def test_a_program_offering_no_other_device_runs_on_the_current_gpu(
@@ -704,9 +706,9 @@ _FALLING_BACK = '"cuda" if torch.cuda.is_available() else "cpu"'
         ("priors(4)", _FALLING_BACK, []),
         ("cpu_priors(4)", _FALLING_BACK, [("loss.py", 7, 33)]),
         ("cpu_priors(4)", '"cpu"', []),
-        ("cpu_priors(4)", 'torch.device("cpu")', []),
+        ("cpu_priors(4)", 'torch.device("cpu")', [("loss.py", 7, 33)]),
         ("cpu_priors(4)", "torch.device(device)", []),
-        ("cpu_priors(4)", "torch.device(rank)", []),
+        ("cpu_priors(4)", "torch.device(rank)", [("loss.py", 7, 33)]),
         ("cpu_priors(4)", "torch.device('cuda' if n else 'cpu')", [("loss.py", 7, 33)]),
         ("cpu_priors(4)", "'cuda' if n else 'cpu'", [("loss.py", 7, 33)]),
     ],
@@ -714,9 +716,9 @@ _FALLING_BACK = '"cuda" if torch.cuda.is_available() else "cpu"'
         "never runs the helper falling back to the CPU",
         "runs the helper falling back to the CPU",
         "runs a helper naming the CPU",
-        "runs a helper naming the CPU's device",
+        "runs a helper making the CPU's device",
         "runs a helper following the device it is given",
-        "runs a helper following a GPU it is given",
+        "runs a helper making a process's GPU",
         "runs a helper choosing the CPU's device",
         "runs a helper choosing the CPU",
     ],
@@ -727,9 +729,11 @@ def test_only_the_code_a_script_may_run_offers_a_device(
     """A module the GPU-only ``train.py`` imports has a helper making its tensors on the CPU
     where there is no GPU: it offers the CPU only where the script may run it
     (``FileFacts.offering_places``). A helper of a library module that names the CPU
-    (``device="cpu"``) places one value there on purpose, which the script then moves
-    (``CPU_BY_NAME``), and one that follows the device it is given (``torch.device(device)``)
-    places it where its caller says (``DEVICE_GIVEN``): they offer no CPU to the program."""
+    (as an argument: ``device="cpu"``) places one value there on purpose, which the script
+    then moves (``CPU_BY_NAME``), and one that follows the device it is given
+    (``torch.device(device)``) places it where its caller says (``DEVICE_GIVEN``): they
+    offer no CPU to the program. A device it makes (``torch.device("cpu")``, a process's
+    GPU ``torch.device(rank)``) or chooses still does."""
     prior = _PRIOR + (
         "\n\ndef cpu_priors(n, device=None, rank=0):\n"
         f"    return torch.rand(n, 4, device={device})\n"

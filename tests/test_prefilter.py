@@ -1072,13 +1072,22 @@ def test_both_walks_read_an_escaped_dest_alike() -> None:
     ("body", "kinds"),
     [
         ('    return x.to("cpu")\n', {CPU_BY_NAME}),
-        ('    return torch.device("cpu")\n', {CPU_BY_NAME}),
-        ('    return "cpu" if x else "cuda"\n', {ANOTHER_DEVICE}),
-        ('    return ("cp" "u") if x else "cuda"\n', {ANOTHER_DEVICE}),
-        ('    return f"cpu" if x else "cuda"\n', {CPU_BY_NAME}),
+        ('    return load(x, device=("cpu"))\n', {CPU_BY_NAME}),
+        ('    if x:\n        return x.to("cpu")\n', {ANOTHER_DEVICE}),
+        ('    if x:\n        pass\n    else:\n        x.to("cpu")\n', {ANOTHER_DEVICE}),
+        ('    if x.to("cpu"):\n        pass\n', {CPU_BY_NAME}),
+        ('    return x.to(*"cpu")\n', {ANOTHER_DEVICE}),
+        ('    return "cpu"\n', {ANOTHER_DEVICE}),
+        ('    y = "cpu"\n', {ANOTHER_DEVICE}),
+        ('    def inner(d="cpu"):\n        pass\n', {ANOTHER_DEVICE}),
+        ('    return torch.device("cpu")\n', {ANOTHER_DEVICE}),
+        ('    return x.to("cpu" if x else "cuda")\n', {ANOTHER_DEVICE}),
+        ('    return x.to(x and "cpu" or "cuda")\n', {ANOTHER_DEVICE}),
+        ('    return x.to(f"cpu")\n', {ANOTHER_DEVICE}),
         ('    return torch.device("cuda" if x else "cpu")\n', {ANOTHER_DEVICE}),
         ("    return torch.device(x)\n", {DEVICE_GIVEN}),
-        ("    return torch.device(x.device)\n", {DEVICE_GIVEN}),
+        ("    return torch.device(x.device)\n", {ANOTHER_GPU, ANOTHER_DEVICE}),
+        ("    return torch.device(local_rank)\n", {ANOTHER_GPU, ANOTHER_DEVICE}),
         ('    return torch.device("cuda", x)\n', {ANOTHER_GPU, ANOTHER_DEVICE}),
         (
             '    return torch.device(x), x.to("cuda:1")\n',
@@ -1086,22 +1095,32 @@ def test_both_walks_read_an_escaped_dest_alike() -> None:
         ),
     ],
     ids=[
-        "the CPU by name",
-        "the CPU's device by name",
+        "the CPU by name, an argument",
+        "the CPU by name, a keyword argument",
+        "the CPU by name in an if",
+        "the CPU by name in an else",
+        "the CPU by name in an if's test",
+        "the CPU by name, unpacked",
+        "the CPU returned",
+        "the CPU assigned",
+        "the CPU a default",
+        "the CPU's device made",
         "a choice of the CPU",
-        "a choice of the CPU, concatenated",
+        "a choice of the CPU by and and or",
         "the CPU by name in an f-string's text",
         "a choice of the CPU's device",
         "a device given",
-        "a tensor's device given",
+        "a tensor's device",
+        "a process's GPU",
         "a GPU by a number given",
         "a device given and another GPU",
     ],
 )
 def test_both_walks_tell_a_choice_from_a_device_named_or_given(body: str, kinds: set[str]) -> None:
-    """The CPU named by a literal, and a device named by a value the code is given, offer
-    the program a device only where the code chooses the program's devices
-    (``ProjectIndex._chooses_devices``); the CPU as an outcome of a condition is a choice."""
+    """The CPU named by a literal argument of a call under no ``if``, and a device named by
+    a plain name the code is given, offer the program a device only where the code chooses
+    the program's devices (``ProjectIndex._chooses_devices``); the CPU assigned, returned,
+    a default, under an ``if`` or an outcome of a condition may be a choice anywhere."""
     found = _both_walks("import torch\n\n\ndef place(x):\n" + body)
     assert dict(found.facts.offering_places) == {"place": frozenset(kinds)}
 

@@ -1106,7 +1106,10 @@ class Traversal:
         value = node.evaluated_value
         if isinstance(value, str) and id(node) not in self._device_offers.exempt:
             an_argument = (
-                isinstance(parent, cst.Arg) and not parent.star and not self._under_a_branch()
+                isinstance(parent, cst.Arg)
+                and not parent.star
+                and isinstance(self._ancestors[-2], cst.Call)  # not a class's keyword
+                and not self._under_a_branch()
             )
             self._device_offers.string(value, self._place(), an_argument=an_argument)
 

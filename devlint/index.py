@@ -1701,6 +1701,41 @@ class ProjectIndex:
         calls = facts.top_level_calls if wide else ()
         return any(self.resolve(call, module) in self._module_of for call in calls)
 
+    def named_only_in(self, qualified: str) -> bool:
+        """``qualified``, a top-level function, is named in no other file of a program that
+        is not packaged for others to call and whose files' names are all known
+        (``_dead_code``'s reading: ``FileFacts.mentions``, ``names_without_facts``), and no
+        code finds functions by a name computed at run time: every call of it is in its
+        own file."""
+        module, _, name = qualified.rpartition(".")
+        unread = self._names_without_facts
+        if self._packaged or unread is None or name in unread or not self._programs(wide=True):
+            return False
+        if module in self._looked_up_in or self._finds_code_by_name:
+            return False
+        return not any(
+            name in facts.mentions for other, facts in self._modules.items() if other != module
+        )
+
+    @cached_property
+    def _code_loaders(self) -> frozenset[str]:
+        """The loaders of code by a computed name the project's files use
+        (``RUN_TIME_LOOKUPS`` in the files without facts, ``FileFacts.loaders``)."""
+        unread = self._names_without_facts or frozenset()
+        return (RUN_TIME_LOOKUPS & unread).union(
+            *(facts.loaders for facts in self._modules.values())
+        )
+
+    @cached_property
+    def _finds_code_by_name(self) -> bool:
+        """Some code may run a class or function by a name computed at run time: a loader
+        other than a module loader (``instantiate``, ``__subclasses__``), or a module loaded
+        by a computed name (``MODULE_LOADERS``) whose names some file looks up
+        (``looks_up_names``) or whose members it lists (``lists_members``)."""
+        loaders = self._code_loaders
+        finding = any(f.looks_up_names or f.lists_members for f in self._modules.values())
+        return bool(loaders - MODULE_LOADERS) or (bool(loaders) and finding)
+
     def never_runs(self, scope: Scope, module: str) -> bool:
         """The scope is code that nothing runs (``_dead_code``): a module of a program that
         nothing imports or runs, a class or function no code names, a method no code names
@@ -1732,13 +1767,10 @@ class ProjectIndex:
         unread = self._names_without_facts
         if self._packaged or unread is None or not self._programs(wide=True):
             return frozenset()
-        mentioned = unread.union(*(facts.mentions for facts in self._modules.values()))
-        loaders = (RUN_TIME_LOOKUPS & unread).union(
-            *(facts.loaders for facts in self._modules.values())
-        )
-        finding = any(f.looks_up_names or f.lists_members for f in self._modules.values())
-        if loaders - MODULE_LOADERS or (loaders and finding):
+        if self._finds_code_by_name:
             return frozenset()
+        mentioned = unread.union(*(facts.mentions for facts in self._modules.values()))
+        loaders = self._code_loaders
         alive = self._looked_up_in
         dead: set[str] = set()
         for module, facts in () if loaders else self._modules.items():

@@ -767,6 +767,18 @@ class Traversal:
         found = self._innermost_function()
         return self._flows.meetings_of(made, *found) if found is not None else ()
 
+    def meets_only_by_callers_elsewhere(self, made: cst.CSTNode) -> str | None:
+        frames = [a for a in self._ancestors if isinstance(a, (cst.FunctionDef, cst.ClassDef))]
+        function = frames[0] if len(frames) == 1 else None
+        top_level = len(self._ancestors) > 1 and self._ancestors[1] is function
+        if not isinstance(function, cst.FunctionDef) or not top_level:
+            return None
+        if function.name.value.startswith("_"):
+            return None
+        if not self._flows.meets_only_by_callers_elsewhere(made, function):
+            return None
+        return f"{self.module_name}.{function.name.value}"
+
     def meetings_with_cpu_inputs(self, made: cst.CSTNode) -> tuple[Meeting, ...]:
         found = self._innermost_function()
         if found is None:

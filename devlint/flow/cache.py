@@ -103,13 +103,18 @@ class FileFlows:
             self._active.pop()
 
     def _callers_bound(
-        self, node: cst.FunctionDef, owner: cst.ClassDef | None, flow: FunctionFlow
+        self,
+        node: cst.FunctionDef,
+        owner: cst.ClassDef | None,
+        flow: FunctionFlow,
+        *,
+        public: bool = False,
     ) -> dict[str, Value]:
         """Parameters where a CPU tensor meets them in ``flow`` that no call in the file
         sends to the device (``_off_device``); each then holds an unknown value, still
         named after the parameter (a call passing it on asks this function's callers). Also
         the tensor types every call gives (``_types_given``)."""
-        given = self._types_given(node, owner, flow)
+        given = self._types_given(node, owner, flow, public=public)
         partners = {
             name
             for meeting in flow.meetings
@@ -119,19 +124,24 @@ class FileFlows:
         lengths = {name: CHOSEN_CPU for name in partners & self._cpu_lengths()} if partners else {}
         if not partners:
             return {**given, **lengths}
-        off = self._off_device(node, owner, frozenset(partners), ())
+        off = self._off_device(node, owner, frozenset(partners), (), public=public)
         unknown = {name: replace(UNKNOWN, params=frozenset({name})) for name in off}
         return {**given, **unknown, **lengths}
 
     def _types_given(
-        self, node: cst.FunctionDef, owner: cst.ClassDef | None, flow: FunctionFlow
+        self,
+        node: cst.FunctionDef,
+        owner: cst.ClassDef | None,
+        flow: FunctionFlow,
+        *,
+        public: bool = False,
     ) -> dict[str, Value]:
         """Parameters giving a tensor type (``FunctionFlow.typed_by``) that every call in the
         file gives a device tensor's (``decode(out, dtype=x.type())``): each then holds a
         value on the device, where the tensors converted to it are."""
         if not flow.typed_by:
             return {}
-        found = self._call_sites(node, owner, ())
+        found = self._call_sites(node, owner, (), public=public)
         if found is None:
             return {}
         sites, bound_first = found
@@ -144,28 +154,36 @@ class FileFlows:
         owner: cst.ClassDef | None,
         names: frozenset[str],
         asked: tuple[cst.FunctionDef, ...],
+        *,
+        public: bool = False,
     ) -> frozenset[str]:
         """The parameters ``names`` of ``node`` that no call in the file passes a tensor that
         may be on a device (``callers.off_device_parameters``), also where a caller passes
         its own parameter on and none of its callers does (a few calls up, ``asked`` the
         functions below; ``_call_sites``)."""
-        found = self._call_sites(node, owner, asked)
+        found = self._call_sites(node, owner, asked, public=public)
         if found is None:
             return frozenset()
         sites, bound_first = found
         return off_device_parameters(node, bound_first, names, sites)
 
     def _call_sites(
-        self, node: cst.FunctionDef, owner: cst.ClassDef | None, asked: tuple[cst.FunctionDef, ...]
+        self,
+        node: cst.FunctionDef,
+        owner: cst.ClassDef | None,
+        asked: tuple[cst.FunctionDef, ...],
+        *,
+        public: bool = False,
     ) -> tuple[list[Site], bool] | None:
         """Every call of ``node`` in the file, in its caller's flow, and whether its first
         parameter is bound by the call (``self``, ``cls``); None where some call is out of
         sight. Methods, private and nested functions only: a public function's callers are
-        elsewhere too."""
+        elsewhere too (``public``: a public function of the module asked all the same, for
+        ``meets_only_by_callers_elsewhere``)."""
         name = node.name.value
         method = owner is not None
         enclosing = self._enclosing().get(node) if owner is None else None
-        if not (method or name.startswith("_") or enclosing):
+        if not (method or name.startswith("_") or enclosing or public):
             return None
         if wraps_arguments(node, self._resolve):
             return None  # what its callers pass, a wrapper may move first
@@ -274,6 +292,27 @@ class FileFlows:
             if isinstance(statement, cst.ClassDef):
                 found += [(method, statement) for method in self.owner(statement).methods.values()]
         return found
+
+    def meets_only_by_callers_elsewhere(self, made: cst.CSTNode, function: cst.FunctionDef) -> bool:
+        """The tensor made at ``made`` in ``function``, a public function of the module,
+        meets the device there, but no longer where its parameters are what the file's own
+        calls pass them (as a private function's are, ``_callers_bound``): its meetings
+        rest on callers in other files, if there are any (``ProjectIndex.named_only_in``)."""
+        found = self.function(function, None)
+        if not found.meetings_of(made) or function in self._active or self._asking:
+            return False
+        self._asking = True  # the callers' own flows are taken as they are
+        try:
+            bound: dict[str, Value] = {}
+            for _ in range(_MAX_CALL_DEPTH):
+                more = self._callers_bound(function, None, found, public=True)
+                if more.keys() <= bound.keys():
+                    break
+                bound = {**more, **bound}
+                found = self._analyse(function, None, bound)
+        finally:
+            self._asking = False
+        return bool(bound) and not found.meetings_of(made)
 
     def meetings_of(
         self, made: cst.CSTNode, function: cst.FunctionDef, owner: cst.ClassDef | None

@@ -134,6 +134,13 @@ class FileContext(Protocol):
         in that function, or, once returned, in the file's functions that call it."""
         ...
 
+    def meets_only_by_callers_elsewhere(self, made: cst.CSTNode) -> str | None:
+        """Where the visited function is a public function of the module, none of whose
+        calls in the file passes its parameters the device, and the tensor made at
+        ``made`` meets the device only through them: its qualified name (whether any other
+        file names it, the index says); else None."""
+        ...
+
     def meetings_with_cpu_inputs(self, made: cst.CSTNode) -> tuple[Meeting, ...]:
         """Where the tensor made at ``made`` meets the device in the visited function when
         every input but a device arrives on the CPU (``FileFlows.meetings_with_cpu_inputs``)."""

@@ -260,7 +260,9 @@ class FactoryWithoutDevice(Rule):
     `torch.Tensor(x)` of a tensor; one whose only partner gives its shape
     (`.expand_as(x)`, `.view_as(x)`, `.reshape_as(x)`); calls with `**kwargs` or
     `out=`; a meeting with a tensor parameter of a method (or private function, static
-    method called on its class, function nested in another) that every call in the file
+    method called on its class, function nested in another, or public function of a
+    program's module that no other file names and none finds by a computed name, where
+    the project is not packaged for others to call) that every call in the file
     gives host data or CPU tensors (also a few calls up, where a caller passes its own
     parameter on), or values it cannot place while moving the result to the device (at
     once, or through the name it is bound to): the helper works on the CPU by design; the
@@ -4267,6 +4269,9 @@ class FactoryWithoutDevice(Rule):
             meeting, flow, context
         ):
             evidence["raw_input"] = "yes"
+        elsewhere = context.meets_only_by_callers_elsewhere(node)
+        if elsewhere is not None:
+            evidence["callers_elsewhere"] = elsewhere
         context.report(
             self.code,
             node,
@@ -4406,6 +4411,8 @@ class FactoryWithoutDevice(Rule):
         collate = not scope.forward_path and _data_loading_function(candidate.scope, index)
         if "cpu_inputs_clear" in data and collate:
             return None  # a loader's samples are on the CPU: so is what they meet here
+        if "callers_elsewhere" in data and index.named_only_in(data["callers_elsewhere"]):
+            return None  # every call is in its file, and none passes it the device
         evidence = "follows_inputs" in data or "fallback_of" in data
         library = evidence and _library_function(candidate.scope, index)
         if not (_reports_in(scope) or library or data.get("collective")):

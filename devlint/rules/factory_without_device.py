@@ -4269,7 +4269,9 @@ class FactoryWithoutDevice(Rule):
             meeting, flow, context
         ):
             evidence["raw_input"] = "yes"
-        elsewhere = context.meets_only_by_callers_elsewhere(node)
+        # only a program's files record the names they use, by which the index may clear it
+        unpackaged = context.settings.mentions
+        elsewhere = context.meets_only_by_callers_elsewhere(node) if unpackaged else None
         if elsewhere is not None:
             evidence["callers_elsewhere"] = elsewhere
         context.report(

@@ -79,19 +79,32 @@ class FileFlows:
             found = self._functions[node] = self._analyse(node, owner, None)
         if node not in self._settled and not self._active and not self._asking:
             self._settled.add(node)
-            self._asking = True  # the callers' own flows are taken as they are
-            try:
-                bound: dict[str, Value] = {}
-                for _ in range(_MAX_CALL_DEPTH):  # each binding may show the next partner
-                    more = self._callers_bound(node, owner, found)
-                    if more.keys() <= bound.keys():
-                        break
-                    bound = {**more, **bound}
-                    found = self._analyse(node, owner, bound)
-            finally:
-                self._asking = False
+            found, _ = self._as_called(node, owner, found)
             self._functions[node] = found
         return found
+
+    def _as_called(
+        self,
+        node: cst.FunctionDef,
+        owner: cst.ClassDef | None,
+        found: FunctionFlow,
+        *,
+        public: bool = False,
+    ) -> tuple[FunctionFlow, bool]:
+        """The flow of ``node`` (``found`` as it is alone) with its parameters bound as the
+        file's calls pass them (``_callers_bound``), and whether any was bound."""
+        self._asking = True  # the callers' own flows are taken as they are
+        try:
+            bound: dict[str, Value] = {}
+            for _ in range(_MAX_CALL_DEPTH):  # each binding may show the next partner
+                more = self._callers_bound(node, owner, found, public=public)
+                if more.keys() <= bound.keys():
+                    break
+                bound = {**more, **bound}
+                found = self._analyse(node, owner, bound)
+        finally:
+            self._asking = False
+        return found, bool(bound)
 
     def _analyse(
         self, node: cst.FunctionDef, owner: cst.ClassDef | None, bound: Mapping[str, Value] | None
@@ -301,18 +314,8 @@ class FileFlows:
         found = self.function(function, None)
         if not found.meetings_of(made) or function in self._active or self._asking:
             return False
-        self._asking = True  # the callers' own flows are taken as they are
-        try:
-            bound: dict[str, Value] = {}
-            for _ in range(_MAX_CALL_DEPTH):
-                more = self._callers_bound(function, None, found, public=True)
-                if more.keys() <= bound.keys():
-                    break
-                bound = {**more, **bound}
-                found = self._analyse(function, None, bound)
-        finally:
-            self._asking = False
-        return bool(bound) and not found.meetings_of(made)
+        rebound, bound = self._as_called(function, None, found, public=True)
+        return bound and not rebound.meetings_of(made)
 
     def meetings_of(
         self, made: cst.CSTNode, function: cst.FunctionDef, owner: cst.ClassDef | None

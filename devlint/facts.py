@@ -409,6 +409,11 @@ class FileFacts:
     ``ANOTHER_GPU``, ``ANOTHER_DEVICE``, and ``CPU_BY_NAME`` / ``DEVICE_GIVEN``, which offer
     only where the code chooses the program's devices): what runs with a script's code is
     what the script may run. Command-line options aside (``option_places``)."""
+    held_offers: tuple[tuple[str, str, frozenset[str]], ...] = ()
+    """What a value it assigns to a name that nothing else in its text reads
+    (``names_read``) offers, as ``offering_places``, with the place and the name
+    (``other_devices.DeviceOffers.held_places``): a function's local offers nothing, a
+    module's name only where another module may read it (``ProjectIndex._places``)."""
     option_places: tuple[tuple[str, frozenset[DeviceOption]], ...] = ()
     """Where it lets the user choose a device on the command line, by place as
     ``offering_places``, but the options whose value it makes the GPU the process sees
@@ -984,6 +989,22 @@ def written_words(text: str) -> frozenset[str]:
     """Every word of the text, its imports too: the names a file that does not parse may
     use (a Python 2 file imports and runs the project's code all the same)."""
     return frozenset(_NAME.findall(text))
+
+
+_READ_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\b(?![ \t]*=(?!=))")
+_SCOPE_READERS = re.compile(r"(?<![\w.])(?:locals|globals|vars|eval|exec)[ \t]*\(")
+
+
+def names_read(text: str) -> frozenset[str] | None:
+    """The names a module's text may read, from the text alone: every word but an
+    attribute (``x.device``) and one about to be bound or given as a keyword (``device =``,
+    ``f(device=...)``); comments and strings count, and so does a name a ``def``, a
+    parameter, a ``global`` or a ``del`` spells: a name missing here is read nowhere in the
+    module. None where the text may read names it does not spell (``locals()``,
+    ``globals()``, ``vars()``, ``eval``, ``exec``)."""
+    if _SCOPE_READERS.search(text) is not None:
+        return None
+    return frozenset(_READ_NAME.findall(text))
 
 
 def _registered(text: str) -> set[str]:

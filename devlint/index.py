@@ -305,8 +305,8 @@ class ProjectIndex:
         """``_scripts_running``'s answers, by module and top-level definition."""
         self._script_offers: dict[str, Offers] = {}
         """``_offers_of_script``'s answers."""
-        self._module_places: dict[str, dict[str, frozenset[str]]] = {}
-        """``_places``' answers, by module."""
+        self._module_places: dict[tuple[str, str], dict[str, frozenset[str]]] = {}
+        """``_places``' answers, by module and the script asked for."""
         if same_structure is not None:
             self._kinds = same_structure._kinds
             self._own_moves = same_structure._own_moves
@@ -1357,7 +1357,7 @@ class ProjectIndex:
             program = {facts.module for facts in self._program_code}
             kinds: set[str] = set()
             for module in reach.modules & program:
-                for place, offered in self._places(self._modules[module]).items():
+                for place, offered in self._places(self._modules[module], script).items():
                     if (
                         place == TOP_LEVEL
                         or (place == MAIN_GUARD_NAME and module == script)
@@ -1370,26 +1370,43 @@ class ProjectIndex:
             found = self._script_offers[script] = Offers(bool(kinds), offers_a_gpu(kinds))
         return found
 
-    def _places(self, facts: FileFacts) -> dict[str, frozenset[str]]:
+    def _places(self, facts: FileFacts, script: str = "") -> dict[str, frozenset[str]]:
         """Each place of the module that offers another device, with what it offers
         (``FileFacts.offering_places``), its command-line options among them
         (``FileFacts.option_places``) but those whose value the module, or one it loads,
-        makes its current GPU (``_gpu_choices_loaded``): ``--gpu`` read by
-        ``set_device(args.gpu)`` chooses which GPU is current, where ``.cuda()`` goes too."""
-        found = self._module_places.get(facts.module)
+        or the ``script`` that runs it with what it loads, makes its current GPU or the one
+        its process sees (``_gpu_choices_loaded``): ``--gpu`` read by ``set_device(args.gpu)``
+        chooses which GPU is current, where ``.cuda()`` goes too."""
+        script = script if facts.option_places else ""
+        found = self._module_places.get((facts.module, script))
         if found is None:
-            found = {
-                place: kinds if self._chooses_devices(facts, place) else kinds - _FOLLOWED
-                for place, kinds in facts.offering_places
-            }
-            found = {place: kinds for place, kinds in found.items() if kinds}
+            offered: dict[str, frozenset[str]] = {}
+            for place, kinds in (*facts.offering_places, *self._read_held(facts)):
+                if not self._chooses_devices(facts, place):
+                    kinds = kinds - _FOLLOWED
+                offered[place] = offered.get(place, frozenset()) | kinds
+            found = {place: kinds for place, kinds in offered.items() if kinds}
             chosen = self._gpu_choices_loaded(facts.module) if facts.option_places else set()
+            if script:
+                chosen |= self._gpu_choices_loaded(script)
             for place, options in facts.option_places:
                 for option in options:
                     if option.names.isdisjoint(chosen):
                         found[place] = found.get(place, frozenset()) | option_kinds(option)
-            self._module_places[facts.module] = found
+            self._module_places[(facts.module, script)] = found
         return found
+
+    def _read_held(self, facts: FileFacts) -> Iterator[tuple[str, frozenset[str]]]:
+        """What the module's values assigned to names it never reads offer
+        (``FileFacts.held_offers``), where another module may read the name
+        (``_read_elsewhere``): a module's name, at its top level or in its ``__main__``
+        block. A function's local read nowhere, and a script's ``device =
+        torch.device("cuda" if torch.cuda.is_available() else "cpu")`` that its own code
+        never uses, choose nothing."""
+        for place, name, kinds in facts.held_offers:
+            at_module_level = place in (TOP_LEVEL, MAIN_GUARD_NAME)
+            if at_module_level and self._read_elsewhere(facts.module, name):
+                yield place, kinds
 
     def _chooses_devices(self, facts: FileFacts, place: str) -> bool:
         """Code at ``place`` of the module may say where the program computes: the module's
@@ -1702,19 +1719,36 @@ class ProjectIndex:
         return any(self.resolve(call, module) in self._module_of for call in calls)
 
     def named_only_in(self, qualified: str) -> bool:
-        """``qualified``, a top-level function, is named in no other file of a program that
-        is not packaged for others to call and whose files' names are all known
+        """``qualified``, a top-level function or name, is named in no other file of a
+        program that is not packaged for others to call and whose files' names are all known
         (``_dead_code``'s reading: ``FileFacts.mentions``, ``names_without_facts``), and no
-        code finds functions by a name computed at run time: every call of it is in its
-        own file."""
+        code finds functions by a name computed at run time: every use of it is in its own
+        file."""
         module, _, name = qualified.rpartition(".")
+        return self._uses_known(module, name) and not any(
+            name in facts.mentions for other, facts in self._modules.items() if other != module
+        )
+
+    def _uses_known(self, module: str, name: str) -> bool:
+        """Every use of ``module``'s top-level ``name`` is in the project's files, which
+        this reading sees: a program not packaged for others, no file without facts spells
+        the name, no code finds code by a name computed at run time."""
         unread = self._names_without_facts
         if self._packaged or unread is None or name in unread or not self._programs(wide=True):
             return False
-        if module in self._looked_up_in or self._finds_code_by_name:
-            return False
-        return not any(
-            name in facts.mentions for other, facts in self._modules.items() if other != module
+        return module not in self._looked_up_in and not self._finds_code_by_name
+
+    def _read_elsewhere(self, module: str, name: str) -> bool:
+        """Another module may read ``module``'s top-level ``name``: not all its uses are known
+        (``_uses_known``), or a module that imports it, however far, names it, other than
+        as a name of its own it never reads (``FileFacts.held_offers``: a script importing
+        another's ``device`` it binds itself)."""
+        return not self._uses_known(module, name) or any(
+            name in facts.mentions
+            and all(held != name for _, held, _ in facts.held_offers)
+            and module in _reachable((other,), self._imports)
+            for other, facts in self._modules.items()
+            if other != module
         )
 
     @cached_property

@@ -12,7 +12,7 @@ libcst traversal) record what they see with these predicates, so they agree."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from devlint.facts import DeviceOption, resolve_alias
@@ -232,6 +232,22 @@ LITERAL_CHOICE = "<a choice of literals>"
 (``"cuda" if use_cuda else "cpu"``): what it may be, its strings say."""
 
 
+A_TENSORS_DEVICE = "<a tensor's device>"
+"""The first argument as written, where it asks a tensor for its GPU
+(``x.get_device()``): it follows that tensor, it chooses nothing (not ``d.index``, which
+may be a device chosen at run time)."""
+
+
+def makes_a_gpu_current(written: str | None) -> bool:
+    """A call written ``written`` is ``torch.cuda.set_device``: the GPU its argument names
+    (``f"cuda:{rank}"``) becomes the current one, where ``.cuda()`` puts tensors too; it
+    offers no other."""
+    return written is not None and written.split(".")[-2:] in (
+        ["set_device"],
+        ["cuda", "set_device"],
+    )
+
+
 def call_offers_another_gpu(
     qualified: str, literals: tuple[object, ...] | None, written_argument: str | None
 ) -> bool:
@@ -358,6 +374,9 @@ class DeviceOffers:
         """Nodes inside ``map_location=`` or an ``assert``'s test, and the ``"cpu"`` of
         ``x.to("cpu").numpy()``."""
         self._places: dict[str, _Seen] = {}
+        self._held: dict[tuple[str, str], _Seen] = {}
+        """What values assigned to names that nothing else in the module reads offer, by
+        place and name (``held_places``)."""
         self._visible: set[str] = set()
         """The names (``gpu`` of ``args.gpu``, ``args`` too) the values the module makes
         ``CUDA_VISIBLE_DEVICES`` read: an option of the module by one of these names
@@ -374,13 +393,17 @@ class DeviceOffers:
         tensor type it names (a string, or its first argument as written), and when it
         surely runs (``RUNS_ON_IMPORT``, ``RUNS_WHEN_RUN`` or ``""``)."""
 
-    def string(self, value: str, place: str, *, an_argument: bool = False) -> None:
+    def string(
+        self, value: str, place: str, *, an_argument: bool = False, held: str | None = None
+    ) -> None:
         """A string literal of the code (not a docstring), at ``place``; ``an_argument``:
         an argument of a call under no ``if`` (``x.to("cpu")``, ``load(w, device="cpu")``),
         where naming the CPU places one value (``CPU_BY_NAME``); anywhere else (assigned,
-        returned, a default, an outcome of a condition) it may choose the program's device."""
+        returned, a default, an outcome of a condition) it may choose the program's device.
+        ``held``: the name whose assigned value it is in, where nothing else in the module
+        reads that name (``held_places``)."""
         if names_another_device(value):
-            seen = self._places.setdefault(place, _Seen())
+            seen = self._seen(place, held)
             kind, _, index = value.partition(":")
             if kind == "cuda" and not index.isdigit():
                 seen.numbered = True  # `f"cuda:{rank}"`, `"cuda:%d" % rank`
@@ -407,6 +430,7 @@ class DeviceOffers:
         switch_stays_on: bool = False,
         dest: str | None = None,
         keeping: frozenset[str] = frozenset(),
+        holder: Callable[[], str | None] = lambda: None,
     ) -> None:
         """A call written ``written`` (None: no dotted name), whose name ends in ``last``
         (``method``: on a value, ``x.cuda()``), with its positional arguments' ``literals``
@@ -419,14 +443,13 @@ class DeviceOffers:
         ``RUNS_WHEN_RUN`` where only when it runs as a program (directly in its
         ``__main__`` block), else ``""``; ``switch_stays_on``: an option the command line
         cannot turn off (``stays_on``); ``dest``: the string its ``dest=`` keyword gives;
-        ``keeping``: its keywords given a literal that keeps the GPU on (``keeps_the_gpu``)."""
+        ``keeping``: its keywords given a literal that keeps the GPU on (``keeps_the_gpu``);
+        ``holder``: asked only where the call offers something, the name whose assigned value
+        the call is in where nothing else in the module reads that name (``held_places``):
+        its options are the module's all the same, a parser's whatever holds them."""
         if written is not None and last in DEFAULT_SETTER_NAMES:
             named = strings[0] if strings else written_argument
             self._default_devices.add((written, named, runs))
-        if last == "set_device" and written is not None and written_argument is not None:
-            owner, dot, attribute = written_argument.rpartition(".")
-            if dot and owner:  # `set_device(args.gpu)`, not a bare name nor a choice
-                self._made_current.add((written, attribute))
         if last == "set_defaults":  # `parser.set_defaults(gpus=0)`: the options' defaults
             strings = [*strings, *(f"--{keyword}" for keyword in keywords)]
             keywords = []
@@ -442,9 +465,10 @@ class DeviceOffers:
                 and moves_by_a_gpu_number(literals)
             )
         )
+        tensors = written_argument == A_TENSORS_DEVICE  # `.cuda(x.get_device())`
         numbered = (
             NOT_A_LITERAL in process_gpus  # the model's, the current GPU or not
-            or (method and last == "cuda" and literals is None)  # `.cuda(args.gpu)`
+            or (method and last == "cuda" and literals is None and not tensors)  # `.cuda(gpu)`
             # `net.to(local_rank)`: that GPU, which need not be current
             or (method and last == "to" and names_a_process_gpu(written_argument))
         )
@@ -453,18 +477,26 @@ class DeviceOffers:
             for s in strings
             if chooses_a_device(s) and not (switch_stays_on and _gpu_on(s))
         ]
-        device_call = last in DEVICE_CALL_NAMES and written is not None
-        if not (gpu or numbered or handed or options or device_call):
+        device_call = last in DEVICE_CALL_NAMES and written is not None and not tensors
+        if options:
+            self._places.setdefault(place, _Seen()).options.update(options)
+        if not (gpu or numbered or handed or device_call):
             return
-        seen = self._places.setdefault(place, _Seen())
+        # `Accelerator()` sets up its process's state, which other code may read
+        chooses = last in FRAMEWORKS_CHOOSING_DEVICES
+        seen = self._seen(place, None if chooses else holder())
         seen.gpu = seen.gpu or gpu
         seen.numbered = seen.numbered or numbered
         seen.any = seen.any or gpu or bool(handed)
-        seen.options.update(options)
         if device_call and written is not None:
             if not DEVICE_KEYWORDS.isdisjoint(keywords):
                 literals = None  # `torch.device("cuda", index=rank)`: not all literals
             seen.calls.add((written, literals, written_argument))
+
+    def _seen(self, place: str, held: str | None) -> _Seen:
+        if held is None:
+            return self._places.setdefault(place, _Seen())
+        return self._held.setdefault((place, held), _Seen())
 
     def makes_visible(self, names: Iterable[tuple[str, bool]]) -> None:
         """The value the module makes ``CUDA_VISIBLE_DEVICES`` reads ``names``, each with
@@ -475,6 +507,13 @@ class DeviceOffers:
             self._visible.add(name)
             if attribute:
                 self._chosen.add(name)
+
+    def makes_current(self, written: str, names: Iterable[tuple[str, bool]]) -> None:
+        """A call written ``written`` that makes a GPU current (``makes_a_gpu_current``) is
+        given a value that reads ``names`` (as ``makes_visible``): the attributes read as
+        values (``gpu`` of ``set_device(args.gpu)``, of ``set_device(f"cuda:{args.gpu}")``)
+        choose the current GPU where the call is ``torch.cuda.set_device``."""
+        self._made_current.update((written, name) for name, attribute in names if attribute)
 
     def gpu_choices(self, aliases: Mapping[str, str]) -> frozenset[str]:
         """``FileFacts.gpu_choices``: the attributes (``gpu`` of ``args.gpu``) the values
@@ -532,6 +571,17 @@ class DeviceOffers:
         aside (``option_places``), with what it offers (``_kinds``)."""
         found = ((place, self._kinds(seen, aliases)) for place, seen in self._places.items())
         return tuple(sorted((place, kinds) for place, kinds in found if kinds))
+
+    def held_places(
+        self, aliases: Mapping[str, str]
+    ) -> tuple[tuple[str, str, frozenset[str]], ...]:
+        """``FileFacts.held_offers``: what each value assigned to a name that nothing else
+        in the module reads offers (``_kinds``), with its place and that name. A device
+        chosen into a name never read (``device = torch.device("cuda" if
+        torch.cuda.is_available() else "cpu")`` in a script that then calls ``.cuda()``)
+        chooses nothing."""
+        found = ((*key, self._kinds(seen, aliases)) for key, seen in self._held.items())
+        return tuple(sorted((place, name, kinds) for place, name, kinds in found if kinds))
 
     def gpu_default(self, aliases: Mapping[str, str]) -> str:
         """``FileFacts.gpu_default``: when a call that makes factories without ``device=``

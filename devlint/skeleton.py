@@ -52,6 +52,7 @@ from devlint.facts import (
     may_declare_an_extension,
     moved_calls,
     moves_to_a_told_device,
+    names_read,
     names_the_device,
     placed_arguments,
     resolve_alias,
@@ -67,6 +68,7 @@ from devlint.loader_workers import (
     names_workers,
 )
 from devlint.other_devices import (
+    A_TENSORS_DEVICE,
     DEFAULT_SETTER_NAMES,
     DEVICE_KEYWORDS,
     ENVIRONMENT_NAMES,
@@ -79,6 +81,7 @@ from devlint.other_devices import (
     DeviceOffers,
     asks_by_name,
     keeps_the_gpu,
+    makes_a_gpu_current,
     may_matter,
     names_another_device,
     stays_on,
@@ -101,6 +104,17 @@ def _a_choice_of_strings(node: ast.expr) -> bool:
     if isinstance(node, ast.IfExp):
         return _a_choice_of_strings(node.body) and _a_choice_of_strings(node.orelse)
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _asks_a_tensors_device(node: ast.expr) -> bool:
+    """``x.get_device()`` (as the traversal's)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get_device"
+        and not node.args
+        and not node.keywords
+    )
 
 
 def _plain_strings(node: ast.AST) -> Iterator[str]:
@@ -395,6 +409,9 @@ class _Walk:
         """The arguments of calls (by id), as written (not unpacked)."""
         self._branches: list[tuple[tuple[int, int], tuple[int, int]]] = []
         """Where the body and ``else`` of each ``if`` seen so far begin and end."""
+        self._holder: tuple[str, tuple[int, int], tuple[int, int]] | None = None
+        """The name the last assignment of one name outside a class's body binds, and where
+        its value begins and ends (``_held_by``)."""
         self._main_block = False
         self._starts_workers = False
         self._builds_loaders = False
@@ -501,6 +518,7 @@ class _Walk:
             ),
             backend_parameters=tuple(self._backend_parameters),
             offering_places=self._device_offers.offering_places(aliases),
+            held_offers=self._device_offers.held_places(aliases),
             option_places=self._device_offers.option_places(),
             gpu_choices=self._device_offers.gpu_choices(aliases),
             gpu_default=self._device_offers.gpu_default(aliases),
@@ -558,7 +576,12 @@ class _Walk:
         if type(value) is str and id(node) not in offers.exempt and names_another_device(value):
             written = id(node) in self._formatted_text or self._as_written(node)
             an_argument = id(node) in self._arguments and not self._under_a_branch(node)
-            offers.string(value if written else "", self._place(node), an_argument=an_argument)
+            offers.string(
+                value if written else "",
+                self._place(node),
+                an_argument=an_argument,
+                held=self._held_by(node),
+            )
         if isinstance(value, bytes):
             value = value.decode("latin-1")
         if isinstance(value, str):
@@ -740,6 +763,15 @@ class _Walk:
 
     def _assign(self, node: ast.Assign | ast.AnnAssign) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if (
+            isinstance(node, ast.Assign)
+            and len(targets) == 1
+            and isinstance(targets[0], ast.Name)
+            and not (self._frames and isinstance(self._frames[-1], _Class))
+        ):
+            value = node.value
+            end = (value.end_lineno or value.lineno, value.end_col_offset or 0)
+            self._holder = (targets[0].id, (value.lineno, value.col_offset), end)
         self._note_attributes(targets, node.value)
         if node.value is not None and any(map(_names_visible_gpus, targets)):
             self._device_offers.makes_visible(_names_read(node.value))
@@ -1016,6 +1048,12 @@ class _Walk:
         last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
         if last is None:
             return
+        written = dotted(func)
+        if written is not None and makes_a_gpu_current(written):
+            arguments = [*node.args, *(keyword.value for keyword in node.keywords)]
+            offers.exempt.update(id(part) for arg in arguments for part in ast.walk(arg))
+            if node.args and not isinstance(node.args[0], ast.Starred):
+                offers.makes_current(written, _names_read(node.args[0]))
         literals = self._written_literals(node)
         taken = func.value if isinstance(func, ast.Attribute) else None
         if last in CPU_RESULT_METHODS and isinstance(taken, ast.Call) and self._to_host(taken):
@@ -1036,6 +1074,8 @@ class _Walk:
         first = dotted(node.args[0]) if node.args else None
         if node.args and isinstance(node.args[0], ast.IfExp) and _a_choice_of_strings(node.args[0]):
             first = LITERAL_CHOICE
+        elif node.args and _asks_a_tensors_device(node.args[0]):
+            first = A_TENSORS_DEVICE
         runs = ""
         if last in DEFAULT_SETTER_NAMES:  # only a default device's setter asks
             runs = (
@@ -1059,7 +1099,22 @@ class _Walk:
             switch_stays_on=stays_on(*(_option_word(node, word) for word in ("type", "default"))),
             dest=self._keyword_string(node, "dest"),
             keeping=frozenset(keeping),
+            holder=lambda: self._held_by(node),
         )
+
+    def _held_by(self, node: ast.expr) -> str | None:
+        """The name whose assigned value ``node`` is in, of a module or a function (a
+        statement ``name = value``), where nothing else in the module reads that name
+        (``names_read``) (as the traversal's)."""
+        holder = self._holder
+        if holder is None or not holder[1] <= (node.lineno, node.col_offset) < holder[2]:
+            return None
+        read = self._read_in_text
+        return holder[0] if read is not None and holder[0] not in read else None
+
+    @cached_property
+    def _read_in_text(self) -> frozenset[str] | None:
+        return names_read(self._text)
 
     def _as_written(self, node: ast.expr) -> bool:
         """A string literal that may matter (``may_matter``) is written without escapes, as

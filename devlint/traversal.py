@@ -50,6 +50,7 @@ from devlint.facts import (
     may_declare_an_extension,
     moved_calls,
     moves_to_a_told_device,
+    names_read,
     names_the_device,
     placed_arguments,
     resolve_alias,
@@ -92,6 +93,7 @@ from devlint.nodes import (
     untyped_parameters,
 )
 from devlint.other_devices import (
+    A_TENSORS_DEVICE,
     DEFAULT_SETTER_NAMES,
     DEVICE_KEYWORDS,
     ENVIRONMENT_NAMES,
@@ -104,6 +106,7 @@ from devlint.other_devices import (
     VISIBLE_GPUS,
     DeviceOffers,
     keeps_the_gpu,
+    makes_a_gpu_current,
     stays_on,
 )
 from devlint.rules.base import PendingEdit, Rule, RuleSettings
@@ -411,6 +414,16 @@ def _a_choice_of_strings(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.ConcatenatedString):  # not with an f-string: ast's JoinedStr
         return _a_choice_of_strings(node.left) and _a_choice_of_strings(node.right)
     return isinstance(node, cst.SimpleString)
+
+
+def _asks_a_tensors_device(node: cst.BaseExpression) -> bool:
+    """``x.get_device()`` (as the skeleton's)."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "get_device"
+        and not node.args
+    )
 
 
 def _plain_strings(node: cst.CSTNode) -> Iterator[str]:
@@ -1034,6 +1047,11 @@ class Traversal:
         last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
         if not isinstance(last, str):
             return
+        written = dotted_name(func)
+        if written is not None and makes_a_gpu_current(written):
+            offers.exempt.update(id(part) for arg in node.args for part in descendants(arg.value))
+            if node.args and node.args[0].keyword is None and not node.args[0].star:
+                offers.makes_current(written, _names_read(node.args[0].value))
         literals = _literals(node)
         taken = func.value if isinstance(func, cst.Attribute) else None
         to_host = isinstance(taken, cst.Call) and _takes_to_the_host(taken)
@@ -1054,6 +1072,8 @@ class Traversal:
         value = given.value if given is not None and not given.star else None
         if isinstance(value, cst.IfExp) and _a_choice_of_strings(value):
             first = LITERAL_CHOICE
+        elif value is not None and _asks_a_tensors_device(value):
+            first = A_TENSORS_DEVICE
         runs = ""
         if last in DEFAULT_SETTER_NAMES:  # only a default device's setter asks
             runs = (
@@ -1077,6 +1097,7 @@ class Traversal:
             switch_stays_on=stays_on(*(_option_word(node, word) for word in ("type", "default"))),
             dest=_keyword_string(node, "dest"),
             keeping=frozenset(keeping),
+            holder=lambda: self._held_by(node),
         )
 
     def _note_no_offer(self, node: cst.Assert | cst.If) -> None:
@@ -1123,7 +1144,9 @@ class Traversal:
                 and isinstance(self._ancestors[-2], cst.Call)  # not a class's keyword
                 and not self._under_a_branch()
             )
-            self._device_offers.string(value, self._place(), an_argument=an_argument)
+            self._device_offers.string(
+                value, self._place(), an_argument=an_argument, held=self._held_by(node)
+            )
 
     def _under_a_branch(self) -> bool:
         """The node being entered is in the body or the ``else`` of an ``if`` (as the
@@ -1137,7 +1160,33 @@ class Traversal:
     def _enter_string_text(self, node: cst.FormattedStringText) -> None:
         """The literal text of an f-string (``"cuda:"`` of ``f"cuda:{rank}"``)."""
         if id(node) not in self._device_offers.exempt:
-            self._device_offers.string(node.value, self._place())
+            self._device_offers.string(node.value, self._place(), held=self._held_by(node))
+
+    def _held_by(self, node: cst.CSTNode) -> str | None:
+        """The name whose assigned value ``node`` (being entered) is in, of a module or a
+        function (a statement ``name = value``), where nothing else in the module reads that
+        name (``names_read``) (as the skeleton's)."""
+        path = [*self._ancestors, node]
+        statements = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
+        at = next((i for i in range(len(path) - 2, -1, -1) if isinstance(path[i], statements)), 0)
+        assign = path[at]
+        if not isinstance(assign, cst.Assign) or path[at + 1] is not assign.value:
+            return None
+        target = assign.targets[0].target if len(assign.targets) == 1 else None
+        if not isinstance(target, cst.Name):
+            return None
+        scope = next(
+            (p for p in reversed(path[:at]) if isinstance(p, (cst.FunctionDef, cst.ClassDef))),
+            None,
+        )
+        read = self._read_in_text
+        if isinstance(scope, cst.ClassDef) or read is None or target.value in read:
+            return None
+        return target.value
+
+    @cached_property
+    def _read_in_text(self) -> frozenset[str] | None:
+        return names_read(self._text)
 
     def _place(self) -> str:
         """Where the node entered is, as ``DeviceOffers`` keeps places: the top-level
@@ -1555,6 +1604,7 @@ class Traversal:
             ),
             backend_parameters=tuple(self._backend_parameters),
             offering_places=self._device_offers.offering_places(aliases),
+            held_offers=self._device_offers.held_places(aliases),
             option_places=self._device_offers.option_places(),
             gpu_choices=self._device_offers.gpu_choices(aliases),
             gpu_default=self._device_offers.gpu_default(aliases),

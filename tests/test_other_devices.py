@@ -77,7 +77,7 @@ _LITERAL = [("model.py", 11, 39)]
         ("    net = net.to(torch.device(parser.device))\n", _BOTH),
         ('    net = net.to(torch.device("cuda", 1))\n', _BOTH),
         ('    net = net.to("mps")\n', _BOTH),
-        ('    trainer = Trainer(accelerator="gpu", devices=1)\n', _BOTH),
+        ('    trainer = Trainer(accelerator="gpu", devices=1)\n    trainer.fit(net)\n', _BOTH),
         (
             '    parser.add_argument("--gpu", default="0")\n'
             '    os.environ["CUDA_VISIBLE_DEVICES"] = str(parser.parse_args().gpu)\n',
@@ -135,10 +135,24 @@ _LITERAL = [("model.py", 11, 39)]
         ("    ext = load('ext', ['ext.cu'], with_cuda=True)\n", []),
         ("    ext = load('ext', ['ext.cu'], with_cuda=False)\n", _BOTH),
         ("    trainer = Trainer(no_cuda=False, use_gpu=True)\n", []),
-        ("    trainer = Trainer(use_gpu=parser.gpu)\n", _BOTH),
+        ("    trainer = Trainer(use_gpu=parser.gpu)\n    trainer.fit(net)\n", _BOTH),
         ("    model = Model.from_pretrained('m', low_cpu_mem_usage=True)\n", []),
         ("    trainer = Trainer(ims_per_gpu=8, max_gpu_memory=8, extra_cuda_cflags=[])\n", []),
-        ("    trainer = Trainer(cuda_device=parser.device)\n", _BOTH),
+        ("    trainer = Trainer(cuda_device=parser.device)\n    trainer.fit(net)\n", _BOTH),
+        ('    trainer = Trainer(accelerator="cpu")\n', []),
+        (
+            '    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n',
+            [],
+        ),
+        (
+            '    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+            "    net = net.to(device)\n",
+            _BOTH,
+        ),
+        ("    use_cuda = torch.cuda.is_available()\n", []),
+        ("    torch.cuda.set_device(f'cuda:{parser.gpu}')\n", []),
+        ("    net = net.cuda(torch.ones(1).cuda().get_device())\n", []),
+        ("    net = net.cuda(parser.device.index)\n", _BOTH),
     ],
     ids=[
         "nothing else",
@@ -190,6 +204,13 @@ _LITERAL = [("model.py", 11, 39)]
         "weights loaded with little host memory",
         "GPUs shared and sized for a framework",
         "a framework told a CUDA device",
+        "a framework told the CPU, never used",
+        "the GPU if there is one, never used",
+        "the GPU if there is one, used",
+        "a question whether CUDA is there, never used",
+        "a GPU made current by a string",
+        "a tensor's GPU",
+        "a device's index",
     ],
 )
 def test_a_program_offering_no_other_device_runs_on_the_current_gpu(
@@ -200,6 +221,67 @@ def test_a_program_offering_no_other_device_runs_on_the_current_gpu(
     GPU only where no code makes one current."""
     files = {"pkg/model.py": _MODEL, "pkg/train.py": _TRAIN.format(more=more)}
     found = findings(tmp_path, files, "DEV001") + findings(tmp_path, files, "DEV002")
+    assert sorted(found) == expected
+
+
+_CHOICE = 'torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({"pkg/train.py": "DEVICE = " + _CHOICE}, []),
+        ({"pkg/config.py": "import torch\n\nDEVICE = " + _CHOICE}, []),
+        (
+            {
+                "pkg/config.py": "import torch\n\nDEVICE = " + _CHOICE,
+                "pkg/evaluate.py": "from pkg.config import DEVICE\n\nprint(DEVICE)\n",
+            },
+            _BOTH,
+        ),
+        (
+            {
+                "pkg/config.py": "import torch\n\nDEVICE = " + _CHOICE,
+                "pkg/evaluate.py": "import torch\nfrom pkg import config\n\nDEVICE = " + _CHOICE,
+            },
+            [],
+        ),
+        (
+            {
+                "pkg/config.py": "import torch\n\nDEVICE = " + _CHOICE,
+                "pkg/evaluate.py": "from pkg import config\n\nprint(config.DEVICE)\n",
+            },
+            _BOTH,
+        ),
+        ({"pkg/config.py": "import torch\n\nDEVICE = " + _CHOICE, "setup.py": ""}, _BOTH),
+    ],
+    ids=[
+        "a script's device never read",
+        "a module's device no module reads",
+        "a module's device another imports",
+        "a module's device another binds itself",
+        "a module's device another reads as an attribute",
+        "a module's device in a package",
+    ],
+)
+def test_a_device_chosen_into_a_name_never_read_offers_nothing(
+    files: dict[str, str], expected: list[tuple[str, int, int]], tmp_path: Path
+) -> None:
+    """``device = torch.device("cuda" if torch.cuda.is_available() else "cpu")`` that no
+    code reads chooses nothing (TabularSemanticParsing's scripts, which then call
+    ``.cuda()``): a module's name offers only where another module that imports it may
+    read it, or where others may (a package)."""
+    train = _TRAIN.format(more="")
+    if "pkg/train.py" in files:
+        train = train.replace("\n\n\ndef main", "\n" + files.pop("pkg/train.py") + "\n\ndef main")
+    if "pkg/evaluate.py" in files:
+        files["pkg/evaluate.py"] = (
+            "from pkg.model import Net\n"
+            + files["pkg/evaluate.py"]
+            + '\nif __name__ == "__main__":\n    print(Net())\n'
+        )
+    every = {"pkg/model.py": _MODEL, "pkg/train.py": train, **files}
+    found = findings(tmp_path, every, "DEV001") + findings(tmp_path, every, "DEV002")
     assert sorted(found) == expected
 
 
@@ -297,7 +379,7 @@ def test_a_gpu_option_made_visible_elsewhere_still_offers_a_gpu(
             {
                 "pkg/train.py": _TRAIN.format(more=""),
                 "pkg/export.py": "import torch\n\nfrom pkg.model import Net\n\n"
-                'NET = Net().to(torch.device("cpu"))\n',
+                'NET = Net().to(torch.device("cpu"))\ntorch.save(NET, "net.pt")\n',
             },
             _BOTH,
         ),
@@ -509,16 +591,23 @@ _GUARDED_TOO = [("loss.py", 12, 19), ("loss.py", 13, 30)]
     ("more", "expected"),
     [
         ("", _UNGUARDED),
-        ('    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n', _UNGUARDED),
+        (
+            '    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+            "    print(device)\n",
+            _UNGUARDED,
+        ),
         ('    parser.add_argument("--device", default="cuda:1")\n', _GUARDED_TOO),
         ('    parser.add_argument("--gpu_ids", default="0")\n', _GUARDED_TOO),
-        ("    device = torch.device(parser.device)\n", _GUARDED_TOO),
-        ('    device = torch.device("cuda", 1)\n', _GUARDED_TOO),
-        ('    device = torch.device(f"cuda:{parser.rank}")\n', _GUARDED_TOO),
-        ('    device = torch.device(parser.cfg["device"])\n', _GUARDED_TOO),
-        ('    device = torch.device("cuda", index=parser.local_rank)\n', _GUARDED_TOO),
+        ("    device = torch.device(parser.device)\n    print(device)\n", _GUARDED_TOO),
+        ('    device = torch.device("cuda", 1)\n    print(device)\n', _GUARDED_TOO),
+        ('    device = torch.device(f"cuda:{parser.rank}")\n    print(device)\n', _GUARDED_TOO),
+        ('    device = torch.device(parser.cfg["device"])\n    print(device)\n', _GUARDED_TOO),
+        (
+            '    device = torch.device("cuda", index=parser.local_rank)\n    print(device)\n',
+            _GUARDED_TOO,
+        ),
         ("    workers = build(cuda=False, use_cpu=True)\n", _UNGUARDED),
-        ("    trainer = build(gpus=2)\n", _GUARDED_TOO),
+        ("    trainer = build(gpus=2)\n    trainer.fit()\n", _GUARDED_TOO),
     ],
     ids=[
         "a GPU switch",

@@ -978,6 +978,7 @@ def test_both_walks_place_a_main_guard_s_else_at_the_top_level() -> None:
         "import torch\n\n"
         'if __name__ == "__main__":\n    DEVICE = torch.device("cuda:1")\n'
         'else:\n    DEVICE = torch.device("cpu")\n'
+        "print(DEVICE)\n"
     )
     found = _both_walks(text)
     assert [place for place, _ in found.facts.offering_places] == ["", "__main__"]
@@ -1079,7 +1080,7 @@ def test_both_walks_read_an_escaped_dest_alike() -> None:
         ('    return x.to(*"cpu")\n', {ANOTHER_DEVICE}),
         ('    class Placed(Base, device="cpu"):\n        pass\n', {ANOTHER_DEVICE}),
         ('    return "cpu"\n', {ANOTHER_DEVICE}),
-        ('    y = "cpu"\n', {ANOTHER_DEVICE}),
+        ('    y = "cpu"\n    return y\n', {ANOTHER_DEVICE}),
         ('    def inner(d="cpu"):\n        pass\n', {ANOTHER_DEVICE}),
         ('    return torch.device("cpu")\n', {ANOTHER_DEVICE}),
         ('    return x.to("cpu" if x else "cuda")\n', {ANOTHER_DEVICE}),
@@ -1125,6 +1126,79 @@ def test_both_walks_tell_a_choice_from_a_device_named_or_given(body: str, kinds:
     a default, under an ``if`` or an outcome of a condition may be a choice anywhere."""
     found = _both_walks("import torch\n\n\ndef place(x):\n" + body)
     assert dict(found.facts.offering_places) == {"place": frozenset(kinds)}
+
+
+_CHOICE = 'torch.device("cuda" if torch.cuda.is_available() else "cpu")'
+
+
+@pytest.mark.parametrize(
+    ("body", "offered", "held"),
+    [
+        (f"device = {_CHOICE}\n", (), (("", "device"),)),
+        (f"def main():\n    device = {_CHOICE}\n", (), (("main", "device"),)),
+        (f"{_MAIN}    device = {_CHOICE}\n", (), (("__main__", "device"),)),
+        (f"device = {_CHOICE}\nprint(device)\n", ("",), ()),
+        (f"device = {_CHOICE}\nf(dev=device)\n", ("",), ()),
+        (f"device = {_CHOICE}\n# device\n", ("",), ()),
+        (f"device = {_CHOICE}\nprint(locals())\n", ("",), ()),
+        (f"device = {_CHOICE}\ndef f():\n    global device\n", ("",), ()),
+        (f"class Config:\n    device = {_CHOICE}\n", ("Config",), ()),
+        (f"def main():\n    class Config:\n        device = {_CHOICE}\n", ("main",), ()),
+        (f"device, rank = {_CHOICE}, 0\n", ("",), ()),
+        (f"device = other = {_CHOICE}\n", ("",), ()),
+        (f"device: torch.device = {_CHOICE}\n", ("",), ()),
+        (f"device = lambda: {_CHOICE}\n", (), (("", "device"),)),
+        (f"device = f(x=(lambda: {_CHOICE})())\n", (), (("", "device"),)),
+        ("use_cuda = torch.cuda.is_available()\n", (), (("", "use_cuda"),)),
+        ('device = 1\nx = torch.device("cpu")\n', (), (("", "x"),)),
+        ('device = [1]\ndevice[torch.device("cpu")] = 2\n', ("",), ()),
+        ('parser = f()\nflag = parser.add_argument("--cpu")\n', ("",), ()),
+        ("accelerator = Accelerator()\n", ("",), ()),
+        ("torch.cuda.set_device(f'cuda:{args.gpu}')\n", (), ()),
+        ("torch.cuda.set_device(device='cuda:1')\n", (), ()),
+        ("x = x.cuda(y.get_device())\n", (), ()),
+        ("x = x.cuda(y.get_device(0))\n", ("",), ()),
+    ],
+    ids=[
+        "a module's name never read",
+        "a function's local never read",
+        "a main block's name never read",
+        "read",
+        "read as a keyword's value",
+        "named in a comment",
+        "names read by locals()",
+        "declared global",
+        "a class's attribute",
+        "a class's attribute in a function",
+        "unpacked",
+        "assigned twice",
+        "annotated",
+        "in a lambda",
+        "in a lambda called",
+        "a question never read",
+        "another name never read",
+        "a subscript's target",
+        "an option's holder never read",
+        "a framework choosing",
+        "a GPU made current",
+        "a GPU made current by keyword",
+        "a tensor's GPU",
+        "a call of another get_device",
+    ],
+)
+def test_both_walks_hold_what_a_name_never_read_offers(
+    body: str, offered: tuple[str, ...], held: tuple[tuple[str, str], ...]
+) -> None:
+    """What a value assigned to a name that nothing else in the module reads offers is held
+    by that name (``FileFacts.held_offers``), not offered; a class's attribute, a name
+    unpacked, assigned twice or annotated, one the text may read without spelling it, and
+    the options an unread parser holds, offer as ever. ``torch.cuda.set_device``'s argument
+    and a tensor's GPU offer nothing."""
+    found = _both_walks("import torch\n\n" + body)
+    facts = found.facts
+    places = {place for place, _ in (*facts.offering_places, *facts.option_places)}
+    assert tuple(sorted(places)) == offered
+    assert tuple((place, name) for place, name, _ in found.facts.held_offers) == held
 
 
 @pytest.mark.parametrize(

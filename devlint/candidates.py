@@ -45,6 +45,10 @@ class Needed(Enum):
     RESULTS_JOINED = "results joined"
     """Results of calls of the function, in another file, are collected and joined into one
     tensor (``torch.cat``, ``torch.stack``): they meet one another, 0-dim ones too."""
+    PARAMETER_GIVEN = "parameter given"
+    """Some call of the function may give the parameter (``slot``, by name) another value
+    than its default, which would skip the branch the candidate is in
+    (``default_branches``)."""
     RESULT_DATA = "result data"
     """The function (a method: through its class's bases) returns Python data, no tensor
     (``FlowSummary.data``): ``torch.tensor`` of its result makes a CPU tensor."""
@@ -64,6 +68,9 @@ class Requirement:
     part: int | None = None
     """The element of the tuple the function returns that the requirement is about
     (``a, b = f(x)``, ``f(x)[1]``, ``out = f(x); out[1]``); None: its whole result."""
+    position: int | None = None
+    """For ``PARAMETER_GIVEN``: the parameter's place among those an argument binds by
+    position (``self`` aside); None: it is keyword-only."""
 
 
 @dataclass(frozen=True)

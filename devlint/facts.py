@@ -411,7 +411,7 @@ class FileFacts:
     what the script may run. Command-line options aside (``option_places``)."""
     held_offers: tuple[tuple[str, str, frozenset[str]], ...] = ()
     """What a value it assigns to a name that nothing else in its text reads
-    (``names_read``) offers, as ``offering_places``, with the place and the name
+    (``reads_name``) offers, as ``offering_places``, with the place and the name
     (``other_devices.DeviceOffers.held_places``): a function's local offers nothing, a
     module's name only where another module may read it (``ProjectIndex._places``)."""
     option_places: tuple[tuple[str, frozenset[DeviceOption]], ...] = ()
@@ -991,20 +991,19 @@ def written_words(text: str) -> frozenset[str]:
     return frozenset(_NAME.findall(text))
 
 
-_READ_NAME = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\b(?![ \t]*=(?!=))")
 _SCOPE_READERS = re.compile(r"(?<![\w.])(?:locals|globals|vars|eval|exec)[ \t]*\(")
 
 
-def names_read(text: str) -> frozenset[str] | None:
-    """The names a module's text may read, from the text alone: every word but an
-    attribute (``x.device``) and one about to be bound or given as a keyword (``device =``,
-    ``f(device=...)``); comments and strings count, and so does a name a ``def``, a
-    parameter, a ``global`` or a ``del`` spells: a name missing here is read nowhere in the
-    module. None where the text may read names it does not spell (``locals()``,
-    ``globals()``, ``vars()``, ``eval``, ``exec``)."""
+def reads_name(text: str, name: str) -> bool:
+    """A module's text may read ``name``, from the text alone: it writes the word other
+    than as an attribute (``x.device``) or about to be bound or given as a keyword
+    (``device =``, ``f(device=...)``); comments and strings count, and so does a ``def``, a
+    parameter, a ``global`` or a ``del`` spelling it. Any name where the text may read
+    names it does not spell (``locals()``, ``globals()``, ``vars()``, ``eval``, ``exec``)."""
     if _SCOPE_READERS.search(text) is not None:
-        return None
-    return frozenset(_READ_NAME.findall(text))
+        return True
+    read = rf"(?<![\w.]){re.escape(name)}\b(?![ \t]*=(?!=))"
+    return re.search(read, text) is not None
 
 
 def _registered(text: str) -> set[str]:

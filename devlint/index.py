@@ -852,6 +852,8 @@ class ProjectIndex:
         a test hands a helper's result to whatever it checks it against (a fixture, a
         stand-in model), which says nothing of where the library's own callers use it."""
         function = self.about(requirement)
+        if requirement.kind is Needed.PARAMETER_GIVEN:
+            return frozenset()  # the calls' shapes, every file's facts show
         if requirement.kind not in (Needed.RESULT_MEETS, Needed.RESULTS_JOINED):
             found = self._module_of.get(function)
             return frozenset({found}) if found is not None else frozenset()
@@ -867,6 +869,8 @@ class ProjectIndex:
         """Whether the project's flow summaries show what a candidate needs from them."""
         function = self.about(requirement)
         part = requirement.part
+        if requirement.kind is Needed.PARAMETER_GIVEN:
+            return self._may_be_given(function, str(requirement.slot), requirement.position)
         if requirement.kind is Needed.RESULTS_JOINED:
             return function in self._joined_results
         if requirement.kind is Needed.RESULT_MEETS:
@@ -886,6 +890,42 @@ class ProjectIndex:
         placed = {_parameter_of(summary, slot) for slot in requirement.placed}
         given = {param for param in placed if param is not None}
         return name is not None and self._meets(function, name, given, frozenset())
+
+    def _may_be_given(self, function: str, parameter: str, position: int | None) -> bool:
+        """Some call of ``function`` may give ``parameter`` (at ``position``, or by its
+        keyword, or unpacked), or not every call is known: where its uses are not all in
+        the project's files (``_uses_known``), a module-level call (no shape kept), a
+        module naming it that no call of its shapes runs (a reference: ``fn =
+        self._shift``), a method other than a private one or ``__init__`` (``obj.m()``
+        calls no reading resolves), a class the project subclasses (``super().__init__``)."""
+        name = function.rpartition(".")[2]
+        owner = self._owner(function)
+        if owner is not None:
+            if name == "__init__" and not self.subclassed(owner):
+                name = owner.rpartition(".")[2]  # `Sin(dim)` runs it
+            elif not name.startswith("_") or name.startswith("__"):
+                return True
+        module = self._module_of.get(function)
+        if module is None or not self._uses_known(module, name):
+            return True
+        calling: set[str] = set()
+        for caller in self._call_sites.get(function, ()):
+            if caller not in self._functions:
+                return True
+            for shape in self._functions[caller].call_shapes:
+                if shape.callee.rpartition(".")[2] != name:
+                    continue
+                if self._called(shape.callee, caller) != function:
+                    continue
+                calling.add(self._module_of[caller])
+                passed = position is not None and shape.positional > position
+                if shape.unpacks or passed or parameter in shape.keywords:
+                    return True
+        return any(
+            name in facts.mentions and other not in calling
+            for other, facts in self._modules.items()
+            if other != module
+        )
 
     def _meets(self, function: str, parameter: str, placed: set[str], seen: frozenset[str]) -> bool:
         """Whether ``parameter`` of ``function`` (canonical) meets a tensor on the device, or

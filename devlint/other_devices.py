@@ -394,16 +394,21 @@ class DeviceOffers:
         surely runs (``RUNS_ON_IMPORT``, ``RUNS_WHEN_RUN`` or ``""``)."""
 
     def string(
-        self, value: str, place: str, *, an_argument: bool = False, held: str | None = None
+        self,
+        value: str,
+        place: str,
+        *,
+        an_argument: bool = False,
+        holder: Callable[[], str | None] = lambda: None,
     ) -> None:
         """A string literal of the code (not a docstring), at ``place``; ``an_argument``:
         an argument of a call under no ``if`` (``x.to("cpu")``, ``load(w, device="cpu")``),
         where naming the CPU places one value (``CPU_BY_NAME``); anywhere else (assigned,
         returned, a default, an outcome of a condition) it may choose the program's device.
-        ``held``: the name whose assigned value it is in, where nothing else in the module
-        reads that name (``held_places``)."""
+        ``holder``: asked only where it names a device, the name whose assigned value it is
+        in, where nothing else in the module reads that name (``held_places``)."""
         if names_another_device(value):
-            seen = self._seen(place, held)
+            seen = self._seen(place, holder())
             kind, _, index = value.partition(":")
             if kind == "cuda" and not index.isdigit():
                 seen.numbered = True  # `f"cuda:{rank}"`, `"cuda:%d" % rank`

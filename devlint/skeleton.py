@@ -52,9 +52,9 @@ from devlint.facts import (
     may_declare_an_extension,
     moved_calls,
     moves_to_a_told_device,
-    names_read,
     names_the_device,
     placed_arguments,
+    reads_name,
     resolve_alias,
     resolved_calls,
     resolved_or_written,
@@ -580,7 +580,7 @@ class _Walk:
                 value if written else "",
                 self._place(node),
                 an_argument=an_argument,
-                held=self._held_by(node),
+                holder=lambda: self._held_by(node),
             )
         if isinstance(value, bytes):
             value = value.decode("latin-1")
@@ -1105,16 +1105,11 @@ class _Walk:
     def _held_by(self, node: ast.expr) -> str | None:
         """The name whose assigned value ``node`` is in, of a module or a function (a
         statement ``name = value``), where nothing else in the module reads that name
-        (``names_read``) (as the traversal's)."""
+        (``reads_name``) (as the traversal's)."""
         holder = self._holder
         if holder is None or not holder[1] <= (node.lineno, node.col_offset) < holder[2]:
             return None
-        read = self._read_in_text
-        return holder[0] if read is not None and holder[0] not in read else None
-
-    @cached_property
-    def _read_in_text(self) -> frozenset[str] | None:
-        return names_read(self._text)
+        return None if reads_name(self._text, holder[0]) else holder[0]
 
     def _as_written(self, node: ast.expr) -> bool:
         """A string literal that may matter (``may_matter``) is written without escapes, as

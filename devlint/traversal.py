@@ -21,6 +21,7 @@ from libcst.metadata import CodeRange, PositionProvider
 from libcst.metadata.position_provider import PositionProvidingCodegenState
 
 from devlint.candidates import Candidate, Needed, Requirement, Scope
+from devlint.default_branches import skipped_by_defaults
 from devlint.facts import (
     BASE_INIT_STEP,
     MAIN_GUARD_NAME,
@@ -50,9 +51,9 @@ from devlint.facts import (
     may_declare_an_extension,
     moved_calls,
     moves_to_a_told_device,
-    names_read,
     names_the_device,
     placed_arguments,
+    reads_name,
     resolve_alias,
     resolved_calls,
     resolved_or_written,
@@ -723,6 +724,8 @@ class Traversal:
         self._marks: dict[int, set[str]] = {}
         self._notes: set[tuple[str | None, str, str]] = set()
         self._raw: list[_RawCandidate] = []
+        self._skipped: dict[int, list[tuple[cst.CSTNode, str]]] = {}
+        """``skipped_by_defaults`` of each function (by its node's id) a rule reports in."""
         self._local_tests: dict[int, _LocalTests] = {}
         """What ``_asks_through_locals`` reads of each function, by the function's id: a
         function with many ``if``s would be read again for each."""
@@ -854,6 +857,7 @@ class Traversal:
         needs: tuple[Requirement, ...] = (),
         provided: tuple[Requirement, ...] = (),
     ) -> None:
+        provided = (*provided, *self._defaults_skipping(node))
         self._raw.append(
             _RawCandidate(
                 code,
@@ -869,6 +873,39 @@ class Traversal:
                 provided,
             )
         )
+
+    def _defaults_skipping(self, node: cst.CSTNode) -> Iterator[Requirement]:
+        """That some call of the function ``node`` is in give a parameter whose default
+        skips a branch around it (``default_branches``): else it never runs."""
+        function = self._function
+        if function is None or function.node is None:
+            return
+        if function.owner is not None and not function.scope.has_self:
+            return  # a static or class method: which argument binds what, calls do not say
+        method = function.scope.method
+        if method not in (None, "__init__") and not self._only_called_on_self(method):
+            return  # `layer._shift(x, True)`: a call no reading resolves
+        params = function.node.params
+        positional = [param.name.value for param in (*params.posonly_params, *params.params)]
+        positional = positional[1:] if function.scope.has_self else positional
+        skipped = self._skipped.get(id(function.node))
+        if skipped is None:
+            skipped = self._skipped[id(function.node)] = list(skipped_by_defaults(function.node))
+        for branch, parameter in skipped:
+            if any(part is node for part in descendants(branch)):
+                position = positional.index(parameter) if parameter in positional else None
+                yield Requirement(
+                    Needed.PARAMETER_GIVEN, function.name, parameter, position=position
+                )
+
+    def _only_called_on_self(self, method: str) -> bool:
+        """The file names ``method`` only where it defines it or calls it on ``self``."""
+        text = self._text
+        for found in re.finditer(rf"\b{re.escape(method)}\b", text):
+            before = text[max(0, found.start() - 5) : found.start()]
+            if before != "self." and not before.endswith("def "):
+                return False
+        return True
 
     # The walk ----------------------------------------------------------------
 
@@ -1145,7 +1182,7 @@ class Traversal:
                 and not self._under_a_branch()
             )
             self._device_offers.string(
-                value, self._place(), an_argument=an_argument, held=self._held_by(node)
+                value, self._place(), an_argument=an_argument, holder=lambda: self._held_by(node)
             )
 
     def _under_a_branch(self) -> bool:
@@ -1160,12 +1197,14 @@ class Traversal:
     def _enter_string_text(self, node: cst.FormattedStringText) -> None:
         """The literal text of an f-string (``"cuda:"`` of ``f"cuda:{rank}"``)."""
         if id(node) not in self._device_offers.exempt:
-            self._device_offers.string(node.value, self._place(), held=self._held_by(node))
+            self._device_offers.string(
+                node.value, self._place(), holder=lambda: self._held_by(node)
+            )
 
     def _held_by(self, node: cst.CSTNode) -> str | None:
         """The name whose assigned value ``node`` (being entered) is in, of a module or a
         function (a statement ``name = value``), where nothing else in the module reads that
-        name (``names_read``) (as the skeleton's)."""
+        name (``reads_name``) (as the skeleton's)."""
         path = [*self._ancestors, node]
         statements = (cst.BaseSmallStatement, cst.BaseCompoundStatement)
         at = next((i for i in range(len(path) - 2, -1, -1) if isinstance(path[i], statements)), 0)
@@ -1179,14 +1218,9 @@ class Traversal:
             (p for p in reversed(path[:at]) if isinstance(p, (cst.FunctionDef, cst.ClassDef))),
             None,
         )
-        read = self._read_in_text
-        if isinstance(scope, cst.ClassDef) or read is None or target.value in read:
+        if isinstance(scope, cst.ClassDef) or reads_name(self._text, target.value):
             return None
         return target.value
-
-    @cached_property
-    def _read_in_text(self) -> frozenset[str] | None:
-        return names_read(self._text)
 
     def _place(self) -> str:
         """Where the node entered is, as ``DeviceOffers`` keeps places: the top-level

@@ -896,15 +896,13 @@ class ProjectIndex:
         keyword, or unpacked), or not every call is known: where its uses are not all in
         the project's files (``_uses_known``), a module-level call (no shape kept), a
         module naming it that no call of its shapes runs (a reference: ``fn =
-        self._shift``), a method other than a private one or ``__init__`` (``obj.m()``
-        calls no reading resolves), a class the project subclasses (``super().__init__``)."""
+        self._shift``), a method other than a private one (``obj.m()`` calls no reading
+        resolves; a constructor's, ``cls(...)``, ``partial(Block, ...)``)."""
         name = function.rpartition(".")[2]
-        owner = self._owner(function)
-        if owner is not None:
-            if name == "__init__" and not self.subclassed(owner):
-                name = owner.rpartition(".")[2]  # `Sin(dim)` runs it
-            elif not name.startswith("_") or name.startswith("__"):
-                return True
+        if self._owner(function) is not None and (
+            not name.startswith("_") or name.startswith("__")
+        ):
+            return True
         module = self._module_of.get(function)
         if module is None or not self._uses_known(module, name):
             return True

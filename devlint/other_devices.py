@@ -238,14 +238,11 @@ A_TENSORS_DEVICE = "<a tensor's device>"
 may be a device chosen at run time)."""
 
 
-def makes_a_gpu_current(written: str | None) -> bool:
-    """A call written ``written`` is ``torch.cuda.set_device``: the GPU its argument names
-    (``f"cuda:{rank}"``) becomes the current one, where ``.cuda()`` puts tensors too; it
-    offers no other."""
-    return written is not None and written.split(".")[-2:] in (
-        ["set_device"],
-        ["cuda", "set_device"],
-    )
+def makes_a_gpu_current(called: str | None) -> bool:
+    """A call of ``called`` (resolved through the module's imports) is
+    ``torch.cuda.set_device``: the GPU its argument names (``f"cuda:{rank}"``) becomes the
+    current one, where ``.cuda()`` puts tensors too; it offers no other."""
+    return called == "torch.cuda.set_device"
 
 
 def call_offers_another_gpu(

@@ -70,6 +70,7 @@ from devlint.loader_workers import (
 from devlint.other_devices import (
     A_TENSORS_DEVICE,
     DEFAULT_SETTER_NAMES,
+    DEVICE_CALL_NAMES,
     DEVICE_KEYWORDS,
     ENVIRONMENT_NAMES,
     LITERAL_CHOICE,
@@ -104,6 +105,35 @@ def _a_choice_of_strings(node: ast.expr) -> bool:
     if isinstance(node, ast.IfExp):
         return _a_choice_of_strings(node.body) and _a_choice_of_strings(node.orelse)
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _a_device_choice(node: ast.expr) -> bool:
+    """An expression that only names or chooses a device, doing nothing else: literals,
+    names, attributes, subscripts, f-strings, and conditions, ``and``/``or``/``not`` and
+    comparisons of them, and ``torch.device(...)`` or an availability check of them
+    (``DEVICE_CALL_NAMES``); not a call that acts (``net.to("cpu")``), nor a walrus (as
+    the traversal's)."""
+    if isinstance(node, (ast.Constant, ast.Name, ast.Attribute, ast.Subscript, ast.JoinedStr)):
+        return True
+    if isinstance(node, ast.IfExp):
+        return all(map(_a_device_choice, (node.test, node.body, node.orelse)))
+    if isinstance(node, ast.BoolOp):
+        return all(map(_a_device_choice, node.values))
+    if isinstance(node, ast.UnaryOp):
+        return _a_device_choice(node.operand)
+    if isinstance(node, ast.Compare):
+        return all(map(_a_device_choice, (node.left, *node.comparators)))
+    if isinstance(node, ast.Call):
+        func = node.func
+        last = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        arguments = [*node.args, *(keyword.value for keyword in node.keywords)]
+        return (
+            last in DEVICE_CALL_NAMES
+            and all(keyword.arg is not None for keyword in node.keywords)
+            and not any(isinstance(arg, ast.Starred) for arg in node.args)
+            and all(map(_a_device_choice, arguments))
+        )
+    return False
 
 
 def _asks_a_tensors_device(node: ast.expr) -> bool:
@@ -409,9 +439,12 @@ class _Walk:
         """The arguments of calls (by id), as written (not unpacked)."""
         self._branches: list[tuple[tuple[int, int], tuple[int, int]]] = []
         """Where the body and ``else`` of each ``if`` seen so far begin and end."""
+        self._reads: dict[str, bool] = {}
+        """``reads_name``'s answers, by name."""
         self._holder: tuple[str, tuple[int, int], tuple[int, int]] | None = None
-        """The name the last assignment of one name outside a class's body binds, and where
-        its value begins and ends (``_held_by``)."""
+        """The name the last assignment of a device choice (``_a_device_choice``) to one
+        name outside a class's body binds, and where its value begins and ends
+        (``_held_by``)."""
         self._main_block = False
         self._starts_workers = False
         self._builds_loaders = False
@@ -768,6 +801,7 @@ class _Walk:
             and len(targets) == 1
             and isinstance(targets[0], ast.Name)
             and not (self._frames and isinstance(self._frames[-1], _Class))
+            and _a_device_choice(node.value)
         ):
             value = node.value
             end = (value.end_lineno or value.lineno, value.end_col_offset or 0)
@@ -1049,7 +1083,7 @@ class _Walk:
         if last is None:
             return
         written = dotted(func)
-        if written is not None and makes_a_gpu_current(written):
+        if written is not None and makes_a_gpu_current(resolve_alias(written, self._aliases)):
             arguments = [*node.args, *(keyword.value for keyword in node.keywords)]
             offers.exempt.update(id(part) for arg in arguments for part in ast.walk(arg))
             if node.args and not isinstance(node.args[0], ast.Starred):
@@ -1109,7 +1143,10 @@ class _Walk:
         holder = self._holder
         if holder is None or not holder[1] <= (node.lineno, node.col_offset) < holder[2]:
             return None
-        return None if reads_name(self._text, holder[0]) else holder[0]
+        read = self._reads.get(holder[0])
+        if read is None:
+            read = self._reads[holder[0]] = reads_name(self._text, holder[0])
+        return None if read else holder[0]
 
     def _as_written(self, node: ast.expr) -> bool:
         """A string literal that may matter (``may_matter``) is written without escapes, as

@@ -96,6 +96,7 @@ from devlint.nodes import (
 from devlint.other_devices import (
     A_TENSORS_DEVICE,
     DEFAULT_SETTER_NAMES,
+    DEVICE_CALL_NAMES,
     DEVICE_KEYWORDS,
     ENVIRONMENT_NAMES,
     LITERAL_CHOICE,
@@ -417,6 +418,32 @@ def _a_choice_of_strings(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.SimpleString)
 
 
+def _a_device_choice(node: cst.BaseExpression) -> bool:
+    """An expression that only names or chooses a device (as the skeleton's)."""
+    plain = (cst.BaseString, cst.Name, cst.Attribute, cst.Subscript, cst.BaseNumber, cst.Ellipsis)
+    if isinstance(node, plain):
+        return True
+    if isinstance(node, cst.IfExp):
+        return all(map(_a_device_choice, (node.test, node.body, node.orelse)))
+    if isinstance(node, cst.BooleanOperation):
+        return _a_device_choice(node.left) and _a_device_choice(node.right)
+    if isinstance(node, cst.UnaryOperation):
+        return _a_device_choice(node.expression)
+    if isinstance(node, cst.Comparison):
+        return _a_device_choice(node.left) and all(
+            _a_device_choice(target.comparator) for target in node.comparisons
+        )
+    if isinstance(node, cst.Call):
+        func = node.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+        return (
+            last in DEVICE_CALL_NAMES
+            and not any(arg.star for arg in node.args)
+            and all(_a_device_choice(arg.value) for arg in node.args)
+        )
+    return False
+
+
 def _asks_a_tensors_device(node: cst.BaseExpression) -> bool:
     """``x.get_device()`` (as the skeleton's)."""
     return (
@@ -724,8 +751,11 @@ class Traversal:
         self._marks: dict[int, set[str]] = {}
         self._notes: set[tuple[str | None, str, str]] = set()
         self._raw: list[_RawCandidate] = []
+        self._reads: dict[str, bool] = {}
+        """``reads_name``'s answers, by name."""
         self._skipped: dict[int, list[tuple[cst.CSTNode, str]]] = {}
-        """``skipped_by_defaults`` of each function (by its node's id) a rule reports in."""
+        """``skipped_by_defaults`` of each function (by its node's id) a rule reports in,
+        where the file calls it only directly (``_only_called``)."""
         self._local_tests: dict[int, _LocalTests] = {}
         """What ``_asks_through_locals`` reads of each function, by the function's id: a
         function with many ``if``s would be read again for each."""
@@ -878,19 +908,20 @@ class Traversal:
         """That some call of the function ``node`` is in give a parameter whose default
         skips a branch around it (``default_branches``): else it never runs."""
         function = self._function
-        if function is None or function.node is None:
-            return
+        if function is None or function.node is None or function.node.decorators:
+            return  # a decorator may give it any argument
         if function.owner is not None and not function.scope.has_self:
             return  # a static or class method: which argument binds what, calls do not say
-        method = function.scope.method
-        if method not in (None, "__init__") and not self._only_called_on_self(method):
-            return  # `layer._shift(x, True)`: a call no reading resolves
+        skipped = self._skipped.get(id(function.node))
+        if skipped is None:
+            skipped = list(skipped_by_defaults(function.node))
+            name = function.node.name.value
+            if skipped and not self._only_called(name, on_self=function.owner is not None):
+                skipped = []  # `layer._shift(x, True)`, `partial(self._shift, ...)`: unseen
+            self._skipped[id(function.node)] = skipped
         params = function.node.params
         positional = [param.name.value for param in (*params.posonly_params, *params.params)]
         positional = positional[1:] if function.scope.has_self else positional
-        skipped = self._skipped.get(id(function.node))
-        if skipped is None:
-            skipped = self._skipped[id(function.node)] = list(skipped_by_defaults(function.node))
         for branch, parameter in skipped:
             if any(part is node for part in descendants(branch)):
                 position = positional.index(parameter) if parameter in positional else None
@@ -898,12 +929,18 @@ class Traversal:
                     Needed.PARAMETER_GIVEN, function.name, parameter, position=position
                 )
 
-    def _only_called_on_self(self, method: str) -> bool:
-        """The file names ``method`` only where it defines it or calls it on ``self``."""
+    def _only_called(self, name: str, *, on_self: bool) -> bool:
+        """The file writes ``name`` only where it defines it or calls it directly: a
+        method on ``self`` (``self._shift(x)``), a function by its name (``shift(x)``); not
+        handed on (``partial(self._shift, ...)``) nor called on another object."""
         text = self._text
-        for found in re.finditer(rf"\b{re.escape(method)}\b", text):
+        for found in re.finditer(rf"\b{re.escape(name)}\b", text):
             before = text[max(0, found.start() - 5) : found.start()]
-            if before != "self." and not before.endswith("def "):
+            if before.endswith("def "):
+                continue
+            called = re.match(r"[ \t]*\(", text[found.end() :]) is not None
+            owner = before == "self." if on_self else not before.endswith(".")
+            if not (called and owner):
                 return False
         return True
 
@@ -1085,7 +1122,7 @@ class Traversal:
         if not isinstance(last, str):
             return
         written = dotted_name(func)
-        if written is not None and makes_a_gpu_current(written):
+        if written is not None and makes_a_gpu_current(resolve_alias(written, self._aliases)):
             offers.exempt.update(id(part) for arg in node.args for part in descendants(arg.value))
             if node.args and node.args[0].keyword is None and not node.args[0].star:
                 offers.makes_current(written, _names_read(node.args[0].value))
@@ -1212,15 +1249,18 @@ class Traversal:
         if not isinstance(assign, cst.Assign) or path[at + 1] is not assign.value:
             return None
         target = assign.targets[0].target if len(assign.targets) == 1 else None
-        if not isinstance(target, cst.Name):
+        if not isinstance(target, cst.Name) or not _a_device_choice(assign.value):
             return None
         scope = next(
             (p for p in reversed(path[:at]) if isinstance(p, (cst.FunctionDef, cst.ClassDef))),
             None,
         )
-        if isinstance(scope, cst.ClassDef) or reads_name(self._text, target.value):
+        if isinstance(scope, cst.ClassDef):
             return None
-        return target.value
+        read = self._reads.get(target.value)
+        if read is None:
+            read = self._reads[target.value] = reads_name(self._text, target.value)
+        return None if read else target.value
 
     def _place(self) -> str:
         """Where the node entered is, as ``DeviceOffers`` keeps places: the top-level

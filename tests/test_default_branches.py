@@ -46,6 +46,13 @@ _FOUND = [("model.py", 12, 21)]
         ("", "\n\ndef other(layer, x):\n    return layer._shift(x, True)\n", "", _FOUND),
         ("", "", "    print(Attention()._shift)\n", _FOUND),
         ("", "", "", _FOUND),
+        (
+            "",
+            "\n\ndef bound(layer):\n    return partial(layer._shift, zero_triu=True)\n",
+            "",
+            _FOUND,
+        ),
+        ("", "    @staticmethod\n    def helper():\n        pass\n", "", []),
     ],
     ids=[
         "no call gives it",
@@ -55,6 +62,8 @@ _FOUND = [("model.py", 12, 21)]
         "a call on another object",
         "another file names it",
         "a package others may call",
+        "handed on",
+        "another method beside",
     ],
 )
 def test_a_branch_a_default_skips_runs_only_where_a_call_gives_the_parameter(

@@ -139,7 +139,8 @@ _LITERAL = [("model.py", 11, 39)]
         ("    model = Model.from_pretrained('m', low_cpu_mem_usage=True)\n", []),
         ("    trainer = Trainer(ims_per_gpu=8, max_gpu_memory=8, extra_cuda_cflags=[])\n", []),
         ("    trainer = Trainer(cuda_device=parser.device)\n    trainer.fit(net)\n", _BOTH),
-        ('    trainer = Trainer(accelerator="cpu")\n', []),
+        ('    trainer = Trainer(accelerator="cpu")\n', _BOTH),
+        ('    moved = net.to("cpu")\n', _BOTH),
         (
             '    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n',
             [],
@@ -205,6 +206,7 @@ _LITERAL = [("model.py", 11, 39)]
         "GPUs shared and sized for a framework",
         "a framework told a CUDA device",
         "a framework told the CPU, never used",
+        "the model taken to the CPU, never used",
         "the GPU if there is one, never used",
         "the GPU if there is one, used",
         "a question whether CUDA is there, never used",

@@ -906,19 +906,15 @@ class ProjectIndex:
         module = self._module_of.get(function)
         if module is None or not self._uses_known(module, name):
             return True
+        callers = self._call_sites.get(function, set())
+        if any(caller not in self._functions for caller in callers):
+            return True
         calling: set[str] = set()
-        for caller in self._call_sites.get(function, ()):
-            if caller not in self._functions:
+        for caller, shape in self._shapes_calling(function, callers):
+            calling.add(self._module_of[caller])
+            passed = position is not None and shape.positional > position
+            if shape.unpacks or passed or parameter in shape.keywords:
                 return True
-            for shape in self._functions[caller].call_shapes:
-                if shape.callee.rpartition(".")[2] != name:
-                    continue
-                if self._called(shape.callee, caller) != function:
-                    continue
-                calling.add(self._module_of[caller])
-                passed = position is not None and shape.positional > position
-                if shape.unpacks or passed or parameter in shape.keywords:
-                    return True
         return any(
             name in facts.mentions and other not in calling
             for other, facts in self._modules.items()
@@ -2367,26 +2363,34 @@ class ProjectIndex:
     def _library_callers(self, function: str, counts: Callable[[CallShape], bool]) -> list[str]:
         """The callers of ``function`` (outside scripts and tests) with a call that
         ``counts``; not the value of a device kept by an object that is no model."""
-        target = self.canonical(function)
-        defined_in, _, last = target.rpartition(".")
-        if last == "__init__" and defined_in in self._classes:
-            last = defined_in.rpartition(".")[2]  # `Embedder(width)` runs its `__init__`
         found = set()
-        for caller, facts in self._functions.items():
+        for caller, shape in self._shapes_calling(self.canonical(function), self._functions):
+            if not counts(shape):
+                continue
             owner = self._owner(caller)
-            chooses = owner is not None and not self._model_kind(owner).model
-            for shape in facts.call_shapes:
-                if shape.callee.rpartition(".")[2] != last or not counts(shape):
-                    continue
-                if shape.kept_as_device and chooses:
-                    continue
-                if self._called(shape.callee, caller) == target:
-                    found.add(caller)
+            if shape.kept_as_device and owner is not None and not self._model_kind(owner).model:
+                continue
+            found.add(caller)
         return sorted(
             caller
             for caller in found
             if not self._in_tests(self._module_of[caller]) and not self.entry_only(caller)
         )
+
+    def _shapes_calling(
+        self, function: str, callers: Iterable[str]
+    ) -> Iterator[tuple[str, CallShape]]:
+        """The shapes of the calls in project functions ``callers`` that run ``function``
+        (canonical; a class's ``__init__`` through the class's name, ``Embedder(width)``)."""
+        defined_in, _, last = function.rpartition(".")
+        if last == "__init__" and defined_in in self._classes:
+            last = defined_in.rpartition(".")[2]
+        for caller in callers:
+            for shape in self._functions[caller].call_shapes:
+                if shape.callee.rpartition(".")[2] != last:
+                    continue
+                if self._called(shape.callee, caller) == function:
+                    yield caller, shape
 
     def _called(self, callee: str, caller: str) -> str | None:
         """The project function a call in ``caller`` runs (a class: its ``__init__``, the

@@ -112,6 +112,16 @@ def keyword_switched_on(call: cst.Call, name: str) -> bool:
     )
 
 
+def asks_a_tensors_device(node: cst.BaseExpression) -> bool:
+    """``x.get_device()``: the GPU a tensor is on (the skeleton reads ``ast`` alike)."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "get_device"
+        and not node.args
+    )
+
+
 def first_positional(call: cst.Call) -> cst.Arg | None:
     for arg in call.args:
         if arg.keyword is None and not arg.star:

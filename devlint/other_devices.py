@@ -524,7 +524,7 @@ class DeviceOffers:
         current = {
             attribute
             for written, attribute in self._made_current
-            if (resolve_alias(written, aliases) or written) == "torch.cuda.set_device"
+            if makes_a_gpu_current(resolve_alias(written, aliases) or written)
         }
         return frozenset(self._chosen | current)
 

@@ -137,7 +137,7 @@ def _a_device_choice(node: ast.expr) -> bool:
 
 
 def _asks_a_tensors_device(node: ast.expr) -> bool:
-    """``x.get_device()`` (as the traversal's)."""
+    """``x.get_device()`` (as ``nodes.asks_a_tensors_device`` reads libcst)."""
     return (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)

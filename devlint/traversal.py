@@ -74,6 +74,7 @@ from devlint.loader_workers import (
 )
 from devlint.nodes import (
     annotation_names,
+    asks_a_tensors_device,
     asks_which_devices_exist,
     child_fields,
     descendants,
@@ -442,16 +443,6 @@ def _a_device_choice(node: cst.BaseExpression) -> bool:
             and all(_a_device_choice(arg.value) for arg in node.args)
         )
     return False
-
-
-def _asks_a_tensors_device(node: cst.BaseExpression) -> bool:
-    """``x.get_device()`` (as the skeleton's)."""
-    return (
-        isinstance(node, cst.Call)
-        and isinstance(node.func, cst.Attribute)
-        and node.func.attr.value == "get_device"
-        and not node.args
-    )
 
 
 def _plain_strings(node: cst.CSTNode) -> Iterator[str]:
@@ -1146,7 +1137,7 @@ class Traversal:
         value = given.value if given is not None and not given.star else None
         if isinstance(value, cst.IfExp) and _a_choice_of_strings(value):
             first = LITERAL_CHOICE
-        elif value is not None and _asks_a_tensors_device(value):
+        elif value is not None and asks_a_tensors_device(value):
             first = A_TENSORS_DEVICE
         runs = ""
         if last in DEFAULT_SETTER_NAMES:  # only a default device's setter asks

@@ -10,6 +10,7 @@ import libcst as cst
 
 from devlint.facts import absolute_module
 from devlint.nodes import (
+    asks_a_tensors_device,
     asks_which_devices_exist,
     attribute_of_self,
     descendants,
@@ -148,7 +149,7 @@ def _told_at_run_time(
         return False
     value = arg.value
     if isinstance(value, cst.Call):
-        if isinstance(value.func, cst.Attribute) and value.func.attr.value == "get_device":
+        if asks_a_tensors_device(value):
             return True
         return qualified_name(value.func) == "torch.device" and not all(
             isinstance(part.value, (cst.SimpleString, cst.Integer)) for part in value.args
